@@ -1,0 +1,461 @@
+package lifecycle
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+// CondName names a transition condition. Names appear in `orch status`,
+// the transcript and the docs.
+type CondName string
+
+// The named conditions of the table.
+const (
+	CondPlanReady              CondName = "plan_ready"
+	CondRerun                  CondName = "rerun"
+	CondPlanReviewBlocked      CondName = "plan_review_blocked"
+	CondPlanReviewNeedsChanges CondName = "plan_review_needs_changes"
+	CondPlanReviewOK           CondName = "plan_review_ok"
+	CondPlanUnclear            CondName = "plan_unclear"
+	CondScopeMismatch          CondName = "scope_mismatch"
+	CondCodegenCompleted       CondName = "codegen_completed"
+	CondPlanFlawed             CondName = "plan_flawed"
+	CondNeedsCodeChanges       CondName = "needs_code_changes"
+	CondReviewPasses           CondName = "review_passes"
+	CondTestsFailed            CondName = "tests_failed"
+	CondTestsComplete          CondName = "tests_complete"
+	CondRevertRequested        CondName = "revert_requested"
+	CondAccepted               CondName = "accepted"
+	CondChangesToCodegen       CondName = "changes_requested_codegen"
+	CondChangesToReview        CondName = "changes_requested_review"
+	CondChangesToPlanning      CondName = "changes_requested_planning"
+	CondRevertRecorded         CondName = "revert_recorded"
+)
+
+// Snapshot is everything the orchestrator inspected on disk for one
+// decision. Fields a phase does not need may be left zero (not present).
+type Snapshot struct {
+	Plan       artifact.Loaded[artifact.Plan]
+	FilePlan   artifact.Loaded[artifact.FilePlan]
+	PlanReview artifact.Loaded[artifact.PlanReview]
+	Codegen    artifact.Loaded[artifact.Codegen]
+	CodeFiles  artifact.Loaded[[]string]
+	Diff       artifact.Loaded[artifact.Diff]
+	CodeReview artifact.Loaded[artifact.CodeReview]
+	TestReport artifact.Loaded[artifact.TestReport]
+	Decision   artifact.Loaded[artifact.Decision]
+	Revert     artifact.Loaded[artifact.RevertRecord]
+}
+
+// Verdict is the outcome of one condition.
+type Verdict struct {
+	Holds  bool
+	Reason string
+	// Invalid lists the artifacts found present but invalid while
+	// evaluating the condition.
+	Invalid []error
+}
+
+func holds(format string, args ...any) Verdict {
+	return Verdict{Holds: true, Reason: fmt.Sprintf(format, args...)}
+}
+
+func fails(format string, args ...any) Verdict {
+	return Verdict{Reason: fmt.Sprintf(format, args...)}
+}
+
+// need reports why a loaded artifact cannot be used, or "" when it is OK.
+func need[T any](l artifact.Loaded[T], file string, v *Verdict) bool {
+	switch {
+	case !l.Present:
+		v.Reason = file + " is missing"
+		return false
+	case l.Err != nil:
+		v.Reason = "invalid artifact: " + l.Err.Error()
+		v.Invalid = append(v.Invalid, l.Err)
+		return false
+	}
+	return true
+}
+
+// Evaluate computes the named condition over the snapshot.
+func Evaluate(c CondName, s Snapshot) Verdict {
+	switch c {
+	case CondPlanReady:
+		return planReady(s)
+	case CondPlanReviewBlocked:
+		return planReviewBlocked(s)
+	case CondPlanReviewNeedsChanges:
+		return planReviewNeedsChanges(s)
+	case CondPlanReviewOK:
+		return planReviewOK(s)
+	case CondPlanUnclear:
+		return planUnclear(s)
+	case CondScopeMismatch:
+		return scopeMismatch(s)
+	case CondCodegenCompleted:
+		return codegenCompleted(s)
+	case CondPlanFlawed:
+		return planFlawed(s)
+	case CondNeedsCodeChanges:
+		return needsCodeChanges(s)
+	case CondReviewPasses:
+		return reviewPasses(s)
+	case CondTestsFailed:
+		return testsFailed(s)
+	case CondTestsComplete:
+		return testsComplete(s)
+	case CondRevertRequested:
+		return revertRequested(s)
+	case CondAccepted:
+		return accepted(s)
+	case CondChangesToCodegen:
+		return changesRequested(s, Codegen)
+	case CondChangesToReview:
+		return changesRequested(s, Review)
+	case CondChangesToPlanning:
+		return changesRequested(s, Planning)
+	case CondRevertRecorded:
+		return revertRecorded(s)
+	case CondRerun:
+		return fails("re-run of the phase: use the phase command or `orch redo`, not `orch next`")
+	}
+	return fails("unknown condition %q", c)
+}
+
+func planReady(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.Plan, artifact.PlanFile, &v) {
+		return v
+	}
+	if open := s.Plan.Value.OpenQuestions(); len(open) > 0 {
+		ids := make([]string, len(open))
+		for i, q := range open {
+			ids[i] = q.ID
+		}
+		return fails("%d open blocking question(s): %s (answer them in %s)", len(open), strings.Join(ids, ", "), artifact.PlanFile)
+	}
+	if !s.FilePlan.Present && s.FilePlan.Err == nil {
+		return fails("no file plan: %s is missing and %s has no file_plan", artifact.FilePlanFile, artifact.PlanFile)
+	}
+	if !need(s.FilePlan, artifact.FilePlanFile, &v) {
+		return v
+	}
+	if len(s.FilePlan.Value.Files) == 0 {
+		return fails("the file plan is empty: list at least one file in %s", filePlanSource(s))
+	}
+	return holds("plan valid, no open question, file plan lists %d file(s)", len(s.FilePlan.Value.Files))
+}
+
+func filePlanSource(s Snapshot) string {
+	if s.FilePlan.Value.Inferred {
+		return artifact.PlanFile + " file_plan"
+	}
+	return artifact.FilePlanFile
+}
+
+// planStale reports why the plan under review no longer matches the
+// reviewed one, or "".
+func planStale(s Snapshot) (string, []error) {
+	switch {
+	case !s.Plan.Present:
+		return artifact.PlanFile + " is missing", nil
+	case s.Plan.Err != nil:
+		return "the plan under review is invalid: " + s.Plan.Err.Error(), []error{s.Plan.Err}
+	}
+	if open := s.Plan.Value.OpenQuestions(); len(open) > 0 {
+		return fmt.Sprintf("the plan under review has %d open blocking question(s)", len(open)), nil
+	}
+	if s.PlanReview.OK() && s.PlanReview.Value.PlanSHA256 != "" && s.Plan.SHA256 != "" &&
+		!strings.EqualFold(s.PlanReview.Value.PlanSHA256, s.Plan.SHA256) {
+		return fmt.Sprintf("the plan changed after review (reviewed sha256 %.12s…, now %.12s…)",
+			s.PlanReview.Value.PlanSHA256, s.Plan.SHA256), nil
+	}
+	return "", nil
+}
+
+func planReviewBlocked(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.PlanReview, artifact.PlanReviewFile, &v) {
+		return v
+	}
+	r := s.PlanReview.Value
+	if r.Blocked {
+		return holds("plan review is blocked")
+	}
+	if b := r.BlockingReviewers(); len(b) > 0 {
+		return holds("reviewer(s) %s not ok with severity blocking", reviewerIDs(b))
+	}
+	return fails("plan review not blocked, no blocking reviewer")
+}
+
+func planReviewNeedsChanges(s Snapshot) Verdict {
+	if s.PlanReview.OK() && !s.PlanReview.Value.OK {
+		return holds("plan review says ok: false (changes needed)")
+	}
+	// A plan that changed, broke or reopened a question since the review
+	// goes back to planning, whatever the review says.
+	if why, inv := planStale(s); why != "" {
+		return Verdict{Holds: true, Reason: why, Invalid: inv}
+	}
+	var v Verdict
+	if !need(s.PlanReview, artifact.PlanReviewFile, &v) {
+		return v
+	}
+	return fails("plan review ok and the plan is unchanged since")
+}
+
+func planReviewOK(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.PlanReview, artifact.PlanReviewFile, &v) {
+		return v
+	}
+	r := s.PlanReview.Value
+	switch {
+	case !r.OK:
+		return fails("plan review says ok: false")
+	case r.Blocked:
+		return fails("plan review is blocked")
+	case len(r.BlockingReviewers()) > 0:
+		return fails("reviewer(s) %s block", reviewerIDs(r.BlockingReviewers()))
+	}
+	if why, inv := planStale(s); why != "" {
+		return Verdict{Reason: why, Invalid: inv}
+	}
+	return holds("plan review ok, not blocked, no blocking reviewer")
+}
+
+func reviewerIDs(rs []artifact.Reviewer) string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+func planUnclear(s Snapshot) Verdict {
+	if s.Codegen.OK() && s.Codegen.Value.Status == artifact.CodegenPlanUnclear {
+		return holds("%s status is plan_unclear", artifact.CodegenFile)
+	}
+	switch {
+	case s.FilePlan.Err != nil:
+		return Verdict{Holds: true, Reason: "the file plan is invalid: " + s.FilePlan.Err.Error(), Invalid: []error{s.FilePlan.Err}}
+	case !s.FilePlan.Present:
+		return holds("the file plan is missing")
+	case len(s.FilePlan.Value.Files) == 0:
+		return holds("the file plan is empty")
+	}
+	return fails("file plan present (%d files) and codegen did not report plan_unclear", len(s.FilePlan.Value.Files))
+}
+
+func scopeMismatch(s Snapshot) Verdict {
+	if !s.FilePlan.OK() {
+		return fails("no valid file plan to compare against")
+	}
+	planned := s.FilePlan.Value.Paths()
+	var outside []string
+	var inv []error
+	if s.CodeFiles.OK() {
+		for _, p := range s.CodeFiles.Value {
+			if _, ok := planned[p]; !ok {
+				outside = append(outside, p)
+			}
+		}
+	} else if s.CodeFiles.Err != nil {
+		inv = append(inv, s.CodeFiles.Err)
+	}
+	if s.Diff.OK() {
+		for _, f := range s.Diff.Value.Files {
+			for _, p := range []string{f.OldPath, f.NewPath} {
+				if _, ok := planned[p]; p != "" && !ok {
+					outside = append(outside, p)
+				}
+			}
+		}
+	} else if s.Diff.Err != nil {
+		inv = append(inv, s.Diff.Err)
+	}
+	outside = dedupe(outside)
+	if len(outside) > 0 {
+		return Verdict{Holds: true, Invalid: inv, Reason: fmt.Sprintf("%d path(s) outside the file plan: %s", len(outside), listSome(outside, 5))}
+	}
+	return Verdict{Invalid: inv, Reason: "every generated path is in the file plan"}
+}
+
+func codegenCompleted(s Snapshot) Verdict {
+	var v Verdict
+	if s.Codegen.Err != nil {
+		return Verdict{Reason: "invalid artifact: " + s.Codegen.Err.Error(), Invalid: []error{s.Codegen.Err}}
+	}
+	if s.Codegen.OK() && s.Codegen.Value.Status != artifact.CodegenCompleted {
+		return fails("%s status is %s", artifact.CodegenFile, s.Codegen.Value.Status)
+	}
+	if !need(s.Diff, artifact.DiffFile, &v) {
+		return v
+	}
+	if len(s.Diff.Value.Files) == 0 {
+		return fails("%s is empty", artifact.DiffFile)
+	}
+	onlyDeletes := s.FilePlan.OK() && s.FilePlan.Value.OnlyDeletes()
+	switch {
+	case s.CodeFiles.Err != nil:
+		return Verdict{Reason: "invalid artifact: " + s.CodeFiles.Err.Error(), Invalid: []error{s.CodeFiles.Err}}
+	case (!s.CodeFiles.Present || len(s.CodeFiles.Value) == 0) && !onlyDeletes:
+		return fails("%s/ holds no file", artifact.CodeFilesDir)
+	}
+	return holds("%s parses (%d file(s)); %s/ holds %d file(s)", artifact.DiffFile, len(s.Diff.Value.Files), artifact.CodeFilesDir, len(s.CodeFiles.Value))
+}
+
+func planFlawed(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.CodeReview, artifact.CodeReviewFile, &v) {
+		return v
+	}
+	for _, is := range s.CodeReview.Value.BlockingIssues() {
+		if is.Kind == "plan" {
+			return holds("blocking issue of kind plan: %s", is.Message)
+		}
+	}
+	return fails("no blocking issue of kind plan")
+}
+
+func needsCodeChanges(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.CodeReview, artifact.CodeReviewFile, &v) {
+		return v
+	}
+	r := s.CodeReview.Value
+	if b := r.BlockingIssues(); len(b) > 0 {
+		return holds("%d blocking issue(s), first: %s", len(b), b[0].Message)
+	}
+	if !r.OK {
+		return holds("code review says ok: false")
+	}
+	return fails("code review ok, no blocking issue")
+}
+
+func reviewPasses(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.CodeReview, artifact.CodeReviewFile, &v) {
+		return v
+	}
+	r := s.CodeReview.Value
+	if !r.OK {
+		return fails("code review says ok: false")
+	}
+	if b := r.BlockingIssues(); len(b) > 0 {
+		return fails("%d blocking issue(s)", len(b))
+	}
+	return holds("code review ok, no blocking issues")
+}
+
+func testsFailed(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.TestReport, artifact.TestReportFile, &v) {
+		return v
+	}
+	r := s.TestReport.Value
+	if r.Status != artifact.TestCompleted {
+		return fails("test report status is %s%s", r.Status, errSuffix(r.Error))
+	}
+	if !r.OverallPass {
+		return holds("tests completed and failed: %d passed, %d failed", r.Summary.Passed, r.Summary.Failed+r.Summary.Error)
+	}
+	return fails("tests completed and passed")
+}
+
+func testsComplete(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.TestReport, artifact.TestReportFile, &v) {
+		return v
+	}
+	r := s.TestReport.Value
+	if r.Status != artifact.TestCompleted {
+		return fails("test report status is %s%s", r.Status, errSuffix(r.Error))
+	}
+	if r.OverallPass {
+		return holds("tests completed and passed: %d passed", r.Summary.Passed)
+	}
+	return holds("tests completed (with failures: valid, not suggested)")
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + e
+}
+
+func revertRequested(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.Decision, artifact.DecisionFile, &v) {
+		return v
+	}
+	d := s.Decision.Value
+	switch {
+	case d.Regression:
+		return holds("a regression was found after applying the change")
+	case d.Verdict == artifact.VerdictRevert || d.Verdict == artifact.VerdictRejected:
+		return holds("decision verdict is %s", d.Verdict)
+	}
+	return fails("decision verdict is %s, no regression", d.Verdict)
+}
+
+func accepted(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.Decision, artifact.DecisionFile, &v) {
+		return v
+	}
+	d := s.Decision.Value
+	if d.Verdict != artifact.VerdictAccepted {
+		return fails("decision verdict is %s", d.Verdict)
+	}
+	if d.Regression {
+		return fails("accepted, but a regression was found")
+	}
+	return holds("decision verdict is accepted")
+}
+
+func changesRequested(s Snapshot, target Phase) Verdict {
+	var v Verdict
+	if !need(s.Decision, artifact.DecisionFile, &v) {
+		return v
+	}
+	d := s.Decision.Value
+	if d.Verdict != artifact.VerdictChangesRequested {
+		return fails("decision verdict is %s", d.Verdict)
+	}
+	if Phase(d.Target) != target {
+		return fails("changes requested with target %s", d.Target)
+	}
+	return holds("changes requested with target %s", target)
+}
+
+func revertRecorded(s Snapshot) Verdict {
+	var v Verdict
+	if !need(s.Revert, artifact.RevertRecordFile, &v) {
+		return v
+	}
+	return holds("revert recorded: %s", s.Revert.Value.Status)
+}
+
+func dedupe(in []string) []string {
+	sort.Strings(in)
+	out := in[:0]
+	for i, s := range in {
+		if i == 0 || s != in[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func listSome(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
+}

@@ -1,0 +1,184 @@
+package lifecycle
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated diagram in docs/lifecycle.md")
+
+// seedEdges is the edge set of ../shared/seed/global-state-machine.md,
+// section 2, written down as data: (from, to, label).
+var seedEdges = [][3]string{
+	{"planning", "plan_review", "planning succeeded"},
+	{"planning", "planning", "re-plan (redo)"},
+	{"plan_review", "codegen", "review ok"},
+	{"plan_review", "planning", "review needs changes"},
+	{"plan_review", "planning", "review blocked"},
+	{"codegen", "review", "codegen completed"},
+	{"codegen", "planning", "scope mismatch"},
+	{"codegen", "plan_review", "plan unclear"},
+	{"codegen", "codegen", "re-run codegen"},
+	{"review", "test", "review passes"},
+	{"review", "codegen", "needs code changes"},
+	{"review", "planning", "plan flawed"},
+	{"test", "accept", "tests complete"},
+	{"test", "codegen", "test failures"},
+	{"accept", "done", "accepted"},
+	{"accept", "codegen", "requires further changes"},
+	{"accept", "review", "unclear / needs review"},
+	{"accept", "planning", "upstream problem"},
+	{"accept", "revert", "revert requested"},
+	{"revert", "done", ""},
+}
+
+func TestTableMatchesSeedEdgeSet(t *testing.T) {
+	tab := Lifecycle()
+	if tab.Initial != Planning {
+		t.Errorf("initial phase = %s, seed says planning", tab.Initial)
+	}
+	var got, want []string
+	for _, e := range tab.Edges {
+		got = append(got, string(e.From)+" --> "+string(e.To)+": "+e.Label)
+	}
+	for _, e := range seedEdges {
+		want = append(want, e[0]+" --> "+e[1]+": "+e[2])
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table edges differ from the seed's\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestTableInvariants(t *testing.T) {
+	tab := Lifecycle()
+	conds := map[CondName]bool{}
+	for _, e := range tab.Edges {
+		if !e.From.Valid() || !e.To.Valid() {
+			t.Errorf("edge %v names an unknown phase", e)
+		}
+		if e.Cond == "" {
+			t.Errorf("edge %s → %s has no named condition", e.From, e.To)
+		}
+		if (e.Kind == Rerun) != (e.From == e.To) {
+			t.Errorf("edge %s → %s: only self-loops are re-runs", e.From, e.To)
+		}
+		if e.Kind == Decided {
+			if conds[e.Cond] {
+				t.Errorf("condition %s used by two decided edges", e.Cond)
+			}
+			conds[e.Cond] = true
+		}
+	}
+	for _, p := range Phases() {
+		_, fwd := tab.Forward(p)
+		if p == Done {
+			if len(tab.From(p)) != 0 || fwd {
+				t.Errorf("done must have no outgoing edge")
+			}
+			continue
+		}
+		if !fwd {
+			t.Errorf("phase %s has no forward edge", p)
+		}
+		if _, ok := tab.Path(p, Done); !ok {
+			t.Errorf("done is not reachable from %s", p)
+		}
+	}
+}
+
+func TestPath(t *testing.T) {
+	tab := Lifecycle()
+	tests := []struct {
+		from, to Phase
+		want     string
+		ok       bool
+	}{
+		{Planning, PlanReview, "planning plan_review", true},
+		{Planning, Test, "planning plan_review codegen review test", true},
+		{Accept, Test, "accept review test", true},
+		{Accept, Codegen, "accept codegen", true},
+		{Test, Planning, "test codegen planning", true},
+		{Review, Review, "review", true},
+		{Done, Planning, "", false},
+		{Revert, Planning, "", false},
+		{Revert, Done, "revert done", true},
+	}
+	for _, tt := range tests {
+		path, ok := tab.Path(tt.from, tt.to)
+		var names []string
+		for _, p := range path {
+			names = append(names, string(p))
+		}
+		if ok != tt.ok || strings.Join(names, " ") != tt.want {
+			t.Errorf("Path(%s, %s) = %q, %v; want %q, %v", tt.from, tt.to, names, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestParsePhase(t *testing.T) {
+	for in, want := range map[string]Phase{"plan_review": PlanReview, "plan review": PlanReview, " Codegen ": Codegen, "plan-review": PlanReview, "done": Done} {
+		if got, err := ParsePhase(in); err != nil || got != want {
+			t.Errorf("ParsePhase(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "deploy", "plan__review", "../planning"} {
+		if _, err := ParsePhase(in); err == nil || !strings.Contains(err.Error(), "expected one of") {
+			t.Errorf("ParsePhase(%q) error = %v, want an 'expected one of' error", in, err)
+		}
+	}
+}
+
+const (
+	diagramBegin = "<!-- BEGIN GENERATED: orch diagram (go test ./internal/lifecycle -update) -->"
+	diagramEnd   = "<!-- END GENERATED -->"
+)
+
+// TestDocsDiagram keeps the diagram in docs/lifecycle.md equal to the one
+// generated from the table. Run `go test ./internal/lifecycle -update` to
+// regenerate it.
+func TestDocsDiagram(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "lifecycle.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	s := string(doc)
+	i, j := strings.Index(s, diagramBegin), strings.Index(s, diagramEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the markers %q … %q", path, diagramBegin, diagramEnd)
+	}
+	want := "\n```mermaid\n" + Lifecycle().Mermaid() + "```\n"
+	got := s[i+len(diagramBegin) : j]
+	if got == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(s[:i+len(diagramBegin)]+want+s[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the generated diagram is out of date; run `go test ./internal/lifecycle -update`\n got:%s\nwant:%s", path, got, want)
+}
+
+func TestMermaidHasEveryEdge(t *testing.T) {
+	m := Lifecycle().Mermaid()
+	if !strings.HasPrefix(m, "stateDiagram-v2\n    [*] --> planning\n") {
+		t.Errorf("diagram header wrong:\n%s", m)
+	}
+	for _, e := range seedEdges {
+		line := "    " + e[0] + " --> " + e[1]
+		if e[2] != "" {
+			line += ": " + e[2]
+		}
+		if !strings.Contains(m, line+"\n") {
+			t.Errorf("diagram lacks %q", line)
+		}
+	}
+}
