@@ -1,0 +1,294 @@
+// Command orchbench builds orch and the fixtures of the README's
+// performance section and measures whole-process wall time (median of
+// repeated runs) and peak resident memory:
+//
+//   - `orch status --json` on one task, next to `git status` in the same
+//     repository;
+//   - `orch next` on a task in codegen whose diff.patch is ~20 MB and
+//     touches 2,000 files;
+//   - `orch list --json` over 10,000 tasks.
+//
+// Run it with bench/run.sh.
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	runs := flag.Int("runs", 21, "runs per measurement (the median is reported)")
+	keep := flag.Bool("keep", false, "keep the fixture folder")
+	flag.Parse()
+	if err := run(*runs, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "orchbench:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	name   string
+	median time.Duration
+	maxRSS int64 // KiB
+}
+
+func run(runs int, keep bool) error {
+	root, err := os.MkdirTemp("", "orchbench-")
+	if err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(root)
+	} else {
+		fmt.Println("fixtures in", root)
+	}
+	bin := filepath.Join(root, "orch")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/orch").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	var results []result
+
+	// 1. status on one task vs git status.
+	repo := filepath.Join(root, "repo")
+	if err := newRepo(repo, bin); err != nil {
+		return err
+	}
+	if err := must(repo, bin, "new", "--id", "t", "benchmark task"); err != nil {
+		return err
+	}
+	writePlan(filepath.Join(repo, ".orch", "tasks", "t"), []string{"a.go"})
+	r, err := measure("orch status --json (1 task)", repo, runs, nil, bin, "status", "--json")
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+	r, err = measure("git status (same repository)", repo, runs, nil, "git", "status")
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+
+	// 2. next in codegen with a 20 MB patch over 2,000 files. Each run
+	// moves a different copy of the task (artifacts hard-linked).
+	big := filepath.Join(root, "big")
+	if err := newRepo(big, bin); err != nil {
+		return err
+	}
+	master := filepath.Join(root, "master")
+	if err := bigCodegen(master, 2000, 20<<20); err != nil {
+		return err
+	}
+	var ids []string
+	for i := range runs {
+		id := fmt.Sprintf("big%02d", i)
+		if err := must(big, bin, "new", "--id", id, "big change"); err != nil {
+			return err
+		}
+		dir := filepath.Join(big, ".orch", "tasks", id)
+		if err := linkTree(master, dir); err != nil {
+			return err
+		}
+		if err := must(big, bin, "next", "--task", id, "--override", "benchmark setup", "--to", "codegen"); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	st, _ := os.Stat(filepath.Join(master, "code", "diff.patch"))
+	r, err = measure(fmt.Sprintf("orch next (codegen, %.1f MB patch, 2,000 files)", float64(st.Size())/(1<<20)), big, runs, func(i int) []string {
+		return []string{"next", "--task", ids[i], "--from", "codegen"}
+	}, bin)
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+
+	// 3. list over 10,000 tasks.
+	many := filepath.Join(root, "many")
+	if err := newRepo(many, bin); err != nil {
+		return err
+	}
+	if err := must(many, bin, "new", "--id", "seed", "seed"); err != nil {
+		return err
+	}
+	if err := cloneTasks(filepath.Join(many, ".orch", "tasks"), "seed", 10000); err != nil {
+		return err
+	}
+	r, err = measure("orch list --json (10,000 tasks)", many, runs, nil, bin, "list", "--json")
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+
+	fmt.Printf("\n| measurement | median | peak RSS |\n|---|---|---|\n")
+	for _, r := range results {
+		fmt.Printf("| %s | %.1f ms | %.1f MB |\n", r.name, float64(r.median.Microseconds())/1000, float64(r.maxRSS)/1024)
+	}
+	return nil
+}
+
+func newRepo(dir, bin string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v\n%s", err, out)
+	}
+	for i := range 200 {
+		p := filepath.Join(dir, fmt.Sprintf("pkg%d", i%20), fmt.Sprintf("f%d.go", i))
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("package pkg%d\n\nconst X%d = %d\n", i%20, i, i)), 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("sh", "-c", "git add -A && git -c user.name=b -c user.email=b@b commit -qm init")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git commit: %v\n%s", err, out)
+	}
+	return must(dir, bin, "init")
+}
+
+func must(dir, bin string, args ...string) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("orch %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func writePlan(taskDir string, paths []string) {
+	var b strings.Builder
+	b.WriteString(`{"id":"t","title":"bench","brief":"bench","file_plan":[`)
+	for i, p := range paths {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"path":%q,"intent":"update"}`, p)
+	}
+	b.WriteString("]}")
+	_ = os.WriteFile(filepath.Join(taskDir, "planning", "planning.ai.json"), []byte(b.String()), 0o644)
+}
+
+// bigCodegen writes code/files, code/diff.patch (about size bytes over n
+// files), code/codegen.json and the plan naming those files.
+func bigCodegen(dir string, n int, size int) error {
+	per := size / n
+	lines := per / 40
+	var paths []string
+	var patch bytes.Buffer
+	for i := range n {
+		p := fmt.Sprintf("pkg%d/file%04d.go", i%50, i)
+		paths = append(paths, p)
+		var content bytes.Buffer
+		fmt.Fprintf(&patch, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1,%d +1,%d @@\n", p, p, p, p, lines, lines)
+		for l := range lines {
+			line := fmt.Sprintf("// line %06d of %s padding.....\n", l, p)
+			fmt.Fprintf(&patch, "-%s+%s", line, line)
+			content.WriteString(line)
+		}
+		full := filepath.Join(dir, "code", "files", filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, content.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "code", "diff.patch"), patch.Bytes(), 0o644); err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte("base"))
+	base := hex.EncodeToString(sum[:20])
+	if err := os.WriteFile(filepath.Join(dir, "code", "codegen.json"), []byte(`{"status":"completed","base":"`+base+`"}`), 0o644); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "planning"), 0o755); err != nil {
+		return err
+	}
+	writePlan(dir, paths)
+	return nil
+}
+
+// linkTree hard-links every file of src into dst (same relative paths).
+func linkTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		_ = os.Remove(target)
+		return os.Link(p, target)
+	})
+}
+
+// cloneTasks copies task seed n times with ids m00001…, rewriting the id
+// in state.json.
+func cloneTasks(tasks, seed string, n int) error {
+	state, err := os.ReadFile(filepath.Join(tasks, seed, "state.json"))
+	if err != nil {
+		return err
+	}
+	transcript, err := os.ReadFile(filepath.Join(tasks, seed, "transcript.jsonl"))
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		id := fmt.Sprintf("m%05d", i)
+		dir := filepath.Join(tasks, id)
+		if err := os.MkdirAll(filepath.Join(dir, "planning"), 0o755); err != nil {
+			return err
+		}
+		s := bytes.Replace(state, []byte(`"task":"`+seed+`"`), []byte(`"task":"`+id+`"`), 1)
+		if err := os.WriteFile(filepath.Join(dir, "state.json"), s, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "transcript.jsonl"), transcript, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measure runs a command `runs` times and returns the median wall time and
+// the largest peak RSS. argsFor, when set, gives run i's arguments.
+func measure(name, dir string, runs int, argsFor func(int) []string, bin string, args ...string) (result, error) {
+	var times []time.Duration
+	var maxRSS int64
+	for i := range runs {
+		a := args
+		if argsFor != nil {
+			a = argsFor(i)
+		}
+		cmd := exec.Command(bin, a...)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			return result{}, fmt.Errorf("%s: %v\n%s", name, err, out.String())
+		}
+		times = append(times, time.Since(start))
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > maxRSS {
+			maxRSS = ru.Maxrss
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	r := result{name: name, median: times[len(times)/2], maxRSS: maxRSS}
+	fmt.Printf("%-55s median %8.2f ms  min %8.2f ms  peak RSS %6.1f MB\n", name, float64(r.median.Microseconds())/1000, float64(times[0].Microseconds())/1000, float64(maxRSS)/1024)
+	return r, nil
+}

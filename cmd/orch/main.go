@@ -1,0 +1,11 @@
+// Command orch drives an AI-assisted code change through a gated,
+// auditable lifecycle. See the README and docs/.
+package main
+
+import (
+	"os"
+
+	"github.com/orchdev/orch/internal/cli"
+)
+
+func main() { os.Exit(cli.Main()) }

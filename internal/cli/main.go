@@ -1,0 +1,72 @@
+// Package cli is orch's command line: one cobra command per file, built by
+// constructors over an Env (no package globals), errors mapped to the
+// documented exit codes in one place.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orchdev/orch/internal/task"
+)
+
+// Env is everything a command may touch of the outside world.
+type Env struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Dir is the working directory orch searches .orch/ from.
+	Dir    string
+	Getenv func(string) string
+	Now    func() time.Time
+	// Hooks are test-only crash points; nil in production.
+	Hooks task.Hooks
+}
+
+// Main runs orch with the process's arguments and returns its exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "orch: %v\n", err)
+		return ExitInternal
+	}
+	return Run(ctx, Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Now: time.Now})
+}
+
+// Run executes one orch command line and returns its exit code.
+func Run(ctx context.Context, env Env) int {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	root := newRootCmd(&env)
+	root.SetArgs(env.Args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "orch:") {
+		msg = "orch: " + msg
+	}
+	fmt.Fprintln(env.Stderr, msg)
+	if code == ExitUsage && isFlagError(err) {
+		fmt.Fprintln(env.Stderr, "run `orch help` for usage")
+	}
+	return code
+}

@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as orch: with reexecEnv set, TestMain runs
+// reexecMain instead of the tests. ORCH_TEST_CRASH names a crash point at
+// which the process kills itself with SIGKILL.
+const reexecEnv = "ORCH_TEST_REEXEC"
+
+func reexecMain() int {
+	dir, _ := os.Getwd()
+	env := Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Now: time.Now}
+	die := func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	switch os.Getenv("ORCH_TEST_CRASH") {
+	case "after-append":
+		env.Hooks.AfterAppend = die
+	case "after-moves":
+		env.Hooks.AfterMoves = die
+	}
+	return Run(context.Background(), env)
+}
+
+// orchCmd prepares the test binary as an orch process in dir.
+func orchCmd(dir string, extraEnv []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), reexecEnv+"=1"), extraEnv...)
+	return cmd
+}
+
+// runOrch runs orch to completion and returns its exit code and output.
+func runOrch(t *testing.T, dir string, extraEnv []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := orchCmd(dir, extraEnv, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -int(ws.Signal()), out.String()
+		}
+		return ee.ExitCode(), out.String()
+	}
+	t.Fatalf("run orch %v: %v", args, err)
+	return 0, ""
+}
+
+// newProject makes a git repository with orch initialised and one task
+// whose plan is ready for review.
+func newProject(t *testing.T) (dir, taskDir string) {
+	t.Helper()
+	dir = t.TempDir()
+	git := exec.Command("git", "init", "-q", dir)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if code, out := runOrch(t, dir, nil, "init"); code != 0 {
+		t.Fatalf("orch init: %d %s", code, out)
+	}
+	if code, out := runOrch(t, dir, nil, "new", "--id", "t1", "add a feature"); code != 0 {
+		t.Fatalf("orch new: %d %s", code, out)
+	}
+	taskDir = filepath.Join(dir, ".orch", "tasks", "t1")
+	writeFile(t, filepath.Join(taskDir, "planning", "planning.ai.json"),
+		`{"id":"t1","title":"Add a feature","brief":"add a feature","file_plan":[{"path":"a.go","intent":"update"}]}`)
+	return dir, taskDir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readPhase(t *testing.T, taskDir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(taskDir, "state.json"))
+	if err != nil {
+		t.Fatalf("read state.json: %v", err)
+	}
+	var st struct {
+		Phase    string `json:"phase"`
+		Revision int64  `json:"revision"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("state.json does not parse: %v\n%s", err, data)
+	}
+	if st.Phase == "" || st.Revision < 1 {
+		t.Fatalf("state.json is incomplete: %s", data)
+	}
+	return st.Phase
+}
+
+func countKind(t *testing.T, taskDir, kind string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(taskDir, "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(data), `"kind":"`+kind+`"`)
+}
+
+// TestConcurrentNext: 20 processes race `orch next --from planning` on one
+// task. Exactly one moves it; the others exit 3 (the task already moved) or
+// 5 (busy); the transcript holds one transition and verifies.
+func TestConcurrentNext(t *testing.T) {
+	dir, taskDir := newProject(t)
+	const n = 20
+	codes := make([]int, n)
+	outs := make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			codes[i], outs[i] = runOrch(t, dir, nil, "next", "--from", "planning", "--wait", "20s")
+		}()
+	}
+	close(start)
+	wg.Wait()
+	moved := 0
+	for i, c := range codes {
+		switch c {
+		case 0:
+			moved++
+		case 3, 5:
+		default:
+			t.Errorf("process %d exited %d: %s", i, c, outs[i])
+		}
+	}
+	if moved != 1 {
+		t.Errorf("%d processes moved the task, want exactly 1; exit codes %v", moved, codes)
+	}
+	if got := readPhase(t, taskDir); got != "plan_review" {
+		t.Errorf("phase = %s, want plan_review", got)
+	}
+	if got := countKind(t, taskDir, "transition"); got != 1 {
+		t.Errorf("transcript holds %d transition events, want 1", got)
+	}
+	if code, out := runOrch(t, dir, nil, "verify"); code != 0 {
+		t.Errorf("verify after the race: exit %d\n%s", code, out)
+	}
+}
+
+// TestCrashRecovery kills `orch next` at random points — at the crash
+// hooks between the log append, the archive moves and the state write, and
+// by an outside SIGKILL after a random delay — and checks after every kill
+// that state.json parses, and that after the next command the transcript
+// verifies (state and log agree).
+func TestCrashRecovery(t *testing.T) {
+	iterations := 200
+	if testing.Short() {
+		iterations = 40
+	}
+	dir, taskDir := newProject(t)
+	review := filepath.Join(taskDir, "review", "plan-review.json")
+	rng := rand.New(rand.NewPCG(1, 2))
+	kills := map[string]int{}
+	for i := range iterations {
+		// In planning the plan is ready; in plan_review the review blocks,
+		// which sends the task back to planning and archives the review.
+		if _, err := os.Stat(review); err != nil {
+			writeFile(t, review, `{"ok":false,"blocked":true,"reviewers":[{"id":"risk","ok":false,"severity":"blocking"}]}`)
+		}
+		mode := []string{"after-append", "after-moves", "outside"}[rng.IntN(3)]
+		var code int
+		if mode == "outside" {
+			cmd := orchCmd(dir, nil, "next")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(rng.IntN(15000)) * time.Microsecond)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			code = cmd.ProcessState.ExitCode()
+		} else {
+			code, _ = runOrch(t, dir, []string{"ORCH_TEST_CRASH=" + mode}, "next")
+		}
+		if code == -1 || code < 0 {
+			kills[mode]++
+		}
+		readPhase(t, taskDir) // state.json always parses
+		if _, err := os.Stat(review); err != nil {
+			writeFile(t, review, `{"ok":false,"blocked":true,"reviewers":[{"id":"risk","ok":false,"severity":"blocking"}]}`)
+		}
+		if code, out := runOrch(t, dir, nil, "next"); code != 0 {
+			t.Fatalf("iteration %d (%s): next after the crash exited %d\n%s", i, mode, code, out)
+		}
+		if code, out := runOrch(t, dir, nil, "verify"); code != 0 {
+			t.Fatalf("iteration %d (%s): verify after the next command exited %d\n%s", i, mode, code, out)
+		}
+	}
+	t.Logf("kills by mode: %v", kills)
+	if kills["after-append"] == 0 || kills["after-moves"] == 0 {
+		t.Errorf("the crash hooks never fired: %v", kills)
+	}
+}

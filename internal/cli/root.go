@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// flagError wraps errors raised by flag parsing (exit 2).
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+func isFlagError(err error) bool {
+	var fe *flagError
+	var ue *usageError
+	return errors.As(err, &fe) || (errors.As(err, &ue) && strings.Contains(ue.msg, "argument"))
+}
+
+func newRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "orch",
+		Short: "orch drives an AI-assisted code change through a gated, auditable lifecycle",
+		Long: `orch drives a code change through planning → plan_review → codegen → review →
+test → accept → (revert) → done. Each phase leaves artifacts in the task's folder
+under .orch/tasks/<id>/; orch inspects them, decides the next state from one
+transition table, and records every step in an append-only, hash-chained
+transcript.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: usagef(err.Error())} })
+	root.AddCommand(
+		newInitCmd(env),
+		newNewCmd(env),
+		newListCmd(env),
+		newStatusCmd(env),
+		newNextCmd(env),
+		newRedoCmd(env),
+		newLogCmd(env),
+		newVerifyCmd(env),
+		newDiagramCmd(env),
+	)
+	for _, c := range root.Commands() {
+		c.Args = wrapArgs(c.Args)
+	}
+	return root
+}
+
+// wrapArgs turns cobra's argument-count errors into usage errors.
+func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	if v == nil {
+		return nil
+	}
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return &flagError{err: usagef(err.Error())}
+		}
+		return nil
+	}
+}
+
+// project finds .orch/ from the working directory.
+func (env *Env) project() (*task.Project, error) {
+	return task.FindProject(env.Dir)
+}
+
+// taskID resolves --task, defaulting to .orch/current.
+func taskID(p *task.Project, flag string) (string, error) {
+	if flag != "" {
+		if err := task.ValidID(flag); err != nil {
+			return "", err
+		}
+		return flag, nil
+	}
+	return p.Current()
+}
+
+// orchestrator builds an orchestrator for the env's project.
+func (env *Env) orchestrator(wait time.Duration) (*orchestrator.Orchestrator, error) {
+	p, err := env.project()
+	if err != nil {
+		return nil, err
+	}
+	o := orchestrator.New(p)
+	o.Now = env.Now
+	o.Wait = wait
+	o.Hooks = env.Hooks
+	return o, nil
+}
+
+// taskFlag adds --task to cmd.
+func taskFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "task", "", "task id (default: the current task in .orch/current)")
+}
+
+// waitFlag adds --wait to a mutating cmd.
+func waitFlag(cmd *cobra.Command, dst *time.Duration) {
+	cmd.Flags().DurationVar(dst, "wait", 10*time.Second, "how long to wait for the task's lock before giving up (exit 5)")
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(reexecEnv) != "" {
+		os.Exit(reexecMain())
+	}
+	testscript.Main(m, map[string]func(){
+		"orch": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end CLI scripts in testdata/script.
+// TESTSCRIPT_UPDATE=1 refreshes expected output embedded in the scripts.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("TESTSCRIPT_UPDATE") != "",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("GIT_AUTHOR_NAME", "orch test")
+			e.Setenv("GIT_AUTHOR_EMAIL", "test@orch.invalid")
+			e.Setenv("GIT_COMMITTER_NAME", "orch test")
+			e.Setenv("GIT_COMMITTER_EMAIL", "test@orch.invalid")
+			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			e.Setenv("HOME", e.WorkDir)
+			e.Setenv("TZ", "UTC")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"phase":  cmdPhase,
+			"kinds":  cmdKinds,
+			"sparse": cmdSparse,
+		},
+	})
+}
+
+// phase TASK WANT: state.json of TASK says phase WANT.
+func cmdPhase(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: phase TASK WANT")
+	}
+	data, err := os.ReadFile(ts.MkAbs(filepath.Join(".orch", "tasks", args[0], "state.json")))
+	ts.Check(err)
+	var st struct {
+		Phase string `json:"phase"`
+	}
+	ts.Check(json.Unmarshal(data, &st))
+	if (st.Phase == args[1]) == neg {
+		ts.Fatalf("task %s is in phase %q (want %s%q)", args[0], st.Phase, map[bool]string{true: "not ", false: ""}[neg], args[1])
+	}
+}
+
+// kinds TASK K1 K2 ...: the transcript's event kinds are exactly K1 K2 ...
+func cmdKinds(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: kinds TASK KIND...")
+	}
+	data, err := os.ReadFile(ts.MkAbs(filepath.Join(".orch", "tasks", args[0], "transcript.jsonl")))
+	ts.Check(err)
+	var got []string
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var ev struct {
+			Kind string `json:"kind"`
+		}
+		ts.Check(json.Unmarshal(line, &ev))
+		got = append(got, ev.Kind)
+	}
+	if (strings.Join(got, " ") == strings.Join(args[1:], " ")) == neg {
+		ts.Fatalf("transcript kinds: %s", strings.Join(got, " "))
+	}
+}
+
+// sparse FILE SIZE: create a sparse file of SIZE bytes (e.g. 600M).
+func cmdSparse(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sparse FILE SIZE")
+	}
+	size := int64(0)
+	num, unit := args[1], int64(1)
+	switch {
+	case strings.HasSuffix(num, "M"):
+		num, unit = strings.TrimSuffix(num, "M"), 1<<20
+	case strings.HasSuffix(num, "G"):
+		num, unit = strings.TrimSuffix(num, "G"), 1<<30
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			ts.Fatalf("bad size %q", args[1])
+		}
+		size = size*10 + int64(c-'0')
+	}
+	path := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	f, err := os.Create(path)
+	ts.Check(err)
+	ts.Check(f.Truncate(size * unit))
+	ts.Check(f.Close())
+}

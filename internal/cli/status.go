@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+func newStatusCmd(env *Env) *cobra.Command {
+	var id string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "show the phase, each outgoing edge and why it holds or not, and the suggestion",
+		Example: `  orch status
+  orch status --task 0007-add-retry --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := env.orchestrator(0)
+			if err != nil {
+				return err
+			}
+			tid, err := taskID(o.Project, id)
+			if err != nil {
+				return err
+			}
+			v, err := o.Status(tid)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(v)
+			}
+			printStatus(cmd.OutOrStdout(), v)
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {task, phase, revision, actors, edges[], suggested, reason}")
+	return cmd
+}
+
+func printStatus(w io.Writer, v orchestrator.StatusView) {
+	fmt.Fprintf(w, "task %s  phase %s  revision %d  updated %s\n", v.Task, v.Phase, v.Revision, v.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+	if len(v.Actors) > 0 {
+		names := make([]string, 0, len(v.Actors))
+		for k := range v.Actors {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, k := range names {
+			var kv []string
+			keys := make([]string, 0, len(v.Actors[k]))
+			for kk := range v.Actors[k] {
+				keys = append(keys, kk)
+			}
+			sort.Strings(keys)
+			for _, kk := range keys {
+				kv = append(kv, fmt.Sprintf("%s=%v", kk, v.Actors[k][kk]))
+			}
+			parts = append(parts, fmt.Sprintf("%s(%s)", k, strings.Join(kv, " ")))
+		}
+		fmt.Fprintf(w, "actors: %s\n", strings.Join(parts, " "))
+	}
+	if len(v.Edges) == 0 {
+		fmt.Fprintf(w, "%s\n", v.Reason)
+		return
+	}
+	fmt.Fprintln(w, "edges:")
+	for _, e := range v.Edges {
+		mark := "no "
+		if e.Holds {
+			mark = "yes"
+		}
+		fmt.Fprintf(w, "  [%s] → %-11s %s: %s\n", mark, e.To, e.Cond, e.Reason)
+	}
+	for _, inv := range v.Invalid {
+		fmt.Fprintf(w, "invalid: %s\n", inv)
+	}
+	if v.Suggested != nil {
+		fmt.Fprintf(w, "suggested: %s (%s)\nrun `orch next` to take it\n", *v.Suggested, v.Reason)
+		return
+	}
+	fmt.Fprintf(w, "suggested: none: %s\n", v.Reason)
+}

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+func newVerifyCmd(env *Env) *cobra.Command {
+	var id string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "check the transcript's hash chain and that state.json matches the last transition",
+		Long: `Recompute the transcript's hash chain, check sequence numbers and revisions, and
+check that state.json equals the state recorded by the last state-changing event.
+Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherwise.`,
+		Example: `  orch verify --task 0007-add-retry`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := env.project()
+			if err != nil {
+				return err
+			}
+			tid, err := taskID(p, id)
+			if err != nil {
+				return err
+			}
+			t, err := p.Open(tid)
+			if err != nil {
+				return err
+			}
+			rep, err := t.Verify()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := json.NewEncoder(out).Encode(rep); err != nil {
+					return err
+				}
+			} else if rep.OK {
+				fmt.Fprintf(out, "%s: transcript verified: %d events, chain intact, state.json matches\n", t.ID, rep.Events)
+			}
+			if !rep.OK {
+				msg := fmt.Sprintf("orch: %s: transcript.jsonl does not verify", t.ID)
+				for _, pr := range rep.Problems {
+					msg += fmt.Sprintf("\n  line %d: %s", pr.Line, pr.Msg)
+				}
+				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: msg}
+			}
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verification report as JSON")
+	return cmd
+}

@@ -1,0 +1,63 @@
+package orchestrator
+
+import (
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
+)
+
+// Observe inspects the artifacts the decisions of phase p read, and only
+// those, into a snapshot. It reads files; it never writes.
+func Observe(taskDir string, p lifecycle.Phase) lifecycle.Snapshot {
+	var s lifecycle.Snapshot
+	plan := func() {
+		s.Plan = artifact.LoadPlan(taskDir)
+		s.FilePlan = artifact.LoadFilePlan(taskDir, s.Plan)
+	}
+	switch p {
+	case lifecycle.Planning:
+		plan()
+	case lifecycle.PlanReview:
+		plan()
+		s.PlanReview = artifact.LoadPlanReview(taskDir)
+	case lifecycle.Codegen:
+		plan()
+		s.Codegen = artifact.LoadCodegen(taskDir)
+		s.CodeFiles = artifact.ScanCodeFiles(taskDir)
+		s.Diff = artifact.LoadDiff(taskDir)
+	case lifecycle.Review:
+		s.CodeReview = artifact.LoadCodeReview(taskDir)
+	case lifecycle.Test:
+		s.TestReport = artifact.LoadTestReport(taskDir)
+	case lifecycle.Accept:
+		s.Decision = artifact.LoadDecision(taskDir)
+	case lifecycle.Revert:
+		s.Revert = artifact.LoadRevertRecord(taskDir)
+	}
+	return s
+}
+
+// inputs returns the sha256 of every artifact file the snapshot read, by
+// task-relative path, for the transcript.
+func inputs(s lifecycle.Snapshot) map[string]string {
+	m := map[string]string{}
+	add := func(file string, present bool, sum string) {
+		if present && sum != "" {
+			m[file] = sum
+		}
+	}
+	add(artifact.PlanFile, s.Plan.Present, s.Plan.SHA256)
+	if !s.FilePlan.Value.Inferred {
+		add(artifact.FilePlanFile, s.FilePlan.Present, s.FilePlan.SHA256)
+	}
+	add(artifact.PlanReviewFile, s.PlanReview.Present, s.PlanReview.SHA256)
+	add(artifact.CodegenFile, s.Codegen.Present, s.Codegen.SHA256)
+	add(artifact.DiffFile, s.Diff.Present, s.Diff.SHA256)
+	add(artifact.CodeReviewFile, s.CodeReview.Present, s.CodeReview.SHA256)
+	add(artifact.TestReportFile, s.TestReport.Present, s.TestReport.SHA256)
+	add(artifact.DecisionFile, s.Decision.Present, s.Decision.SHA256)
+	add(artifact.RevertRecordFile, s.Revert.Present, s.Revert.SHA256)
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}

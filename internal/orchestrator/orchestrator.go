@@ -1,0 +1,382 @@
+// Package orchestrator is orch's reconcile step: observe a task's artifacts
+// into a snapshot, decide with the lifecycle table (a pure function), and
+// apply the outcome in one place — an event appended to the transcript,
+// then state.json rewritten — under the task's lock.
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// Orchestrator drives tasks of one project.
+type Orchestrator struct {
+	Project *task.Project
+	Table   *lifecycle.Table
+	// Now returns the current time; injected for tests.
+	Now func() time.Time
+	// Wait bounds how long a mutating command waits for the task lock.
+	Wait time.Duration
+	// Hooks are test-only crash points passed to the task store.
+	Hooks task.Hooks
+}
+
+// New returns an orchestrator over project p with the standard table.
+func New(p *task.Project) *Orchestrator {
+	return &Orchestrator{Project: p, Table: lifecycle.Lifecycle(), Now: time.Now, Wait: 10 * time.Second}
+}
+
+func (o *Orchestrator) now() time.Time { return o.Now().UTC().Truncate(time.Millisecond) }
+
+// EdgeView is one outgoing edge as shown by `orch status`.
+type EdgeView struct {
+	To      lifecycle.Phase    `json:"to"`
+	Label   string             `json:"label,omitempty"`
+	Cond    lifecycle.CondName `json:"condition"`
+	Holds   bool               `json:"holds"`
+	Reason  string             `json:"reason"`
+	Forward bool               `json:"-"`
+}
+
+// StatusView is what `orch status` shows.
+type StatusView struct {
+	Task      string                    `json:"task"`
+	Phase     lifecycle.Phase           `json:"phase"`
+	Revision  int64                     `json:"revision"`
+	UpdatedAt time.Time                 `json:"updated_at"`
+	Actors    map[string]map[string]any `json:"actors"`
+	Edges     []EdgeView                `json:"edges"`
+	Suggested *lifecycle.Phase          `json:"suggested"`
+	Reason    string                    `json:"reason"`
+	// Invalid lists invalid artifacts met while deciding.
+	Invalid []string `json:"invalid,omitempty"`
+}
+
+func edgeViews(d lifecycle.Decision) []EdgeView {
+	out := make([]EdgeView, 0, len(d.Edges))
+	for _, e := range d.Edges {
+		out = append(out, EdgeView{To: e.Edge.To, Label: e.Edge.Label, Cond: e.Edge.Cond, Holds: e.Holds, Reason: e.Reason, Forward: e.Edge.Forward})
+	}
+	return out
+}
+
+// Status inspects a task without changing anything.
+func (o *Orchestrator) Status(id string) (StatusView, error) {
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return StatusView{}, err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return StatusView{}, err
+	}
+	phase := lifecycle.Phase(st.Phase)
+	d := o.Table.Decide(phase, Observe(t.Dir, phase))
+	v := StatusView{Task: t.ID, Phase: phase, Revision: st.Revision, UpdatedAt: st.UpdatedAt, Actors: st.Actors, Edges: edgeViews(d), Reason: d.Reason}
+	if v.Actors == nil {
+		v.Actors = map[string]map[string]any{}
+	}
+	if next, ok := d.Next(); ok {
+		to := next.Edge.To
+		v.Suggested = &to
+	}
+	for _, err := range d.Invalid() {
+		v.Invalid = append(v.Invalid, err.Error())
+	}
+	return v, nil
+}
+
+// NextRequest holds the flags of `orch next`.
+type NextRequest struct {
+	To       lifecycle.Phase // "" means the suggested edge
+	From     lifecycle.Phase // "" means any
+	Override *string         // nil means no override
+}
+
+// NextResult is what `orch next --json` prints.
+type NextResult struct {
+	Task     string          `json:"task"`
+	From     lifecycle.Phase `json:"from"`
+	To       lifecycle.Phase `json:"to"`
+	Override bool            `json:"override"`
+	Reason   string          `json:"reason"`
+	Label    string          `json:"label,omitempty"`
+	Skipped  []string        `json:"skipped,omitempty"`
+	Archived string          `json:"archived,omitempty"`
+	Revision int64           `json:"revision"`
+}
+
+// withTask locks task id, recovers it from a crash if needed, reads its
+// state and runs fn, all under the lock.
+func (o *Orchestrator) withTask(ctx context.Context, id string, fn func(t *task.Task, st task.State) error) error {
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return err
+	}
+	t.Hooks = o.Hooks
+	lock, err := t.Lock(ctx, o.Wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	if _, err := t.Recover(o.now()); err != nil {
+		return err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return err
+	}
+	return fn(t, st)
+}
+
+// Next decides and takes one transition of task id.
+func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (NextResult, error) {
+	if req.Override != nil && strings.TrimSpace(*req.Override) == "" {
+		return NextResult{}, usage("orch: --override needs a non-blank reason: say why the conditions are skipped, e.g. --override \"hotfix reviewed by hand\"")
+	}
+	var res NextResult
+	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
+		from := lifecycle.Phase(st.Phase)
+		if req.From != "" && req.From != from {
+			return refused(fmt.Sprintf("orch: task %s is in %s, not %s: nothing changed", t.ID, from, req.From))
+		}
+		if from.Terminal() {
+			return refused(fmt.Sprintf("orch: task %s is done (terminal): only `orch redo [PHASE]` re-opens it", t.ID))
+		}
+		snap := Observe(t.Dir, from)
+		d := o.Table.Decide(from, snap)
+		var err error
+		if req.Override != nil {
+			res, err = o.override(t, st, d, req, strings.TrimSpace(*req.Override))
+		} else {
+			res, err = o.take(t, st, d, snap, req.To)
+		}
+		return err
+	})
+	return res, err
+}
+
+// take follows a decided edge whose condition holds.
+func (o *Orchestrator) take(t *task.Task, st task.State, d lifecycle.Decision, snap lifecycle.Snapshot, to lifecycle.Phase) (NextResult, error) {
+	from := d.Phase
+	var edge lifecycle.EdgeResult
+	if to == "" {
+		next, ok := d.Next()
+		if !ok {
+			return NextResult{}, o.noEdge(t.ID, d)
+		}
+		edge = next
+	} else {
+		direct := false
+		for _, e := range d.Edges {
+			direct = direct || e.Edge.To == to
+		}
+		if !direct {
+			return NextResult{}, refused(fmt.Sprintf("orch: %s is not one step from %s (edges: %s); use --override \"REASON\" --to %s to skip phases", to, from, targets(d), to))
+		}
+		e, ok := d.Holding(to)
+		if !ok {
+			var reasons []string
+			for _, e := range d.Edges {
+				if e.Edge.To == to {
+					reasons = append(reasons, fmt.Sprintf("%s: %s", e.Edge.Cond, e.Reason))
+				}
+			}
+			return NextResult{}, refused(fmt.Sprintf("orch: %s → %s refused: %s", from, to, strings.Join(reasons, "; ")))
+		}
+		edge = e
+	}
+	ev := task.Event{Kind: "transition", Data: map[string]any{
+		"from": string(from), "to": string(edge.Edge.To), "label": edge.Edge.Label,
+		"condition": string(edge.Edge.Cond), "reason": edge.Reason, "edges": edgeViews(d),
+	}}
+	if in := inputs(snap); in != nil {
+		ev.Data["inputs"] = in
+	}
+	return o.commit(t, st, ev, from, edge.Edge.To, edge.Reason, edge.Edge.Label)
+}
+
+// noEdge explains why nothing holds: invalid artifacts (exit 4) or unmet
+// conditions (exit 3).
+func (o *Orchestrator) noEdge(id string, d lifecycle.Decision) error {
+	var lines []string
+	for _, e := range d.Edges {
+		lines = append(lines, fmt.Sprintf("  → %-11s %s: %s", e.Edge.To, e.Edge.Cond, e.Reason))
+	}
+	detail := strings.Join(lines, "\n")
+	if inv := d.Invalid(); len(inv) > 0 {
+		return invalid(fmt.Sprintf("orch: task %s stays in %s: invalid artifact: %s\n%s\nfix the file and run `orch next` again", id, d.Phase, inv[0], detail), inv[0])
+	}
+	return refused(fmt.Sprintf("orch: task %s stays in %s: no transition holds\n%s", id, d.Phase, detail))
+}
+
+// override moves without checking conditions.
+func (o *Orchestrator) override(t *task.Task, st task.State, d lifecycle.Decision, req NextRequest, reason string) (NextResult, error) {
+	from := d.Phase
+	if from == lifecycle.Revert {
+		return NextResult{}, refused("orch: nothing leaves revert by override: record the revert in revert/record.json (or run `orch revert`) and `orch next`")
+	}
+	to := req.To
+	label := ""
+	if to == "" {
+		fwd, ok := o.Table.Forward(from)
+		if !ok {
+			return NextResult{}, refused(fmt.Sprintf("orch: %s has no forward edge; pass --to PHASE", from))
+		}
+		to, label = fwd.To, fwd.Label
+	}
+	if to == from {
+		return NextResult{}, refused(fmt.Sprintf("orch: the task is already in %s; to re-run it use `orch redo %s`", from, from))
+	}
+	path, ok := o.Table.Path(from, to)
+	if !ok {
+		return NextResult{}, refused(fmt.Sprintf("orch: %s is not reachable from %s through the lifecycle graph", to, from))
+	}
+	skipped := []string{}
+	for _, p := range path[1 : len(path)-1] {
+		skipped = append(skipped, string(p))
+	}
+	var skippedConds []EdgeView
+	for _, e := range edgeViews(d) {
+		if e.To == path[1] && !e.Holds {
+			skippedConds = append(skippedConds, e)
+		}
+	}
+	ev := task.Event{Kind: "override", Data: map[string]any{
+		"from": string(from), "to": string(to), "reason": reason,
+		"path": path, "skipped_phases": skipped, "skipped_conditions": skippedConds, "edges": edgeViews(d),
+	}}
+	res, err := o.commit(t, st, ev, from, to, reason, label)
+	res.Override = true
+	res.Skipped = skipped
+	return res, err
+}
+
+// commit archives stale artifacts on a backward move, appends the event and
+// writes the new state.
+func (o *Orchestrator) commit(t *task.Task, st task.State, ev task.Event, from, to lifecycle.Phase, reason, label string) (NextResult, error) {
+	res := NextResult{Task: t.ID, From: from, To: to, Reason: reason, Label: label}
+	if to.Index() <= from.Index() && to != lifecycle.Done {
+		// A regression: the target phase starts a fresh attempt; its
+		// earlier artifacts and those of every later phase are stale and
+		// go to history (planning's plan is revised in place).
+		moves, dest, err := archiveMoves(t.Dir, to, to == lifecycle.Planning, to)
+		if err != nil {
+			return res, err
+		}
+		ev.Moves = moves
+		if dest != "" {
+			ev.Data["archived"] = dest
+			res.Archived = dest
+		}
+	}
+	next := st
+	next.Phase = string(to)
+	next.Revision = st.Revision + 1
+	next.UpdatedAt = o.now()
+	next.Actors = enterPhase(st.Actors, from, to)
+	if err := t.Commit(ev, next); err != nil {
+		return res, err
+	}
+	res.Revision = next.Revision
+	return res, nil
+}
+
+// enterPhase returns a copy of actors updated for the move from → to.
+func enterPhase(actors map[string]map[string]any, from, to lifecycle.Phase) map[string]map[string]any {
+	out := make(map[string]map[string]any, len(actors)+1)
+	for k, v := range actors {
+		cp := make(map[string]any, len(v))
+		for kk, vv := range v {
+			cp[kk] = vv
+		}
+		out[k] = cp
+	}
+	if to == lifecycle.Done {
+		return out
+	}
+	a := out[string(to)]
+	if a == nil {
+		a = map[string]any{}
+		out[string(to)] = a
+	}
+	if to == lifecycle.Planning {
+		a["status"] = "workshop"
+	} else {
+		a["status"] = "pending"
+	}
+	return out
+}
+
+func targets(d lifecycle.Decision) string {
+	var ts []string
+	seen := map[lifecycle.Phase]bool{}
+	for _, e := range d.Edges {
+		if !seen[e.Edge.To] {
+			seen[e.Edge.To] = true
+			ts = append(ts, string(e.Edge.To))
+		}
+	}
+	return strings.Join(ts, ", ")
+}
+
+// RedoResult is what `orch redo` reports.
+type RedoResult struct {
+	Task     string          `json:"task"`
+	From     lifecycle.Phase `json:"from"`
+	To       lifecycle.Phase `json:"to"`
+	Archived string          `json:"archived,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+	Revision int64           `json:"revision"`
+}
+
+// Redo re-runs phase p (default: the current phase; from done, planning):
+// the artifacts of p and every later phase move to history/<n>-<p>/.
+func (o *Orchestrator) Redo(ctx context.Context, id string, p lifecycle.Phase, reason string) (RedoResult, error) {
+	var res RedoResult
+	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
+		cur := lifecycle.Phase(st.Phase)
+		target := p
+		if target == "" {
+			target = cur
+			if cur == lifecycle.Done {
+				target = lifecycle.Planning
+			}
+		}
+		if target == lifecycle.Done {
+			return usage("orch: done cannot be redone: name a phase, e.g. `orch redo codegen`")
+		}
+		if cur != lifecycle.Done && target.Index() > cur.Index() {
+			return refused(fmt.Sprintf("orch: cannot redo %s from %s: redo goes back to the current or an earlier phase (use `orch next` to move on)", target, cur))
+		}
+		moves, dest, err := archiveMoves(t.Dir, target, false, target)
+		if err != nil {
+			return err
+		}
+		ev := task.Event{Kind: "redo", Moves: moves, Data: map[string]any{
+			"from": string(cur), "to": string(target), "reason": strings.TrimSpace(reason),
+		}}
+		if dest != "" {
+			ev.Data["archived"] = dest
+		}
+		next := st
+		next.Phase = string(target)
+		next.Revision = st.Revision + 1
+		next.UpdatedAt = o.now()
+		next.Actors = enterPhase(st.Actors, cur, target)
+		if target == lifecycle.Planning {
+			next.Actors["planning"]["status"] = "draft"
+		}
+		if err := t.Commit(ev, next); err != nil {
+			return err
+		}
+		res = RedoResult{Task: t.ID, From: cur, To: target, Archived: dest, Reason: strings.TrimSpace(reason), Revision: next.Revision}
+		return nil
+	})
+	return res, err
+}
