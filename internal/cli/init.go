@@ -17,10 +17,10 @@ var errNotGitRepo = errors.New("not a git repository")
 
 func newInitCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "init",
-		Short: "create .orch/ at the top of the current git repository",
+		Use:     "init",
+		Short:   "create .orch/ at the top of the current git repository",
 		Example: `  cd my-repo && orch init`,
-		Args:  cobra.NoArgs,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			top, err := gitTopLevel(env.Dir)
 			if err != nil {

@@ -29,6 +29,6 @@ func (e *Error) Is(target error) bool { return target == e.Kind }
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-func refused(msg string) error          { return &Error{Kind: ErrRefused, Msg: msg} }
-func usage(msg string) error            { return &Error{Kind: ErrUsage, Msg: msg} }
+func refused(msg string) error            { return &Error{Kind: ErrRefused, Msg: msg} }
+func usage(msg string) error              { return &Error{Kind: ErrUsage, Msg: msg} }
 func invalid(msg string, err error) error { return &Error{Kind: ErrInvalid, Msg: msg, Err: err} }
