@@ -1,0 +1,103 @@
+package task
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// CreateTask creates .orch/tasks/<id> in phase planning and makes it the
+// current task. ErrExists when the task is already there.
+//
+// The folder is built as tasks/.tmp-<id>-<random>/ — planning/brief.md,
+// state.json (revision 1, actors.planning {status: draft, round: 0}) and
+// transcript.jsonl with one "created" event carrying that state and the
+// brief's sha256 — all fsynced, then renamed to tasks/<id> and tasks/ is
+// fsynced, so a crash leaves either no task or a complete one (plus a
+// stray .tmp- folder that List ignores and CleanStrays removes).
+func (p *Project) CreateTask(id, brief string, now time.Time) (*Task, State, error) {
+	if err := ValidID(id); err != nil {
+		return nil, State{}, err
+	}
+	fl, err := p.lockProject()
+	if err != nil {
+		return nil, State{}, err
+	}
+	defer fl.Unlock()
+
+	final := filepath.Join(p.TasksDir(), id)
+	if ok, err := exists(final); err != nil {
+		return nil, State{}, err
+	} else if ok {
+		return nil, State{}, fmt.Errorf("%w: task %s (%s); pick another id or open it with --task %s", ErrExists, id, final, id)
+	}
+	tmp, err := os.MkdirTemp(p.TasksDir(), strayPrefix+id+"-")
+	if err != nil {
+		return nil, State{}, fmt.Errorf("create task %s: %w", id, err)
+	}
+	st, err := buildTask(tmp, id, brief, now)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, State{}, fmt.Errorf("create task %s: %w", id, err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.RemoveAll(tmp)
+		return nil, State{}, fmt.Errorf("create task %s: %w", id, err)
+	}
+	if err := syncDir(p.TasksDir()); err != nil {
+		return nil, State{}, fmt.Errorf("create task %s: %w", id, err)
+	}
+	if err := p.setCurrentLocked(id); err != nil {
+		return nil, State{}, fmt.Errorf("create task %s: %w", id, err)
+	}
+	return &Task{ID: id, Dir: final}, st, nil
+}
+
+// buildTask writes the initial files of a task into dir.
+func buildTask(dir, id, brief string, now time.Time) (State, error) {
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return State{}, fmt.Errorf("chmod %s: %w", dir, err)
+	}
+	body := []byte(brief)
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		body = append(body, '\n')
+	}
+	if err := mkdirAllSync(dir, filepath.Dir(BriefFile)); err != nil {
+		return State{}, err
+	}
+	if err := writeFileSync(filepath.Join(dir, BriefFile), body, 0o644); err != nil {
+		return State{}, err
+	}
+	if err := syncDir(filepath.Join(dir, filepath.Dir(BriefFile))); err != nil {
+		return State{}, err
+	}
+	st := State{
+		Phase:     "planning",
+		Actors:    map[string]map[string]any{"planning": {"status": "draft", "round": 0}},
+		Revision:  1,
+		Task:      id,
+		CreatedAt: now,
+		UpdatedAt: now,
+	}
+	sum := sha256.Sum256(body)
+	ev := Event{Seq: 1, TS: now, Kind: KindCreated, State: &st,
+		Data: map[string]any{"brief_sha256": hex.EncodeToString(sum[:])}}
+	line, err := ev.MarshalJSON()
+	if err != nil {
+		return State{}, fmt.Errorf("encode created event: %w", err)
+	}
+	if err := writeFileSync(filepath.Join(dir, TranscriptFile), append(line, '\n'), 0o644); err != nil {
+		return State{}, err
+	}
+	state, err := encodeJSON(st)
+	if err != nil {
+		return State{}, fmt.Errorf("encode state: %w", err)
+	}
+	if err := writeFileSync(filepath.Join(dir, StateFile), append(state, '\n'), 0o644); err != nil {
+		return State{}, err
+	}
+	return st, syncDir(dir)
+}

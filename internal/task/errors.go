@@ -1,0 +1,103 @@
+package task
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is. The CLI maps them to exit codes
+// (contract section 4): ErrBadID is a usage error (2), ErrInvalidState an
+// invalid state (4), ErrBusy a busy task (5).
+var (
+	// ErrNoProject: no .orch directory in the start folder or any parent.
+	ErrNoProject = errors.New("no orch project")
+	// ErrNoTask: the task folder does not exist.
+	ErrNoTask = errors.New("no such task")
+	// ErrExists: a task with that id already exists.
+	ErrExists = errors.New("task already exists")
+	// ErrBadID: the id does not match the task id rule.
+	ErrBadID = errors.New("invalid task id")
+	// ErrNoCurrent: .orch/current is absent or empty.
+	ErrNoCurrent = errors.New("no current task")
+	// ErrBusy: another process holds the task's lock.
+	ErrBusy = errors.New("task is busy")
+	// ErrStale: the state moved since the caller read it.
+	ErrStale = errors.New("stale revision")
+	// ErrInvalidState: state.json or transcript.jsonl is invalid or the two
+	// disagree. Always wrapped by a *StateError.
+	ErrInvalidState = errors.New("invalid task state")
+)
+
+// StateError describes an invalid or inconsistent file of a task. It wraps
+// ErrInvalidState and, when set, Err (for example fs.ErrNotExist).
+type StateError struct {
+	Task     string // task id; empty when unknown
+	File     string // path relative to the task folder, e.g. "state.json"
+	Field    string // JSON path ("$.phase", "$" for the whole file) or a location ("line 7")
+	Expected string // what was expected
+	Got      string // what was found
+	Hint     string // what to do about it
+	Err      error  // underlying cause; may be nil
+}
+
+func (e *StateError) Error() string {
+	var b strings.Builder
+	if e.Task != "" {
+		fmt.Fprintf(&b, "task %s: ", e.Task)
+	}
+	b.WriteString(e.File)
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	if e.Expected != "" {
+		b.WriteString("expected ")
+		b.WriteString(e.Expected)
+		if e.Got != "" {
+			b.WriteString(", got ")
+			b.WriteString(e.Got)
+		}
+	} else {
+		b.WriteString(e.Got)
+	}
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrInvalidState and the underlying cause, if any.
+func (e *StateError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalidState, e.Err}
+	}
+	return []error{ErrInvalidState}
+}
+
+// BusyError reports that another process holds a task's lock.
+type BusyError struct {
+	Task string
+	PID  int // pid written into the lock file by the holder; 0 if unknown
+}
+
+func (e *BusyError) Error() string {
+	holder := "another process"
+	if e.PID > 0 {
+		holder = fmt.Sprintf("pid %d", e.PID)
+	}
+	return fmt.Sprintf("task %s is busy: locked by %s; retry or pass --wait", e.Task, holder)
+}
+
+// Unwrap returns ErrBusy.
+func (e *BusyError) Unwrap() error { return ErrBusy }
+
+// verifyHint is the advice attached to state problems.
+func verifyHint(id string) string {
+	if id == "" {
+		return "run `orch verify` to check it against the transcript"
+	}
+	return fmt.Sprintf("run `orch verify --task %s` to check it against the transcript", id)
+}

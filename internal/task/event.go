@@ -1,0 +1,166 @@
+package task
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Event kinds written by this package. Callers add their own (transition,
+// override, redo, phase_started, phase_finished, model_call, user_input,
+// decision, …).
+const (
+	KindCreated   = "created"
+	KindRecovered = "recovered"
+)
+
+// Move is a rename inside the task folder that a state change implies,
+// for example archiving code/ into history/2-codegen/code. Both paths are
+// relative to the task folder and use '/'.
+type Move struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Event is one line of transcript.jsonl: the common fields plus the
+// kind-specific Data, flattened into the same JSON object. Data keys must
+// not be one of the common keys.
+//
+// A line is written as {"seq":…,"ts":…,"kind":…,<Data keys in sorted
+// order>,"state":…,"moves":…,"prev":…}; state and moves only when present.
+type Event struct {
+	Seq   int64          `json:"seq"`
+	TS    time.Time      `json:"ts"`
+	Kind  string         `json:"kind"`
+	State *State         `json:"state,omitempty"`
+	Moves []Move         `json:"moves,omitempty"`
+	Data  map[string]any `json:"-"` // e.g. from, to, reason, edges, skipped, override
+	Prev  string         `json:"prev"` // sha256 hex of the previous line; "" for the first
+}
+
+var commonKeys = []string{"seq", "ts", "kind", "state", "moves", "prev"}
+
+// MarshalJSON writes the event compactly with keys in a stable order.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	put := func(key string, v any) error {
+		val, err := encodeJSON(v)
+		if err != nil {
+			return fmt.Errorf("event field %q: %w", key, err)
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		} else {
+			b.WriteByte('{')
+		}
+		k, err := encodeJSON(key)
+		if err != nil {
+			return fmt.Errorf("event key %q: %w", key, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+		return nil
+	}
+	if err := put("seq", e.Seq); err != nil {
+		return nil, err
+	}
+	if err := put("ts", e.TS); err != nil {
+		return nil, err
+	}
+	if err := put("kind", e.Kind); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(e.Data))
+	for k := range e.Data {
+		if slices.Contains(commonKeys, k) {
+			return nil, fmt.Errorf("event data key %q clashes with a common field", k)
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := put(k, e.Data[k]); err != nil {
+			return nil, err
+		}
+	}
+	if e.State != nil {
+		s := *e.State
+		if s.Actors == nil {
+			s.Actors = map[string]map[string]any{}
+		}
+		if err := put("state", s); err != nil {
+			return nil, err
+		}
+	}
+	if len(e.Moves) > 0 {
+		if err := put("moves", e.Moves); err != nil {
+			return nil, err
+		}
+	}
+	if err := put("prev", e.Prev); err != nil {
+		return nil, err
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an event line. Common fields must have the right
+// types (a state is validated like state.json); other keys go to Data with
+// numbers as json.Number.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	if jsonKind(data) != "object" {
+		return fmt.Errorf("event: expected a JSON object, got %s", describe(data))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return fmt.Errorf("event: %w", err)
+	}
+	var ev Event
+	for k, raw := range obj {
+		var err error
+		switch k {
+		case "seq":
+			ev.Seq, err = strconv.ParseInt(string(raw), 10, 64)
+		case "ts":
+			if jsonKind(raw) != "string" {
+				err = fmt.Errorf("expected an RFC 3339 time string, got %s", describe(raw))
+			} else {
+				err = ev.TS.UnmarshalJSON(raw)
+			}
+		case "kind":
+			err = json.Unmarshal(raw, &ev.Kind)
+		case "prev":
+			err = json.Unmarshal(raw, &ev.Prev)
+		case "state":
+			if jsonKind(raw) == "null" {
+				continue
+			}
+			s, p := parseState(raw, "$.state")
+			if p != nil {
+				return fmt.Errorf("event: %s: expected %s, got %s", p.Field, p.Expected, p.Got)
+			}
+			ev.State = &s
+		case "moves":
+			err = json.Unmarshal(raw, &ev.Moves)
+		default:
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			var v any
+			if err = dec.Decode(&v); err == nil {
+				if ev.Data == nil {
+					ev.Data = make(map[string]any)
+				}
+				ev.Data[k] = v
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("event: field %q: %w", k, err)
+		}
+	}
+	*e = ev
+	return nil
+}

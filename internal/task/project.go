@@ -1,0 +1,233 @@
+package task
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gofrs/flock"
+)
+
+// Names inside .orch.
+const (
+	OrchDir     = ".orch"
+	tasksName   = "tasks"
+	currentName = "current"
+	configName  = "config.toml"
+	ignoreName  = ".gitignore"
+	// projectLockName is the project-wide lock taken while a task folder is
+	// created, .orch/current is replaced, or strays are cleaned.
+	projectLockName = ".lock"
+	// strayPrefix starts the name of a task folder under construction.
+	strayPrefix = ".tmp-"
+)
+
+// Project is a repository with .orch/ at its top level.
+type Project struct {
+	Root string // repository top, absolute
+	Dir  string // Root/.orch
+}
+
+// Task is one task folder. Hooks are nil in production.
+type Task struct {
+	ID    string
+	Dir   string // absolute path of .orch/tasks/<id>
+	Hooks Hooks
+}
+
+// Hooks are crash points for tests: Commit calls AfterAppend once the event
+// is durable in the transcript and AfterMoves once its moves are done, both
+// before state.json changes. A hook that panics simulates a crash there.
+type Hooks struct {
+	AfterAppend func()
+	AfterMoves  func()
+}
+
+// TasksDir is .orch/tasks.
+func (p *Project) TasksDir() string { return filepath.Join(p.Dir, tasksName) }
+
+// FindProject walks up from start looking for a .orch directory, the way git
+// finds .git. ErrNoProject when there is none.
+func FindProject(start string) (*Project, error) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return nil, fmt.Errorf("find project from %s: %w", start, err)
+	}
+	for dir := abs; ; {
+		fi, err := os.Stat(filepath.Join(dir, OrchDir))
+		if err == nil && fi.IsDir() {
+			return &Project{Root: dir, Dir: filepath.Join(dir, OrchDir)}, nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("find project: %w", err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, fmt.Errorf("%w: no %s folder in %s or any parent; run `orch init` at the top of the git repository", ErrNoProject, OrchDir, abs)
+		}
+		dir = parent
+	}
+}
+
+const configTemplate = `# orch project configuration.
+#
+# Every key is optional: an empty file, or no file at all, means the
+# built-in defaults. Uncomment and edit a key to change it; keys orch does
+# not know are reported by the command that reads this file.
+`
+
+const ignoreTemplate = `# Written by orch init. Locks and temporary files are never committed.
+/.lock
+/tasks/*/.lock
+/tasks/.tmp-*
+/tasks/*/*.tmp-*
+/current.tmp-*
+`
+
+// InitProject creates repoTop/.orch, .orch/tasks, .orch/config.toml and
+// .orch/.gitignore, each only if absent. created reports whether .orch
+// itself was new. Calling it again changes nothing.
+func InitProject(repoTop string) (p *Project, created bool, err error) {
+	root, err := filepath.Abs(repoTop)
+	if err != nil {
+		return nil, false, fmt.Errorf("init project in %s: %w", repoTop, err)
+	}
+	p = &Project{Root: root, Dir: filepath.Join(root, OrchDir)}
+	switch err := os.Mkdir(p.Dir, 0o755); {
+	case err == nil:
+		created = true
+		if err := syncDir(root); err != nil {
+			return nil, false, err
+		}
+	case errors.Is(err, fs.ErrExist):
+		fi, serr := os.Stat(p.Dir)
+		if serr != nil {
+			return nil, false, fmt.Errorf("init project: %w", serr)
+		}
+		if !fi.IsDir() {
+			return nil, false, fmt.Errorf("init project: %s exists and is not a folder", p.Dir)
+		}
+	default:
+		return nil, false, fmt.Errorf("init project: %w", err)
+	}
+	if err := mkdirAllSync(p.Dir, tasksName); err != nil {
+		return nil, false, fmt.Errorf("init project: %w", err)
+	}
+	for _, f := range []struct{ name, body string }{{configName, configTemplate}, {ignoreName, ignoreTemplate}} {
+		err := writeFileSync(filepath.Join(p.Dir, f.name), []byte(f.body), 0o644)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, false, fmt.Errorf("init project: %w", err)
+		}
+	}
+	if err := syncDir(p.Dir); err != nil {
+		return nil, false, err
+	}
+	return p, created, nil
+}
+
+// lockProject takes the project-wide lock, blocking: its holders are short.
+func (p *Project) lockProject() (*flock.Flock, error) {
+	fl := flock.New(filepath.Join(p.Dir, projectLockName))
+	if err := fl.Lock(); err != nil {
+		return nil, fmt.Errorf("lock project %s: %w", p.Dir, err)
+	}
+	return fl, nil
+}
+
+// Current returns the id in .orch/current. ErrNoCurrent when the file is
+// absent or empty.
+func (p *Project) Current() (string, error) {
+	data, err := os.ReadFile(filepath.Join(p.Dir, currentName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s is absent; create a task with `orch new` or pass --task", ErrNoCurrent, filepath.Join(p.Dir, currentName))
+	}
+	if err != nil {
+		return "", fmt.Errorf("read current task: %w", err)
+	}
+	id := strings.TrimSpace(string(data))
+	if id == "" {
+		return "", fmt.Errorf("%w: %s is empty; create a task with `orch new` or pass --task", ErrNoCurrent, filepath.Join(p.Dir, currentName))
+	}
+	if err := ValidID(id); err != nil {
+		return "", fmt.Errorf("read %s: %w", filepath.Join(p.Dir, currentName), err)
+	}
+	return id, nil
+}
+
+// SetCurrent makes id the current task (atomic, durable replacement of
+// .orch/current). It does not check that the task exists.
+func (p *Project) SetCurrent(id string) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	fl, err := p.lockProject()
+	if err != nil {
+		return err
+	}
+	defer fl.Unlock()
+	return p.setCurrentLocked(id)
+}
+
+// setCurrentLocked writes .orch/current; the caller holds the project lock.
+func (p *Project) setCurrentLocked(id string) error {
+	if err := writeFileAtomic(p.Dir, currentName, []byte(id+"\n"), 0o644); err != nil {
+		return fmt.Errorf("set current task: %w", err)
+	}
+	return nil
+}
+
+// Open returns the task with that id. ErrBadID for an invalid id, ErrNoTask
+// when .orch/tasks/<id> is not a folder.
+func (p *Project) Open(id string) (*Task, error) {
+	if err := ValidID(id); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(p.TasksDir(), id)
+	fi, err := os.Lstat(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("open task %s: %w", id, err)
+	}
+	if err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s (no folder %s); run `orch list` to see the tasks", ErrNoTask, id, dir)
+	}
+	return &Task{ID: id, Dir: dir}, nil
+}
+
+// CleanStrays removes task folders left half-built by a CreateTask that
+// crashed (.orch/tasks/.tmp-*) and temporary files of .orch/current. It
+// holds the project lock, so it never touches a folder being built.
+func (p *Project) CleanStrays() error {
+	fl, err := p.lockProject()
+	if err != nil {
+		return err
+	}
+	defer fl.Unlock()
+	for _, c := range []struct{ dir, prefix string }{
+		{p.TasksDir(), strayPrefix},
+		{p.Dir, currentName + tmpInfix},
+	} {
+		entries, err := os.ReadDir(c.dir)
+		if err != nil {
+			return fmt.Errorf("clean strays: %w", err)
+		}
+		removed := false
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), c.prefix) {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(c.dir, e.Name())); err != nil {
+				return fmt.Errorf("clean strays: %w", err)
+			}
+			removed = true
+		}
+		if removed {
+			if err := syncDir(c.dir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+package task
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// File names inside a task folder.
+const (
+	StateFile      = "state.json"
+	TranscriptFile = "transcript.jsonl"
+	LockFile       = ".lock"
+	BriefFile      = "planning/brief.md"
+)
+
+// maxStateSize is the largest state.json ReadState accepts.
+const maxStateSize = 1 << 20
+
+// Phases lists the valid phases in lifecycle order.
+var phases = [...]string{"planning", "plan_review", "codegen", "review", "test", "accept", "revert", "done"}
+
+// Phases returns the valid phase names in lifecycle order.
+func Phases() []string { return slices.Clone(phases[:]) }
+
+// ValidPhase reports whether p is one of the phases.
+func ValidPhase(p string) bool { return slices.Contains(phases[:], p) }
+
+// State is the content of state.json.
+type State struct {
+	Phase     string                    `json:"phase"`
+	Actors    map[string]map[string]any `json:"actors"` // numbers decode as json.Number
+	Revision  int64                     `json:"revision"`
+	Task      string                    `json:"task"`
+	CreatedAt time.Time                 `json:"created_at"`
+	UpdatedAt time.Time                 `json:"updated_at"`
+}
+
+// fieldProblem is what parseState finds wrong, before it is given a file.
+type fieldProblem struct {
+	Field, Expected, Got string
+	Err                  error
+}
+
+// ReadState reads and strictly validates state.json. Any problem (missing,
+// empty, a folder, unreadable, larger than 1 MiB, not JSON, a field of the
+// wrong type, missing phase or revision, unknown phase, revision below 1, a
+// task id that is not this task's) is a *StateError naming the file and the
+// field. It needs no lock: state.json is only ever replaced atomically.
+func (t *Task) ReadState() (State, error) {
+	s, p := readStateFile(filepath.Join(t.Dir, StateFile))
+	if p == nil && s.Task != "" && s.Task != t.ID {
+		p = &fieldProblem{Field: "$.task", Expected: strconv.Quote(t.ID) + " (the task folder's name)", Got: strconv.Quote(s.Task)}
+	}
+	if p != nil {
+		return State{}, t.stateErr(StateFile, p)
+	}
+	return s, nil
+}
+
+func (t *Task) stateErr(file string, p *fieldProblem) *StateError {
+	return &StateError{Task: t.ID, File: file, Field: p.Field, Expected: p.Expected, Got: p.Got, Hint: verifyHint(t.ID), Err: p.Err}
+}
+
+// readStateFile reads and parses a state file without knowing its task.
+func readStateFile(path string) (State, *fieldProblem) {
+	f, err := os.Open(path)
+	if err != nil {
+		got := "an unreadable file (" + err.Error() + ")"
+		if errors.Is(err, fs.ErrNotExist) {
+			got = "no file"
+		}
+		return State{}, &fieldProblem{Field: "$", Expected: "a JSON object", Got: got, Err: err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return State{}, &fieldProblem{Field: "$", Expected: "a JSON object", Got: "an unreadable file (" + err.Error() + ")", Err: err}
+	}
+	if fi.IsDir() {
+		return State{}, &fieldProblem{Field: "$", Expected: "a JSON file", Got: "a folder"}
+	}
+	if fi.Size() > maxStateSize {
+		return State{}, &fieldProblem{Field: "$", Expected: "at most 1 MiB", Got: fmt.Sprintf("%d bytes", fi.Size())}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
+	if err != nil {
+		return State{}, &fieldProblem{Field: "$", Expected: "a JSON object", Got: "an unreadable file (" + err.Error() + ")", Err: err}
+	}
+	if len(data) > maxStateSize {
+		return State{}, &fieldProblem{Field: "$", Expected: "at most 1 MiB", Got: "more"}
+	}
+	return parseState(data, "$")
+}
+
+// parseState strictly parses a JSON state object; field paths start with
+// prefix ("$" for state.json, "$.state" inside a transcript event).
+func parseState(data []byte, prefix string) (State, *fieldProblem) {
+	var s State
+	if len(bytes.TrimSpace(data)) == 0 {
+		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: "an empty file"}
+	}
+	if !json.Valid(data) {
+		var obj any
+		err := json.Unmarshal(data, &obj)
+		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: "invalid JSON (" + err.Error() + ")", Err: err}
+	}
+	if jsonKind(data) != "object" {
+		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: describe(data)}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: describe(data), Err: err}
+	}
+	field := func(k string) string { return prefix + "." + k }
+
+	phase, ok := present(obj, "phase")
+	if !ok {
+		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + strings.Join(phases[:], ", "), Got: "nothing (the field is missing)"}
+	}
+	if err := json.Unmarshal(phase, &s.Phase); err != nil || !ValidPhase(s.Phase) {
+		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + strings.Join(phases[:], ", "), Got: describe(phase)}
+	}
+
+	rev, ok := present(obj, "revision")
+	if !ok {
+		return s, &fieldProblem{Field: field("revision"), Expected: "an integer ≥ 1", Got: "nothing (the field is missing)"}
+	}
+	n, err := strconv.ParseInt(string(rev), 10, 64)
+	if err != nil || n < 1 {
+		return s, &fieldProblem{Field: field("revision"), Expected: "an integer ≥ 1", Got: describe(rev)}
+	}
+	s.Revision = n
+
+	if raw, ok := present(obj, "actors"); ok {
+		actors, p := parseActors(raw, field("actors"))
+		if p != nil {
+			return s, p
+		}
+		s.Actors = actors
+	}
+	if raw, ok := present(obj, "task"); ok {
+		if err := json.Unmarshal(raw, &s.Task); err != nil {
+			return s, &fieldProblem{Field: field("task"), Expected: "a string", Got: describe(raw)}
+		}
+	}
+	for _, tf := range []struct {
+		key string
+		dst *time.Time
+	}{{"created_at", &s.CreatedAt}, {"updated_at", &s.UpdatedAt}} {
+		raw, ok := present(obj, tf.key)
+		if !ok {
+			continue
+		}
+		if jsonKind(raw) != "string" || tf.dst.UnmarshalJSON(raw) != nil {
+			return s, &fieldProblem{Field: field(tf.key), Expected: "an RFC 3339 time string", Got: describe(raw)}
+		}
+	}
+	return s, nil
+}
+
+func parseActors(raw json.RawMessage, path string) (map[string]map[string]any, *fieldProblem) {
+	if jsonKind(raw) != "object" {
+		return nil, &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw)}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw), Err: err}
+	}
+	actors := make(map[string]map[string]any, len(m))
+	for k, v := range m {
+		if jsonKind(v) != "object" {
+			return nil, &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(v)}
+		}
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		var sub map[string]any
+		if err := dec.Decode(&sub); err != nil {
+			return nil, &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(v), Err: err}
+		}
+		actors[k] = sub
+	}
+	return actors, nil
+}
+
+// present returns obj[k] unless it is absent or null.
+func present(obj map[string]json.RawMessage, k string) (json.RawMessage, bool) {
+	v, ok := obj[k]
+	if !ok || jsonKind(v) == "null" {
+		return nil, false
+	}
+	return v, true
+}
+
+// jsonKind names the kind of a JSON value by its first byte.
+func jsonKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == '"':
+		return "string"
+	case c == 't' || c == 'f':
+		return "boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "number"
+	}
+	return ""
+}
+
+// describe renders a JSON value for a message: its kind and a short excerpt.
+func describe(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	excerpt := string(raw)
+	if len(excerpt) > 60 {
+		excerpt = excerpt[:57] + "..."
+	}
+	switch k := jsonKind(raw); k {
+	case "string":
+		return "the string " + excerpt
+	case "number", "boolean":
+		return k + " " + excerpt
+	case "null":
+		return "null"
+	case "object", "array":
+		return "a JSON " + k
+	}
+	return excerpt
+}
+
+// encodeJSON marshals v compactly without HTML escaping. Maps are written
+// with sorted keys and structs in field order, so the output is stable.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// writeState replaces state.json atomically and durably.
+func writeState(dir string, s State) error {
+	if s.Actors == nil {
+		s.Actors = map[string]map[string]any{}
+	}
+	data, err := encodeJSON(s)
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	return writeFileAtomic(dir, StateFile, append(data, '\n'), 0o644)
+}
+
+// sameState reports whether a and b agree on phase, revision and actors,
+// and if not, names the first field that differs.
+func sameState(a, b State) (bool, string, error) {
+	if a.Phase != b.Phase {
+		return false, "$.phase", nil
+	}
+	if a.Revision != b.Revision {
+		return false, "$.revision", nil
+	}
+	ea, err := encodeActors(a.Actors)
+	if err != nil {
+		return false, "", err
+	}
+	eb, err := encodeActors(b.Actors)
+	if err != nil {
+		return false, "", err
+	}
+	if !bytes.Equal(ea, eb) {
+		return false, "$.actors", nil
+	}
+	return true, "", nil
+}
+
+func encodeActors(a map[string]map[string]any) ([]byte, error) {
+	if a == nil {
+		a = map[string]map[string]any{}
+	}
+	b, err := encodeJSON(a)
+	if err != nil {
+		return nil, fmt.Errorf("encode actors: %w", err)
+	}
+	return b, nil
+}
