@@ -1,0 +1,130 @@
+package artifact
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// PathError says why CheckPath refused a path. It wraps ErrUnsafePath.
+type PathError struct {
+	Path   string
+	Reason string
+}
+
+func (e *PathError) Error() string {
+	return "unsafe path " + quotePath(e.Path) + ": " + e.Reason
+}
+
+// Unwrap returns ErrUnsafePath.
+func (e *PathError) Unwrap() error { return ErrUnsafePath }
+
+// quotePath quotes a path for a message, cutting very long ones.
+func quotePath(p string) string {
+	if len(p) > 200 {
+		p = p[:200]
+		return strconv.Quote(p) + "…"
+	}
+	return strconv.Quote(p)
+}
+
+// pathReason renders a CheckPath error as `"path" (reason)`.
+func pathReason(err error) string {
+	var pe *PathError
+	if errors.As(err, &pe) {
+		return quotePath(pe.Path) + " (" + pe.Reason + ")"
+	}
+	return err.Error()
+}
+
+// CheckPath refuses a path that is not a plain repository-relative path.
+//
+// A path is refused when it is empty, longer than MaxPathBytes, not valid
+// UTF-8, contains a control character or a backslash, is absolute (a
+// leading '/' or a Windows drive such as "C:"), has an empty element ("a//b",
+// a trailing '/'), a "." or ".." element or an element longer than
+// MaxPathElementBytes, has any element that a file system may treat as
+// ".git" (case-insensitively, with trailing dots or spaces, an NTFS stream
+// suffix, HFS+ ignorable characters, or the 8.3 short name "git~1"), or
+// starts with an element that may be treated as ".orch". The error is a
+// *PathError wrapping ErrUnsafePath.
+func CheckPath(p string) error {
+	fail := func(reason string) error { return &PathError{Path: p, Reason: reason} }
+	switch {
+	case p == "":
+		return fail("the path is empty")
+	case len(p) > MaxPathBytes:
+		return fail("longer than " + strconv.Itoa(MaxPathBytes) + " bytes")
+	case !utf8.ValidString(p):
+		return fail("not valid UTF-8")
+	}
+	for _, r := range p {
+		switch {
+		case r == 0:
+			return fail("contains a NUL byte")
+		case unicode.IsControl(r):
+			return fail("contains the control character " + strconv.QuoteRune(r))
+		case r == '\\':
+			return fail(`contains a backslash`)
+		}
+	}
+	if p[0] == '/' {
+		return fail("absolute path")
+	}
+	if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
+		return fail("starts with a Windows drive letter")
+	}
+	for i, elem := range strings.Split(p, "/") {
+		switch {
+		case elem == "":
+			return fail("empty path element")
+		case elem == ".":
+			return fail(`"." element`)
+		case elem == "..":
+			return fail(`".." element`)
+		case len(elem) > MaxPathElementBytes:
+			return fail("element longer than " + strconv.Itoa(MaxPathElementBytes) + " bytes")
+		}
+		norm := normalizeElement(elem)
+		if strings.EqualFold(norm, ".git") || strings.EqualFold(norm, "git~1") {
+			return fail("element " + strconv.Quote(elem) + " names the .git directory")
+		}
+		if i == 0 && strings.EqualFold(norm, ".orch") {
+			return fail("inside the .orch directory")
+		}
+	}
+	return nil
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// normalizeElement folds a path element the way case-insensitive or
+// Windows/macOS file systems may see it: HFS+ ignorable code points are
+// dropped, an NTFS alternate stream suffix (":stream") is cut, and trailing
+// dots and spaces are trimmed.
+func normalizeElement(elem string) string {
+	if strings.IndexFunc(elem, isHFSIgnorable) >= 0 {
+		elem = strings.Map(func(r rune) rune {
+			if isHFSIgnorable(r) {
+				return -1
+			}
+			return r
+		}, elem)
+	}
+	if i := strings.IndexByte(elem, ':'); i >= 0 {
+		elem = elem[:i]
+	}
+	return strings.TrimRight(elem, ". ")
+}
+
+// isHFSIgnorable reports the code points HFS+ ignores when comparing names
+// (the list git itself uses in is_hfs_dotgit).
+func isHFSIgnorable(r rune) bool {
+	switch {
+	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
+}

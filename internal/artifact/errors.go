@@ -1,0 +1,68 @@
+package artifact
+
+import (
+	"errors"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is through *Error.
+var (
+	// ErrTooLarge: the file exceeds its size limit.
+	ErrTooLarge = errors.New("artifact too large")
+	// ErrUnsafePath: a path is absolute, escapes the repository, points
+	// into .git or .orch, or is otherwise refused by CheckPath; also a
+	// symlink or special file where a regular file is required.
+	ErrUnsafePath = errors.New("unsafe path")
+	// ErrInvalidJSON: the bytes are not one well-formed JSON object
+	// (syntax, invalid UTF-8, duplicate keys, nesting, trailing data).
+	ErrInvalidJSON = errors.New("invalid JSON")
+	// ErrSchema: well-formed JSON whose shape does not match the contract.
+	ErrSchema = errors.New("artifact does not match its schema")
+	// ErrNotRegular: a directory or special file where a file is required.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrInvalidDiff: code/diff.patch cannot be parsed or is refused.
+	ErrInvalidDiff = errors.New("invalid diff")
+)
+
+// Error describes why an artifact is invalid.
+//
+// File is relative to the task folder (for example
+// "planning/planning.ai.json"). JSONPath is like "$.questions[2].blocking"
+// and empty when the problem is not inside the JSON. Expected and Got say
+// what the contract wants and what was found; they are empty when Err says
+// it all. Err is one of the sentinels above, possibly wrapping more detail.
+type Error struct {
+	File     string
+	JSONPath string
+	Expected string
+	Got      string
+	Err      error
+}
+
+// Error renders "file: $.path: expected X, got Y" (parts that are empty are
+// left out).
+func (e *Error) Error() string {
+	var parts []string
+	if e.File != "" {
+		parts = append(parts, e.File)
+	}
+	if e.JSONPath != "" {
+		parts = append(parts, e.JSONPath)
+	}
+	switch {
+	case e.Expected != "":
+		got := e.Got
+		if got == "" {
+			got = "nothing"
+		}
+		parts = append(parts, "expected "+e.Expected+", got "+got)
+	case e.Err != nil:
+		parts = append(parts, e.Err.Error())
+	default:
+		parts = append(parts, "invalid")
+	}
+	return strings.Join(parts, ": ")
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }

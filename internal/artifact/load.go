@@ -1,0 +1,211 @@
+package artifact
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+)
+
+// LoadPlan reads planning/planning.ai.json.
+func LoadPlan(taskDir string) Loaded[Plan] { return loadJSON(taskDir, PlanFile, DecodePlan) }
+
+// LoadPlanReview reads review/plan-review.json.
+func LoadPlanReview(taskDir string) Loaded[PlanReview] {
+	return loadJSON(taskDir, PlanReviewFile, DecodePlanReview)
+}
+
+// LoadCodegen reads code/codegen.json.
+func LoadCodegen(taskDir string) Loaded[Codegen] {
+	return loadJSON(taskDir, CodegenFile, DecodeCodegen)
+}
+
+// LoadCodeReview reads review/code-review.json.
+func LoadCodeReview(taskDir string) Loaded[CodeReview] {
+	return loadJSON(taskDir, CodeReviewFile, DecodeCodeReview)
+}
+
+// LoadTestReport reads test/report.json.
+func LoadTestReport(taskDir string) Loaded[TestReport] {
+	return loadJSON(taskDir, TestReportFile, DecodeTestReport)
+}
+
+// LoadDecision reads accept/decision.json.
+func LoadDecision(taskDir string) Loaded[Decision] {
+	return loadJSON(taskDir, DecisionFile, DecodeDecision)
+}
+
+// LoadRevertRecord reads revert/record.json.
+func LoadRevertRecord(taskDir string) Loaded[RevertRecord] {
+	return loadJSON(taskDir, RevertRecordFile, DecodeRevertRecord)
+}
+
+// LoadFilePlan reads planning/plan.files.json. When that file is absent the
+// file plan is inferred from plan's file_plan (Value.Inferred true, SHA256
+// the plan's), which DecodePlan has validated with the same rules. When the
+// file is absent and the plan is missing, invalid or has no file_plan
+// entries, the result is not Present.
+func LoadFilePlan(taskDir string, plan Loaded[Plan]) Loaded[FilePlan] {
+	l := loadJSON(taskDir, FilePlanFile, DecodeFilePlan)
+	if l.Present {
+		return l
+	}
+	if !plan.OK() || len(plan.Value.FilePlan) == 0 {
+		return Loaded[FilePlan]{}
+	}
+	files := append([]FileEntry(nil), plan.Value.FilePlan...)
+	if err := checkEntries(PlanFile, "file_plan", files); err != nil {
+		return Loaded[FilePlan]{Present: true, Err: err, SHA256: plan.SHA256}
+	}
+	return Loaded[FilePlan]{Present: true, Value: FilePlan{Files: files, Inferred: true}, SHA256: plan.SHA256}
+}
+
+// checkEntries re-validates entries taken from an already decoded plan (the
+// caller may have built or changed the Plan value itself).
+func checkEntries(file, field string, files []FileEntry) error {
+	seen := make(map[string]int, len(files))
+	for i, f := range files {
+		at := func(sub string) string { return fmt.Sprintf("$.%s[%d].%s", field, i, sub) }
+		if err := CheckPath(f.Path); err != nil {
+			return &Error{File: file, JSONPath: at("path"), Expected: "a safe repository-relative path", Got: pathReason(err), Err: err}
+		}
+		if j, dup := seen[f.Path]; dup {
+			return &Error{File: file, JSONPath: at("path"), Expected: "unique paths",
+				Got: fmt.Sprintf("%q at indexes %d and %d (also $.%s[%d].path)", f.Path, j, i, field, j), Err: ErrSchema}
+		}
+		seen[f.Path] = i
+		switch f.Intent {
+		case "create", "update", "delete":
+		default:
+			return &Error{File: file, JSONPath: at("intent"), Expected: `one of "create", "update", "delete"`,
+				Got: strconv.Quote(f.Intent), Err: ErrSchema}
+		}
+	}
+	return nil
+}
+
+// loadJSON reads and decodes one JSON artifact of a task folder.
+func loadJSON[T any](taskDir, rel string, decode func(string, []byte) (T, error)) Loaded[T] {
+	data, present, err := readArtifact(taskDir, rel, MaxJSONBytes)
+	if !present {
+		return Loaded[T]{}
+	}
+	if err != nil {
+		return Loaded[T]{Present: true, Err: err}
+	}
+	sum := sha256.Sum256(data)
+	l := Loaded[T]{Present: true, SHA256: hex.EncodeToString(sum[:])}
+	l.Value, l.Err = decode(rel, data)
+	return l
+}
+
+// readArtifact reads taskDir/rel, refusing anything above limit without
+// reading it. present is false only when the file does not exist.
+func readArtifact(taskDir, rel string, limit int64) (data []byte, present bool, err error) {
+	f, size, present, err := openArtifact(taskDir, rel, limit)
+	if f == nil {
+		return nil, present, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, true, &Error{File: rel, Err: fmt.Errorf("read: %w", err)}
+	}
+	if int64(buf.Len()) > limit { // the file grew after the stat
+		return nil, true, tooLarge(rel, limit, fmt.Sprintf("more than %d bytes", limit))
+	}
+	return buf.Bytes(), true, nil
+}
+
+// openArtifact opens taskDir/rel below taskDir (symbolic links may not
+// leave it), checks that it is a regular file of at most limit bytes and
+// returns it with its size. f is nil when err is set or the file is absent.
+func openArtifact(taskDir, rel string, limit int64) (f *os.File, size int64, present bool, err error) {
+	root, err := os.OpenRoot(taskDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, false, nil
+		}
+		return nil, 0, true, &Error{File: rel, Err: fmt.Errorf("open task folder: %w", err)}
+	}
+	defer root.Close()
+	fi, err := root.Stat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, false, nil
+		}
+		return nil, 0, true, statError(rel, err)
+	}
+	if err := checkRegular(rel, fi, limit); err != nil {
+		return nil, 0, true, err
+	}
+	f, err = root.OpenFile(rel, openFlags, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) { // removed since the stat
+			return nil, 0, false, nil
+		}
+		return nil, 0, true, &Error{File: rel, Err: fmt.Errorf("open: %w", err)}
+	}
+	// Check again on the open file: it may have been swapped since the stat.
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, 0, true, &Error{File: rel, Err: fmt.Errorf("stat: %w", err)}
+	}
+	if err := checkRegular(rel, fi, limit); err != nil {
+		f.Close()
+		return nil, 0, true, err
+	}
+	return f, fi.Size(), true, nil
+}
+
+func statError(rel string, err error) error {
+	if isEscape(err) {
+		return &Error{File: rel, Expected: "a file inside the task folder", Got: "a symbolic link that leaves it", Err: fmt.Errorf("%w: %w", ErrUnsafePath, err)}
+	}
+	return &Error{File: rel, Err: fmt.Errorf("stat: %w", err)}
+}
+
+// isEscape reports whether err is os.Root refusing a path that leaves it.
+func isEscape(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
+}
+
+func checkRegular(rel string, fi fs.FileInfo, limit int64) error {
+	if !fi.Mode().IsRegular() {
+		return &Error{File: rel, Expected: "a regular file", Got: describeMode(fi.Mode()), Err: ErrNotRegular}
+	}
+	if fi.Size() > limit {
+		return tooLarge(rel, limit, fmt.Sprintf("%d bytes", fi.Size()))
+	}
+	return nil
+}
+
+func tooLarge(rel string, limit int64, got string) error {
+	return &Error{File: rel, Expected: fmt.Sprintf("at most %d bytes", limit), Got: got, Err: ErrTooLarge}
+}
+
+// describeMode names the type of a file for messages.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "a special file"
+}

@@ -1,0 +1,178 @@
+package artifact
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+)
+
+// ScanCodeFiles lists the regular files under code/files as sorted,
+// repository-relative slash paths. A missing code/files is not Present. The
+// scan never follows a symbolic link: a link anywhere (even one pointing
+// inside), a special file, a name CheckPath refuses, a file larger than
+// MaxCodeFileBytes, or more than MaxCodeFiles files (or directories) makes
+// the result invalid, with an error naming the path.
+func ScanCodeFiles(taskDir string) Loaded[[]string] {
+	root, err := os.OpenRoot(taskDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Loaded[[]string]{}
+		}
+		return Loaded[[]string]{Present: true, Err: &Error{File: CodeFilesDir, Err: fmt.Errorf("open task folder: %w", err)}}
+	}
+	defer root.Close()
+	// Lstat each component ourselves: os.Root would follow an in-root link.
+	for _, rel := range []string{"code", CodeFilesDir} {
+		fi, err := root.Lstat(rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return Loaded[[]string]{}
+		}
+		if err != nil {
+			return Loaded[[]string]{Present: true, Err: &Error{File: rel, Err: fmt.Errorf("stat: %w", err)}}
+		}
+		if !fi.IsDir() {
+			return Loaded[[]string]{Present: true, Err: notWalkable(rel, fi.Mode(), "a directory")}
+		}
+	}
+	sub, err := root.OpenRoot(CodeFilesDir)
+	if err != nil {
+		return Loaded[[]string]{Present: true, Err: &Error{File: CodeFilesDir, Err: fmt.Errorf("open: %w", err)}}
+	}
+	defer sub.Close()
+	w := &codeWalker{root: sub}
+	if err := w.walk(); err != nil {
+		return Loaded[[]string]{Present: true, Err: err}
+	}
+	slices.Sort(w.files)
+	if w.files == nil {
+		w.files = []string{}
+	}
+	return Loaded[[]string]{Present: true, Value: w.files}
+}
+
+// notWalkable reports an entry of the wrong type. Symbolic links are unsafe
+// paths; other special files are not regular.
+func notWalkable(rel string, m fs.FileMode, expected string) error {
+	err := ErrNotRegular
+	if m&fs.ModeSymlink != 0 {
+		err = ErrUnsafePath
+	}
+	return &Error{File: rel, Expected: expected, Got: describeMode(m), Err: err}
+}
+
+// codeWalker walks code/files depth-first with an explicit stack, holding
+// one directory open at a time.
+type codeWalker struct {
+	root  *os.Root
+	files []string
+	dirs  int
+}
+
+func (w *codeWalker) walk() error {
+	stack := []string{"."}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		entries, err := w.readDir(dir)
+		if err != nil {
+			return err
+		}
+		// Visit in reverse name order so the stack pops in name order and
+		// the first problem reported does not depend on directory order.
+		for i := len(entries) - 1; i >= 0; i-- {
+			sub, err := w.visit(dir, entries[i])
+			if err != nil {
+				return err
+			}
+			if sub != "" {
+				stack = append(stack, sub)
+			}
+		}
+	}
+	return nil
+}
+
+// readDir lists dir sorted by name, refusing more entries than the limits
+// allow before holding them all.
+func (w *codeWalker) readDir(dir string) ([]fs.DirEntry, error) {
+	rel := taskRel(dir)
+	f, err := w.root.Open(dir)
+	if err != nil {
+		return nil, &Error{File: rel, Err: fmt.Errorf("open: %w", err)}
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() { // swapped since it was listed
+		return nil, &Error{File: rel, Expected: "a directory", Got: "something else after listing", Err: ErrUnsafePath}
+	}
+	var all []fs.DirEntry
+	for {
+		batch, err := f.ReadDir(512)
+		all = append(all, batch...)
+		if len(w.files)+w.dirs+len(all) > 2*MaxCodeFiles {
+			return nil, tooMany("entries", 2*MaxCodeFiles)
+		}
+		if err == io.EOF || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return nil, &Error{File: rel, Err: fmt.Errorf("read directory: %w", err)}
+		}
+	}
+	slices.SortFunc(all, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return all, nil
+}
+
+// visit checks one entry; it returns the entry's path when it is a
+// directory to descend into.
+func (w *codeWalker) visit(dir string, e fs.DirEntry) (string, error) {
+	p := e.Name()
+	if dir != "." {
+		p = dir + "/" + p
+	}
+	if err := CheckPath(p); err != nil {
+		return "", &Error{File: CodeFilesDir, Expected: "safe repository-relative file names", Got: pathReason(err), Err: err}
+	}
+	rel := taskRel(p)
+	switch t := e.Type(); {
+	case t.IsDir():
+		w.dirs++
+		if w.dirs > MaxCodeFiles {
+			return "", tooMany("directories", MaxCodeFiles)
+		}
+		return p, nil
+	case !t.IsRegular():
+		return "", notWalkable(rel, t, "a regular file or a directory")
+	}
+	fi, err := e.Info() // an lstat: never follows a link
+	if err != nil {
+		return "", &Error{File: rel, Err: fmt.Errorf("stat: %w", err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return "", notWalkable(rel, fi.Mode(), "a regular file or a directory")
+	}
+	if fi.Size() > MaxCodeFileBytes {
+		return "", tooLarge(rel, MaxCodeFileBytes, fmt.Sprintf("%d bytes", fi.Size()))
+	}
+	w.files = append(w.files, p)
+	if len(w.files) > MaxCodeFiles {
+		return "", tooMany("files", MaxCodeFiles)
+	}
+	return "", nil
+}
+
+func tooMany(what string, limit int) error {
+	return &Error{File: CodeFilesDir, Expected: fmt.Sprintf("at most %d %s", limit, what), Got: "more", Err: ErrTooLarge}
+}
+
+// taskRel turns a path below code/files into a task-relative one.
+func taskRel(p string) string {
+	if p == "." {
+		return CodeFilesDir
+	}
+	return path.Join(CodeFilesDir, p)
+}
