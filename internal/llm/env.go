@@ -1,0 +1,119 @@
+package llm
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// DefaultOllamaModel is used for an Ollama server found through OLLAMA_HOST
+// when no model is configured.
+const DefaultOllamaModel = "llama3.2"
+
+const ollamaDefaultPort = "11434"
+
+// FromEnvironment picks a provider from well-known environment variables,
+// in this order:
+//
+//  1. ANTHROPIC_API_KEY set: anthropic.
+//  2. OPENAI_API_KEY set: openai, at OPENAI_BASE_URL when that is set.
+//  3. OLLAMA_HOST set: openai type at <host>/v1, no key needed.
+//
+// The note says which was chosen and why, for the user. Nothing matching is
+// an error wrapping ErrNoProvider that says how to configure one. The
+// returned Config names key variables, never keys.
+func FromEnvironment(getenv func(string) string) (Config, string, error) {
+	set := func(name string) bool { return strings.TrimSpace(getenv(name)) != "" }
+	var others []string
+	for _, name := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OLLAMA_HOST"} {
+		if set(name) {
+			others = append(others, name)
+		}
+	}
+	ignored := func(chosen string) string {
+		var rest []string
+		for _, o := range others {
+			if o != chosen {
+				rest = append(rest, o)
+			}
+		}
+		if len(rest) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("; %s also set but not used (configure a provider in .orch/config.toml to choose)", strings.Join(rest, ", "))
+	}
+
+	switch {
+	case set("ANTHROPIC_API_KEY"):
+		cfg := Config{Type: TypeAnthropic, Name: TypeAnthropic, Model: DefaultAnthropicModel, APIKeyEnv: "ANTHROPIC_API_KEY"}
+		if base := strings.TrimSpace(getenv("ANTHROPIC_BASE_URL")); base != "" {
+			cfg.BaseURL = base
+		}
+		note := fmt.Sprintf("using provider anthropic (model %s) because ANTHROPIC_API_KEY is set", cfg.Model)
+		if cfg.BaseURL != "" {
+			note += fmt.Sprintf(", at ANTHROPIC_BASE_URL %s", cfg.BaseURL)
+		}
+		return cfg, note + ignored("ANTHROPIC_API_KEY"), nil
+
+	case set("OPENAI_API_KEY"):
+		cfg := Config{Type: TypeOpenAI, Name: TypeOpenAI, Model: DefaultOpenAIModel, APIKeyEnv: "OPENAI_API_KEY"}
+		where := "the OpenAI API"
+		if base := strings.TrimSpace(getenv("OPENAI_BASE_URL")); base != "" {
+			cfg.BaseURL = base
+			where = "OPENAI_BASE_URL " + base
+		}
+		note := fmt.Sprintf("using provider openai (model %s) at %s because OPENAI_API_KEY is set", cfg.Model, where)
+		return cfg, note + ignored("OPENAI_API_KEY"), nil
+
+	case set("OLLAMA_HOST"):
+		raw := strings.TrimSpace(getenv("OLLAMA_HOST"))
+		base, err := ollamaBaseURL(raw)
+		if err != nil {
+			return Config{}, "", fmt.Errorf("orch: OLLAMA_HOST=%q: %w", raw, err)
+		}
+		cfg := Config{Type: TypeOpenAI, Name: "ollama", BaseURL: base, Model: DefaultOllamaModel}
+		note := fmt.Sprintf("using provider ollama (OpenAI-compatible API at %s, model %s, no key) because OLLAMA_HOST is set; set the model in .orch/config.toml if %s is not pulled",
+			base, cfg.Model, cfg.Model)
+		return cfg, note, nil
+	}
+	return Config{}, "", fmt.Errorf("%w: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for another OpenAI-compatible server), "+
+		"or OLLAMA_HOST for a local Ollama; or configure a provider in .orch/config.toml (a command or script provider needs no key)", ErrNoProvider)
+}
+
+// ollamaBaseURL turns OLLAMA_HOST (as the ollama CLI accepts it: "host",
+// "host:port", "scheme://host:port", possibly the bind address 0.0.0.0)
+// into the base URL of its OpenAI-compatible API.
+func ollamaBaseURL(raw string) (string, error) {
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("not a host or URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("scheme %q is not http or https", u.Scheme)
+	}
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		return "", fmt.Errorf("no host")
+	}
+	switch host {
+	case "0.0.0.0":
+		host = "127.0.0.1"
+	case "::":
+		host = "::1"
+	}
+	if port == "" {
+		port = ollamaDefaultPort
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	u.Host = net.JoinHostPort(host, port)
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1"
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return u.String(), nil
+}
