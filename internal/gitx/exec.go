@@ -1,0 +1,139 @@
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Repo is a git work tree. Dir is the top level of the work tree; Env holds
+// extra environment entries ("KEY=value") for every git command, applied
+// after the inherited environment (so they override it) but before the
+// variables gitx always sets.
+type Repo struct {
+	Dir string
+	Env []string
+}
+
+// call describes one git invocation.
+type call struct {
+	sub    string   // subcommand, also named in errors
+	args   []string // arguments after the subcommand
+	config []string // "key=value" passed as -c before the subcommand
+	stdin  []byte
+	env    []string // extra environment, applied last
+}
+
+// strippedEnv lists inherited variables that would point git at another
+// repository, index or object store, or change how pathspecs are read.
+var strippedEnv = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+	"GIT_PREFIX", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+	"GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS", "GIT_QUARANTINE_PATH",
+	"GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_PAGER", "PAGER",
+	"GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_EDITOR", "LC_ALL",
+}
+
+// fixedEnv is set on every command, after Repo.Env.
+var fixedEnv = []string{
+	"LC_ALL=C",
+	"GIT_TERMINAL_PROMPT=0",
+	"GIT_PAGER=cat",
+	"PAGER=cat",
+	"GIT_EDITOR=true", // never wait for an editor
+	"GIT_LITERAL_PATHSPECS=1",
+	"GIT_OPTIONAL_LOCKS=0", // read-only commands do not write the index
+}
+
+// waitDelay bounds how long a cancelled git may take to exit after the
+// termination signal before it is killed.
+const waitDelay = 5 * time.Second
+
+func (r *Repo) environ(extra []string) []string {
+	base := os.Environ()
+	env := make([]string, 0, len(base)+len(r.Env)+len(fixedEnv)+len(extra))
+	for _, kv := range base {
+		key, _, _ := strings.Cut(kv, "=")
+		if !isStripped(key) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, r.Env...)
+	env = append(env, fixedEnv...)
+	return append(env, extra...) // exec uses the last value of a duplicate key
+}
+
+func isStripped(key string) bool {
+	for _, s := range strippedEnv {
+		if key == s {
+			return true
+		}
+	}
+	return false
+}
+
+// run executes git and returns its stdout. A non-zero exit or a failure to
+// run yields *Error.
+func (r *Repo) run(ctx context.Context, c call) ([]byte, error) {
+	stdout, _, err := r.runFull(ctx, c)
+	return stdout, err
+}
+
+// runFull is run that also returns stderr, for commands that report
+// outcomes there even when they succeed.
+func (r *Repo) runFull(ctx context.Context, c call) (stdout, stderr []byte, err error) {
+	args := make([]string, 0, 4+2*len(c.config)+len(c.args))
+	args = append(args, "--no-pager", "-C", r.Dir)
+	for _, kv := range c.config {
+		args = append(args, "-c", kv)
+	}
+	args = append(args, c.sub)
+	args = append(args, c.args...)
+
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = r.environ(c.env)
+	if c.stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.stdin)
+	}
+	var outBuf, errBuf bytes.Buffer
+	cmd.Stdout = &outBuf
+	cmd.Stderr = &errBuf
+	setProcessGroup(cmd)
+	cmd.WaitDelay = waitDelay
+
+	err = cmd.Run()
+	if err == nil {
+		return outBuf.Bytes(), errBuf.Bytes(), nil
+	}
+	gerr := &Error{
+		Subcommand: c.sub,
+		Args:       args,
+		ExitCode:   -1,
+		Stderr:     errBuf.String(),
+		Stdout:     outBuf.String(),
+		Err:        err,
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		gerr.Err = ctxErr
+		return outBuf.Bytes(), errBuf.Bytes(), gerr
+	}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) && exitErr.Exited() {
+		gerr.ExitCode = exitErr.ExitCode()
+	}
+	return outBuf.Bytes(), errBuf.Bytes(), gerr
+}
+
+// exitCode returns the exit code of a *Error, or -1 for any other error.
+func exitCode(err error) int {
+	var gerr *Error
+	if errors.As(err, &gerr) {
+		return gerr.ExitCode
+	}
+	return -1
+}
