@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -29,7 +30,15 @@ import (
 func main() {
 	runs := flag.Int("runs", 21, "runs per measurement (the median is reported)")
 	keep := flag.Bool("keep", false, "keep the fixture folder")
+	measureSpec := flag.String("measure", "", "internal: measure the JSON spec in a fresh process")
 	flag.Parse()
+	if *measureSpec != "" {
+		if err := measureMain(*measureSpec); err != nil {
+			fmt.Fprintln(os.Stderr, "orchbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*runs, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "orchbench:", err)
 		os.Exit(1)
@@ -184,7 +193,8 @@ func writePlan(taskDir string, paths []string) {
 // files), code/codegen.json and the plan naming those files.
 func bigCodegen(dir string, n int, size int) error {
 	per := size / n
-	lines := per / 40
+	// Each line appears twice in the patch (removed and added).
+	lines := per / (2 * len("-// line 000000 of pkg00/file0000.go padding.....\n"))
 	var paths []string
 	var patch bytes.Buffer
 	for i := range n {
@@ -264,23 +274,71 @@ func cloneTasks(tasks, seed string, n int) error {
 	return nil
 }
 
-// measure runs a command `runs` times and returns the median wall time and
-// the largest peak RSS. argsFor, when set, gives run i's arguments.
+// spec is one measurement handed to a fresh orchbench process.
+type spec struct {
+	Name string     `json:"name"`
+	Dir  string     `json:"dir"`
+	Argv [][]string `json:"argv"` // one argv per run
+}
+
+// measure runs each argv once as a whole process and returns the median
+// wall time and the largest peak RSS. The runs are started from a fresh
+// orchbench process: on Linux a child started with CLONE_VM (as Go starts
+// children) inherits its parent's RSS high-water mark into ru_maxrss, so
+// measuring from this process, which holds the fixtures in memory, would
+// report our own size instead of orch's.
 func measure(name, dir string, runs int, argsFor func(int) []string, bin string, args ...string) (result, error) {
-	var times []time.Duration
-	var maxRSS int64
+	sp := spec{Name: name, Dir: dir}
 	for i := range runs {
 		a := args
 		if argsFor != nil {
 			a = argsFor(i)
 		}
-		cmd := exec.Command(bin, a...)
-		cmd.Dir = dir
+		sp.Argv = append(sp.Argv, append([]string{bin}, a...))
+	}
+	js, err := json.Marshal(sp)
+	if err != nil {
+		return result{}, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return result{}, err
+	}
+	cmd := exec.Command(self, "-measure", string(js))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return result{}, fmt.Errorf("%s: %w", name, err)
+	}
+	var r struct {
+		MedianNS int64 `json:"median_ns"`
+		MinNS    int64 `json:"min_ns"`
+		MaxRSS   int64 `json:"max_rss_kib"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return result{}, fmt.Errorf("%s: %w", name, err)
+	}
+	res := result{name: name, median: time.Duration(r.MedianNS), maxRSS: r.MaxRSS}
+	fmt.Printf("%-55s median %8.2f ms  min %8.2f ms  peak RSS %6.1f MB\n", name, float64(r.MedianNS)/1e6, float64(r.MinNS)/1e6, float64(r.MaxRSS)/1024)
+	return res, nil
+}
+
+// measureMain runs a spec and prints {median_ns, min_ns, max_rss_kib}.
+func measureMain(js string) error {
+	var sp spec
+	if err := json.Unmarshal([]byte(js), &sp); err != nil {
+		return err
+	}
+	var times []time.Duration
+	var maxRSS int64
+	for _, argv := range sp.Argv {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = sp.Dir
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		start := time.Now()
 		if err := cmd.Run(); err != nil {
-			return result{}, fmt.Errorf("%s: %v\n%s", name, err, out.String())
+			return fmt.Errorf("%s: %v\n%s", sp.Name, err, out.String())
 		}
 		times = append(times, time.Since(start))
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > maxRSS {
@@ -288,7 +346,7 @@ func measure(name, dir string, runs int, argsFor func(int) []string, bin string,
 		}
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	r := result{name: name, median: times[len(times)/2], maxRSS: maxRSS}
-	fmt.Printf("%-55s median %8.2f ms  min %8.2f ms  peak RSS %6.1f MB\n", name, float64(r.median.Microseconds())/1000, float64(times[0].Microseconds())/1000, float64(maxRSS)/1024)
-	return r, nil
+	return json.NewEncoder(os.Stdout).Encode(map[string]int64{
+		"median_ns": int64(times[len(times)/2]), "min_ns": int64(times[0]), "max_rss_kib": maxRSS,
+	})
 }
