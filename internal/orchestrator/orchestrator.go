@@ -148,6 +148,9 @@ func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (Ne
 		if from.Terminal() {
 			return refused(fmt.Sprintf("orch: task %s is done (terminal): only `orch redo [PHASE]` re-opens it", t.ID))
 		}
+		if pid, ok := runningPID(st, from); ok && req.Override == nil {
+			return refused(fmt.Sprintf("orch: %s is running for task %s (pid %d): wait for it to finish", from, t.ID, pid))
+		}
 		snap := Observe(t.Dir, from)
 		d := o.Table.Decide(from, snap)
 		var err error
@@ -289,14 +292,7 @@ func (o *Orchestrator) commit(t *task.Task, st task.State, ev task.Event, from, 
 
 // enterPhase returns a copy of actors updated for the move from → to.
 func enterPhase(actors map[string]map[string]any, from, to lifecycle.Phase) map[string]map[string]any {
-	out := make(map[string]map[string]any, len(actors)+1)
-	for k, v := range actors {
-		cp := make(map[string]any, len(v))
-		for kk, vv := range v {
-			cp[kk] = vv
-		}
-		out[k] = cp
-	}
+	out := copyActors(actors)
 	if to == lifecycle.Done {
 		return out
 	}

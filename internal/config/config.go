@@ -1,0 +1,317 @@
+// Package config reads .orch/config.toml. Every key is optional: a missing
+// file, table or key takes the embedded default. Unknown keys, values of
+// the wrong type and bad enums are errors naming the file, the key and
+// what was expected.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FileName is the configuration file inside .orch/.
+const FileName = "config.toml"
+
+// maxBytes bounds the configuration file.
+const maxBytes = 1 << 20
+
+// Config is the whole configuration.
+type Config struct {
+	Test      Test                `toml:"test"`
+	Providers map[string]Provider `toml:"providers"`
+	Roles     Roles               `toml:"roles"`
+	Review    Review              `toml:"review"`
+	Context   Context             `toml:"context"`
+}
+
+// Test configures the test phase.
+type Test struct {
+	// Sandbox is "auto" (bubblewrap when available), "bwrap" or "none".
+	Sandbox string `toml:"sandbox"`
+	// Timeout is the default per-suite timeout.
+	Timeout Duration `toml:"timeout"`
+	// EnvAllow names environment variables passed to suites even though
+	// they look secret.
+	EnvAllow []string `toml:"env_allow"`
+	// MaxLogBytes caps each suite's log.
+	MaxLogBytes int64   `toml:"max_log_bytes"`
+	Suites      []Suite `toml:"suites"`
+}
+
+// Suite is one configured test or lint suite.
+type Suite struct {
+	Name    string            `toml:"name"`
+	Kind    string            `toml:"kind"` // test or lint
+	Command Command           `toml:"command"`
+	Format  string            `toml:"format"` // go-json, junit or "" (exit code)
+	Report  string            `toml:"report"` // JUnit XML path relative to the worktree
+	Timeout Duration          `toml:"timeout"`
+	Env     map[string]string `toml:"env"`
+}
+
+// Provider configures one model provider.
+type Provider struct {
+	Type       string   `toml:"type"` // openai, anthropic, command, script
+	BaseURL    string   `toml:"base_url"`
+	Model      string   `toml:"model"`
+	APIKeyEnv  string   `toml:"api_key_env"` // the NAME of the environment variable holding the key
+	Command    Command  `toml:"command"`
+	Script     string   `toml:"script"`
+	Timeout    Duration `toml:"timeout"`
+	MaxRetries int      `toml:"max_retries"`
+}
+
+// Roles names the provider (optionally "provider:model") serving each role.
+type Roles struct {
+	Planner       string `toml:"planner"`
+	PlanReviewer  string `toml:"plan_reviewer"`
+	Codegen       string `toml:"codegen"`
+	CodeReviewer  string `toml:"code_reviewer"`
+	AcceptAdvisor string `toml:"accept_advisor"`
+}
+
+// Review configures the reviewer personas.
+type Review struct {
+	PlanPersonas []string `toml:"plan_personas"`
+	CodePersonas []string `toml:"code_personas"`
+}
+
+// Context bounds what agents put in a prompt.
+type Context struct {
+	MaxContextBytes int `toml:"max_context_bytes"`
+	MaxOutputTokens int `toml:"max_output_tokens"`
+}
+
+// Default returns the embedded defaults.
+func Default() Config {
+	return Config{
+		Test: Test{Sandbox: "auto", Timeout: Duration(10 * time.Minute), MaxLogBytes: 10 << 20},
+		Review: Review{
+			PlanPersonas: []string{"product", "architecture", "implementation", "testing", "risk"},
+			CodePersonas: []string{"correctness", "tests", "security", "maintainability"},
+		},
+		Context: Context{MaxContextBytes: 200_000, MaxOutputTokens: 16_000},
+	}
+}
+
+// Error is a configuration error.
+type Error struct {
+	File string
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("orch: %s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("orch: %s: %s: %s", e.File, e.Key, e.Msg)
+}
+
+// ErrInvalid is matched by every *Error.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *Error) Is(target error) bool { return target == ErrInvalid }
+
+// Load reads orchDir/config.toml over the defaults. A missing file is the
+// defaults.
+func Load(orchDir string) (Config, error) {
+	path := filepath.Join(orchDir, FileName)
+	cfg := Default()
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return cfg, nil
+	case err != nil:
+		return cfg, &Error{File: path, Msg: err.Error()}
+	case !fi.Mode().IsRegular():
+		return cfg, &Error{File: path, Msg: "expected a regular file"}
+	case fi.Size() > maxBytes:
+		return cfg, &Error{File: path, Msg: fmt.Sprintf("expected at most %d bytes, got %d", maxBytes, fi.Size())}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, &Error{File: path, Msg: err.Error()}
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes configuration text over the defaults and validates it.
+func Parse(file string, data []byte) (Config, error) {
+	cfg := Default()
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return cfg, &Error{File: file, Msg: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
+		}
+		return cfg, &Error{File: file, Msg: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return cfg, &Error{File: file, Key: keys[0], Msg: "unknown key (known tables: test, providers, roles, review, context; see README)"}
+	}
+	return cfg, cfg.validate(file)
+}
+
+func (c *Config) validate(file string) error {
+	bad := func(key, msg string) error { return &Error{File: file, Key: key, Msg: msg} }
+	switch c.Test.Sandbox {
+	case "auto", "bwrap", "none":
+	default:
+		return bad("test.sandbox", fmt.Sprintf("expected \"auto\", \"bwrap\" or \"none\", got %q", c.Test.Sandbox))
+	}
+	if c.Test.Timeout < 0 {
+		return bad("test.timeout", "expected a positive duration")
+	}
+	if c.Test.MaxLogBytes < 0 {
+		return bad("test.max_log_bytes", "expected a non-negative number")
+	}
+	names := map[string]bool{}
+	for i, s := range c.Test.Suites {
+		key := fmt.Sprintf("test.suites[%d]", i)
+		if strings.TrimSpace(s.Name) == "" || strings.ContainsAny(s.Name, "/\\ \x00") || s.Name == "." || s.Name == ".." {
+			return bad(key+".name", fmt.Sprintf("expected a non-empty name without spaces or slashes, got %q", s.Name))
+		}
+		if names[s.Name] {
+			return bad(key+".name", fmt.Sprintf("duplicate suite name %q", s.Name))
+		}
+		names[s.Name] = true
+		switch s.Kind {
+		case "":
+			c.Test.Suites[i].Kind = "test"
+		case "test", "lint":
+		default:
+			return bad(key+".kind", fmt.Sprintf("expected \"test\" or \"lint\", got %q", s.Kind))
+		}
+		if len(s.Command) == 0 {
+			return bad(key+".command", "expected a command (a string run by sh -c, or an array)")
+		}
+		switch s.Format {
+		case "", "go-json", "junit":
+		default:
+			return bad(key+".format", fmt.Sprintf("expected \"go-json\", \"junit\" or \"\", got %q", s.Format))
+		}
+		if s.Format == "junit" && s.Report == "" {
+			return bad(key+".report", "format junit needs the report path the command writes")
+		}
+		if s.Timeout < 0 {
+			return bad(key+".timeout", "expected a positive duration")
+		}
+	}
+	for name, p := range c.Providers {
+		key := "providers." + name
+		switch p.Type {
+		case "openai", "anthropic":
+		case "command":
+			if len(p.Command) == 0 {
+				return bad(key+".command", "a command provider needs a command")
+			}
+		case "script":
+			if p.Script == "" {
+				return bad(key+".script", "a script provider needs the script file's path")
+			}
+		default:
+			return bad(key+".type", fmt.Sprintf("expected \"openai\", \"anthropic\", \"command\" or \"script\", got %q", p.Type))
+		}
+		if p.APIKeyEnv != "" && strings.ContainsAny(p.APIKeyEnv, "= \t") {
+			return bad(key+".api_key_env", "expected the NAME of an environment variable, not its value")
+		}
+		if p.MaxRetries < 0 {
+			return bad(key+".max_retries", "expected a non-negative number")
+		}
+	}
+	for role, ref := range map[string]string{"planner": c.Roles.Planner, "plan_reviewer": c.Roles.PlanReviewer, "codegen": c.Roles.Codegen, "code_reviewer": c.Roles.CodeReviewer, "accept_advisor": c.Roles.AcceptAdvisor} {
+		if ref == "" {
+			continue
+		}
+		name, _, _ := strings.Cut(ref, ":")
+		if _, ok := c.Providers[name]; !ok {
+			return bad("roles."+role, fmt.Sprintf("names provider %q, which is not defined under [providers]", name))
+		}
+	}
+	for _, ps := range [][]string{c.Review.PlanPersonas, c.Review.CodePersonas} {
+		seen := map[string]bool{}
+		for _, p := range ps {
+			if strings.TrimSpace(p) == "" || seen[p] {
+				return bad("review", fmt.Sprintf("personas must be non-blank and unique, got %q", p))
+			}
+			seen[p] = true
+		}
+	}
+	if c.Context.MaxContextBytes < 0 || c.Context.MaxOutputTokens < 0 {
+		return bad("context", "expected non-negative numbers")
+	}
+	return nil
+}
+
+// Duration is a time.Duration written as a string ("90s", "10m").
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("expected a duration like \"90s\" or \"10m\", got %q", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as a string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Std returns the time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+// Command is an argv, written in TOML as an array of strings or as one
+// string that is run by `sh -c`.
+type Command []string
+
+// UnmarshalTOML accepts a string or an array of strings.
+func (c *Command) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		if strings.TrimSpace(x) == "" {
+			return errors.New("expected a non-blank command")
+		}
+		*c = Command{"sh", "-c", x}
+	case []any:
+		out := make(Command, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("expected an array of strings, got an element of type %T", e)
+			}
+			out = append(out, s)
+		}
+		if len(out) == 0 || strings.TrimSpace(out[0]) == "" {
+			return errors.New("expected a non-empty command array")
+		}
+		*c = out
+	default:
+		return fmt.Errorf("expected a string or an array of strings, got %T", v)
+	}
+	return nil
+}
+
+// String renders the command for people.
+func (c Command) String() string {
+	if len(c) == 3 && c[0] == "sh" && c[1] == "-c" {
+		return c[2]
+	}
+	return strings.Join(c, " ")
+}
