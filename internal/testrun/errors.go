@@ -1,0 +1,20 @@
+package testrun
+
+import "errors"
+
+var (
+	// ErrNoSandbox is returned when the bwrap sandbox is required but
+	// cannot be used on this machine.
+	ErrNoSandbox = errors.New("bwrap sandbox unavailable")
+	// ErrCommandNotFound marks a suite whose program does not exist.
+	ErrCommandNotFound = errors.New("command not found")
+	// ErrInvalidSuite marks a suite definition that cannot be run
+	// (bad name, empty command, unknown kind or format, unsafe report path).
+	ErrInvalidSuite = errors.New("invalid suite")
+	// ErrInvalidOptions marks unusable Options (missing directory,
+	// unknown sandbox mode).
+	ErrInvalidOptions = errors.New("invalid options")
+	// ErrNotJUnit is returned by ParseJUnit when the input has no
+	// <testsuites> or <testsuite> root element.
+	ErrNotJUnit = errors.New("not a JUnit XML report")
+)

@@ -1,0 +1,127 @@
+package testrun
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+// requireBwrap skips the test when bwrap does not work here, or fails it
+// when ORCH_REQUIRE_BWRAP=1 says the sandbox must be tested.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	if _, err := SandboxAvailable(); err != nil {
+		if os.Getenv("ORCH_REQUIRE_BWRAP") == "1" {
+			t.Fatalf("ORCH_REQUIRE_BWRAP=1 but the bwrap sandbox is unavailable: %v", err)
+		}
+		t.Skipf("bwrap sandbox unavailable (set ORCH_REQUIRE_BWRAP=1 to make this a failure): %v", err)
+	}
+}
+
+var goCacheOnce = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	return strings.TrimSpace(string(out)), err
+})
+
+// goEnv is the current environment set up for offline go builds.
+func goEnv(t *testing.T) []string {
+	t.Helper()
+	cache, err := goCacheOnce()
+	if err != nil || cache == "" {
+		t.Fatalf("go env GOCACHE: %q, %v", cache, err)
+	}
+	return mergeEnv(os.Environ(), map[string]string{
+		"GOFLAGS": "-mod=mod",
+		"GOPROXY": "off",
+		"GOCACHE": cache,
+	})
+}
+
+// writeFiles creates files (path → content) below dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// options returns Options for dir with no sandbox and a fresh log folder.
+func options(t *testing.T, dir string) Options {
+	t.Helper()
+	return Options{Dir: dir, LogDir: filepath.Join(t.TempDir(), "logs"), Sandbox: SandboxNone, Env: os.Environ()}
+}
+
+// sh is a suite running script with sh -c.
+func sh(name, script string) Suite {
+	return Suite{Name: name, Kind: KindTest, Command: []string{"sh", "-c", script}}
+}
+
+// findCase returns the case with the given name, failing the test if absent.
+func findCase(t *testing.T, cases []artifact.Case, name string) artifact.Case {
+	t.Helper()
+	for _, c := range cases {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no case %q in %+v", name, cases)
+	return artifact.Case{}
+}
+
+// readPids reads the pids a script wrote, one per line.
+func readPids(t *testing.T, path string) []int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read pids: %v", err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("bad pid %q in %s", f, path)
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// procsWithEnv returns the pids of live processes whose environment holds
+// the entry kv (NAME=value). Processes inside a bwrap pid namespace appear
+// here with their host pids.
+func procsWithEnv(t *testing.T, kv string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatalf("read /proc: %v", err)
+	}
+	needle := []byte(kv + "\x00")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		if (bytes.HasPrefix(data, needle) || bytes.Contains(data, append([]byte{0}, needle...))) && processLive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -1,0 +1,351 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+// Bounds of the end of a suite.
+const (
+	// maxReportBytes bounds a JUnit report read from disk.
+	maxReportBytes = 64 << 20
+	// drainLimit bounds the wait for output after the process group is
+	// gone (a process that left the group with setsid may hold the pipe).
+	drainLimit = 2 * time.Second
+)
+
+// Names of the cases Run adds itself.
+const (
+	caseTimeout   = "[timeout]"
+	caseCancelled = "[cancelled]"
+	caseExit      = "[exit status]"
+	caseReport    = "[junit report]"
+	caseCommand   = "[command]"
+	caseResults   = "[results]"
+)
+
+// suiteResult is one suite's outcome plus what Run reports about it.
+type suiteResult struct {
+	suite   artifact.Suite
+	problem string   // runner failure: makes the report's status "error"
+	notes   []string // remarks for RunInfo
+}
+
+// runSuite runs one suite to its end and never returns before every
+// process it started is gone.
+func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
+	res := suiteResult{suite: artifact.Suite{
+		ID:      s.Name,
+		Kind:    s.Kind,
+		Command: displayCommand(s.Command),
+		Log:     LogPathPrefix + s.Name + ".log",
+	}}
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+
+	logFile, err := os.Create(r.logPath(s.Name))
+	if err != nil {
+		return r.runnerFailure(res, nil, caseCommand, fmt.Sprintf("create log: %v", err))
+	}
+	defer logFile.Close()
+	out := newCappedWriter(io.MultiWriter(logFile, &quietWriter{w: r.stream}), r.maxLog)
+	out.note("=== orch: suite %s (%s): %s\n", s.Name, s.Kind, res.suite.Command)
+
+	env := mergeEnv(r.env, s.Env)
+	if r.sandbox != nil {
+		env = sandboxEnv(env, s.Env, r.sandbox.goCacheDir)
+	}
+	pathEnv, _ := lookupEnv(env, "PATH")
+	prog, err := lookPathIn(s.Command[0], pathEnv, r.dir)
+	if err != nil {
+		res.suite.ExitCode = 127
+		return r.runnerFailure(res, out, caseCommand, err.Error())
+	}
+	if s.Report != "" {
+		if err := r.clearReport(s.Report); err != nil {
+			return r.runnerFailure(res, out, caseReport, err.Error())
+		}
+	}
+
+	run, err := r.start(s, prog, env, out)
+	if err != nil {
+		return r.runnerFailure(res, out, caseCommand, err.Error())
+	}
+
+	suiteCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var endCase *artifact.Case
+	select {
+	case <-run.g.exited:
+	case <-suiteCtx.Done():
+		if ctx.Err() != nil {
+			endCase = &artifact.Case{Name: caseCancelled, Status: StatusError, Message: "cancelled: " + ctx.Err().Error()}
+		} else {
+			endCase = &artifact.Case{Name: caseTimeout, Status: StatusFail, Message: fmt.Sprintf("timed out after %s", timeout)}
+		}
+		out.note("\n[orch: %s; stopping the process group]\n", endCase.Message)
+		if n := run.g.stop(r.grace); n != "" {
+			res.notes = append(res.notes, n)
+		}
+	}
+	run.g.waitInfo(drainLimit)
+	if !run.g.gone() {
+		// The leader exited but left processes behind (a daemon started by
+		// a test): they do not outlive the suite.
+		out.note("[orch: the suite left processes running; stopping them]\n")
+		res.notes = append(res.notes, "left processes running after it exited; they were stopped")
+		if n := run.g.stop(r.grace); n != "" {
+			res.notes = append(res.notes, n)
+		}
+	}
+	if run.drain() {
+		res.notes = append(res.notes, "a process outside the suite's process group kept its output open; orch stopped reading")
+	}
+
+	res.suite.ExitCode = exitCode(run.g.state)
+	cases, caseProblem := r.collect(s, run)
+	if endCase != nil {
+		cases = append(cases, *endCase)
+	} else if s.Format == FormatExitCode {
+		c := artifact.Case{Name: s.Name, Status: StatusPass}
+		if res.suite.ExitCode != 0 {
+			c.Status, c.Message = StatusFail, fmt.Sprintf("exited with status %d", res.suite.ExitCode)
+		}
+		cases = append(cases, c)
+	} else if res.suite.ExitCode != 0 && !hasFailure(cases) {
+		cases = append(cases, artifact.Case{Name: caseExit, Status: StatusFail,
+			Message: fmt.Sprintf("exited with status %d without a failing test case", res.suite.ExitCode)})
+	}
+	if caseProblem != "" {
+		res.notes = append(res.notes, caseProblem)
+	}
+	res.suite.Cases = cases
+	res.suite.Summary = summarize(cases)
+	res.suite.OverallPass = endCase == nil && res.suite.ExitCode == 0 && !hasFailure(cases)
+	out.note("[orch: suite %s finished: exit status %d, %d passed, %d failed, %d skipped, %d errors]\n",
+		s.Name, res.suite.ExitCode, res.suite.Summary.Passed, res.suite.Summary.Failed, res.suite.Summary.Skipped, res.suite.Summary.Error)
+	if err := out.Close(); err != nil {
+		res.notes = append(res.notes, fmt.Sprintf("writing the log failed: %v", err))
+	}
+	return res
+}
+
+// runnerFailure records a suite that could not run: one error case, and a
+// problem that turns the report's status into "error".
+func (r *runner) runnerFailure(res suiteResult, out *cappedWriter, name, msg string) suiteResult {
+	c := artifact.Case{Name: name, Status: StatusError, Message: truncateRunes(msg, maxMessage)}
+	res.suite.Cases = []artifact.Case{c}
+	res.suite.Summary = summarize(res.suite.Cases)
+	res.suite.OverallPass = false
+	if res.suite.ExitCode == 0 {
+		res.suite.ExitCode = -1
+	}
+	res.problem = msg
+	if out != nil {
+		out.note("[orch: %s]\n", msg)
+		if err := out.Close(); err != nil {
+			res.notes = append(res.notes, fmt.Sprintf("writing the log failed: %v", err))
+		}
+	}
+	return res
+}
+
+func hasFailure(cases []artifact.Case) bool {
+	for _, c := range cases {
+		if c.Status == StatusFail || c.Status == StatusError {
+			return true
+		}
+	}
+	return false
+}
+
+// clearReport removes a stale report and makes sure its folder exists.
+// os.Root keeps both inside the directory, symlinks included.
+func (r *runner) clearReport(report string) error {
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", r.dir, err)
+	}
+	defer root.Close()
+	if err := root.Remove(report); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove stale report %s: %w", report, err)
+	}
+	if parent := filepath.Dir(report); parent != "." {
+		if err := root.MkdirAll(parent, 0o755); err != nil {
+			return fmt.Errorf("create report folder %s: %w", parent, err)
+		}
+	}
+	return nil
+}
+
+// started is a running suite and the goroutines reading its output.
+type started struct {
+	g       *group
+	parser  *goParser // for FormatGoJSON
+	readErr error     // of the go-json parser
+	readers sync.WaitGroup
+	pipes   []*os.File // read ends, closed by drain
+}
+
+// start launches the suite with its output wired to out.
+func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*started, error) {
+	run := &started{}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create pipe: %w", err)
+	}
+	run.pipes = append(run.pipes, outR)
+	writers := []*os.File{outW}
+	errW := outW
+	if s.Format == FormatGoJSON {
+		// stdout is the JSON stream, stderr plain text: keep them apart.
+		errR, w, err := os.Pipe()
+		if err != nil {
+			closeAll(run.pipes, writers)
+			return nil, fmt.Errorf("create pipe: %w", err)
+		}
+		run.pipes = append(run.pipes, errR)
+		writers = append(writers, w)
+		errW = w
+	}
+	argv := append([]string{prog}, s.Command[1:]...)
+	var extra []*os.File
+	var infoR *os.File
+	if r.sandbox != nil {
+		ir, iw, err := os.Pipe()
+		if err != nil {
+			closeAll(run.pipes, writers)
+			return nil, fmt.Errorf("create pipe: %w", err)
+		}
+		infoR, extra = ir, []*os.File{iw}
+		writers = append(writers, iw)
+		spec := *r.sandbox
+		spec.infoFD = 3 // the first of ExtraFiles
+		argv = append([]string{spec.bwrap}, spec.args(argv)...)
+	}
+	g, err := startGroup(argv, r.dir, env, outW, errW, extra, infoR)
+	closeAll(nil, writers) // the child has its copies
+	if err != nil {
+		if infoR != nil {
+			infoR.Close()
+		}
+		closeAll(run.pipes, nil)
+		return nil, err
+	}
+	run.g = g
+
+	if s.Format == FormatGoJSON {
+		run.parser = newGoParser(func(text string) { _, _ = io.WriteString(out, text) })
+		run.readers.Add(2)
+		go func() {
+			defer run.readers.Done()
+			run.readErr = run.parser.consume(run.pipes[0])
+		}()
+		go func() {
+			defer run.readers.Done()
+			_, _ = io.Copy(out, run.pipes[1])
+		}()
+	} else {
+		run.readers.Add(1)
+		go func() {
+			defer run.readers.Done()
+			_, _ = io.Copy(out, run.pipes[0])
+		}()
+	}
+	return run, nil
+}
+
+// drain waits for the output readers to reach EOF, at most drainLimit, and
+// then closes the pipes. It reports whether it had to cut them off.
+func (s *started) drain() (cut bool) {
+	done := make(chan struct{})
+	go func() {
+		s.readers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(drainLimit):
+		cut = true
+		closeAll(s.pipes, nil)
+		<-done
+	}
+	closeAll(s.pipes, nil)
+	return cut
+}
+
+func closeAll(a, b []*os.File) {
+	for _, f := range a {
+		_ = f.Close()
+	}
+	for _, f := range b {
+		_ = f.Close()
+	}
+}
+
+// collect reads the suite's cases from its parser or report. The problem,
+// if any, is a remark for RunInfo; the cases already say what went wrong.
+func (r *runner) collect(s Suite, run *started) ([]artifact.Case, string) {
+	switch s.Format {
+	case FormatGoJSON:
+		cases := run.parser.finish()
+		if run.readErr != nil && !errors.Is(run.readErr, os.ErrClosed) {
+			cases = append(cases, artifact.Case{Name: caseResults, Status: StatusError, Message: truncateRunes(run.readErr.Error(), maxMessage)})
+			return cases, run.readErr.Error()
+		}
+		return cases, ""
+	case FormatJUnit:
+		return r.readReport(s.Report)
+	}
+	if s.Report != "" {
+		return r.readReport(s.Report)
+	}
+	return nil, ""
+}
+
+// readReport parses the suite's JUnit report inside the directory.
+func (r *runner) readReport(report string) ([]artifact.Case, string) {
+	errCase := func(msg string) ([]artifact.Case, string) {
+		return []artifact.Case{{Name: caseReport, Status: StatusError, Message: truncateRunes(msg, maxMessage)}}, msg
+	}
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		return errCase(fmt.Sprintf("open %s: %v", r.dir, err))
+	}
+	defer root.Close()
+	f, err := root.Open(report)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errCase(fmt.Sprintf("the suite wrote no JUnit report at %s", report))
+	}
+	if err != nil {
+		return errCase(fmt.Sprintf("open JUnit report %s: %v", report, err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return errCase(fmt.Sprintf("stat JUnit report %s: %v", report, err))
+	}
+	if !info.Mode().IsRegular() {
+		return errCase(fmt.Sprintf("JUnit report %s is not a regular file", report))
+	}
+	if info.Size() > maxReportBytes {
+		return errCase(fmt.Sprintf("JUnit report %s is larger than %d bytes", report, maxReportBytes))
+	}
+	cases, _, err := ParseJUnit(io.LimitReader(f, maxReportBytes))
+	if err != nil {
+		msg := fmt.Sprintf("JUnit report %s: %v", report, err)
+		return append(cases, artifact.Case{Name: caseReport, Status: StatusError, Message: truncateRunes(msg, maxMessage)}), msg
+	}
+	return cases, ""
+}

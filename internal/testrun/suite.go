@@ -1,0 +1,184 @@
+package testrun
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Suite kinds.
+const (
+	KindTest = "test"
+	KindLint = "lint"
+)
+
+// Result formats a suite's results are read from.
+const (
+	FormatExitCode = ""        // the exit code alone decides
+	FormatGoJSON   = "go-json" // stdout is a `go test -json` event stream
+	FormatJUnit    = "junit"   // Suite.Report names a JUnit XML file
+)
+
+// Sandbox modes of Options.Sandbox.
+const (
+	SandboxAuto  = "auto"  // bwrap when it works here, otherwise none
+	SandboxBwrap = "bwrap" // bwrap or an error
+	SandboxNone  = "none"  // no sandbox
+)
+
+// Defaults.
+const (
+	// DefaultTimeout applies to a suite whose Timeout is zero.
+	DefaultTimeout = 15 * time.Minute
+	// DefaultMaxLogBytes applies when Options.MaxLogBytes is zero.
+	DefaultMaxLogBytes int64 = 10 << 20
+	// KillGrace is the time between SIGTERM and SIGKILL.
+	KillGrace = 2 * time.Second
+	// LogPathPrefix is the task-relative folder of suite logs, as recorded
+	// in artifact.Suite.Log.
+	LogPathPrefix = "test/logs/"
+)
+
+// Suite is one test or lint command to run.
+type Suite struct {
+	// Name identifies the suite; it names the log file, so it must match
+	// ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ and be unique within a run.
+	Name string
+	// Kind is KindTest or KindLint.
+	Kind string
+	// Command is the argv. A command given as one string in configuration
+	// is passed as ["sh", "-c", cmd] by the caller.
+	Command []string
+	// Timeout bounds the suite; zero means DefaultTimeout.
+	Timeout time.Duration
+	// Env sets extra variables for this suite. They come from the project's
+	// configuration and are not sanitized.
+	Env map[string]string
+	// Report is an optional JUnit XML file, relative to the directory,
+	// that the command writes. Run removes a stale one before the suite
+	// starts and reads it afterwards.
+	Report string
+	// Format says where results come from: FormatGoJSON, FormatJUnit or
+	// FormatExitCode.
+	Format string
+}
+
+// Options configure Run.
+type Options struct {
+	// Dir is the prepared directory the suites run in.
+	Dir string
+	// LogDir receives <suite>.log files (the task's test/logs).
+	LogDir string
+	// Sandbox is SandboxAuto (also for ""), SandboxBwrap or SandboxNone.
+	Sandbox string
+	// Stream receives live output; may be nil.
+	Stream io.Writer
+	// Env is the base environment; nil means the current process's.
+	// Run sanitizes it with SanitizeEnv.
+	Env []string
+	// AllowEnv names variables passed through even if they look secret.
+	AllowEnv []string
+	// MaxLogBytes caps each suite's log (and its live output); zero means
+	// DefaultMaxLogBytes.
+	MaxLogBytes int64
+	// GoCacheDir, when set and a sandbox is used, is bound read-write into
+	// the sandbox and used as GOCACHE, so sandboxed go builds are cached
+	// between runs. It must never be the user's own build cache: a suite
+	// can write into it. Empty means a fresh cache in the sandbox's private
+	// /tmp (slower, nothing persists).
+	GoCacheDir string
+}
+
+// RunInfo tells how Run ran the suites.
+type RunInfo struct {
+	// Sandbox is "bwrap" or "none".
+	Sandbox string
+	// Notes are human-readable remarks (sandbox fallback, leftover
+	// processes killed, and the like).
+	Notes []string
+}
+
+var suiteNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// validateSuites checks every suite and the uniqueness of their names.
+func validateSuites(suites []Suite) error {
+	seen := make(map[string]bool, len(suites))
+	for i, s := range suites {
+		if err := validateSuite(s); err != nil {
+			return fmt.Errorf("suite %d (%q): %w", i, s.Name, err)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("suite %d: %w: name %q used twice", i, ErrInvalidSuite, s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return nil
+}
+
+func validateSuite(s Suite) error {
+	if !suiteNameRE.MatchString(s.Name) || strings.Trim(s.Name, ".") == "" {
+		return fmt.Errorf("%w: name must match %s", ErrInvalidSuite, suiteNameRE)
+	}
+	if s.Kind != KindTest && s.Kind != KindLint {
+		return fmt.Errorf("%w: kind %q is neither %q nor %q", ErrInvalidSuite, s.Kind, KindTest, KindLint)
+	}
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return fmt.Errorf("%w: empty command", ErrInvalidSuite)
+	}
+	switch s.Format {
+	case FormatExitCode, FormatGoJSON:
+	case FormatJUnit:
+		if s.Report == "" {
+			return fmt.Errorf("%w: format %q needs a report path", ErrInvalidSuite, FormatJUnit)
+		}
+	default:
+		return fmt.Errorf("%w: unknown format %q", ErrInvalidSuite, s.Format)
+	}
+	if s.Report != "" && !filepath.IsLocal(s.Report) {
+		return fmt.Errorf("%w: report path %q must be relative and stay inside the directory", ErrInvalidSuite, s.Report)
+	}
+	if s.Timeout < 0 {
+		return fmt.Errorf("%w: negative timeout %s", ErrInvalidSuite, s.Timeout)
+	}
+	for name := range s.Env {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return fmt.Errorf("%w: bad environment variable name %q", ErrInvalidSuite, name)
+		}
+	}
+	return nil
+}
+
+// displayCommand renders argv as a shell-like string for the report.
+func displayCommand(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = shellQuote(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}
