@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -38,7 +39,7 @@ func exitCode(err error) int {
 		return ExitBusy
 	case errors.Is(err, orchestrator.ErrRefused), errors.Is(err, task.ErrStale):
 		return ExitRefused
-	case errors.Is(err, orchestrator.ErrInvalid), errors.Is(err, task.ErrInvalidState), errors.As(err, &ae):
+	case errors.Is(err, orchestrator.ErrInvalid), errors.Is(err, task.ErrInvalidState), errors.Is(err, config.ErrInvalid), errors.As(err, &ae):
 		return ExitInvalid
 	case errors.Is(err, task.ErrNoProject), errors.Is(err, task.ErrNoTask), errors.Is(err, task.ErrNoCurrent), errors.Is(err, task.ErrExists), errors.Is(err, errNotGitRepo):
 		return ExitUsage

@@ -25,7 +25,10 @@ type Env struct {
 	// Dir is the working directory orch searches .orch/ from.
 	Dir    string
 	Getenv func(string) string
-	Now    func() time.Time
+	// Environ returns the environment for child processes; nil means the
+	// process's own.
+	Environ func() []string
+	Now     func() time.Time
 	// Hooks are test-only crash points; nil in production.
 	Hooks task.Hooks
 }
@@ -39,7 +42,7 @@ func Main() int {
 		fmt.Fprintf(os.Stderr, "orch: %v\n", err)
 		return ExitInternal
 	}
-	return Run(ctx, Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Now: time.Now})
+	return Run(ctx, Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now})
 }
 
 // Run executes one orch command line and returns its exit code.

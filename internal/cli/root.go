@@ -46,6 +46,7 @@ transcript.`,
 		newLogCmd(env),
 		newVerifyCmd(env),
 		newDiagramCmd(env),
+		newTestCmd(env),
 	)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

@@ -4,12 +4,26 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
+
+// sharedCache is an XDG cache folder shared by every script of this test
+// binary, so sandboxed Go builds compile the standard library once.
+var sharedCache = filepath.Join(os.TempDir(), "orch-script-cache")
+
+// goEnv returns `go env KEY`.
+func goEnv(key string) string {
+	out, err := exec.Command("go", "env", key).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
 
 func TestMain(m *testing.M) {
 	if os.Getenv(reexecEnv) != "" {
@@ -35,6 +49,15 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("TZ", "UTC")
+			// Go builds inside scripts share the test process's caches and
+			// never reach the network.
+			for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+				e.Setenv(k, goEnv(k))
+			}
+			e.Setenv("GOPROXY", "off")
+			e.Setenv("GOFLAGS", "-mod=mod")
+			e.Setenv("GOTOOLCHAIN", "local")
+			e.Setenv("XDG_CACHE_HOME", sharedCache)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

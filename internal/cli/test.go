@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
+)
+
+func newTestCmd(env *Env) *cobra.Command {
+	var id, sandbox string
+	var keep, asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "test",
+		Short: "run the test and lint suites on the change, in an isolated worktree",
+		Long: `Create a detached git worktree of the base commit (code/codegen.json's base, or
+HEAD), apply code/diff.patch there, and run the suites of .orch/config.toml (or
+the ones detected from the repository) in it, under bubblewrap when available:
+no network, read-only root, only the worktree and a private /tmp writable.
+Writes test/report.json and test/logs/. Your working tree is never touched.
+
+From review, orch test first takes review → test (its condition must hold).
+Then ` + "`orch next`" + ` decides: failures go back to codegen, a pass goes to accept.
+
+Exit 0 when the suites ran (pass or fail: read the summary), 4 when the runner
+itself failed (the patch does not apply, a command is missing).`,
+		Example: `  orch test
+  orch test --keep              # leave the worktree for a look
+  orch test --sandbox none      # opt out of the sandbox (recorded in the report)`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch sandbox {
+			case "", "auto", "bwrap", "none":
+			default:
+				return usagef(fmt.Sprintf("orch: --sandbox: expected auto, bwrap or none, got %q", sandbox))
+			}
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			stream := cmd.OutOrStdout()
+			if asJSON {
+				stream = cmd.ErrOrStderr()
+			}
+			res, err := phases.Test(cmd.Context(), o, cfg, tid, phases.TestOptions{Keep: keep, Sandbox: sandbox, Stream: stream, Env: env.environ()})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			rep := res.Report
+			if asJSON {
+				if err := json.NewEncoder(out).Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				printEntered(out, res.Phase.Entered)
+				for _, n := range rep.Notes {
+					fmt.Fprintf(out, "note: %s\n", n)
+				}
+				for _, s := range rep.Suites {
+					fmt.Fprintf(out, "suite %-12s %-4s exit %-3d pass=%-5v %d passed, %d failed, %d skipped  (%s)\n", s.ID, s.Kind, s.ExitCode, s.OverallPass, s.Summary.Passed, s.Summary.Failed+s.Summary.Error, s.Summary.Skipped, s.Log)
+				}
+				fmt.Fprintf(out, "report: %s (status %s, overall_pass %v, sandbox %s)\n", artifact.TestReportFile, rep.Status, rep.OverallPass, rep.Sandbox)
+				if res.Worktree != "" {
+					fmt.Fprintf(out, "worktree kept: %s (remove it with: git worktree remove --force %s)\n", res.Worktree, res.Worktree)
+				}
+			}
+			if rep.Status == artifact.TestError {
+				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: the test runner failed (not a test failure): " + rep.Error}
+			}
+			if !asJSON {
+				if rep.OverallPass {
+					fmt.Fprintln(out, "tests passed: `orch next` moves to accept")
+				} else {
+					fmt.Fprintln(out, "tests failed: `orch next` goes back to codegen")
+				}
+			}
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the worktree and print its path")
+	cmd.Flags().StringVar(&sandbox, "sandbox", "", "auto, bwrap or none (default: .orch/config.toml's test.sandbox)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print test/report.json's content; suite output goes to stderr")
+	return cmd
+}
+
+// phaseSetup loads the orchestrator, the configuration and the task id.
+func (env *Env) phaseSetup(wait time.Duration, id string) (*orchestrator.Orchestrator, config.Config, string, error) {
+	o, err := env.orchestrator(wait)
+	if err != nil {
+		return nil, config.Config{}, "", err
+	}
+	cfg, err := config.Load(o.Project.Dir)
+	if err != nil {
+		return nil, cfg, "", err
+	}
+	tid, err := taskID(o.Project, id)
+	return o, cfg, tid, err
+}
+
+// environ returns the environment for child processes.
+func (env *Env) environ() []string {
+	if env.Environ != nil {
+		return env.Environ()
+	}
+	return nil
+}
+
+func printEntered(w interface{ Write([]byte) (int, error) }, nr *orchestrator.NextResult) {
+	if nr != nil {
+		fmt.Fprintf(w, "%s: %s → %s (%s)\n", nr.Task, nr.From, nr.To, nr.Reason)
+	}
+}

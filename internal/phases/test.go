@@ -1,0 +1,247 @@
+package phases
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/testrun"
+)
+
+// TestOptions configure `orch test`.
+type TestOptions struct {
+	// Keep leaves the worktree in place and reports its path.
+	Keep bool
+	// Sandbox overrides the configuration ("auto", "bwrap", "none").
+	Sandbox string
+	// Stream receives the suites' live output; may be nil.
+	Stream io.Writer
+	// Env is the base environment for suites (sanitized); nil means the
+	// process's.
+	Env []string
+}
+
+// Report is test/report.json: the contract's fields plus how the run was
+// made.
+type Report struct {
+	artifact.TestReport
+	Base     string   `json:"base"`
+	Sandbox  string   `json:"sandbox"`
+	Notes    []string `json:"notes,omitempty"`
+	Worktree string   `json:"worktree,omitempty"`
+}
+
+// TestResult is what `orch test` reports.
+type TestResult struct {
+	Phase    orchestrator.PhaseResult
+	Report   Report
+	Worktree string // set when kept
+}
+
+// Test runs the task's test phase: a detached worktree of the base commit,
+// code/diff.patch applied there, the configured (or detected) suites run
+// in it, test/report.json written. The user's working tree is never
+// touched.
+func Test(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, id string, opt TestOptions) (TestResult, error) {
+	var res TestResult
+	pr, err := o.RunPhase(ctx, id, lifecycle.Test, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
+		rep, wt, err := runTests(ctx, o, cfg, run, opt)
+		res.Report, res.Worktree = rep, wt
+		if err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		path, err := run.Stage(artifact.TestReportFile)
+		if err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		if err := writeJSON(path, rep); err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		status := rep.Status
+		if rep.Status == artifact.TestCompleted {
+			status = map[bool]string{true: "passed", false: "failed"}[rep.OverallPass]
+		}
+		return orchestrator.Outcome{Status: status, Summary: map[string]any{
+			"status": rep.Status, "overall_pass": rep.OverallPass, "summary": rep.Summary, "sandbox": rep.Sandbox, "base": rep.Base,
+		}}, nil
+	})
+	res.Phase = pr
+	return res, err
+}
+
+// runTests prepares the worktree and runs the suites. A failure to prepare
+// (no base, the patch does not apply) is reported as a report with status
+// error, never as a test failure.
+func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt TestOptions) (Report, string, error) {
+	rep := Report{TestReport: artifact.TestReport{Status: artifact.TestError, Suites: []artifact.Suite{}}}
+	fail := func(format string, args ...any) (Report, string, error) {
+		rep.Error = fmt.Sprintf(format, args...)
+		return rep, "", nil
+	}
+	repo, err := gitx.Open(ctx, o.Project.Root)
+	if err != nil {
+		return rep, "", err
+	}
+	base := ""
+	if cg := artifact.LoadCodegen(run.Task.Dir); cg.OK() {
+		base = cg.Value.Base
+	} else if cg.Err != nil {
+		return fail("cannot read the base commit: %v", cg.Err)
+	}
+	if base == "" {
+		if base, err = repo.Head(ctx); err != nil {
+			return fail("no base commit: %s has none and HEAD cannot be read: %v", artifact.CodegenFile, err)
+		}
+		rep.Notes = append(rep.Notes, "code/codegen.json has no base commit: tested against HEAD")
+	}
+	if base, err = repo.ResolveCommit(ctx, base); err != nil {
+		return fail("base commit %s: %v", base, err)
+	}
+	rep.Base = base
+	patch, err := readPatch(run.Task.Dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+
+	parent, err := os.MkdirTemp("", "orch-test-"+run.Task.ID+"-")
+	if err != nil {
+		return rep, "", fmt.Errorf("create worktree folder: %w", err)
+	}
+	wtDir := filepath.Join(parent, "worktree")
+	wt, err := repo.AddWorktree(ctx, wtDir, base)
+	if err != nil {
+		_ = os.RemoveAll(parent)
+		return fail("create a worktree of %s: %v", base, err)
+	}
+	kept := ""
+	defer func() {
+		if opt.Keep {
+			return
+		}
+		_ = repo.RemoveWorktree(context.WithoutCancel(ctx), wtDir)
+		_ = os.RemoveAll(parent)
+	}()
+	if opt.Keep {
+		kept = wtDir
+		rep.Worktree = wtDir
+	}
+	if len(patch) > 0 {
+		if err := wt.Apply(ctx, patch, gitx.ApplyOptions{}); err != nil {
+			return fail("code/diff.patch does not apply to %.12s: %v", base, err)
+		}
+	}
+
+	suites, notes, err := suitesFor(cfg, wtDir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	rep.Notes = append(rep.Notes, notes...)
+	sandbox := cfg.Test.Sandbox
+	if opt.Sandbox != "" {
+		sandbox = opt.Sandbox
+	}
+	logDir, err := run.Stage("test/logs/.keep")
+	if err != nil {
+		return rep, kept, err
+	}
+	logDir = filepath.Dir(logDir)
+	_ = os.Remove(filepath.Join(logDir, ".keep"))
+	cache := ""
+	if dir, err := os.UserCacheDir(); err == nil {
+		cache = filepath.Join(dir, "orch", "sandbox-gocache")
+		_ = os.MkdirAll(cache, 0o755)
+	}
+	env := opt.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	tr, info, err := testrun.Run(ctx, suites, testrun.Options{
+		Dir: wtDir, LogDir: logDir, Sandbox: sandbox, Stream: opt.Stream, Env: env,
+		AllowEnv: cfg.Test.EnvAllow, MaxLogBytes: cfg.Test.MaxLogBytes, GoCacheDir: cache,
+	})
+	rep.TestReport = tr
+	if rep.Suites == nil {
+		rep.Suites = []artifact.Suite{}
+	}
+	rep.Sandbox = info.Sandbox
+	rep.Notes = append(rep.Notes, info.Notes...)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return rep, kept, err
+	}
+	if err != nil && rep.Status != artifact.TestError {
+		rep.Status = artifact.TestError
+		rep.Error = err.Error()
+	}
+	return rep, kept, nil
+}
+
+// suitesFor returns the configured suites, or detected ones with notes.
+func suitesFor(cfg config.Config, dir string) ([]testrun.Suite, []string, error) {
+	if len(cfg.Test.Suites) == 0 {
+		suites, notes, err := testrun.Detect(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("detect test suites: %w", err)
+		}
+		for i := range suites {
+			if suites[i].Timeout == 0 {
+				suites[i].Timeout = cfg.Test.Timeout.Std()
+			}
+		}
+		return suites, append([]string{"no suites in .orch/config.toml: detected from the repository"}, notes...), nil
+	}
+	var out []testrun.Suite
+	for _, s := range cfg.Test.Suites {
+		timeout := s.Timeout.Std()
+		if timeout == 0 {
+			timeout = cfg.Test.Timeout.Std()
+		}
+		format := s.Format
+		if format == "" {
+			format = testrun.FormatExitCode
+		}
+		out = append(out, testrun.Suite{Name: s.Name, Kind: s.Kind, Command: s.Command, Timeout: timeout, Env: s.Env, Report: s.Report, Format: format})
+	}
+	return out, nil, nil
+}
+
+// readPatch reads code/diff.patch after the orchestrator's own checks
+// (parse, path safety): git apply in the worktree is the second line.
+func readPatch(taskDir string) ([]byte, error) {
+	d := artifact.LoadDiff(taskDir)
+	switch {
+	case !d.Present:
+		return nil, fmt.Errorf("%s is missing: nothing to test", artifact.DiffFile)
+	case d.Err != nil:
+		return nil, d.Err
+	}
+	data, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile)))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, nil
+	}
+	return data, nil
+}
+
+// writeJSON writes v as indented JSON to path.
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
