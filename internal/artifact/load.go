@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 )
 
 // LoadPlan reads planning/planning.ai.json.
@@ -167,6 +168,9 @@ func openArtifact(taskDir, rel string, limit int64) (f *os.File, size int64, pre
 func statError(rel string, err error) error {
 	if isEscape(err) {
 		return &Error{File: rel, Expected: "a file inside the task folder", Got: "a symbolic link that leaves it", Err: fmt.Errorf("%w: %w", ErrUnsafePath, err)}
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return &Error{File: rel, Expected: "a regular file", Got: "a path through something that is not a directory", Err: ErrNotRegular}
 	}
 	return &Error{File: rel, Err: fmt.Errorf("stat: %w", err)}
 }

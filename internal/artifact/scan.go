@@ -18,6 +18,16 @@ import (
 // MaxCodeFileBytes, or more than MaxCodeFiles files (or directories) makes
 // the result invalid, with an error naming the path.
 func ScanCodeFiles(taskDir string) Loaded[[]string] {
+	return scanCodeFiles(taskDir, scanLimits{files: MaxCodeFiles, dirs: MaxCodeFiles, fileBytes: MaxCodeFileBytes})
+}
+
+// scanLimits bounds a scan; tests use small ones.
+type scanLimits struct {
+	files, dirs int
+	fileBytes   int64
+}
+
+func scanCodeFiles(taskDir string, lim scanLimits) Loaded[[]string] {
 	root, err := os.OpenRoot(taskDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -44,7 +54,7 @@ func ScanCodeFiles(taskDir string) Loaded[[]string] {
 		return Loaded[[]string]{Present: true, Err: &Error{File: CodeFilesDir, Err: fmt.Errorf("open: %w", err)}}
 	}
 	defer sub.Close()
-	w := &codeWalker{root: sub}
+	w := &codeWalker{root: sub, lim: lim}
 	if err := w.walk(); err != nil {
 		return Loaded[[]string]{Present: true, Err: err}
 	}
@@ -69,6 +79,7 @@ func notWalkable(rel string, m fs.FileMode, expected string) error {
 // one directory open at a time.
 type codeWalker struct {
 	root  *os.Root
+	lim   scanLimits
 	files []string
 	dirs  int
 }
@@ -113,8 +124,10 @@ func (w *codeWalker) readDir(dir string) ([]fs.DirEntry, error) {
 	for {
 		batch, err := f.ReadDir(512)
 		all = append(all, batch...)
-		if len(w.files)+w.dirs+len(all) > 2*MaxCodeFiles {
-			return nil, tooMany("entries", 2*MaxCodeFiles)
+		// Bound the memory of one listing; files and directories are
+		// counted against their own limits as they are visited.
+		if max := w.lim.files + w.lim.dirs; len(all) > max {
+			return nil, tooMany("entries in one directory", max)
 		}
 		if err == io.EOF || (err == nil && len(batch) == 0) {
 			break
@@ -141,8 +154,8 @@ func (w *codeWalker) visit(dir string, e fs.DirEntry) (string, error) {
 	switch t := e.Type(); {
 	case t.IsDir():
 		w.dirs++
-		if w.dirs > MaxCodeFiles {
-			return "", tooMany("directories", MaxCodeFiles)
+		if w.dirs > w.lim.dirs {
+			return "", tooMany("directories", w.lim.dirs)
 		}
 		return p, nil
 	case !t.IsRegular():
@@ -155,12 +168,12 @@ func (w *codeWalker) visit(dir string, e fs.DirEntry) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", notWalkable(rel, fi.Mode(), "a regular file or a directory")
 	}
-	if fi.Size() > MaxCodeFileBytes {
-		return "", tooLarge(rel, MaxCodeFileBytes, fmt.Sprintf("%d bytes", fi.Size()))
+	if fi.Size() > w.lim.fileBytes {
+		return "", tooLarge(rel, w.lim.fileBytes, fmt.Sprintf("%d bytes", fi.Size()))
 	}
 	w.files = append(w.files, p)
-	if len(w.files) > MaxCodeFiles {
-		return "", tooMany("files", MaxCodeFiles)
+	if len(w.files) > w.lim.files {
+		return "", tooMany("files", w.lim.files)
 	}
 	return "", nil
 }

@@ -1,0 +1,98 @@
+package artifact
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheckPathAccepts(t *testing.T) {
+	for _, p := range []string{
+		"a", "a.go", "dir/sub/file.txt", "internal/artifact/types.go",
+		".gitignore", ".github/workflows/ci.yml", "a/.gitkeep", "git", "x.git", ".gitx", "git~2",
+		"docs/.orch", "a/.orch/b", ".orchestra/x", "with space/and-dash_underscore",
+		"ünïcødé/文件.txt", "b/a:b", "...", "a..b", "..a", "a/b..", "-leading-dash", "C", "1:x",
+		strings.Repeat("a", MaxPathElementBytes), strings.Repeat("a/", (MaxPathBytes-1)/2) + "b",
+	} {
+		if err := CheckPath(p); err != nil {
+			t.Errorf("CheckPath(%q) = %v, want nil", shorten(p, 40), err)
+		}
+	}
+}
+
+func TestCheckPathRefuses(t *testing.T) {
+	cases := []struct{ path, reason string }{
+		{"", "empty"},
+		{"/etc/passwd", "absolute"},
+		{"/", "absolute"},
+		{"//server/share", "absolute"},
+		{"C:", "Windows drive"},
+		{"C:/Windows/system32", "Windows drive"},
+		{"c:foo", "Windows drive"},
+		{"a:b", "Windows drive"},
+		{"z:\\x", "backslash"},
+		{`a\b`, "backslash"},
+		{`..\..\x`, "backslash"},
+		{"..", `".." element`},
+		{"../x", `".." element`},
+		{"a/../../x", `".." element`},
+		{"a/..", `".." element`},
+		{".", `"." element`},
+		{"./a", `"." element`},
+		{"a/./b", `"." element`},
+		{"a//b", "empty path element"},
+		{"a/", "empty path element"},
+		{"a/b/", "empty path element"},
+		{".git", ".git directory"},
+		{".git/config", ".git directory"},
+		{".GIT/hooks/pre-commit", ".git directory"},
+		{".Git/HEAD", ".git directory"},
+		{"sub/.git/config", ".git directory"},
+		{"a/b/.git", ".git directory"},
+		{".git./config", ".git directory"},
+		{".git ./config", ".git directory"},
+		{".git . ./x", ".git directory"},
+		{"git~1/config", ".git directory"},
+		{"GIT~1/config", ".git directory"},
+		{".git::$INDEX_ALLOCATION/config", ".git directory"},
+		{".g\u200cit/config", ".git directory"},
+		{"\ufeff.git/config", ".git directory"},
+		{".orch", ".orch directory"},
+		{".orch/current", ".orch directory"},
+		{".ORCH/tasks/x/state.json", ".orch directory"},
+		{".orch./x", ".orch directory"},
+		{".orch /x", ".orch directory"},
+		{"a\x00b", "NUL"},
+		{"a\nb", "control character"},
+		{"a\rb", "control character"},
+		{"a\tb", "control character"},
+		{"\x1b[31mred", "control character"},
+		{"a\x7fb", "control character"},
+		{"a\u0085b", "control character"},
+		{"\xff\xfe", "UTF-8"},
+		{"a/\xc0\xaf/b", "UTF-8"},
+		{strings.Repeat("a", MaxPathElementBytes+1), "longer than 255"},
+		{"x/" + strings.Repeat("b", MaxPathElementBytes+1), "longer than 255"},
+		{strings.Repeat("a/", MaxPathBytes/2) + "b", "longer than 4096"},
+	}
+	if len(cases) < 40 {
+		t.Fatalf("only %d hostile cases", len(cases))
+	}
+	for _, tc := range cases {
+		err := CheckPath(tc.path)
+		if err == nil {
+			t.Errorf("CheckPath(%q) = nil, want refusal (%s)", shorten(tc.path, 40), tc.reason)
+			continue
+		}
+		if !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("CheckPath(%q) = %v, not ErrUnsafePath", tc.path, err)
+		}
+		var pe *PathError
+		if !errors.As(err, &pe) || pe.Path != tc.path {
+			t.Errorf("CheckPath(%q): not a *PathError naming the path: %v", tc.path, err)
+		}
+		if !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("CheckPath(%q) = %q, want it to mention %q", shorten(tc.path, 40), err, tc.reason)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package artifact
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitRepo is a throw-away repository driven by the real git binary.
+type gitRepo struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+func newGitRepo(t *testing.T) *gitRepo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	home := t.TempDir()
+	r := &gitRepo{t: t, dir: t.TempDir(), env: append(os.Environ(),
+		"HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"LC_ALL=C")}
+	r.git("init", "-q", "-b", "main")
+	return r
+}
+
+func (r *gitRepo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.dir
+	cmd.Env = r.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (r *gitRepo) write(rel, content string) {
+	r.t.Helper()
+	p := filepath.Join(r.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *gitRepo) remove(rel string) {
+	r.t.Helper()
+	if err := os.Remove(filepath.Join(r.dir, filepath.FromSlash(rel))); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *gitRepo) commit() {
+	r.t.Helper()
+	r.git("add", "-A")
+	r.git("commit", "-q", "--allow-empty", "-m", "base")
+}
+
+// diff stages everything and returns the staged diff against HEAD.
+func (r *gitRepo) diff(args ...string) string {
+	r.t.Helper()
+	r.git("add", "-A")
+	return r.git(append([]string{"diff", "--cached"}, args...)...)
+}
