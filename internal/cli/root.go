@@ -47,6 +47,8 @@ transcript.`,
 		newVerifyCmd(env),
 		newDiagramCmd(env),
 		newTestCmd(env),
+		newAcceptCmd(env),
+		newRevertCmd(env),
 	)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

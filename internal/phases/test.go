@@ -113,15 +113,33 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 		return fail("%v", err)
 	}
 
-	parent, err := os.MkdirTemp("", "orch-test-"+run.Task.ID+"-")
+	logDir, err := run.Stage("test/logs/.keep")
+	if err != nil {
+		return rep, "", err
+	}
+	logDir = filepath.Dir(logDir)
+	_ = os.Remove(filepath.Join(logDir, ".keep"))
+	return testCommit(ctx, repo, cfg, run.Task.ID, rep, patch, logDir, opt)
+}
+
+// testCommit runs the suites in a detached worktree of rep.Base with patch
+// applied (none when empty), writing logs to logDir. The worktree is
+// removed afterwards unless opt.Keep.
+func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id string, rep Report, patch []byte, logDir string, opt TestOptions) (Report, string, error) {
+	fail := func(format string, args ...any) (Report, string, error) {
+		rep.Status = artifact.TestError
+		rep.Error = fmt.Sprintf(format, args...)
+		return rep, "", nil
+	}
+	parent, err := os.MkdirTemp("", "orch-test-"+id+"-")
 	if err != nil {
 		return rep, "", fmt.Errorf("create worktree folder: %w", err)
 	}
 	wtDir := filepath.Join(parent, "worktree")
-	wt, err := repo.AddWorktree(ctx, wtDir, base)
+	wt, err := repo.AddWorktree(ctx, wtDir, rep.Base)
 	if err != nil {
 		_ = os.RemoveAll(parent)
-		return fail("create a worktree of %s: %v", base, err)
+		return fail("create a worktree of %s: %v", rep.Base, err)
 	}
 	kept := ""
 	defer func() {
@@ -137,7 +155,7 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 	}
 	if len(patch) > 0 {
 		if err := wt.Apply(ctx, patch, gitx.ApplyOptions{}); err != nil {
-			return fail("code/diff.patch does not apply to %.12s: %v", base, err)
+			return fail("code/diff.patch does not apply to %.12s: %v", rep.Base, err)
 		}
 	}
 
@@ -150,12 +168,9 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 	if opt.Sandbox != "" {
 		sandbox = opt.Sandbox
 	}
-	logDir, err := run.Stage("test/logs/.keep")
-	if err != nil {
-		return rep, kept, err
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return rep, kept, fmt.Errorf("create %s: %w", logDir, err)
 	}
-	logDir = filepath.Dir(logDir)
-	_ = os.Remove(filepath.Join(logDir, ".keep"))
 	cache := ""
 	if dir, err := os.UserCacheDir(); err == nil {
 		cache = filepath.Join(dir, "orch", "sandbox-gocache")

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/phases"
+)
+
+func newAcceptCmd(env *Env) *cobra.Command {
+	var id, verdict, target, decider, sandbox string
+	var reasons []string
+	var allowIncomplete, asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "accept",
+		Short: "record the explicit decision; on accepted, apply the change and commit it",
+		Long: `Record the decision in accept/decision.json (with accept/summary.md): the verdict,
+the target for changes requested, the reasons and who decided.
+
+On accepted, orch refuses when a rebase, merge or cherry-pick is in progress,
+HEAD is detached, or a file the change touches has uncommitted changes;
+otherwise it applies code/diff.patch to the working tree and index (three-way
+when HEAD moved since the base), commits only those files with the plan's title
+and the trailers Orch-Task and Orch-Plan, and records the commit. When HEAD had
+moved since the base, the suites run again on the new commit; a failure records
+regression: true, which routes the task to revert. Accepting twice never
+commits twice.
+
+Accepting with failing or missing tests needs --allow-incomplete, and the
+decision records that the evidence was incomplete.
+
+In a terminal without --verdict, orch shows the evidence and asks.`,
+		Example: `  orch accept --verdict accepted --reason "tests pass, reviewed the diff"
+  orch accept --verdict changes_requested --to codegen --reason "handle timeouts"
+  orch accept --verdict rejected --reason "wrong approach"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			t, err := o.Project.Open(tid)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if verdict == "" {
+				if !isTerminal(env.Stdin) {
+					return usagef("orch: accept needs --verdict (accepted, changes_requested, rejected or revert) and --reason when not run in a terminal")
+				}
+				ev := phases.GatherEvidence(t.Dir)
+				printEvidence(out, tid, ev)
+				if verdict, target, reasons, allowIncomplete, err = askDecision(bufio.NewReader(env.Stdin), out, ev); err != nil {
+					return err
+				}
+			}
+			opt := phases.AcceptOptions{Verdict: verdict, Target: target, Reasons: reasons, AllowIncomplete: allowIncomplete,
+				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, decider)},
+				Test:    phases.TestOptions{Sandbox: sandbox, Stream: cmd.ErrOrStderr(), Env: env.environ()}}
+			if err := phases.CheckDecision(opt); err != nil {
+				return usagef("orch: " + err.Error())
+			}
+			res, err := phases.Accept(cmd.Context(), o, cfg, tid, opt)
+			if err != nil {
+				return err
+			}
+			d := res.Decision
+			if asJSON {
+				return json.NewEncoder(out).Encode(d)
+			}
+			printEntered(out, res.Phase.Entered)
+			fmt.Fprintf(out, "decision recorded: %s", d.Verdict)
+			if d.Target != "" {
+				fmt.Fprintf(out, " (target %s)", d.Target)
+			}
+			fmt.Fprintf(out, " in %s\n", artifact.DecisionFile)
+			if d.Commit != "" && d.Verdict == artifact.VerdictAccepted {
+				fmt.Fprintf(out, "commit: %s\n", d.Commit)
+			}
+			for _, n := range d.Notes {
+				fmt.Fprintf(out, "note: %s\n", n)
+			}
+			if d.IncompleteEvidence && d.Verdict == artifact.VerdictAccepted {
+				fmt.Fprintln(out, "recorded: the evidence was incomplete")
+			}
+			fmt.Fprintln(out, "next: orch next")
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().StringVar(&verdict, "verdict", "", "accepted, changes_requested, rejected or revert")
+	cmd.Flags().StringVar(&target, "to", "", "with changes_requested: codegen, review or planning")
+	cmd.Flags().StringArrayVar(&reasons, "reason", nil, "why (repeatable; at least one)")
+	cmd.Flags().StringVar(&decider, "decider", "", "who decides (default: git config user.name, or $USER)")
+	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "confirm accepting with failing, incomplete or missing tests")
+	cmd.Flags().StringVar(&sandbox, "sandbox", "", "sandbox for the regression check: auto, bwrap or none")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the recorded decision as JSON")
+	return cmd
+}
+
+// isTerminal reports whether r is an interactive terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func deciderName(env *Env, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	cmd := exec.Command("git", "config", "user.name")
+	cmd.Dir = env.Dir
+	if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+		return strings.TrimSpace(string(out))
+	}
+	return env.Getenv("USER")
+}
+
+func printEvidence(w io.Writer, id string, ev phases.Evidence) {
+	fmt.Fprintf(w, "task %s: %s\n", id, ev.PlanTitle)
+	fmt.Fprintf(w, "  plan review: %s\n  code review: %s\n  tests:       %s (%d passed, %d failed, %d skipped)\n  change:      %d file(s), +%d −%d\n",
+		ev.PlanReview, ev.CodeReview, ev.Tests, ev.TestSummary.Passed, ev.TestSummary.Failed+ev.TestSummary.Error, ev.TestSummary.Skipped, len(ev.Files), ev.DiffAdded, ev.DiffRemoved)
+	for _, f := range ev.Files {
+		fmt.Fprintf(w, "    %s\n", f)
+	}
+}
+
+// askDecision prompts for a decision on a terminal.
+func askDecision(in *bufio.Reader, w io.Writer, ev phases.Evidence) (verdict, target string, reasons []string, allowIncomplete bool, err error) {
+	ask := func(q string) (string, error) {
+		fmt.Fprint(w, q)
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			return "", fmt.Errorf("orch: no answer: %w", err)
+		}
+		return strings.TrimSpace(line), nil
+	}
+	for verdict == "" {
+		a, err := ask("decision: [a]ccept, [c]hanges requested, [r]eject, re[v]ert? ")
+		if err != nil {
+			return "", "", nil, false, err
+		}
+		verdict = map[string]string{"a": "accepted", "c": "changes_requested", "r": "rejected", "v": "revert",
+			"accept": "accepted", "accepted": "accepted", "reject": "rejected", "rejected": "rejected", "revert": "revert"}[strings.ToLower(a)]
+	}
+	if verdict == "changes_requested" {
+		for target != "codegen" && target != "review" && target != "planning" {
+			if target, err = ask("back to which phase: codegen, review or planning? "); err != nil {
+				return "", "", nil, false, err
+			}
+		}
+	}
+	for len(reasons) == 0 {
+		r, err := ask("reason: ")
+		if err != nil {
+			return "", "", nil, false, err
+		}
+		if r != "" {
+			reasons = append(reasons, r)
+		}
+	}
+	if verdict == "accepted" && !ev.Complete {
+		a, err := ask(fmt.Sprintf("the tests %s: accept anyway? type yes to confirm: ", ev.Tests))
+		if err != nil {
+			return "", "", nil, false, err
+		}
+		if a != "yes" {
+			return "", "", nil, false, usagef("orch: not confirmed: nothing recorded")
+		}
+		allowIncomplete = true
+	}
+	return verdict, target, reasons, allowIncomplete, nil
+}

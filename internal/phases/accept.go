@@ -1,0 +1,416 @@
+package phases
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+// Trailers orch writes on the commits it makes.
+const (
+	TrailerTask = "Orch-Task"
+	TrailerPlan = "Orch-Plan"
+)
+
+// AcceptOptions is the explicit decision of `orch accept`.
+type AcceptOptions struct {
+	Verdict string   // accepted, changes_requested, rejected, revert
+	Target  string   // codegen, review or planning with changes_requested
+	Reasons []string // at least one non-blank
+	Decider artifact.Decider
+	// AllowIncomplete confirms accepting although the tests failed, did
+	// not complete or are missing; the decision records it.
+	AllowIncomplete bool
+	Test            TestOptions // for the regression check after HEAD moved
+}
+
+// Evidence summarises what the decision is based on.
+type Evidence struct {
+	PlanTitle    string           `json:"plan_title,omitempty"`
+	PlanSHA256   string           `json:"plan_sha256,omitempty"`
+	PlanReview   string           `json:"plan_review"`
+	CodeReview   string           `json:"code_review"`
+	Tests        string           `json:"tests"`
+	TestSummary  artifact.Summary `json:"test_summary"`
+	Complete     bool             `json:"complete"`
+	Files        []string         `json:"files"`
+	DiffAdded    int              `json:"diff_added"`
+	DiffRemoved  int              `json:"diff_removed"`
+	HistoryNotes []string         `json:"notes,omitempty"`
+}
+
+// GatherEvidence reads the task's plan, reviews, test report and diff.
+// Reviews that regressions archived are read from the newest history
+// folder that holds them.
+func GatherEvidence(taskDir string) Evidence {
+	var ev Evidence
+	if p := artifact.LoadPlan(taskDir); p.OK() {
+		ev.PlanTitle, ev.PlanSHA256 = p.Value.Title, p.SHA256
+	}
+	switch pr := artifact.LoadPlanReview(taskDir); {
+	case !pr.Present:
+		ev.PlanReview = "missing"
+	case pr.Err != nil:
+		ev.PlanReview = "invalid"
+	case pr.Value.OK && !pr.Value.Blocked:
+		ev.PlanReview = "ok"
+	default:
+		ev.PlanReview = "not ok"
+	}
+	switch cr := artifact.LoadCodeReview(taskDir); {
+	case !cr.Present:
+		ev.CodeReview = "missing"
+	case cr.Err != nil:
+		ev.CodeReview = "invalid"
+	case cr.Value.OK && len(cr.Value.BlockingIssues()) == 0:
+		ev.CodeReview = fmt.Sprintf("ok (%d issue(s), none blocking)", len(cr.Value.Issues))
+	default:
+		ev.CodeReview = fmt.Sprintf("not ok (%d blocking issue(s))", len(cr.Value.BlockingIssues()))
+	}
+	switch tr := artifact.LoadTestReport(taskDir); {
+	case !tr.Present:
+		ev.Tests = "missing"
+	case tr.Err != nil:
+		ev.Tests = "invalid"
+	case tr.Value.Status != artifact.TestCompleted:
+		ev.Tests = tr.Value.Status
+	case tr.Value.OverallPass:
+		ev.Tests, ev.TestSummary, ev.Complete = "passed", tr.Value.Summary, true
+	default:
+		ev.Tests, ev.TestSummary = "failed", tr.Value.Summary
+	}
+	if d := artifact.LoadDiff(taskDir); d.OK() {
+		for _, f := range d.Value.Files {
+			ev.Files = append(ev.Files, f.Path())
+		}
+		ev.DiffAdded, ev.DiffRemoved = diffStat(filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile)))
+	}
+	return ev
+}
+
+// diffStat counts added and removed lines of a unified diff.
+func diffStat(path string) (added, removed int) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			added++
+		case strings.HasPrefix(line, "-"):
+			removed++
+		}
+	}
+	return added, removed
+}
+
+// Decision is accept/decision.json as orch writes it: the contract's
+// fields plus the evidence it was based on.
+type Decision struct {
+	artifact.Decision
+	Evidence           Evidence `json:"evidence"`
+	IncompleteEvidence bool     `json:"incomplete_evidence,omitempty"`
+	PlanSHA256         string   `json:"plan_sha256,omitempty"`
+	DecidedAt          string   `json:"decided_at"`
+	Reused             bool     `json:"reused_commit,omitempty"`
+	Notes              []string `json:"notes,omitempty"`
+}
+
+// AcceptResult is what `orch accept` reports.
+type AcceptResult struct {
+	Phase    orchestrator.PhaseResult
+	Decision Decision
+}
+
+// CheckDecision validates the decision's shape before anything runs.
+func CheckDecision(opt AcceptOptions) error {
+	switch opt.Verdict {
+	case artifact.VerdictAccepted, artifact.VerdictRejected, artifact.VerdictRevert:
+		if opt.Target != "" {
+			return fmt.Errorf("--to is only for --verdict changes_requested")
+		}
+	case artifact.VerdictChangesRequested:
+		switch opt.Target {
+		case "codegen", "review", "planning":
+		default:
+			return fmt.Errorf("--verdict changes_requested needs --to codegen, review or planning, got %q", opt.Target)
+		}
+	default:
+		return fmt.Errorf("--verdict: expected accepted, changes_requested, rejected or revert, got %q", opt.Verdict)
+	}
+	for _, r := range opt.Reasons {
+		if strings.TrimSpace(r) != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("a decision needs a non-blank reason (--reason)")
+}
+
+// Accept records the decision; on accepted it applies the change to the
+// working tree and index and commits exactly its files.
+func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, id string, opt AcceptOptions) (AcceptResult, error) {
+	var res AcceptResult
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return res, err
+	}
+	if opt.Verdict == artifact.VerdictAccepted {
+		ev := GatherEvidence(t.Dir)
+		if !ev.Complete && !opt.AllowIncomplete {
+			return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)}
+		}
+		repo, err := gitx.Open(ctx, o.Project.Root)
+		if err != nil {
+			return res, err
+		}
+		if err := checkRepoForApply(ctx, repo, t.Dir, id); err != nil {
+			return res, err
+		}
+	}
+	pr, err := o.RunPhase(ctx, id, lifecycle.Accept, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
+		d, err := decide(ctx, o, cfg, run, opt)
+		res.Decision = d
+		if err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		path, err := run.Stage(artifact.DecisionFile)
+		if err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		if err := writeJSON(path, d); err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		sum, err := run.Stage("accept/summary.md")
+		if err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		if err := os.WriteFile(sum, []byte(summaryMarkdown(run.Task.ID, d)), 0o644); err != nil {
+			return orchestrator.Outcome{}, fmt.Errorf("write summary: %w", err)
+		}
+		return orchestrator.Outcome{Status: "decided", Summary: map[string]any{
+			"verdict": d.Verdict, "target": d.Target, "commit": d.Commit, "regression": d.Regression, "decider": d.Decider,
+		}}, nil
+	})
+	res.Phase = pr
+	return res, err
+}
+
+// refuse builds a refusal that changes nothing.
+func refuse(format string, args ...any) error {
+	return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkRepoForApply refuses to apply during a rebase, merge or
+// cherry-pick, on a detached HEAD, or when a file the patch touches has
+// uncommitted changes. A change already committed for this task passes:
+// accept is idempotent.
+func checkRepoForApply(ctx context.Context, repo *gitx.Repo, taskDir, id string) error {
+	if sha, err := repo.FindCommitWithTrailer(ctx, TrailerTask, id, 1000); err != nil {
+		return err
+	} else if sha != "" {
+		return nil
+	}
+	if op, err := repo.InProgress(ctx); err != nil {
+		return err
+	} else if op != "" {
+		return refuse("orch: a %s is in progress in %s: finish or abort it before accepting", op, repo.Dir)
+	}
+	if _, detached, err := repo.Branch(ctx); err != nil {
+		return err
+	} else if detached {
+		return refuse("orch: HEAD is detached: check out the branch the change should land on, then run orch accept again")
+	}
+	d := artifact.LoadDiff(taskDir)
+	if d.Err != nil {
+		return d.Err
+	}
+	if !d.Present || len(d.Value.Files) == 0 {
+		return refuse("orch: %s is missing or empty: nothing to apply", artifact.DiffFile)
+	}
+	dirty, err := repo.DirtyPaths(ctx, diffPaths(d.Value))
+	if err != nil {
+		return err
+	}
+	if len(dirty) > 0 {
+		return refuse("orch: uncommitted changes in file(s) the change touches: %s: commit or stash them, then run orch accept again", strings.Join(dirty, ", "))
+	}
+	return nil
+}
+
+func diffPaths(d artifact.Diff) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range d.Files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// decide builds the decision, applying and committing on accepted.
+func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt AcceptOptions) (Decision, error) {
+	ev := GatherEvidence(run.Task.Dir)
+	d := Decision{
+		Decision: artifact.Decision{Verdict: opt.Verdict, Target: opt.Target, Decider: opt.Decider},
+		Evidence: ev, PlanSHA256: ev.PlanSHA256, DecidedAt: time.Now().UTC().Format(time.RFC3339),
+	}
+	for _, r := range opt.Reasons {
+		if strings.TrimSpace(r) != "" {
+			d.Reasons = append(d.Reasons, strings.TrimSpace(r))
+		}
+	}
+	d.IncompleteEvidence = !ev.Complete
+	repo, err := gitx.Open(ctx, o.Project.Root)
+	if err != nil {
+		return d, err
+	}
+	existing, err := repo.FindCommitWithTrailer(ctx, TrailerTask, run.Task.ID, 1000)
+	if err != nil {
+		return d, err
+	}
+	if opt.Verdict != artifact.VerdictAccepted {
+		// A revert or rejection after the change was applied names the
+		// commit, so that orch revert can undo it.
+		if prev := artifact.LoadDecision(run.Task.Dir); prev.OK() && prev.Value.Commit != "" {
+			d.Commit, d.Base = prev.Value.Commit, prev.Value.Base
+		} else if existing != "" {
+			d.Commit = existing
+		}
+		return d, nil
+	}
+	if existing != "" {
+		d.Commit, d.Reused = existing, true
+		if prev := artifact.LoadDecision(run.Task.Dir); prev.OK() {
+			d.Base = prev.Value.Base
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("the change was already committed as %.12s: not applied again", existing))
+		return d, nil
+	}
+	if err := checkRepoForApply(ctx, repo, run.Task.Dir, run.Task.ID); err != nil {
+		return d, err
+	}
+	head, err := repo.Head(ctx)
+	if err != nil {
+		return d, err
+	}
+	base := head
+	if cg := artifact.LoadCodegen(run.Task.Dir); cg.OK() && cg.Value.Base != "" {
+		if base, err = repo.ResolveCommit(ctx, cg.Value.Base); err != nil {
+			return d, err
+		}
+	}
+	d.Base = base
+	patch, err := readPatch(run.Task.Dir)
+	if err != nil {
+		return d, err
+	}
+	dv := artifact.LoadDiff(run.Task.Dir)
+	paths := diffPaths(dv.Value)
+	moved := head != base
+	if err := repo.Apply(ctx, patch, gitx.ApplyOptions{Index: true, ThreeWay: moved}); err != nil {
+		if errors.Is(err, gitx.ErrApplyConflict) {
+			return d, refuse("orch: the change does not apply to HEAD %.12s (base %.12s): %v; nothing was changed. Redo codegen on the new HEAD: orch redo codegen", head, base, err)
+		}
+		return d, err
+	}
+	msg := commitMessage(run.Task.ID, ev, d.Reasons)
+	sha, err := repo.Commit(ctx, msg, paths)
+	if err != nil {
+		return d, fmt.Errorf("commit the change: %w (the patch is applied to the index and working tree; inspect with git status)", err)
+	}
+	d.Commit = sha
+	if moved {
+		// HEAD moved since the base: the tests ran against the base, so run
+		// them again on the commit that now exists.
+		logDir := filepath.Join(run.Staging, "accept", "regression-logs")
+		rep, _, err := testCommit(ctx, repo, cfg, run.Task.ID, Report{Base: sha}, nil, logDir, TestOptions{Sandbox: opt.Test.Sandbox, Stream: opt.Test.Stream, Env: opt.Test.Env})
+		if err != nil {
+			return d, err
+		}
+		if err := writeJSON(filepath.Join(run.Staging, "accept", "regression-report.json"), rep); err != nil {
+			return d, err
+		}
+		switch {
+		case rep.Status == artifact.TestCompleted && rep.OverallPass:
+			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s passed", sha))
+		case rep.Status == artifact.TestCompleted:
+			d.Regression = true
+			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s FAILED: regression (see accept/regression-report.json)", sha))
+		default:
+			d.Regression = true
+			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: the regression check could not run (%s): treated as a regression", rep.Error))
+		}
+	}
+	return d, nil
+}
+
+// commitMessage is the plan title, the reasons, and the trailers.
+func commitMessage(id string, ev Evidence, reasons []string) string {
+	title := ev.PlanTitle
+	if title == "" {
+		title = "orch task " + id
+	}
+	var b strings.Builder
+	b.WriteString(firstLine(title))
+	b.WriteString("\n\n")
+	for _, r := range reasons {
+		fmt.Fprintf(&b, "%s\n", r)
+	}
+	fmt.Fprintf(&b, "\n%s: %s\n%s: %s\n", TrailerTask, id, TrailerPlan, ev.PlanSHA256)
+	return b.String()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// summaryMarkdown renders accept/summary.md.
+func summaryMarkdown(id string, d Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Decision for %s: %s\n\n", id, d.Verdict)
+	if d.Target != "" {
+		fmt.Fprintf(&b, "Target: %s\n\n", d.Target)
+	}
+	fmt.Fprintf(&b, "Decided by %s %s at %s.\n\n## Reasons\n\n", d.Decider.Kind, d.Decider.Name, d.DecidedAt)
+	for _, r := range d.Reasons {
+		fmt.Fprintf(&b, "- %s\n", r)
+	}
+	e := d.Evidence
+	fmt.Fprintf(&b, "\n## Evidence\n\n- Plan: %s (sha256 %.12s)\n- Plan review: %s\n- Code review: %s\n- Tests: %s (%d passed, %d failed, %d skipped)\n- Change: %d file(s), +%d −%d\n",
+		e.PlanTitle, e.PlanSHA256, e.PlanReview, e.CodeReview, e.Tests, e.TestSummary.Passed, e.TestSummary.Failed+e.TestSummary.Error, e.TestSummary.Skipped, len(e.Files), e.DiffAdded, e.DiffRemoved)
+	if d.IncompleteEvidence {
+		b.WriteString("\n**The evidence was incomplete** (tests failed, did not complete or are missing).\n")
+	}
+	if d.Commit != "" {
+		fmt.Fprintf(&b, "\nCommit: %s (base %s)\n", d.Commit, d.Base)
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "\nNote: %s\n", n)
+	}
+	return b.String()
+}
+
+// PlanSHA256 returns the sha256 hex of data.
+func PlanSHA256(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
