@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -31,6 +32,8 @@ type Env struct {
 	Now     func() time.Time
 	// Hooks are test-only crash points; nil in production.
 	Hooks task.Hooks
+	// LLMOptions are passed to model providers (tests inject HTTP clients).
+	LLMOptions []llm.Option
 }
 
 // Main runs orch with the process's arguments and returns its exit code.

@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/gitx"
+)
+
+// RepoContext is what a model is told about the repository, bounded by a
+// byte budget.
+type RepoContext struct {
+	Tree    []string // tracked and untracked-not-ignored files (respects .gitignore)
+	Omitted int      // files left out of Tree for the budget
+	Files   []FileContent
+}
+
+// FileContent is one file's text given to a model.
+type FileContent struct {
+	Path      string
+	Content   string
+	Truncated bool
+}
+
+// Render writes the context as prompt text.
+func (c RepoContext) Render() string {
+	var b strings.Builder
+	b.WriteString("Repository files:\n")
+	for _, p := range c.Tree {
+		b.WriteString("  ")
+		b.WriteString(p)
+		b.WriteString("\n")
+	}
+	if c.Omitted > 0 {
+		fmt.Fprintf(&b, "  … and %d more files\n", c.Omitted)
+	}
+	for _, f := range c.Files {
+		fmt.Fprintf(&b, "\n--- %s", f.Path)
+		if f.Truncated {
+			b.WriteString(" (truncated)")
+		}
+		b.WriteString(" ---\n")
+		b.WriteString(f.Content)
+		if !strings.HasSuffix(f.Content, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// GatherContext lists the repository (respecting .gitignore) and includes
+// the README and the files whose path or content best match the keywords,
+// within budget bytes. priority files come first, in order.
+func GatherContext(ctx context.Context, root string, keywords []string, priority []string, budget int) (RepoContext, error) {
+	var rc RepoContext
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		return rc, err
+	}
+	files, err := repo.ListFiles(ctx)
+	if err != nil {
+		return rc, err
+	}
+	files = filterOrch(files)
+	sort.Strings(files)
+	treeBudget := budget / 4
+	used := 0
+	for i, f := range files {
+		if used+len(f)+3 > treeBudget {
+			rc.Omitted = len(files) - i
+			break
+		}
+		rc.Tree = append(rc.Tree, f)
+		used += len(f) + 3
+	}
+	left := budget - used
+	seen := map[string]bool{}
+	add := func(p string) {
+		if seen[p] || left <= 200 {
+			return
+		}
+		seen[p] = true
+		fc, ok := readText(filepath.Join(root, filepath.FromSlash(p)), left-len(p)-32)
+		if !ok {
+			return
+		}
+		fc.Path = p
+		rc.Files = append(rc.Files, fc)
+		left -= len(fc.Content) + len(p) + 32
+	}
+	for _, p := range priority {
+		add(p)
+	}
+	for _, f := range files {
+		if strings.EqualFold(filepath.Base(f), "README.md") && !strings.Contains(f, "/") {
+			add(f)
+		}
+	}
+	for _, f := range rankFiles(root, files, keywords) {
+		add(f)
+	}
+	return rc, nil
+}
+
+// filterOrch drops orch's own folder from a file list.
+func filterOrch(files []string) []string {
+	out := files[:0]
+	for _, f := range files {
+		if !strings.HasPrefix(f, ".orch/") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// readText reads a text file up to max bytes; binary files are skipped.
+func readText(path string, max int) (FileContent, bool) {
+	if max <= 0 {
+		return FileContent{}, false
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return FileContent{}, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return FileContent{}, false
+	}
+	defer f.Close()
+	buf := make([]byte, min(int64(max), fi.Size()))
+	n, _ := f.Read(buf)
+	buf = buf[:n]
+	if !utf8.Valid(buf) && n < max || strings.ContainsRune(string(buf), 0) {
+		return FileContent{}, false
+	}
+	return FileContent{Content: strings.ToValidUTF8(string(buf), ""), Truncated: fi.Size() > int64(n)}, true
+}
+
+// rankFiles orders files by how many keywords their path mentions, then
+// (for the top candidates) their content; files matching nothing are left
+// out.
+func rankFiles(root string, files, keywords []string) []string {
+	type scored struct {
+		path  string
+		score int
+	}
+	var kws []string
+	for _, k := range keywords {
+		k = strings.ToLower(k)
+		if len(k) >= 3 {
+			kws = append(kws, k)
+		}
+	}
+	if len(kws) == 0 {
+		return nil
+	}
+	var out []scored
+	for _, f := range files {
+		lf := strings.ToLower(f)
+		s := 0
+		for _, k := range kws {
+			if strings.Contains(lf, k) {
+				s += 3
+			}
+		}
+		if s == 0 && len(files) <= 2000 {
+			if fc, ok := readText(filepath.Join(root, filepath.FromSlash(f)), 64<<10); ok {
+				lc := strings.ToLower(fc.Content)
+				for _, k := range kws {
+					if strings.Contains(lc, k) {
+						s++
+					}
+				}
+			}
+		}
+		if s > 0 {
+			out = append(out, scored{f, s})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	paths := make([]string, len(out))
+	for i, s := range out {
+		paths[i] = s.path
+	}
+	return paths
+}
+
+// Keywords splits text into lower-case words worth matching.
+func Keywords(text string) []string {
+	stop := map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "from": true, "into": true, "add": true, "make": true, "should": true, "when": true, "use": true}
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
+		if len(w) >= 3 && !stop[w] && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}

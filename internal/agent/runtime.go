@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// Roles of the agents, as used in config [roles] and llm.Request.Role.
+const (
+	RolePlanner       = "planner"
+	RolePlanReviewer  = "plan_reviewer"
+	RoleCodegen       = "codegen"
+	RoleCodeReviewer  = "code_reviewer"
+	RoleAcceptAdvisor = "accept_advisor"
+)
+
+// Runtime is what every agent shares. It is safe for concurrent use by the
+// goroutines of one phase run (reviewers run concurrently).
+type Runtime struct {
+	Project *task.Project
+	Config  config.Config
+	Getenv  func(string) string
+	// Fresh bypasses the call cache.
+	Fresh bool
+	// OnToken, when set, receives streamed tokens with the role.
+	OnToken func(role, token string)
+	// Notes collects remarks for the user (which provider was chosen…).
+	Notes []string
+	// Options are passed to llm.New (tests inject an HTTP client, a clock).
+	Options []llm.Option
+	// Now is the clock for transcript events.
+	Now func() time.Time
+
+	mu        sync.Mutex
+	providers map[string]resolved
+}
+
+type resolved struct {
+	p     llm.Provider
+	cfg   llm.Config
+	model string
+}
+
+// NewRuntime builds a runtime for project p.
+func NewRuntime(p *task.Project, cfg config.Config, getenv func(string) string) *Runtime {
+	return &Runtime{Project: p, Config: cfg, Getenv: getenv, Now: time.Now, providers: map[string]resolved{}}
+}
+
+// roleRef returns the [roles] entry of a role ("plan_reviewer:risk" looks
+// up plan_reviewer).
+func (rt *Runtime) roleRef(role string) string {
+	base, _, _ := strings.Cut(role, ":")
+	r := rt.Config.Roles
+	return map[string]string{
+		RolePlanner: r.Planner, RolePlanReviewer: r.PlanReviewer, RoleCodegen: r.Codegen,
+		RoleCodeReviewer: r.CodeReviewer, RoleAcceptAdvisor: r.AcceptAdvisor,
+	}[base]
+}
+
+// Provider returns the provider and model serving role: [roles] names a
+// provider of [providers] (optionally "name:model"); without one, a
+// provider named "default", the only configured provider, or one chosen
+// from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, OLLAMA_HOST).
+func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, error) {
+	ref := rt.roleRef(role)
+	name, model, _ := strings.Cut(ref, ":")
+	if name == "" {
+		switch {
+		case rt.Config.Providers["default"].Type != "":
+			name = "default"
+		case len(rt.Config.Providers) == 1:
+			for n := range rt.Config.Providers {
+				name = n
+			}
+		}
+	}
+	key := name + "\x00" + model
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if r, ok := rt.providers[key]; ok {
+		return r.p, r.cfg, r.model, nil
+	}
+	var lc llm.Config
+	if name == "" {
+		c, note, err := llm.FromEnvironment(rt.Getenv)
+		if err != nil {
+			return nil, lc, "", err
+		}
+		lc = c
+		rt.Notes = append(rt.Notes, note)
+	} else {
+		pc, ok := rt.Config.Providers[name]
+		if !ok {
+			return nil, lc, "", &config.Error{File: filepath.Join(rt.Project.Dir, config.FileName), Key: "roles", Msg: fmt.Sprintf("provider %q is not defined", name)}
+		}
+		lc = llm.Config{Type: pc.Type, Name: name, BaseURL: pc.BaseURL, Model: pc.Model, APIKeyEnv: pc.APIKeyEnv,
+			Command: pc.Command, ScriptFile: rt.projectPath(pc.Script), Timeout: pc.Timeout.Std(), MaxRetries: pc.MaxRetries}
+		if lc.Type == llm.TypeScript {
+			lc.ScriptStateFile = filepath.Join(rt.Project.Dir, "cache", "script-state-"+name+".json")
+		}
+	}
+	p, err := llm.New(lc, rt.Getenv, rt.Options...)
+	if err != nil {
+		return nil, lc, "", err
+	}
+	rt.providers[key] = resolved{p: p, cfg: lc, model: model}
+	return p, lc, model, nil
+}
+
+// projectPath resolves a path from the configuration against the
+// repository's top level.
+func (rt *Runtime) projectPath(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(rt.Project.Root, p)
+}
+
+// Call is one model call of a phase run: cached by a hash of (provider,
+// model, messages, schema) unless Fresh, and logged as a model_call event.
+type Call struct {
+	rt  *Runtime
+	run *orchestrator.Run
+}
+
+// For returns the caller for run.
+func (rt *Runtime) For(run *orchestrator.Run) *Call { return &Call{rt: rt, run: run} }
+
+// loggedProvider wraps a provider with the cache and the transcript.
+type loggedProvider struct {
+	c     *Call
+	inner llm.Provider
+	cfg   llm.Config
+	model string
+}
+
+func (lp *loggedProvider) Name() string { return lp.inner.Name() }
+
+func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if req.Model == "" {
+		req.Model = lp.model
+	}
+	if req.OnToken == nil && lp.c.rt.OnToken != nil {
+		role := req.Role
+		req.OnToken = func(tok string) { lp.c.rt.OnToken(role, tok) }
+	}
+	// The script provider replays a file: caching it would stop the
+	// script from advancing.
+	cacheable := lp.cfg.Type != llm.TypeScript
+	key := cacheKey(lp.cfg, req)
+	if cacheable && !lp.c.rt.Fresh {
+		if resp, ok := lp.c.rt.cacheGet(key); ok {
+			lp.c.log(ctx, req, resp, nil, true)
+			return resp, nil
+		}
+	}
+	resp, err := lp.inner.Complete(ctx, req)
+	lp.c.log(ctx, req, resp, err, false)
+	if err == nil && cacheable {
+		lp.c.rt.cachePut(key, resp)
+	}
+	return resp, err
+}
+
+// Text asks for a free-text answer.
+func (c *Call) Text(ctx context.Context, req llm.Request) (llm.Response, error) {
+	p, err := c.provider(req.Role)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	return p.Complete(ctx, req)
+}
+
+func (c *Call) provider(role string) (*loggedProvider, error) {
+	p, cfg, model, err := c.rt.Provider(role)
+	if err != nil {
+		return nil, err
+	}
+	return &loggedProvider{c: c, inner: p, cfg: cfg, model: model}, nil
+}
+
+// JSON asks for a structured answer validated by validate, re-prompting
+// with the validation error (bounded). On final failure the model's last
+// raw answer is staged under <phase>/raw/ so it is kept with the failed
+// run, and the error says where.
+func JSON[T any](ctx context.Context, c *Call, req llm.Request, validate func([]byte) (T, error)) (T, error) {
+	p, err := c.provider(req.Role)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, _, err := llm.CompleteJSON(ctx, p, req, validate, llm.DefaultJSONAttempts)
+	var ie *llm.InvalidResponseError
+	if errors.As(err, &ie) && c.run != nil {
+		name := fmt.Sprintf("%s/raw/%s.txt", c.run.Phase, strings.ReplaceAll(req.Role, ":", "-"))
+		if path, serr := c.run.Stage(name); serr == nil && os.WriteFile(path, []byte(ie.Raw), 0o644) == nil {
+			err = fmt.Errorf("%w (the model's last answer is kept with the failed run, as %s)", err, name)
+		}
+	}
+	return v, err
+}
+
+// log appends a model_call event; failures to log are reported on the
+// event of the phase (they never hide the model's answer).
+func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, callErr error, cached bool) {
+	if c.run == nil {
+		return
+	}
+	p, _, _, _ := c.rt.Provider(req.Role)
+	data := map[string]any{
+		"phase": string(c.run.Phase), "role": req.Role, "cached": cached,
+		"provider": resp.Provider, "model": resp.Model,
+		"tokens_in": resp.Usage.InputTokens, "tokens_out": resp.Usage.OutputTokens,
+		"latency_ms": resp.Latency.Milliseconds(),
+	}
+	if data["provider"] == "" && p != nil {
+		data["provider"] = p.Name()
+	}
+	if data["model"] == "" {
+		data["model"] = req.Model
+	}
+	if !cached {
+		if cost, ok := Cost(fmt.Sprint(data["model"]), resp.Usage); ok {
+			data["cost_usd"] = cost
+		}
+	}
+	if callErr != nil {
+		data["error"] = callErr.Error()
+	}
+	_ = c.run.Log(context.WithoutCancel(ctx), "model_call", data)
+}
+
+// cacheKey hashes what determines an answer. The key never contains a
+// secret: the config holds the NAME of the key variable only.
+func cacheKey(cfg llm.Config, req llm.Request) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	_ = enc.Encode([]any{cfg.Type, cfg.Name, cfg.BaseURL, cfg.Model, cfg.Command, req.Model, req.Role, req.Messages, string(req.Schema), req.SchemaName, req.MaxTokens, req.Temperature})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+type cached struct {
+	Text     string    `json:"text"`
+	Usage    llm.Usage `json:"usage"`
+	Model    string    `json:"model"`
+	Provider string    `json:"provider"`
+}
+
+func (rt *Runtime) cachePath(key string) string {
+	return filepath.Join(rt.Project.Dir, "cache", "llm", key[:2], key+".json")
+}
+
+func (rt *Runtime) cacheGet(key string) (llm.Response, bool) {
+	data, err := os.ReadFile(rt.cachePath(key))
+	if err != nil {
+		return llm.Response{}, false
+	}
+	var c cached
+	if json.Unmarshal(data, &c) != nil {
+		return llm.Response{}, false
+	}
+	return llm.Response{Text: c.Text, Usage: c.Usage, Model: c.Model, Provider: c.Provider, StopReason: "cached"}, true
+}
+
+func (rt *Runtime) cachePut(key string, resp llm.Response) {
+	path := rt.cachePath(key)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	data, err := json.Marshal(cached{Text: resp.Text, Usage: resp.Usage, Model: resp.Model, Provider: resp.Provider})
+	if err != nil {
+		return
+	}
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, data, 0o644) == nil {
+		_ = os.Rename(tmp, path)
+	}
+}
