@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
@@ -124,4 +125,12 @@ func procsWithEnv(t *testing.T, kv string) []int {
 		}
 	}
 	return pids
+}
+
+// countingWriter counts what is written to it.
+type countingWriter struct{ n atomic.Int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n.Add(int64(len(p)))
+	return len(p), nil
 }

@@ -1,0 +1,626 @@
+package testrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+// goModule is a small module; body is the content of its x_test.go.
+func goModule(t *testing.T, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"x.go":          "package m\n\nfunc Add(a, b int) int { return a + b }\n",
+		"x_test.go":     body,
+		"sub/sub.go":    "package sub\n",
+		"sub/y_test.go": "package sub\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n",
+	})
+	return dir
+}
+
+func TestRunGoModules(t *testing.T) {
+	tests := []struct {
+		name       string
+		body       string
+		pass       bool
+		testSuite  artifact.Summary
+		wantCase   string // a case of the go-test suite
+		wantStatus string
+		wantMsg    string
+	}{
+		{
+			name:       "passing module",
+			body:       "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n\nfunc TestSkipped(t *testing.T) { t.Skip(\"later\") }\n",
+			pass:       true,
+			testSuite:  artifact.Summary{Passed: 2, Skipped: 1},
+			wantCase:   "TestAdd",
+			wantStatus: StatusPass,
+		},
+		{
+			name:       "failing module",
+			body:       "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(1, 2); got != 4 {\n\t\tt.Errorf(\"Add(1, 2) = %d, want 4\", got)\n\t}\n}\n",
+			testSuite:  artifact.Summary{Passed: 1, Failed: 1},
+			wantCase:   "TestAdd",
+			wantStatus: StatusFail,
+			wantMsg:    "x_test.go:7: Add(1, 2) = 3, want 4",
+		},
+		{
+			name:       "module whose tests do not build",
+			body:       "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) { Sub(1, 2) }\n",
+			testSuite:  artifact.Summary{Passed: 1, Error: 1},
+			wantCase:   caseBuildFailed,
+			wantStatus: StatusError,
+			wantMsg:    "build failed: ./x_test.go:5:30: undefined: Sub",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := goModule(t, tt.body)
+			suites, _, err := Detect(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := options(t, dir)
+			opt.Env = goEnv(t)
+			var live bytes.Buffer
+			opt.Stream = &syncBuffer{b: &live}
+			report, info, err := Run(context.Background(), suites, opt)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Status != artifact.TestCompleted || report.OverallPass != tt.pass {
+				t.Fatalf("report status %q overall_pass %v, want completed %v: %+v", report.Status, report.OverallPass, tt.pass, report)
+			}
+			if info.Sandbox != SandboxNone {
+				t.Errorf("sandbox %q, want none", info.Sandbox)
+			}
+			test := report.Suites[0]
+			if test.ID != "go-test" || test.Kind != KindTest || test.Command != "go test -json ./..." || test.Log != "test/logs/go-test.log" {
+				t.Errorf("go-test suite header = %+v", test)
+			}
+			if test.Summary != tt.testSuite {
+				t.Errorf("go-test summary %+v, want %+v; cases %+v", test.Summary, tt.testSuite, test.Cases)
+			}
+			c := findCase(t, test.Cases, tt.wantCase)
+			if c.Status != tt.wantStatus || c.Message != tt.wantMsg {
+				t.Errorf("case %s = {%q %q}, want {%q %q}", tt.wantCase, c.Status, c.Message, tt.wantStatus, tt.wantMsg)
+			}
+			if tt.pass != test.OverallPass || (test.ExitCode == 0) != tt.pass {
+				t.Errorf("go-test exit %d overall_pass %v, want pass %v", test.ExitCode, test.OverallPass, tt.pass)
+			}
+			vet := report.Suites[1]
+			if vet.ID != "go-vet" || vet.Kind != KindLint {
+				t.Errorf("second suite = %+v, want go-vet lint", vet)
+			}
+			if report.Summary != addSummary(test.Summary, vet.Summary) {
+				t.Errorf("report summary %+v is not the sum of the suites", report.Summary)
+			}
+			// The log holds readable text, not JSON events.
+			log, err := os.ReadFile(filepath.Join(opt.LogDir, "go-test.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(log, []byte(`"Action"`)) || !bytes.Contains(log, []byte("example.com/m")) {
+				t.Errorf("go-test log is not the plain test output:\n%s", log)
+			}
+			if !strings.Contains(live.String(), "=== orch: suite go-vet (lint): go vet ./...") {
+				t.Errorf("live stream lacks the go-vet header:\n%s", live.String())
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a suite.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestRunExitCodeSuites(t *testing.T) {
+	tests := []struct {
+		name    string
+		suites  []Suite
+		pass    bool
+		exits   []int
+		summary artifact.Summary
+	}{
+		{
+			name:    "all pass",
+			suites:  []Suite{sh("one", "echo hi"), {Name: "lint", Kind: KindLint, Command: []string{"true"}}},
+			pass:    true,
+			exits:   []int{0, 0},
+			summary: artifact.Summary{Passed: 2},
+		},
+		{
+			name:    "one fails",
+			suites:  []Suite{sh("one", "echo hi"), sh("two", "echo bad >&2; exit 3")},
+			exits:   []int{0, 3},
+			summary: artifact.Summary{Passed: 1, Failed: 1},
+		},
+		{
+			name:    "a failing lint fails the report",
+			suites:  []Suite{sh("tests", "true"), {Name: "vet", Kind: KindLint, Command: []string{"false"}}},
+			exits:   []int{0, 1},
+			summary: artifact.Summary{Passed: 1, Failed: 1},
+		},
+		{
+			name:    "killed by a signal",
+			suites:  []Suite{sh("sig", "kill -KILL $$")},
+			exits:   []int{137},
+			summary: artifact.Summary{Failed: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			opt := options(t, dir)
+			report, _, err := Run(context.Background(), tt.suites, opt)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Status != artifact.TestCompleted || report.OverallPass != tt.pass || report.Error != "" {
+				t.Fatalf("report %+v, want completed, overall_pass %v", report, tt.pass)
+			}
+			var exits []int
+			for i, s := range report.Suites {
+				exits = append(exits, s.ExitCode)
+				if s.OverallPass != (s.ExitCode == 0) {
+					t.Errorf("suite %s exit %d overall_pass %v", s.ID, s.ExitCode, s.OverallPass)
+				}
+				c := findCase(t, s.Cases, tt.suites[i].Name)
+				if s.ExitCode != 0 && c.Message != "exited with status "+strconv.Itoa(s.ExitCode) {
+					t.Errorf("case message %q", c.Message)
+				}
+			}
+			if !slices.Equal(exits, tt.exits) {
+				t.Errorf("exit codes %v, want %v", exits, tt.exits)
+			}
+			if report.Summary != tt.summary {
+				t.Errorf("summary %+v, want %+v", report.Summary, tt.summary)
+			}
+		})
+	}
+}
+
+func TestRunNoSuites(t *testing.T) {
+	report, _, err := Run(context.Background(), nil, Options{})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Error != "no tests configured" || report.Suites == nil {
+		t.Errorf("report %+v, want completed, not passing, \"no tests configured\", empty suites", report)
+	}
+}
+
+func TestRunCommandNotFound(t *testing.T) {
+	dir := t.TempDir()
+	opt := options(t, dir)
+	suites := []Suite{
+		{Name: "missing", Kind: KindTest, Command: []string{"orch-no-such-command-xyz", "--flag"}},
+		{Name: "missing-rel", Kind: KindTest, Command: []string{"./not-here.sh"}},
+		sh("ok", "true"),
+	}
+	report, _, err := Run(context.Background(), suites, opt)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if report.Status != artifact.TestError || report.OverallPass {
+		t.Fatalf("report status %q overall_pass %v, want error, false", report.Status, report.OverallPass)
+	}
+	for _, want := range []string{"suite missing: command not found: orch-no-such-command-xyz", "suite missing-rel: command not found: ./not-here.sh"} {
+		if !strings.Contains(report.Error, want) {
+			t.Errorf("report error %q lacks %q", report.Error, want)
+		}
+	}
+	s := report.Suites[0]
+	if s.ExitCode != 127 || s.OverallPass || s.Summary.Error != 1 {
+		t.Errorf("missing suite = %+v, want exit 127, one error case", s)
+	}
+	if c := findCase(t, s.Cases, caseCommand); c.Status != StatusError {
+		t.Errorf("case %+v", c)
+	}
+	if !report.Suites[2].OverallPass {
+		t.Errorf("the suite after a missing command did not run: %+v", report.Suites[2])
+	}
+	log, err := os.ReadFile(filepath.Join(opt.LogDir, "missing.log"))
+	if err != nil || !strings.Contains(string(log), "command not found") {
+		t.Errorf("log of the missing suite: %q, %v", log, err)
+	}
+}
+
+func TestRunInvalid(t *testing.T) {
+	dir := t.TempDir()
+	good := sh("ok", "true")
+	tests := []struct {
+		name    string
+		suites  []Suite
+		mutate  func(*Options)
+		wantErr error
+	}{
+		{"bad name", []Suite{sh("../x", "true")}, nil, ErrInvalidSuite},
+		{"dot name", []Suite{sh("..", "true")}, nil, ErrInvalidSuite},
+		{"duplicate name", []Suite{good, good}, nil, ErrInvalidSuite},
+		{"empty command", []Suite{{Name: "e", Kind: KindTest}}, nil, ErrInvalidSuite},
+		{"bad kind", []Suite{{Name: "k", Kind: "bench", Command: []string{"true"}}}, nil, ErrInvalidSuite},
+		{"bad format", []Suite{{Name: "f", Kind: KindTest, Command: []string{"true"}, Format: "tap"}}, nil, ErrInvalidSuite},
+		{"junit without report", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit}}, nil, ErrInvalidSuite},
+		{"report escaping the directory", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit, Report: "../r.xml"}}, nil, ErrInvalidSuite},
+		{"absolute report", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit, Report: "/tmp/r.xml"}}, nil, ErrInvalidSuite},
+		{"no directory", []Suite{good}, func(o *Options) { o.Dir = "" }, ErrInvalidOptions},
+		{"missing directory", []Suite{good}, func(o *Options) { o.Dir = filepath.Join(dir, "nope") }, ErrInvalidOptions},
+		{"no log directory", []Suite{good}, func(o *Options) { o.LogDir = "" }, ErrInvalidOptions},
+		{"unknown sandbox", []Suite{good}, func(o *Options) { o.Sandbox = "docker" }, ErrInvalidOptions},
+		{"negative log cap", []Suite{good}, func(o *Options) { o.MaxLogBytes = -1 }, ErrInvalidOptions},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opt := options(t, dir)
+			if tt.mutate != nil {
+				tt.mutate(&opt)
+			}
+			report, _, err := Run(context.Background(), tt.suites, opt)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if report.Status != artifact.TestError || report.Error == "" || report.OverallPass {
+				t.Errorf("report %+v, want status error with the error set", report)
+			}
+		})
+	}
+}
+
+// hangScripts start a child and a grandchild and record every pid.
+var hangScripts = []struct {
+	name     string
+	script   string
+	exitCode int
+}{
+	{
+		name: "plain",
+		script: `echo $$ > pids
+sleep 300 & echo $! >> pids
+sh -c 'sleep 300 & echo $! >> pids; wait' & echo $! >> pids
+echo "up $((40 + 2))"; wait`,
+		exitCode: 128 + 15,
+	},
+	{
+		name: "ignores TERM",
+		script: `trap '' TERM
+echo $$ > pids
+sleep 300 & echo $! >> pids
+sh -c 'trap "" TERM; sleep 300 & echo $! >> pids; wait' & echo $! >> pids
+echo "up $((40 + 2))"; wait`,
+		exitCode: 128 + 9,
+	},
+}
+
+func TestRunTimeoutKillsProcessGroup(t *testing.T) {
+	for _, tt := range hangScripts {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			opt := options(t, dir)
+			s := sh("hang", tt.script)
+			s.Timeout = time.Second
+			report, _, err := Run(context.Background(), []Suite{s}, opt)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Status != artifact.TestCompleted || report.OverallPass {
+				t.Errorf("report status %q overall_pass %v, want completed, false", report.Status, report.OverallPass)
+			}
+			res := report.Suites[0]
+			c := findCase(t, res.Cases, caseTimeout)
+			if c.Status != StatusFail || c.Message != "timed out after 1s" {
+				t.Errorf("timeout case %+v", c)
+			}
+			if res.ExitCode != tt.exitCode || res.OverallPass || res.Summary.Failed != 1 {
+				t.Errorf("suite exit %d overall_pass %v summary %+v, want exit %d, failed", res.ExitCode, res.OverallPass, res.Summary, tt.exitCode)
+			}
+			pids := readPids(t, filepath.Join(dir, "pids"))
+			if len(pids) != 4 {
+				t.Fatalf("script recorded pids %v, want 4 (shell, child, sub-shell, grandchild)", pids)
+			}
+			for _, pid := range pids {
+				if processLive(pid) {
+					t.Errorf("pid %d still runs after Run returned", pid)
+				}
+			}
+			log, _ := os.ReadFile(filepath.Join(opt.LogDir, "hang.log"))
+			if !strings.Contains(string(log), "timed out after 1s; stopping the process group") {
+				t.Errorf("log lacks the timeout note:\n%s", log)
+			}
+		})
+	}
+}
+
+func TestRunStopsLeftoverProcesses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opt := options(t, dir)
+	report, info, err := Run(context.Background(), []Suite{sh("daemon", "sleep 300 & echo $! > pid; echo done")}, opt)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !report.OverallPass {
+		t.Errorf("a suite that exited 0 did not pass: %+v", report)
+	}
+	for _, pid := range readPids(t, filepath.Join(dir, "pid")) {
+		if processLive(pid) {
+			t.Errorf("background pid %d outlived the suite", pid)
+		}
+	}
+	if !slices.ContainsFunc(info.Notes, func(n string) bool { return strings.Contains(n, "left processes running") }) {
+		t.Errorf("notes %q do not mention the leftover process", info.Notes)
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opt := options(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Cancel as soon as the suite says it is running.
+	opt.Stream = &triggerWriter{trigger: "up 42", fire: cancel}
+	s := sh("hang", hangScripts[0].script)
+	report, _, err := Run(ctx, []Suite{s, sh("never", "true")}, opt)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if report.Status != artifact.TestError || !strings.Contains(report.Error, "cancelled after 1 of 2 suites") {
+		t.Errorf("report status %q error %q", report.Status, report.Error)
+	}
+	if len(report.Suites) != 1 {
+		t.Fatalf("suites %+v, want only the cancelled one", report.Suites)
+	}
+	if c := findCase(t, report.Suites[0].Cases, caseCancelled); c.Status != StatusError {
+		t.Errorf("cancel case %+v", c)
+	}
+	for _, pid := range readPids(t, filepath.Join(dir, "pids")) {
+		if processLive(pid) {
+			t.Errorf("pid %d still runs after Run returned", pid)
+		}
+	}
+}
+
+// triggerWriter calls fire once when the written text contains trigger.
+type triggerWriter struct {
+	mu      sync.Mutex
+	seen    bytes.Buffer
+	trigger string
+	fire    func()
+	fired   bool
+}
+
+func (w *triggerWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen.Write(p)
+	if !w.fired && strings.Contains(w.seen.String(), w.trigger) {
+		w.fired = true
+		w.fire()
+	}
+	return len(p), nil
+}
+
+func TestRunCapsOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opt := options(t, dir)
+	opt.MaxLogBytes = 1 << 20
+	var live countingWriter
+	opt.Stream = &live
+	const total = 50 << 20
+	report, _, err := Run(context.Background(), []Suite{sh("loud", fmt.Sprintf("head -c %d /dev/zero | tr '\\0' '\\132'", total))}, opt)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !report.OverallPass {
+		t.Errorf("report %+v", report)
+	}
+	path := filepath.Join(opt.LogDir, "loud.log")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const markers = 1024 // header, cap marker, dropped count, footer
+	if info.Size() > opt.MaxLogBytes+markers {
+		t.Errorf("log is %d bytes, want at most %d + markers", info.Size(), opt.MaxLogBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := int64(bytes.Count(data, []byte("Z"))); got != opt.MaxLogBytes {
+		t.Errorf("log keeps %d bytes of output, want exactly the cap %d", got, opt.MaxLogBytes)
+	}
+	for _, want := range []string{
+		"[orch: output reached the 1048576-byte log cap; further output is dropped]",
+		fmt.Sprintf("[orch: %d bytes of output dropped]", total-opt.MaxLogBytes),
+	} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+	if live.n.Load() > opt.MaxLogBytes+markers {
+		t.Errorf("live stream got %d bytes, want it capped too", live.n.Load())
+	}
+}
+
+func TestRunSanitizesEnv(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opt := options(t, dir)
+	opt.Env = append(os.Environ(), "FAKE_API_KEY=leak1", "GITHUB_TOKEN=leak2", "OPENAI_BASE_URL=leak3", "ALLOWED_TOKEN=visible", "PLAIN_VAR=plain")
+	opt.AllowEnv = []string{"ALLOWED_TOKEN"}
+	s := sh("env", "env > env.txt")
+	s.Env = map[string]string{"SUITE_VAR": "from-config"}
+	report, _, err := Run(context.Background(), []Suite{s}, opt)
+	if err != nil || !report.OverallPass {
+		t.Fatalf("Run: %+v, %v", report, err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "env.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(data)
+	for _, leaked := range []string{"leak1", "leak2", "leak3", "FAKE_API_KEY", "GITHUB_TOKEN"} {
+		if strings.Contains(env, leaked) {
+			t.Errorf("the suite saw %q", leaked)
+		}
+	}
+	for _, want := range []string{"ALLOWED_TOKEN=visible", "PLAIN_VAR=plain", "SUITE_VAR=from-config"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the suite did not see %q", want)
+		}
+	}
+}
+
+func TestRunJUnitSuites(t *testing.T) {
+	fixture, err := filepath.Abs("testdata/junit/pytest.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		script   string
+		stale    bool // a passing report from an earlier run is present
+		summary  artifact.Summary
+		wantCase string
+		wantMsg  string
+		wantNote bool
+	}{
+		{
+			name:     "report written",
+			script:   "cp " + shellQuote(fixture) + " out/report.xml; exit 1",
+			summary:  artifact.Summary{Passed: 2, Failed: 1, Skipped: 2, Error: 1},
+			wantCase: "test_fails",
+			wantMsg:  "AssertionError: strings differ",
+		},
+		{
+			name:     "stale report is not read",
+			script:   "exit 0",
+			stale:    true,
+			summary:  artifact.Summary{Error: 1},
+			wantCase: caseReport,
+			wantMsg:  "the suite wrote no JUnit report at out/report.xml",
+			wantNote: true,
+		},
+		{
+			name:     "broken report",
+			script:   "printf '<testsuite><testcase name=\"a\"/><testcase' > out/report.xml",
+			summary:  artifact.Summary{Passed: 1, Error: 1},
+			wantCase: caseReport,
+			wantNote: true,
+		},
+		{
+			name:     "exit status without failing case",
+			script:   "printf '<testsuite><testcase name=\"a\"/></testsuite>' > out/report.xml; exit 4",
+			summary:  artifact.Summary{Passed: 1, Failed: 1},
+			wantCase: caseExit,
+			wantMsg:  "exited with status 4 without a failing test case",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tt.stale {
+				writeFiles(t, dir, map[string]string{"out/report.xml": `<testsuite><testcase name="old"/></testsuite>`})
+			}
+			opt := options(t, dir)
+			s := Suite{Name: "junit", Kind: KindTest, Command: []string{"sh", "-c", tt.script}, Format: FormatJUnit, Report: "out/report.xml"}
+			report, info, err := Run(context.Background(), []Suite{s}, opt)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Status != artifact.TestCompleted || report.OverallPass {
+				t.Errorf("report status %q overall_pass %v, want completed, false", report.Status, report.OverallPass)
+			}
+			res := report.Suites[0]
+			if res.Summary != tt.summary {
+				t.Errorf("summary %+v, want %+v; cases %+v", res.Summary, tt.summary, res.Cases)
+			}
+			c := findCase(t, res.Cases, tt.wantCase)
+			if tt.wantMsg != "" && c.Message != tt.wantMsg {
+				t.Errorf("case %s message %q, want %q", tt.wantCase, c.Message, tt.wantMsg)
+			}
+			if got := len(info.Notes) > 1; got != tt.wantNote { // notes[0] is the sandbox note
+				t.Errorf("notes %q, want a report note: %v", info.Notes, tt.wantNote)
+			}
+		})
+	}
+}
+
+func TestRunReportSymlinkStaysInside(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret.xml")
+	writeFiles(t, filepath.Dir(outside), map[string]string{"secret.xml": `<testsuite><testcase name="outside"/></testsuite>`})
+	opt := options(t, dir)
+	s := Suite{Name: "junit", Kind: KindTest, Format: FormatJUnit, Report: "r.xml",
+		Command: []string{"sh", "-c", "ln -s " + shellQuote(outside) + " r.xml"}}
+	report, _, err := Run(context.Background(), []Suite{s}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range report.Suites[0].Cases {
+		if c.Name == "outside" {
+			t.Fatalf("a report symlinked outside the directory was read: %+v", report.Suites[0].Cases)
+		}
+	}
+	findCase(t, report.Suites[0].Cases, caseReport)
+}
+
+func TestRunSandboxModes(t *testing.T) {
+	// With no bwrap on PATH: "auto" runs unsandboxed and says so,
+	// "bwrap" refuses.
+	t.Setenv("PATH", t.TempDir()+string(os.PathListSeparator)+"/usr/bin:/bin")
+	if _, err := os.Stat("/usr/bin/bwrap"); err == nil {
+		t.Setenv("PATH", t.TempDir())
+	}
+	dir := t.TempDir()
+	opt := options(t, dir)
+	opt.Env = []string{"PATH=/usr/bin:/bin"}
+	opt.Sandbox = SandboxAuto
+	report, info, err := Run(context.Background(), []Suite{sh("ok", "true")}, opt)
+	if err != nil || !report.OverallPass {
+		t.Fatalf("auto without bwrap: %+v, %v", report, err)
+	}
+	if info.Sandbox != SandboxNone || !slices.ContainsFunc(info.Notes, func(n string) bool { return strings.Contains(n, "no sandbox: bwrap sandbox unavailable") }) {
+		t.Errorf("info %+v, want sandbox none and a note why", info)
+	}
+	opt.Sandbox = SandboxBwrap
+	report, _, err = Run(context.Background(), []Suite{sh("ok", "true")}, opt)
+	if !errors.Is(err, ErrNoSandbox) || report.Status != artifact.TestError {
+		t.Errorf("bwrap without bwrap: status %q err %v, want error and ErrNoSandbox", report.Status, err)
+	}
+}
