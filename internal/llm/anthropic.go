@@ -236,10 +236,17 @@ func (p *anthropicProvider) sdkError(err error) error {
 			header = apiErr.Response.Header
 		}
 		status := apiErr.StatusCode
-		if status == 0 {
-			// An error event inside a stream carries no status; treat an
-			// overloaded or API error like the 5xx it stands for.
-			status = http.StatusServiceUnavailable
+		if status < 400 {
+			// An error event inside a stream arrives on a 200 answer;
+			// give it the status its type stands for.
+			switch apiErr.Type() {
+			case "overloaded_error":
+				status = 529
+			case "rate_limit_error":
+				status = http.StatusTooManyRequests
+			default:
+				status = http.StatusInternalServerError
+			}
 		}
 		return p.core.statusError(status, header, apiErr.Message)
 	}
