@@ -37,7 +37,7 @@ type Event struct {
 	Kind  string         `json:"kind"`
 	State *State         `json:"state,omitempty"`
 	Moves []Move         `json:"moves,omitempty"`
-	Data  map[string]any `json:"-"` // e.g. from, to, reason, edges, skipped, override
+	Data  map[string]any `json:"-"`    // e.g. from, to, reason, edges, skipped, override
 	Prev  string         `json:"prev"` // sha256 hex of the previous line; "" for the first
 }
 

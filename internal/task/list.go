@@ -3,11 +3,11 @@ package task
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"runtime"
+		"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,14 +37,27 @@ func (p *Project) List() ([]Summary, error) {
 	}
 	slices.SortFunc(out, func(a, b Summary) int { return strings.Compare(a.ID, b.ID) })
 
+	r, err := openDirReader(p.TasksDir())
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	defer r.Close()
 	workers := min(len(out), 4*runtime.GOMAXPROCS(0))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < len(out); i += workers {
-				p.summarize(&out[i])
+			buf := make([]byte, 0, 4096)
+			for {
+				i := int(next.Add(64)) - 64
+				if i >= len(out) {
+					return
+				}
+				for j := i; j < min(i+64, len(out)); j++ {
+					summarize(r, &out[j], &buf)
+				}
 			}
 		}()
 	}
@@ -52,16 +65,19 @@ func (p *Project) List() ([]Summary, error) {
 	return out, nil
 }
 
-// summarize fills s from the task's state.json.
-func (p *Project) summarize(s *Summary) {
+// summarize fills s from the task's state.json, validated like ReadState.
+func summarize(r *dirReader, s *Summary, buf *[]byte) {
 	if err := ValidID(s.ID); err != nil {
 		s.Err = err.Error()
 		return
 	}
-	t := &Task{ID: s.ID, Dir: filepath.Join(p.TasksDir(), s.ID)}
-	st, err := t.ReadState()
-	if err != nil {
-		s.Err = err.Error()
+	t := &Task{ID: s.ID}
+	st, p := r.readState(s.ID, buf)
+	if p == nil && st.Task != "" && st.Task != s.ID {
+		p = &fieldProblem{Field: "$.task", Expected: fmt.Sprintf("%q (the task folder's name)", s.ID), Got: fmt.Sprintf("%q", st.Task)}
+	}
+	if p != nil {
+		s.Err = t.stateErr(StateFile, p).Error()
 		return
 	}
 	s.Phase, s.Revision, s.UpdatedAt = st.Phase, st.Revision, st.UpdatedAt

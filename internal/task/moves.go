@@ -1,11 +1,13 @@
 package task
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // reserved are the task files a move may never touch.
@@ -50,8 +52,17 @@ func checkMoves(moves []Move) error {
 // checkMovesFeasible tells, before anything is logged, whether the moves
 // can be performed on the folder as it is: each From exists (or is brought
 // there by an earlier move), each To is free (or vacated by an earlier
-// move), and the nearest existing parent of each To is a folder.
+// move), and the nearest existing parent of each To is a folder. Paths are
+// resolved inside the task folder: a symlink cannot lead out of it.
 func (t *Task) checkMovesFeasible(moves []Move) error {
+	if len(moves) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(t.Dir)
+	if err != nil {
+		return fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	defer root.Close()
 	for i, m := range moves {
 		produced, vacated := false, false
 		for _, e := range moves[:i] {
@@ -59,25 +70,16 @@ func (t *Task) checkMovesFeasible(moves []Move) error {
 			vacated = vacated || within(m.To, e.From)
 		}
 		if !produced {
-			ok, err := exists(filepath.Join(t.Dir, m.From))
+			ok, err := rootExists(root, m.From)
 			if err != nil {
-				return err
+				return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
 			}
 			if !ok {
 				return fmt.Errorf("move %s → %s in task %s: %s does not exist", m.From, m.To, t.ID, m.From)
 			}
 		}
-		if !vacated {
-			ok, err := exists(filepath.Join(t.Dir, m.To))
-			if err != nil {
-				return err
-			}
-			if ok {
-				return fmt.Errorf("move %s → %s in task %s: %s already exists", m.From, m.To, t.ID, m.To)
-			}
-		}
 		for dir := path.Dir(m.To); dir != "."; dir = path.Dir(dir) {
-			fi, err := os.Lstat(filepath.Join(t.Dir, dir))
+			fi, err := root.Stat(dir)
 			if err != nil {
 				continue
 			}
@@ -86,47 +88,127 @@ func (t *Task) checkMovesFeasible(moves []Move) error {
 			}
 			break
 		}
+		if !vacated {
+			ok, err := rootExists(root, m.To)
+			if err != nil {
+				return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
+			}
+			if ok {
+				return fmt.Errorf("move %s → %s in task %s: %s already exists", m.From, m.To, t.ID, m.To)
+			}
+		}
 	}
 	return nil
 }
 
 // applyMoves performs the moves idempotently: a move whose From is gone
 // and whose To exists was done before and is skipped. Every folder touched
-// is fsynced.
+// is fsynced. Paths are resolved inside the task folder.
 func (t *Task) applyMoves(moves []Move) error {
 	if err := checkMoves(moves); err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
+	if len(moves) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(t.Dir)
+	if err != nil {
+		return fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	defer root.Close()
 	for _, m := range moves {
-		from, to := filepath.Join(t.Dir, m.From), filepath.Join(t.Dir, m.To)
-		fromOK, err := exists(from)
+		if err := applyMove(root, m); err != nil {
+			return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
+		}
+	}
+	return nil
+}
+
+func applyMove(root *os.Root, m Move) error {
+	fromOK, err := rootExists(root, m.From)
+	if err != nil {
+		return err
+	}
+	if !fromOK {
+		toOK, err := rootExists(root, m.To)
 		if err != nil {
 			return err
 		}
-		if !fromOK {
-			toOK, err := exists(to)
-			if err != nil {
+		if toOK {
+			return nil // done before a crash
+		}
+		return fmt.Errorf("neither exists")
+	}
+	if err := rootMkdirAllSync(root, path.Dir(m.To)); err != nil {
+		return err
+	}
+	if err := root.Rename(m.From, m.To); err != nil {
+		return err
+	}
+	if err := rootSyncDir(root, path.Dir(m.To)); err != nil {
+		return err
+	}
+	if path.Dir(m.From) != path.Dir(m.To) {
+		return rootSyncDir(root, path.Dir(m.From))
+	}
+	return nil
+}
+
+// rootExists reports whether name exists below root (a final symlink is
+// not followed).
+func rootExists(root *os.Root, name string) (bool, error) {
+	_, err := root.Lstat(name)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return false, nil
+	}
+	return false, err
+}
+
+// rootMkdirAllSync creates dir below root with its missing parents,
+// fsyncing the parent of every folder it creates.
+func rootMkdirAllSync(root *os.Root, dir string) error {
+	if dir == "." {
+		return nil
+	}
+	cur := "."
+	for _, part := range strings.Split(dir, "/") {
+		next := path.Join(cur, part)
+		err := root.Mkdir(next, 0o755)
+		switch {
+		case err == nil:
+			if err := rootSyncDir(root, cur); err != nil {
 				return err
 			}
-			if toOK {
-				continue
+		case errors.Is(err, fs.ErrExist):
+			fi, serr := root.Stat(next)
+			if serr != nil {
+				return serr
 			}
-			return fmt.Errorf("move %s → %s in task %s: neither exists", m.From, m.To, t.ID)
-		}
-		if err := mkdirAllSync(t.Dir, path.Dir(m.To)); err != nil {
-			return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
-		}
-		if err := os.Rename(from, to); err != nil {
-			return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
-		}
-		if err := syncDir(filepath.Dir(to)); err != nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a folder", next)
+			}
+		default:
 			return err
 		}
-		if filepath.Dir(from) != filepath.Dir(to) {
-			if err := syncDir(filepath.Dir(from)); err != nil {
-				return err
-			}
-		}
+		cur = next
+	}
+	return nil
+}
+
+func rootSyncDir(root *os.Root, dir string) error {
+	d, err := root.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open folder %s for fsync: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync folder %s: %w", dir, err)
 	}
 	return nil
 }

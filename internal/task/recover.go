@@ -171,5 +171,5 @@ func (t *Task) compareLogged(cur, logged State, hint string) error {
 	}
 	return &StateError{Task: t.ID, File: StateFile, Field: field,
 		Expected: "the transcript's state at revision " + strconv.FormatInt(logged.Revision, 10),
-		Got: "different content", Hint: hint}
+		Got:      "different content", Hint: hint}
 }

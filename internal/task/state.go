@@ -73,33 +73,54 @@ func (t *Task) stateErr(file string, p *fieldProblem) *StateError {
 
 // readStateFile reads and parses a state file without knowing its task.
 func readStateFile(path string) (State, *fieldProblem) {
+	data, p := readBounded(path)
+	if p != nil {
+		return State{}, p
+	}
+	return parseState(data, "$")
+}
+
+// readBounded reads a state file of at most maxStateSize bytes.
+func readBounded(path string) ([]byte, *fieldProblem) {
 	f, err := os.Open(path)
 	if err != nil {
-		got := "an unreadable file (" + err.Error() + ")"
-		if errors.Is(err, fs.ErrNotExist) {
-			got = "no file"
-		}
-		return State{}, &fieldProblem{Field: "$", Expected: "a JSON object", Got: got, Err: err}
+		return nil, openProblem(err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return State{}, &fieldProblem{Field: "$", Expected: "a JSON object", Got: "an unreadable file (" + err.Error() + ")", Err: err}
+		return nil, openProblem(err)
 	}
 	if fi.IsDir() {
-		return State{}, &fieldProblem{Field: "$", Expected: "a JSON file", Got: "a folder"}
+		return nil, folderProblem()
 	}
 	if fi.Size() > maxStateSize {
-		return State{}, &fieldProblem{Field: "$", Expected: "at most 1 MiB", Got: fmt.Sprintf("%d bytes", fi.Size())}
+		return nil, tooLargeProblem(fi.Size())
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
 	if err != nil {
-		return State{}, &fieldProblem{Field: "$", Expected: "a JSON object", Got: "an unreadable file (" + err.Error() + ")", Err: err}
+		return nil, openProblem(err)
 	}
 	if len(data) > maxStateSize {
-		return State{}, &fieldProblem{Field: "$", Expected: "at most 1 MiB", Got: "more"}
+		return nil, tooLargeProblem(int64(len(data)))
 	}
-	return parseState(data, "$")
+	return data, nil
+}
+
+func openProblem(err error) *fieldProblem {
+	got := "an unreadable file (" + err.Error() + ")"
+	if errors.Is(err, fs.ErrNotExist) {
+		got = "no file"
+	}
+	return &fieldProblem{Field: "$", Expected: "a JSON object", Got: got, Err: err}
+}
+
+func folderProblem() *fieldProblem {
+	return &fieldProblem{Field: "$", Expected: "a JSON file", Got: "a folder"}
+}
+
+func tooLargeProblem(size int64) *fieldProblem {
+	return &fieldProblem{Field: "$", Expected: "at most 1 MiB", Got: fmt.Sprintf("%d bytes", size)}
 }
 
 // parseState strictly parses a JSON state object; field paths start with
@@ -109,17 +130,16 @@ func parseState(data []byte, prefix string) (State, *fieldProblem) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: "an empty file"}
 	}
-	if !json.Valid(data) {
-		var obj any
-		err := json.Unmarshal(data, &obj)
-		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: "invalid JSON (" + err.Error() + ")", Err: err}
-	}
-	if jsonKind(data) != "object" {
-		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: describe(data)}
-	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: describe(data), Err: err}
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: describe(data)}
+		}
+		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: "invalid JSON (" + err.Error() + ")", Err: err}
+	}
+	if obj == nil {
+		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: "null"}
 	}
 	field := func(k string) string { return prefix + "." + k }
 
@@ -172,20 +192,18 @@ func parseActors(raw json.RawMessage, path string) (map[string]map[string]any, *
 	if jsonKind(raw) != "object" {
 		return nil, &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw)}
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
 		return nil, &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw), Err: err}
 	}
 	actors := make(map[string]map[string]any, len(m))
 	for k, v := range m {
-		if jsonKind(v) != "object" {
-			return nil, &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(v)}
-		}
-		dec := json.NewDecoder(bytes.NewReader(v))
-		dec.UseNumber()
-		var sub map[string]any
-		if err := dec.Decode(&sub); err != nil {
-			return nil, &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(v), Err: err}
+		sub, ok := v.(map[string]any)
+		if !ok {
+			b, _ := json.Marshal(v)
+			return nil, &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(b)}
 		}
 		actors[k] = sub
 	}

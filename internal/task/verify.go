@@ -20,14 +20,22 @@ type VerifyReport struct {
 	Problems []Problem `json:"problems,omitempty"` // in file order; the first is the first damage
 }
 
-// Problem is one finding of Verify. Msg is a complete sentence that starts
-// with its location ("line 7: …", or "state.json: …" when Line is 0).
+// Problem is one finding of Verify. For a transcript line (Line ≥ 1) Msg
+// says what is wrong with it ("prev hash mismatch: line 6 was edited, …");
+// for the rest (Line 0) Msg starts with the file it is about
+// ("state.json: …"). String renders either as one line.
 type Problem struct {
-	Line int    `json:"line"` // transcript line, from 1; 0 for a problem with state.json or the whole file
+	Line int    `json:"line"` // transcript line, from 1; 0 for state.json or the files as a whole
 	Msg  string `json:"msg"`
 }
 
-func (p Problem) String() string { return p.Msg }
+// String is "line 7: <msg>" for a line, Msg alone otherwise.
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d: %s", p.Line, p.Msg)
+	}
+	return p.Msg
+}
 
 // verifier accumulates problems.
 type verifier struct {
@@ -40,11 +48,7 @@ func (v *verifier) add(line int, format string, args ...any) {
 		v.dropped++
 		return
 	}
-	msg := fmt.Sprintf(format, args...)
-	if line > 0 {
-		msg = fmt.Sprintf("line %d: %s", line, msg)
-	}
-	v.rep.Problems = append(v.rep.Problems, Problem{Line: line, Msg: msg})
+	v.rep.Problems = append(v.rep.Problems, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 // Verify checks the task read-only: every transcript line is a JSON object
@@ -69,6 +73,9 @@ func (t *Task) Verify() (VerifyReport, error) {
 		defer f.Close()
 		if last, err = v.chain(f); err != nil {
 			return v.rep, fmt.Errorf("verify task %s: %w", t.ID, err)
+		}
+		if v.rep.Events == 0 {
+			v.add(0, "%s: no complete event: expected a %q event first", TranscriptFile, KindCreated)
 		}
 	}
 	v.checkState(t, last)
@@ -95,17 +102,6 @@ func (v *verifier) chain(f *os.File) (*State, error) {
 		}
 		v.rep.Events++
 		ev, ok := v.line(n, line)
-		want := ""
-		if n > 1 {
-			want = hashLine(prevLine)
-		}
-		if ok && ev.Prev != want {
-			if n == 1 {
-				v.add(n, "prev is %q, expected \"\" for the first line", ev.Prev)
-			} else {
-				v.add(n, "prev hash mismatch: line %d was edited, or lines before line %d were removed or inserted", n-1, n)
-			}
-		}
 		if !ok {
 			prevSeq = -1
 			return nil
@@ -115,6 +111,17 @@ func (v *verifier) chain(f *os.File) (*State, error) {
 			v.add(n, "seq is %d, expected 1", ev.Seq)
 		case n > 1 && prevSeq >= 0 && ev.Seq != prevSeq+1:
 			v.add(n, "seq is %d, expected %d: a line before it was removed or inserted, or a seq was edited", ev.Seq, prevSeq+1)
+		}
+		want := ""
+		if n > 1 {
+			want = hashLine(prevLine)
+		}
+		if ev.Prev != want {
+			if n == 1 {
+				v.add(n, "prev is %q, expected \"\" for the first line", ev.Prev)
+			} else {
+				v.add(n, "prev hash mismatch: line %d was edited, or lines before line %d were removed or inserted", n-1, n)
+			}
 		}
 		prevSeq = ev.Seq
 		if n == 1 && (ev.Kind != KindCreated || ev.State == nil) {
