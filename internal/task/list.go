@@ -3,7 +3,7 @@ package task
 import (
 	"fmt"
 	"os"
-		"runtime"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"

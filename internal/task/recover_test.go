@@ -157,7 +157,10 @@ func TestRecoverCrashAfterPartialMoves(t *testing.T) {
 		}
 		panic(crash{})
 	}
-	crashAt(t, func() error { step(t, tk, "plan_review", Move{From: "a", To: "h/a"}, Move{From: "b", To: "h/b"}); return nil })
+	crashAt(t, func() error {
+		step(t, tk, "plan_review", Move{From: "a", To: "h/a"}, Move{From: "b", To: "h/b"})
+		return nil
+	})
 	tk.Hooks = Hooks{}
 	if _, err := tk.Recover(t0); err != nil {
 		t.Fatal(err)

@@ -51,11 +51,20 @@ func TestVerifyDamage(t *testing.T) {
 			l[2] = strings.Replace(l[2], `"kind":"model_call"`, `"kind":""`, 1)
 			return l
 		}, 3, `"kind" is empty`},
-		{"first line not created", func(l []string) []string { l[0] = strings.Replace(l[0], `"kind":"created"`, `"kind":"transition"`, 1); return l }, 1, `must be "created"`},
+		{"first line not created", func(l []string) []string {
+			l[0] = strings.Replace(l[0], `"kind":"created"`, `"kind":"transition"`, 1)
+			return l
+		}, 1, `must be "created"`},
 		{"first prev set", func(l []string) []string { l[0] = strings.Replace(l[0], `"prev":""`, `"prev":"ab"`, 1); return l }, 1, `expected "" for the first line`},
-		{"bad state in event", func(l []string) []string { l[1] = strings.Replace(l[1], `"phase":"plan_review"`, `"phase":"deploy"`, 1); return l }, 2, "$.state.phase"},
+		{"bad state in event", func(l []string) []string {
+			l[1] = strings.Replace(l[1], `"phase":"plan_review"`, `"phase":"deploy"`, 1)
+			return l
+		}, 2, "$.state.phase"},
 		{"revision gap", func(l []string) []string { l[1] = strings.Replace(l[1], `"revision":2`, `"revision":5`, 1); return l }, 2, "state revision is 5, expected 2"},
-		{"bad move in log", func(l []string) []string { l[1] = strings.Replace(l[1], `,"prev":`, `,"moves":[{"from":"a","to":"../../x"}],"prev":`, 1); return l }, 2, "inside the task folder"},
+		{"bad move in log", func(l []string) []string {
+			l[1] = strings.Replace(l[1], `,"prev":`, `,"moves":[{"from":"a","to":"../../x"}],"prev":`, 1)
+			return l
+		}, 2, "inside the task folder"},
 		{"last line state edited", func(l []string) []string {
 			l[10] = strings.Replace(l[10], `"n":4`, `"n":5`, 1)
 			l[9] = strings.Replace(l[9], `"phase":"accept"`, `"phase":"done"`, 1)
