@@ -72,7 +72,6 @@ type fileHeader struct {
 	oldMode, newMode     string
 	oldModeLine          int
 	hunks                int
-	creates, deletes     bool
 }
 
 type diffParser struct {
@@ -373,14 +372,14 @@ func (p *diffParser) hunkHeader(l []byte) error {
 		return p.errorf("malformed hunk header %q (expected \"@@ -a,b +c,d @@\")", shorten(string(l), 60))
 	}
 	h := p.cur
-	h.creates = h.newFile || h.minus == devNull
-	h.deletes = h.deletedFile || h.plus == devNull
+	creates := h.newFile || h.minus == devNull
+	deletes := h.deletedFile || h.plus == devNull
 	switch {
 	case oldCount == 0 && newCount == 0:
 		return p.errorf("empty hunk")
-	case h.creates && oldCount != 0:
+	case creates && oldCount != 0:
 		return p.errorf("the file is created but the hunk has %d old line(s)", oldCount)
-	case h.deletes && newCount != 0:
+	case deletes && newCount != 0:
 		return p.errorf("the file is deleted but the hunk has %d new line(s)", newCount)
 	}
 	h.hunks++
@@ -506,7 +505,9 @@ func (p *diffParser) finish() error {
 	if err != nil {
 		var de *DiffError
 		if errors.As(err, &de) {
-			de.Line = h.line
+			if de.Line == 0 {
+				de.Line = h.line
+			}
 			return de
 		}
 		return &DiffError{Line: h.line, Reason: err.Error()}

@@ -310,7 +310,7 @@ func TestParseDiffRefuses(t *testing.T) {
 		{"new mode symlink", "diff --git a/l b/l\nold mode 100644\nnew mode 120000\n", "line 3: new mode 120000: symbolic links are not allowed", nil},
 		{"mode change", "diff --git a/x b/x\nold mode 100644\nnew mode 100755\n", "line 3: mode change from 100644 to 100755 is not allowed", nil},
 		{"new mode alone", "diff --git a/x b/x\nnew mode 100755\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "line 2: \"new mode\" without \"old mode\"", nil},
-		{"old mode alone", "diff --git a/x b/x\nold mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "line 1: \"old mode\" without \"new mode\"", nil},
+		{"old mode alone", "diff --git a/x b/x\nold mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "line 2: \"old mode\" without \"new mode\"", nil},
 		{"odd mode", "diff --git a/x b/x\nnew file mode 100777\n", `line 2: new file mode "100777": only regular file modes 100644 and 100755 are allowed`, nil},
 		{"directory mode", "diff --git a/x b/x\nnew file mode 040000\n", `only regular file modes`, nil},
 		{"index with symlink mode", "diff --git a/l b/l\nindex 1111111..2222222 120000\n--- a/l\n+++ b/l\n@@ -1 +1 @@\n-/a\n+/etc/passwd\n", "line 2: index 120000: symbolic links are not allowed", nil},

@@ -52,7 +52,7 @@ func (h *fileHeader) entry() (DiffEntry, error) {
 		}
 	}
 	if h.oldMode != "" && h.newMode == "" {
-		return DiffEntry{}, &DiffError{Reason: "\"old mode\" without \"new mode\": mode changes are not allowed"}
+		return DiffEntry{}, &DiffError{Line: h.oldModeLine, Reason: "\"old mode\" without \"new mode\": mode changes are not allowed"}
 	}
 	creates := h.newFile || h.minus == devNull
 	deletes := h.deletedFile || h.plus == devNull

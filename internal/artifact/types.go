@@ -260,8 +260,10 @@ type RevertRecord struct {
 // DiffFile; that name is the constant for code/diff.patch, which the
 // orchestrator uses, and no code used the type by name.)
 //
-// For a rename both paths are set and both must be in scope: the old path
-// is deleted and the new one created.
+// Op is one of OpCreate, OpUpdate, OpDelete, OpRename. For an update both
+// paths are set and equal; for a rename both are set (the old path goes
+// away, so a scope check must look at both). A git copy ("copy from/to") is
+// reported as a create of the new path: its source is not changed.
 type DiffEntry struct {
 	OldPath string // "" for a created file
 	NewPath string // "" for a deleted file
