@@ -150,23 +150,28 @@ func killGroup(cmd *exec.Cmd) error {
 
 // cappedBuffer keeps at most max bytes and notes that more were written.
 // It never fails a write, so the command is not killed by a broken pipe.
+// (The buffer is a field, not embedded: an embedded bytes.Buffer would
+// lend its ReadFrom to io.Copy and bypass the cap.)
 type cappedBuffer struct {
-	bytes.Buffer
+	buf      bytes.Buffer
 	max      int
 	overflow bool
 }
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
-	room := b.max - b.Len()
+	room := b.max - b.buf.Len()
 	if len(p) > room {
 		b.overflow = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+func (b *cappedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *cappedBuffer) String() string { return b.buf.String() }
 
 // tailBuffer keeps the last max bytes written.
 type tailBuffer struct {
