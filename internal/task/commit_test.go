@@ -49,6 +49,10 @@ func TestCommitRefusals(t *testing.T) {
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
 	writeFile(t, filepath.Join(tk.Dir, "code", "x.go"), "package x\n")
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(tk.Dir, "out")); err != nil {
+		t.Fatal(err)
+	}
 	st, _ := tk.ReadState()
 	ok := st
 	ok.Phase, ok.Revision = "plan_review", 2
@@ -75,6 +79,7 @@ func TestCommitRefusals(t *testing.T) {
 		{"move into itself", withMoves(Move{From: "code", To: "code/sub"}), ok, nil, "contains"},
 		{"move missing", withMoves(Move{From: "nope", To: "x"}), ok, nil, "does not exist"},
 		{"move onto existing", withMoves(Move{From: "code", To: "planning"}), ok, nil, "already exists"},
+		{"move through a symlink out of the task", withMoves(Move{From: "code", To: "out/x"}), ok, nil, "escapes"},
 		{"move under a file", withMoves(Move{From: "code", To: "planning/brief.md/x"}), ok, nil, "not a folder"},
 	}
 	for _, tt := range tests {
@@ -90,6 +95,9 @@ func TestCommitRefusals(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(tk.Dir, "code", "x.go")); err != nil {
 				t.Fatal("a refused commit moved files")
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatal("a move wrote outside the task folder")
 			}
 		})
 	}

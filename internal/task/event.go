@@ -41,7 +41,14 @@ type Event struct {
 	Prev  string         `json:"prev"` // sha256 hex of the previous line; "" for the first
 }
 
-var commonKeys = []string{"seq", "ts", "kind", "state", "moves", "prev"}
+// isCommonKey reports whether k is one of the common fields of a line.
+func isCommonKey(k string) bool {
+	switch k {
+	case "seq", "ts", "kind", "state", "moves", "prev":
+		return true
+	}
+	return false
+}
 
 // MarshalJSON writes the event compactly with keys in a stable order.
 func (e Event) MarshalJSON() ([]byte, error) {
@@ -76,7 +83,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	keys := make([]string, 0, len(e.Data))
 	for k := range e.Data {
-		if slices.Contains(commonKeys, k) {
+		if isCommonKey(k) {
 			return nil, fmt.Errorf("event data key %q clashes with a common field", k)
 		}
 		keys = append(keys, k)

@@ -10,9 +10,6 @@ import (
 	"syscall"
 )
 
-// reserved are the task files a move may never touch.
-var reserved = [...]string{StateFile, TranscriptFile, LockFile}
-
 // checkMovePath refuses a move path that is empty, absolute, not clean,
 // leaves the task folder or touches the task's own bookkeeping files.
 func checkMovePath(p string) error {
@@ -21,10 +18,9 @@ func checkMovePath(p string) error {
 		return fmt.Errorf("move path %q must be a clean relative path inside the task folder", p)
 	}
 	first, _, _ := strings.Cut(p, "/")
-	for _, r := range reserved {
-		if first == r {
-			return fmt.Errorf("move path %q touches %s", p, r)
-		}
+	switch first {
+	case StateFile, TranscriptFile, LockFile:
+		return fmt.Errorf("move path %q touches %s", p, first)
 	}
 	return nil
 }

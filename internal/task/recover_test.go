@@ -301,3 +301,26 @@ func editState(t *testing.T, tk *Task, f func(*State)) {
 		t.Fatal(err)
 	}
 }
+
+func TestRecoverRefusesTamperedMoves(t *testing.T) {
+	p := newProject(t)
+	tk := newTask(t, p, "0001-a")
+	lock(t, tk)
+	writeFile(t, filepath.Join(tk.Dir, "code", "a.go"), "x")
+	tk.Hooks.AfterAppend = func() { panic(crash{}) }
+	crashAt(t, func() error { step(t, tk, "plan_review", Move{From: "code", To: "history/code"}); return nil })
+	tk.Hooks = Hooks{}
+	lines := logLines(t, tk)
+	lines[len(lines)-1] = strings.Replace(lines[len(lines)-1], `"to":"history/code"`, `"to":"../../escaped"`, 1)
+	writeLog(t, tk, lines)
+	_, err := tk.Recover(t0)
+	if err == nil || !strings.Contains(err.Error(), "inside the task folder") {
+		t.Fatalf("Recover = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tk.Dir, "code", "a.go")); err != nil {
+		t.Fatal("tampered move was applied")
+	}
+	if st, _ := tk.ReadState(); st.Revision != 1 {
+		t.Fatalf("state rolled forward despite the bad move: %+v", st)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,14 +25,20 @@ const (
 // maxStateSize is the largest state.json ReadState accepts.
 const maxStateSize = 1 << 20
 
-// Phases lists the valid phases in lifecycle order.
-var phases = [...]string{"planning", "plan_review", "codegen", "review", "test", "accept", "revert", "done"}
+// phaseList is the valid phases in lifecycle order, as shown in messages.
+const phaseList = "planning, plan_review, codegen, review, test, accept, revert, done"
 
 // Phases returns the valid phase names in lifecycle order.
-func Phases() []string { return slices.Clone(phases[:]) }
+func Phases() []string { return strings.Split(phaseList, ", ") }
 
 // ValidPhase reports whether p is one of the phases.
-func ValidPhase(p string) bool { return slices.Contains(phases[:], p) }
+func ValidPhase(p string) bool {
+	switch p {
+	case "planning", "plan_review", "codegen", "review", "test", "accept", "revert", "done":
+		return true
+	}
+	return false
+}
 
 // State is the content of state.json.
 type State struct {
@@ -145,10 +150,10 @@ func parseState(data []byte, prefix string) (State, *fieldProblem) {
 
 	phase, ok := present(obj, "phase")
 	if !ok {
-		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + strings.Join(phases[:], ", "), Got: "nothing (the field is missing)"}
+		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + phaseList, Got: "nothing (the field is missing)"}
 	}
 	if err := json.Unmarshal(phase, &s.Phase); err != nil || !ValidPhase(s.Phase) {
-		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + strings.Join(phases[:], ", "), Got: describe(phase)}
+		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + phaseList, Got: describe(phase)}
 	}
 
 	rev, ok := present(obj, "revision")

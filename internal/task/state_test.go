@@ -148,3 +148,18 @@ func FuzzParseState(f *testing.F) {
 		}
 	})
 }
+
+func TestPhases(t *testing.T) {
+	ps := Phases()
+	if len(ps) != 8 || ps[0] != "planning" || ps[7] != "done" {
+		t.Fatalf("Phases = %v", ps)
+	}
+	for _, p := range ps {
+		if !ValidPhase(p) {
+			t.Fatalf("%s not valid", p)
+		}
+	}
+	if ValidPhase("deploy") || ValidPhase("") {
+		t.Fatal("invalid phase accepted")
+	}
+}
