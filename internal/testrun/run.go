@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +28,9 @@ import (
 // an invalid suite, sandbox "bwrap" without a working bwrap, an unwritable
 // log folder) or when ctx was cancelled; the report then has Status "error"
 // and Error set too, and holds whatever suites finished.
-func Run(ctx context.Context, suites []Suite, opt Options) (artifact.TestReport, RunInfo, error) {
-	report := artifact.TestReport{Status: artifact.TestRunning, Suites: []artifact.Suite{}}
-	info := RunInfo{Sandbox: SandboxNone}
+func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.TestReport, info RunInfo, err error) {
+	report = artifact.TestReport{Status: artifact.TestRunning, Suites: []artifact.Suite{}}
+	info = RunInfo{Sandbox: SandboxNone}
 	fail := func(err error) (artifact.TestReport, RunInfo, error) {
 		report.Status = artifact.TestError
 		report.OverallPass = false
@@ -47,8 +48,16 @@ func Run(ctx context.Context, suites []Suite, opt Options) (artifact.TestReport,
 	r, notes, err := newRunner(opt)
 	info.Notes = append(info.Notes, notes...)
 	if err != nil {
+		if r != nil {
+			_ = r.close()
+		}
 		return fail(fmt.Errorf("run tests: %w", err))
 	}
+	defer func() {
+		if err := r.close(); err != nil {
+			info.Notes = append(info.Notes, "cleanup: "+err.Error())
+		}
+	}()
 	if r.sandbox != nil {
 		info.Sandbox = SandboxBwrap
 	}
@@ -94,6 +103,19 @@ type runner struct {
 	maxLog  int64
 	grace   time.Duration // between SIGTERM and SIGKILL
 	sandbox *sandboxSpec
+	// tempDirs are removed when the run ends.
+	tempDirs []string
+}
+
+// close removes the run's temporary directories.
+func (r *runner) close() error {
+	var errs []error
+	for _, d := range r.tempDirs {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", d, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // newRunner checks the options and prepares directories and environment.
@@ -158,7 +180,7 @@ func newRunner(opt Options) (*runner, []string, error) {
 			return nil, notes, fmt.Errorf("%w: %v", ErrNoSandbox, err)
 		}
 		spec := &sandboxSpec{bwrap: bwrap, dir: dir}
-		cache := "a fresh GOCACHE in the sandbox's /tmp"
+		var cache string
 		if opt.GoCacheDir != "" {
 			gc, err := filepath.Abs(opt.GoCacheDir)
 			if err == nil {
@@ -168,7 +190,15 @@ func newRunner(opt Options) (*runner, []string, error) {
 				return nil, notes, fmt.Errorf("go cache directory %s: %w", opt.GoCacheDir, err)
 			}
 			spec.goCacheDir = gc
-			cache = "GOCACHE " + gc + " (read-write)"
+			cache = "GOCACHE " + gc + " (kept between runs)"
+		} else {
+			gc, err := os.MkdirTemp("", "orch-gocache-")
+			if err != nil {
+				return nil, notes, fmt.Errorf("create a go build cache for the sandbox: %w", err)
+			}
+			spec.goCacheDir = gc
+			r.tempDirs = append(r.tempDirs, gc)
+			cache = "a fresh GOCACHE for this run, removed afterwards"
 		}
 		r.sandbox = spec
 		notes = append(notes, "bwrap sandbox: read-only root, writable "+dir+" and private /tmp, /run hidden, no network, own pid namespace; "+cache+"; GOPROXY=off")

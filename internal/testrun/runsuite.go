@@ -113,6 +113,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		res.notes = append(res.notes, "a process outside the suite's process group kept its output open; orch stopped reading")
 	}
 
+	<-run.g.exited // normally long done; the state is set before it closes
 	res.suite.ExitCode = exitCode(run.g.state)
 	cases, caseProblem := r.collect(s, run)
 	if endCase != nil {

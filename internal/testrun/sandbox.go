@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// Paths inside the sandbox's private /tmp.
-const (
-	sandboxGoCache  = "/tmp/go-build"
-	sandboxXDGCache = "/tmp/.cache"
-)
+// sandboxXDGCache is the cache folder of tools in the sandbox's private
+// /tmp.
+const sandboxXDGCache = "/tmp/.cache"
 
 // isolationArgs are the bwrap options that isolate a suite, without the
 // directory bind. SandboxAvailable probes exactly these.
@@ -68,7 +65,7 @@ func SandboxAvailable() (string, error) {
 type sandboxSpec struct {
 	bwrap      string // path of the bwrap binary
 	dir        string // absolute directory, bound read-write
-	goCacheDir string // optional persistent GOCACHE, bound read-write
+	goCacheDir string // GOCACHE, bound read-write (never the user's cache)
 	infoFD     int    // fd number bwrap writes {"child-pid": N} to
 }
 
@@ -79,9 +76,7 @@ type sandboxSpec struct {
 func (s sandboxSpec) args(argv []string) []string {
 	args := isolationArgs()
 	args = append(args, "--bind", s.dir, s.dir)
-	if s.goCacheDir != "" {
-		args = append(args, "--bind", s.goCacheDir, s.goCacheDir)
-	}
+	args = append(args, "--bind", s.goCacheDir, s.goCacheDir)
 	args = append(args,
 		"--chdir", s.dir,
 		"--info-fd", strconv.Itoa(s.infoFD),
@@ -94,7 +89,8 @@ func (s sandboxSpec) args(argv []string) []string {
 // suite set explicitly:
 //   - GOCACHE: the user's build cache is read-only inside (and must not be
 //     writable: a suite could poison later builds outside the sandbox), so
-//     go gets a fresh cache in the private /tmp, or Options.GoCacheDir;
+//     go gets Options.GoCacheDir or a fresh cache made for this run and
+//     shared by its suites (go test and go vet compile the same packages);
 //   - GOPROXY=off: there is no network, and "module lookup disabled" is a
 //     clearer failure than a DNS timeout; GOMODCACHE stays readable, so
 //     modules already downloaded work;
@@ -102,22 +98,13 @@ func (s sandboxSpec) args(argv []string) []string {
 //     besides the directory.
 func sandboxEnv(env []string, suiteEnv map[string]string, goCacheDir string) []string {
 	set := map[string]string{
-		"GOCACHE":        sandboxGoCache,
+		"GOCACHE":        goCacheDir,
 		"GOPROXY":        "off",
 		"TMPDIR":         "/tmp",
 		"XDG_CACHE_HOME": sandboxXDGCache,
-	}
-	if goCacheDir != "" {
-		set["GOCACHE"] = goCacheDir
 	}
 	for name := range suiteEnv {
 		delete(set, name)
 	}
 	return mergeEnv(env, set)
-}
-
-// underDir reports whether path is dir or inside it.
-func underDir(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && filepath.IsLocal(rel) || rel == "."
 }

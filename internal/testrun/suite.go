@@ -89,8 +89,9 @@ type Options struct {
 	// GoCacheDir, when set and a sandbox is used, is bound read-write into
 	// the sandbox and used as GOCACHE, so sandboxed go builds are cached
 	// between runs. It must never be the user's own build cache: a suite
-	// can write into it. Empty means a fresh cache in the sandbox's private
-	// /tmp (slower, nothing persists).
+	// can write into it. Empty means a fresh cache for each Run, shared by
+	// its suites and removed at the end (slower: go compiles the standard
+	// packages a test needs every time, some 20 s on two cores).
 	GoCacheDir string
 }
 
