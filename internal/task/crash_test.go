@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -29,7 +28,7 @@ func TestCrashKill(t *testing.T) {
 	for i := range kills {
 		child := startChild(t, childCommitLoop, p, tk.ID, "ready")
 		time.Sleep(time.Duration(rng.IntN(20_000)) * time.Microsecond) // a random moment, not a wait for anything
-		if err := syscall.Kill(child.Process.Pid, syscall.SIGKILL); err != nil {
+		if err := child.Process.Kill(); err != nil {                   // SIGKILL
 			t.Fatal(err)
 		}
 		child.Wait()

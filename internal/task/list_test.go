@@ -68,12 +68,12 @@ func manyTasks(b testing.TB, p *Project, n int) {
 
 func TestListMany(t *testing.T) {
 	p := newProject(t)
-	manyTasks(t, p, 500)
+	manyTasks(t, p, 300)
 	list, err := p.List()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 500 {
+	if len(list) != 300 {
 		t.Fatalf("%d summaries", len(list))
 	}
 	for i, s := range list {

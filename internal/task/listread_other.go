@@ -12,5 +12,9 @@ func openDirReader(dir string) (*dirReader, error) { return &dirReader{dir: dir}
 func (r *dirReader) Close() error { return nil }
 
 func (r *dirReader) readState(id string, _ *[]byte) (State, *fieldProblem) {
-	return readStateFile(filepath.Join(r.dir, id, StateFile))
+	data, p := readBounded(filepath.Join(r.dir, id, StateFile))
+	if p != nil {
+		return State{}, p
+	}
+	return parseStateMode(data, "$", false)
 }

@@ -66,7 +66,7 @@ func (r *dirReader) readState(id string, buf *[]byte) (State, *fieldProblem) {
 	if len(data) > maxStateSize {
 		return State{}, tooLargeProblem(int64(len(data)))
 	}
-	return parseState(data, "$")
+	return parseStateMode(data, "$", false)
 }
 
 // errnoErr maps ENOENT to fs.ErrNotExist for the messages.

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -191,5 +193,62 @@ func TestCreateTaskStraysIgnoredAndCleaned(t *testing.T) {
 	}
 	if id, _ := p.Current(); id != "0001-a" {
 		t.Fatalf("current = %q", id)
+	}
+}
+
+func TestCreateTaskConcurrentWithCleanStrays(t *testing.T) {
+	p := newProject(t)
+	const n = 8
+	errs := make(chan error, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, _, err := p.CreateTask(fmt.Sprintf("%04d-t", i), "brief", t0)
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			errs <- p.CleanStrays()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := p.List()
+	if err != nil || len(list) != n {
+		t.Fatalf("List = %d tasks, %v", len(list), err)
+	}
+	for _, s := range list {
+		tk, _ := p.Open(s.ID)
+		mustVerify(t, tk)
+	}
+}
+
+func TestCreateTaskSameIDRace(t *testing.T) {
+	p := newProject(t)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			_, _, err := p.CreateTask("0001-same", "brief", t0)
+			errs <- err
+		}()
+	}
+	created := 0
+	for range 4 {
+		switch err := <-errs; {
+		case err == nil:
+			created++
+		case !errors.Is(err, ErrExists):
+			t.Fatal(err)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d creations succeeded", created)
 	}
 }

@@ -131,6 +131,12 @@ func tooLargeProblem(size int64) *fieldProblem {
 // parseState strictly parses a JSON state object; field paths start with
 // prefix ("$" for state.json, "$.state" inside a transcript event).
 func parseState(data []byte, prefix string) (State, *fieldProblem) {
+	return parseStateMode(data, prefix, true)
+}
+
+// parseStateMode is parseState; without withActors the actors are checked
+// for shape (an object of objects) but not decoded, which is all List needs.
+func parseStateMode(data []byte, prefix string, withActors bool) (State, *fieldProblem) {
 	var s State
 	if len(bytes.TrimSpace(data)) == 0 {
 		return s, &fieldProblem{Field: prefix, Expected: "a JSON object", Got: "an empty file"}
@@ -167,11 +173,15 @@ func parseState(data []byte, prefix string) (State, *fieldProblem) {
 	s.Revision = n
 
 	if raw, ok := present(obj, "actors"); ok {
-		actors, p := parseActors(raw, field("actors"))
-		if p != nil {
+		if withActors {
+			actors, p := parseActors(raw, field("actors"))
+			if p != nil {
+				return s, p
+			}
+			s.Actors = actors
+		} else if p := checkActors(raw, field("actors")); p != nil {
 			return s, p
 		}
-		s.Actors = actors
 	}
 	if raw, ok := present(obj, "task"); ok {
 		if err := json.Unmarshal(raw, &s.Task); err != nil {
@@ -213,6 +223,24 @@ func parseActors(raw json.RawMessage, path string) (map[string]map[string]any, *
 		actors[k] = sub
 	}
 	return actors, nil
+}
+
+// checkActors checks that raw is an object of objects without decoding
+// the objects.
+func checkActors(raw json.RawMessage, path string) *fieldProblem {
+	if jsonKind(raw) != "object" {
+		return &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw)}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw), Err: err}
+	}
+	for k, v := range m {
+		if jsonKind(v) != "object" {
+			return &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(v)}
+		}
+	}
+	return nil
 }
 
 // present returns obj[k] unless it is absent or null.
