@@ -1,0 +1,236 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gitx"
+)
+
+// codegenInput is the data of the codegen prompt (prompts/codegen.md).
+// Everything in it is derived from files, so the same inputs give the same
+// prompt and the call cache can answer a re-run.
+type codegenInput struct {
+	Base     string
+	Plan     string // planning/planning.ai.json as written
+	FilePlan string // the file plan, one line per path
+	Files    string // the planned files' content at the base
+	Failures string // what went wrong before; "" on a first attempt
+	Context  string // the repository's file list and neighbouring files
+	// FixFrom names the history folders Failures comes from.
+	FixFrom []string
+}
+
+// defaultCodeContextBytes is used when the configuration sets no budget.
+const defaultCodeContextBytes = 200_000
+
+// buildCodegenInput gathers the prompt's content within the configured
+// byte budget: the plan, the planned files at base, the failures of the
+// previous attempt, then neighbouring files.
+func buildCodegenInput(ctx context.Context, rt *Runtime, repo *gitx.Repo, taskDir, base string, fp artifact.FilePlan) (codegenInput, error) {
+	budget := rt.Config.Context.MaxContextBytes
+	if budget <= 0 {
+		budget = defaultCodeContextBytes
+	}
+	in := codegenInput{Base: base}
+	planText, ok := readFileHead(taskDir, artifact.PlanFile, budget/4)
+	if !ok {
+		return in, fmt.Errorf("codegen: read %s", artifact.PlanFile)
+	}
+	in.Plan = planText
+	in.FilePlan = renderCodeFilePlan(fp)
+
+	fails := gatherFailures(taskDir, budget/10)
+	in.Failures = renderFailures(fails)
+	if s, cut := headText(in.Failures, budget/5); cut {
+		in.Failures = s + "\n… (cut)\n"
+	}
+	in.FixFrom = fails.from()
+
+	used := len(in.Plan) + len(in.FilePlan) + len(in.Failures)
+	files, err := renderPlannedFiles(ctx, repo, base, fp, budget*3/4-used)
+	if err != nil {
+		return in, err
+	}
+	in.Files = files
+	used += len(in.Files)
+
+	planned := fp.Paths()
+	if left := budget - used; left > 1000 {
+		rc, err := GatherContext(ctx, repo.Dir, codegenKeywords(taskDir, fp), neighbours(ctx, repo, fp), left)
+		if err != nil {
+			return in, fmt.Errorf("codegen: repository context: %w", err)
+		}
+		kept := rc.Files[:0]
+		for _, f := range rc.Files {
+			if _, ok := planned[f.Path]; !ok {
+				kept = append(kept, f)
+			}
+		}
+		rc.Files = kept
+		in.Context = rc.Render()
+	}
+	return in, nil
+}
+
+// renderFilePlan lists the planned paths with their intent and summary.
+func renderCodeFilePlan(fp artifact.FilePlan) string {
+	var b strings.Builder
+	for _, f := range fp.Files {
+		fmt.Fprintf(&b, "- %s (%s)", f.Path, f.Intent)
+		if s := strings.TrimSpace(f.Summary); s != "" {
+			fmt.Fprintf(&b, ": %s", s)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// renderPlannedFiles shows each planned file as it is at base, within
+// budget bytes; what does not fit is named and marked.
+func renderPlannedFiles(ctx context.Context, repo *gitx.Repo, base string, fp artifact.FilePlan, budget int) (string, error) {
+	var b strings.Builder
+	for _, f := range fp.Files {
+		data, ok, err := repo.ShowFile(ctx, base, f.Path)
+		if err != nil {
+			fmt.Fprintf(&b, "\n--- %s: cannot be shown (%v) ---\n", f.Path, err)
+			continue
+		}
+		switch {
+		case !ok:
+			fmt.Fprintf(&b, "\n--- %s: does not exist at the base ---\n", f.Path)
+		case !utf8.Valid(data) || strings.ContainsRune(string(data), 0):
+			fmt.Fprintf(&b, "\n--- %s: binary file (%d bytes), not shown; codegen writes text files only ---\n", f.Path, len(data))
+		default:
+			left := budget - b.Len() - len(f.Path) - 64
+			text, cut := headText(string(data), max(left, 0))
+			if cut {
+				fmt.Fprintf(&b, "\n--- %s (first %d of %d bytes: the rest did not fit) ---\n", f.Path, len(text), len(data))
+			} else {
+				fmt.Fprintf(&b, "\n--- %s ---\n", f.Path)
+			}
+			b.WriteString(text)
+			if !strings.HasSuffix(text, "\n") {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "--- end of %s ---\n", f.Path)
+		}
+	}
+	return b.String(), nil
+}
+
+// neighbours returns the other files in the planned files' folders, which
+// show the local conventions; at most a few per folder.
+func neighbours(ctx context.Context, repo *gitx.Repo, fp artifact.FilePlan) []string {
+	files, err := repo.ListFiles(ctx)
+	if err != nil {
+		return nil
+	}
+	sort.Strings(files)
+	planned := fp.Paths()
+	dirs := map[string]int{}
+	for _, f := range fp.Files {
+		dirs[path.Dir(f.Path)] = 0
+	}
+	const perDir = 6
+	var out []string
+	for _, f := range files {
+		if _, ok := planned[f]; ok || strings.HasPrefix(f, ".orch/") {
+			continue
+		}
+		d := path.Dir(f)
+		if n, ok := dirs[d]; ok && n < perDir {
+			dirs[d] = n + 1
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// codegenKeywords are the words of the plan's title, brief and file
+// summaries.
+func codegenKeywords(taskDir string, fp artifact.FilePlan) []string {
+	var text strings.Builder
+	if p := artifact.LoadPlan(taskDir); p.OK() {
+		text.WriteString(p.Value.Title + " " + p.Value.Brief + " ")
+	}
+	for _, f := range fp.Files {
+		text.WriteString(f.Summary + " " + strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path)) + " ")
+	}
+	return Keywords(text.String())
+}
+
+// renderFailures writes the failures of earlier attempts for the prompt.
+func renderFailures(f priorFailures) string {
+	if f.empty() {
+		return ""
+	}
+	var b strings.Builder
+	if f.TestFrom != "" {
+		fmt.Fprintf(&b, "### Tests (%s/%s)\n", f.TestFrom, artifact.TestReportFile)
+		if f.TestError != "" {
+			fmt.Fprintf(&b, "%s\n", f.TestError)
+		}
+		for _, s := range f.Suites {
+			fmt.Fprintf(&b, "\nSuite %s failed: `%s` exited %d.\n", s.ID, s.Command, s.ExitCode)
+			for _, c := range s.Cases {
+				name := c.Name
+				if c.Package != "" {
+					name = c.Package + " " + name
+				}
+				fmt.Fprintf(&b, "- %s: %s\n", name, c.Status)
+				if m := strings.TrimSpace(c.Message); m != "" {
+					fmt.Fprintf(&b, "  message: %s\n", indentLines(m))
+				}
+				if o := strings.TrimSpace(c.Output); o != "" {
+					fmt.Fprintf(&b, "  output:\n    %s\n", indentLines(o))
+				}
+			}
+			if s.LogTail != "" {
+				fmt.Fprintf(&b, "End of the suite's log:\n    %s\n", indentLines(strings.TrimSpace(s.LogTail)))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if f.ReviewFrom != "" {
+		fmt.Fprintf(&b, "### Code review (%s/%s)\n", f.ReviewFrom, artifact.CodeReviewFile)
+		if !f.ReviewOK {
+			b.WriteString("The reviewers did not accept the change.\n")
+		}
+		for _, is := range f.Issues {
+			where := ""
+			if is.File != "" {
+				where = " " + is.File
+				if is.Line > 0 {
+					where += fmt.Sprintf(":%d", is.Line)
+				}
+			}
+			kind := is.Kind
+			if kind == "" {
+				kind = "code"
+			}
+			fmt.Fprintf(&b, "- [%s, %s]%s %s\n", is.Severity, kind, where, indentLines(is.Message))
+		}
+		b.WriteString("\n")
+	}
+	if f.DecideFrom != "" {
+		fmt.Fprintf(&b, "### The person deciding asked for changes (%s/%s)\n", f.DecideFrom, artifact.DecisionFile)
+		for _, r := range f.Reasons {
+			fmt.Fprintf(&b, "- %s\n", indentLines(r))
+		}
+		b.WriteString("\n")
+	}
+	if f.Diff != "" {
+		fmt.Fprintf(&b, "### The previous attempt's change (%s/%s)\n%s\n", f.DiffFrom, artifact.DiffFile, f.Diff)
+	}
+	return b.String()
+}
+
+// indent continues a multi-line text under a list item.
+func indentLines(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }

@@ -1,0 +1,306 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+// historyFolder is one history/<n>-<name>/ folder of a task.
+type historyFolder struct {
+	n      int
+	name   string // the folder's name
+	phase  string // the phase it is named after
+	failed bool   // output of a failed or cancelled run kept aside
+}
+
+// rel returns the task-relative path of the folder.
+func (h historyFolder) rel() string { return path.Join(orchestrator.HistoryDir, h.name) }
+
+// join returns the absolute path of rel inside the folder.
+func (h historyFolder) join(taskDir, rel string) string {
+	return filepath.Join(taskDir, orchestrator.HistoryDir, h.name, filepath.FromSlash(rel))
+}
+
+// historyFolders lists history/<n>-<phase>[-failed|-cancelled]/, newest
+// (highest n) first. Names that do not follow the pattern are ignored.
+func historyFolders(taskDir string) []historyFolder {
+	entries, _ := os.ReadDir(filepath.Join(taskDir, orchestrator.HistoryDir))
+	var out []historyFolder
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		num, rest, ok := strings.Cut(e.Name(), "-")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n <= 0 {
+			continue
+		}
+		h := historyFolder{n: n, name: e.Name(), phase: rest}
+		for _, suffix := range []string{"-failed", "-cancelled"} {
+			if p, ok := strings.CutSuffix(rest, suffix); ok {
+				h.phase, h.failed = p, true
+			}
+		}
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].n > out[j].n })
+	return out
+}
+
+// Bounds of what the fix loop quotes from earlier attempts.
+const (
+	maxFailingCases = 20
+	maxCaseOutput   = 2000
+	maxLogTail      = 3000
+)
+
+// failingSuite is a suite that failed in an earlier attempt.
+type failingSuite struct {
+	ID       string
+	Command  string
+	ExitCode int
+	Cases    []artifact.Case
+	LogTail  string
+}
+
+// priorFailures is what went wrong in the attempts since the plan was last
+// (re)made: the newest archived test report, code review and accept
+// decision, each from the newest history folder that holds one.
+type priorFailures struct {
+	TestFrom   string
+	TestError  string
+	Suites     []failingSuite
+	ReviewFrom string
+	ReviewOK   bool
+	Issues     []artifact.Issue
+	DecideFrom string
+	Reasons    []string
+	// DiffFrom and Diff are the previous attempt's patch, from the newest
+	// folder above.
+	DiffFrom string
+	Diff     string
+}
+
+// empty reports whether there is nothing to fix.
+func (f priorFailures) empty() bool {
+	return f.TestFrom == "" && f.ReviewFrom == "" && f.DecideFrom == ""
+}
+
+// from lists the history folders the failures come from.
+func (f priorFailures) from() []string {
+	var out []string
+	for _, s := range []string{f.TestFrom, f.ReviewFrom, f.DecideFrom} {
+		if s != "" && !hasString(out, s) {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// gatherFailures reads the failures of earlier attempts from history/,
+// newest first, stopping at the newest re-plan (a planning or plan_review
+// folder): failures of an older plan do not apply. Of each kind (test
+// report, code review, accept decision) only the newest archived one
+// counts. The previous attempt's patch is read, up to maxDiff bytes, from
+// the newest folder that contributed a failure.
+func gatherFailures(taskDir string, maxDiff int) priorFailures {
+	var f priorFailures
+	var seenTest, seenReview, seenDecision bool
+	var newest *historyFolder
+	note := func(h historyFolder) {
+		if newest == nil || h.n > newest.n {
+			newest = &h
+		}
+	}
+	for _, h := range historyFolders(taskDir) {
+		if h.failed {
+			continue
+		}
+		if h.phase == string(lifecycle.Planning) || h.phase == string(lifecycle.PlanReview) {
+			break
+		}
+		folder := filepath.Join(taskDir, orchestrator.HistoryDir, h.name)
+		if tr := artifact.LoadTestReport(folder); !seenTest && tr.OK() {
+			seenTest = true
+			readTestFailures(&f, folder, tr.Value)
+			if len(f.Suites) > 0 || f.TestError != "" {
+				f.TestFrom = h.rel()
+				note(h)
+			}
+		}
+		if cr := artifact.LoadCodeReview(folder); !seenReview && cr.OK() {
+			seenReview = true
+			r := cr.Value
+			for _, is := range r.Issues {
+				if is.Severity == artifact.SeverityBlocking || is.Severity == artifact.SeverityMajor {
+					f.Issues = append(f.Issues, is)
+				}
+			}
+			f.ReviewOK = r.OK && len(r.BlockingIssues()) == 0
+			if !f.ReviewOK || len(f.Issues) > 0 {
+				f.ReviewFrom = h.rel()
+				note(h)
+			}
+		}
+		if d := artifact.LoadDecision(folder); !seenDecision && d.OK() {
+			seenDecision = true
+			if d.Value.Verdict == artifact.VerdictChangesRequested {
+				f.Reasons = d.Value.Reasons
+				f.DecideFrom = h.rel()
+				note(h)
+			}
+		}
+	}
+	if newest != nil {
+		if diff, ok := readFileHead(filepath.Join(taskDir, orchestrator.HistoryDir, newest.name), artifact.DiffFile, maxDiff); ok {
+			f.DiffFrom, f.Diff = newest.rel(), diff
+		}
+	}
+	return f
+}
+
+// readTestFailures collects the failing suites of a report.
+func readTestFailures(f *priorFailures, folder string, r artifact.TestReport) {
+	if r.Status != artifact.TestCompleted {
+		f.TestError = strings.TrimSpace("the test runner did not complete: " + r.Error)
+		return
+	}
+	if r.OverallPass {
+		return
+	}
+	cases := 0
+	for _, s := range r.Suites {
+		if s.OverallPass {
+			continue
+		}
+		fs := failingSuite{ID: s.ID, Command: s.Command, ExitCode: s.ExitCode}
+		for _, c := range s.Cases {
+			if c.Status != "fail" && c.Status != "error" {
+				continue
+			}
+			if cases == maxFailingCases {
+				break
+			}
+			cases++
+			c.Output = tailText(c.Output, maxCaseOutput)
+			c.Message = tailText(c.Message, maxCaseOutput)
+			fs.Cases = append(fs.Cases, c)
+		}
+		if s.Log != "" && strings.HasPrefix(s.Log, "test/logs/") && artifact.CheckPath(s.Log) == nil {
+			fs.LogTail, _ = readFileTail(folder, s.Log, maxLogTail)
+		}
+		f.Suites = append(f.Suites, fs)
+	}
+}
+
+// tail keeps the last limit bytes of s, on a rune boundary.
+func tailText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	s = s[len(s)-limit:]
+	for i := 0; i < len(s) && i < 4; i++ {
+		if s[i]&0xC0 != 0x80 {
+			return "…" + s[i:]
+		}
+	}
+	return "…" + s
+}
+
+// head keeps the first limit bytes of s, on a rune boundary.
+func headText(s string, limit int) (string, bool) {
+	if len(s) <= limit {
+		return s, false
+	}
+	i := limit
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i], true
+}
+
+// openRegular opens dir/rel without leaving dir, refusing anything but a
+// regular file.
+func openRegularIn(dir, rel string) (*os.File, int64, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer root.Close()
+	fi, err := root.Lstat(rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s is not a regular file", rel)
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+// readTail returns the last limit bytes of dir/rel as text.
+func readFileTail(dir, rel string, limit int) (string, bool) {
+	f, size, err := openRegularIn(dir, rel)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	off := max(size-int64(limit), 0)
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return "", false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)))
+	if err != nil {
+		return "", false
+	}
+	s := strings.ToValidUTF8(string(data), "")
+	if off > 0 {
+		s = "…" + s
+	}
+	return s, true
+}
+
+// readHead returns up to limit bytes of dir/rel as text, marked when cut.
+func readFileHead(dir, rel string, limit int) (string, bool) {
+	if limit <= 0 {
+		return "", false
+	}
+	f, size, err := openRegularIn(dir, rel)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", false
+	}
+	s, _ := headText(strings.ToValidUTF8(string(data), ""), limit)
+	if size > int64(limit) {
+		s += "\n… (cut: the file has " + strconv.FormatInt(size, 10) + " bytes)\n"
+	}
+	return s, true
+}
