@@ -10,6 +10,7 @@ import (
 )
 
 func TestCommit(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -45,6 +46,7 @@ func TestCommit(t *testing.T) {
 }
 
 func TestCommitRefusals(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -104,6 +106,7 @@ func TestCommitRefusals(t *testing.T) {
 }
 
 func TestCommitRefusesUnrecovered(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -131,6 +134,7 @@ func TestCommitRefusesUnrecovered(t *testing.T) {
 }
 
 func TestCommitMoves(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -156,6 +160,7 @@ func TestCommitMoves(t *testing.T) {
 }
 
 func TestAppend(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)

@@ -13,6 +13,7 @@ import (
 // loop, SIGKILLs it at a random moment, and checks after every kill that
 // recovery leaves a verified task whose files agree with its state.
 func TestCrashKill(t *testing.T) {
+	t.Parallel()
 	kills := 50
 	if testing.Short() {
 		kills = 10

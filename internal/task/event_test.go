@@ -8,6 +8,7 @@ import (
 )
 
 func TestEventMarshalOrderAndRoundTrip(t *testing.T) {
+	t.Parallel()
 	st := State{Phase: "review", Revision: 3, Task: "x", Actors: map[string]map[string]any{"codegen": {"status": "done"}}, CreatedAt: t0, UpdatedAt: t0}
 	ev := Event{Seq: 4, TS: t0, Kind: "transition", State: &st, Moves: []Move{{From: "a", To: "b"}},
 		Data: map[string]any{"to": "review", "from": "codegen", "reason": "<ok> & done"}, Prev: "abc"}
@@ -38,6 +39,7 @@ func TestEventMarshalOrderAndRoundTrip(t *testing.T) {
 }
 
 func TestEventMarshalMinimal(t *testing.T) {
+	t.Parallel()
 	b, err := json.Marshal(Event{Seq: 1, TS: t0, Kind: "note"})
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +50,7 @@ func TestEventMarshalMinimal(t *testing.T) {
 }
 
 func TestEventDataClash(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"seq", "ts", "kind", "state", "moves", "prev"} {
 		_, err := json.Marshal(Event{Kind: "x", Data: map[string]any{k: 1}})
 		if err == nil || !strings.Contains(err.Error(), k) {
@@ -57,6 +60,7 @@ func TestEventDataClash(t *testing.T) {
 }
 
 func TestEventUnmarshalErrors(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`[]`, `"x"`, `{"seq":"1"}`, `{"seq":1.5}`, `{"ts":"nope"}`, `{"ts":5}`, `{"kind":3}`, `{"prev":[]}`,
 		`{"state":{"phase":"nope","revision":1}}`, `{"moves":"a"}`,

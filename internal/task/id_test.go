@@ -9,6 +9,7 @@ import (
 )
 
 func TestValidID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		id string
 		ok bool
@@ -54,6 +55,7 @@ func TestValidID(t *testing.T) {
 }
 
 func TestSlug(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ brief, want string }{
 		{"Add retry", "add-retry"},
 		{"Add retry to the HTTP client's fetch", "add-retry-to-the-http"},
@@ -73,6 +75,7 @@ func TestSlug(t *testing.T) {
 }
 
 func TestNewID(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	id, err := p.NewID("Add retry")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	if list, err := p.List(); err != nil || len(list) != 0 {
 		t.Fatalf("empty List = %v, %v", list, err)
@@ -67,6 +68,7 @@ func manyTasks(b testing.TB, p *Project, n int) {
 }
 
 func TestListMany(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	manyTasks(t, p, 300)
 	list, err := p.List()

@@ -15,6 +15,7 @@ import (
 )
 
 func TestLockGoroutines(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	l, err := tk.Lock(context.Background(), 0)
@@ -72,6 +73,7 @@ func TestLockGoroutines(t *testing.T) {
 }
 
 func TestLockContextCancel(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -114,6 +116,7 @@ func startChild(t testing.TB, mode string, p *Project, id, wantLine string) *exe
 }
 
 func TestLockProcesses(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	child := startChild(t, childHoldLock, p, tk.ID, "locked")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestInitProjectIdempotent(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	p, created, err := InitProject(root)
 	if err != nil || !created {
@@ -45,6 +46,7 @@ func TestInitProjectIdempotent(t *testing.T) {
 }
 
 func TestInitProjectOverFile(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, ".orch"), "")
 	if _, _, err := InitProject(root); err == nil {
@@ -53,6 +55,7 @@ func TestInitProjectOverFile(t *testing.T) {
 }
 
 func TestFindProject(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	deep := filepath.Join(p.Root, "a", "b", "c")
 	if err := os.MkdirAll(deep, 0o755); err != nil {
@@ -74,6 +77,7 @@ func TestFindProject(t *testing.T) {
 }
 
 func TestCurrent(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	if _, err := p.Current(); !errors.Is(err, ErrNoCurrent) {
 		t.Fatalf("absent: %v", err)
@@ -98,6 +102,7 @@ func TestCurrent(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	newTask(t, p, "0001-a")
 	tk, err := p.Open("0001-a")
@@ -118,6 +123,7 @@ func TestOpen(t *testing.T) {
 }
 
 func TestCreateTask(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk, st, err := p.CreateTask("0001-add-retry", "Add retry", t0)
 	if err != nil {
@@ -163,6 +169,7 @@ func TestCreateTask(t *testing.T) {
 }
 
 func TestCreateTaskStraysIgnoredAndCleaned(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	newTask(t, p, "0001-a")
 	// What a CreateTask that crashed half-way leaves behind.
@@ -197,6 +204,7 @@ func TestCreateTaskStraysIgnoredAndCleaned(t *testing.T) {
 }
 
 func TestCreateTaskConcurrentWithCleanStrays(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	const n = 8
 	errs := make(chan error, 2*n)
@@ -231,6 +239,7 @@ func TestCreateTaskConcurrentWithCleanStrays(t *testing.T) {
 }
 
 func TestCreateTaskSameIDRace(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	errs := make(chan error, 4)
 	for range 4 {

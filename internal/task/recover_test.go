@@ -39,6 +39,7 @@ func sameFiles(a, b map[string]string) bool {
 }
 
 func TestRecoverCleanTaskChangesNothing(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -54,6 +55,7 @@ func TestRecoverCleanTaskChangesNothing(t *testing.T) {
 }
 
 func TestRecoverAfterCrashAfterAppend(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -95,6 +97,7 @@ func TestRecoverAfterCrashAfterAppend(t *testing.T) {
 }
 
 func TestRecoverCompletesMoves(t *testing.T) {
+	t.Parallel()
 	for _, point := range []string{"after append", "after moves"} {
 		t.Run(point, func(t *testing.T) {
 			p := newProject(t)
@@ -142,6 +145,7 @@ func TestRecoverCompletesMoves(t *testing.T) {
 }
 
 func TestRecoverCrashAfterPartialMoves(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -172,6 +176,7 @@ func TestRecoverCrashAfterPartialMoves(t *testing.T) {
 }
 
 func TestRecoverTornTail(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -209,6 +214,7 @@ func TestRecoverTornTail(t *testing.T) {
 }
 
 func TestRecoverRemovesStrayTemps(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
@@ -231,6 +237,7 @@ func TestRecoverRemovesStrayTemps(t *testing.T) {
 }
 
 func TestRecoverRefusesInconsistency(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		edit  func(t *testing.T, tk *Task)
@@ -266,6 +273,7 @@ func TestRecoverRefusesInconsistency(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := newProject(t)
 			tk := newTask(t, p, "0001-a")
 			lock(t, tk)
@@ -303,6 +311,7 @@ func editState(t *testing.T, tk *Task, f func(*State)) {
 }
 
 func TestRecoverRefusesTamperedMoves(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)

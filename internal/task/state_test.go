@@ -11,6 +11,7 @@ import (
 )
 
 func TestReadStateInvalid(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	path := filepath.Join(tk.Dir, StateFile)
@@ -67,6 +68,7 @@ func TestReadStateInvalid(t *testing.T) {
 }
 
 func TestReadStateValid(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	writeFile(t, filepath.Join(tk.Dir, StateFile),
@@ -94,6 +96,7 @@ func TestReadStateValid(t *testing.T) {
 }
 
 func TestWriteStateAtomicLeavesNoTemp(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	st, _ := tk.ReadState()
@@ -150,6 +153,7 @@ func FuzzParseState(f *testing.F) {
 }
 
 func TestPhases(t *testing.T) {
+	t.Parallel()
 	ps := Phases()
 	if len(ps) != 8 || ps[0] != "planning" || ps[7] != "done" {
 		t.Fatalf("Phases = %v", ps)

@@ -27,6 +27,7 @@ func tenEvents(t *testing.T) *Task {
 }
 
 func TestVerifyDamage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		edit func(lines []string) []string
@@ -73,6 +74,7 @@ func TestVerifyDamage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tk := tenEvents(t)
 			writeLog(t, tk, tt.edit(logLines(t, tk)))
 			rep, err := tk.Verify()
@@ -94,6 +96,7 @@ func TestVerifyDamage(t *testing.T) {
 }
 
 func TestVerifyEditedLineNamesOnlyIt(t *testing.T) {
+	t.Parallel()
 	tk := tenEvents(t)
 	lines := logLines(t, tk)
 	lines[6] = strings.Replace(lines[6], `"n":2`, `"n":7`, 1)
@@ -108,6 +111,7 @@ func TestVerifyEditedLineNamesOnlyIt(t *testing.T) {
 }
 
 func TestVerifyStateJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		edit func(t *testing.T, tk *Task)
@@ -122,6 +126,7 @@ func TestVerifyStateJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			tk := tenEvents(t)
 			tt.edit(t, tk)
 			rep, err := tk.Verify()
@@ -136,6 +141,7 @@ func TestVerifyStateJSON(t *testing.T) {
 }
 
 func TestVerifyCapsProblems(t *testing.T) {
+	t.Parallel()
 	tk := tenEvents(t)
 	lines := logLines(t, tk)
 	for range 100 {
