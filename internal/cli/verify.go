@@ -48,7 +48,7 @@ Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherw
 			if !rep.OK {
 				msg := fmt.Sprintf("orch: %s: transcript.jsonl does not verify", t.ID)
 				for _, pr := range rep.Problems {
-					msg += fmt.Sprintf("\n  line %d: %s", pr.Line, pr.Msg)
+					msg += "\n  " + pr.String()
 				}
 				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: msg}
 			}

@@ -75,8 +75,41 @@ func FindProject(start string) (*Project, error) {
 const configTemplate = `# orch project configuration.
 #
 # Every key is optional: an empty file, or no file at all, means the
-# built-in defaults. Uncomment and edit a key to change it; keys orch does
-# not know are reported by the command that reads this file.
+# built-in defaults shown below. Uncomment and edit a key to change it;
+# unknown keys are reported (exit 4) by the command that reads this file.
+
+# [test]
+# sandbox = "auto"            # auto (bubblewrap when available) | bwrap | none
+# timeout = "10m"             # default per-suite timeout
+# env_allow = []              # secret-looking variables passed to suites on purpose
+# max_log_bytes = 10485760
+#
+# [[test.suites]]             # without suites, orch detects them from the repository
+# name = "unit"
+# kind = "test"               # test | lint
+# command = "go test -json ./..."
+# format = "go-json"          # go-json | junit | "" (exit code decides)
+
+# [providers.default]         # without providers, orch picks one from the environment:
+# type = "openai"             # ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), OLLAMA_HOST
+# base_url = ""               # any OpenAI-compatible server
+# model = ""
+# api_key_env = "OPENAI_API_KEY"   # the NAME of the variable holding the key
+
+# [roles]                     # provider (or provider:model) per role
+# planner = "default"
+# plan_reviewer = "default"
+# codegen = "default"
+# code_reviewer = "default"
+# accept_advisor = "default"
+
+# [review]
+# plan_personas = ["product", "architecture", "implementation", "testing", "risk"]
+# code_personas = ["correctness", "tests", "security", "maintainability"]
+
+# [context]
+# max_context_bytes = 200000
+# max_output_tokens = 16000
 `
 
 const ignoreTemplate = `# Written by orch init. Locks and temporary files are never committed.
@@ -85,6 +118,9 @@ const ignoreTemplate = `# Written by orch init. Locks and temporary files are ne
 /tasks/.tmp-*
 /tasks/*/*.tmp-*
 /current.tmp-*
+/cache/
+/repl_history
+/tasks/*/.staging/
 `
 
 // InitProject creates repoTop/.orch, .orch/tasks, .orch/config.toml and

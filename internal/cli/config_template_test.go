@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// TestConfigTemplate checks that the commented template orch init writes
+// parses as it is, and that uncommenting every key gives a valid
+// configuration equal to the defaults it documents.
+func TestConfigTemplate(t *testing.T) {
+	p, _, err := task.InitProject(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Load(p.Dir); err != nil {
+		t.Fatalf("the template as written: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(p.Dir, config.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "# ") && (strings.Contains(l, " = ") || strings.HasPrefix(l, "# [")) {
+			lines = append(lines, strings.TrimPrefix(l, "# "))
+		}
+	}
+	cfg, err := config.Parse("uncommented", []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatalf("the template uncommented:\n%s\n%v", strings.Join(lines, "\n"), err)
+	}
+	def := config.Default()
+	if cfg.Test.Sandbox != def.Test.Sandbox || cfg.Test.Timeout != def.Test.Timeout || cfg.Context != def.Context ||
+		strings.Join(cfg.Review.PlanPersonas, ",") != strings.Join(def.Review.PlanPersonas, ",") {
+		t.Errorf("the template documents values other than the defaults: %+v", cfg)
+	}
+}
