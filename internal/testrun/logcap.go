@@ -17,6 +17,7 @@ type cappedWriter struct {
 	limit   int64
 	written int64
 	dropped int64
+	marked  bool // the cap marker was written
 	err     error
 }
 
@@ -27,20 +28,20 @@ func newCappedWriter(w io.Writer, limit int64) *cappedWriter {
 func (c *cappedWriter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	room := c.limit - c.written
-	if room <= 0 {
-		c.dropped += int64(len(p))
-		return len(p), nil
-	}
 	keep := p
-	if int64(len(p)) > room {
+	if room := max(c.limit-c.written, 0); int64(len(p)) > room {
 		keep = p[:room]
 	}
-	c.write(keep)
-	c.written += int64(len(keep))
+	if len(keep) > 0 {
+		c.write(keep)
+		c.written += int64(len(keep))
+	}
 	if rest := int64(len(p) - len(keep)); rest > 0 {
 		c.dropped += rest
-		c.write(fmt.Appendf(nil, "\n[orch: output reached the %d-byte log cap; further output is dropped]\n", c.limit))
+		if !c.marked {
+			c.marked = true
+			c.write(fmt.Appendf(nil, "\n[orch: output reached the %d-byte log cap; further output is dropped]\n", c.limit))
+		}
 	}
 	return len(p), nil
 }

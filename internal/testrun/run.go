@@ -48,9 +48,6 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	r, notes, err := newRunner(opt)
 	info.Notes = append(info.Notes, notes...)
 	if err != nil {
-		if r != nil {
-			_ = r.close()
-		}
 		return fail(fmt.Errorf("run tests: %w", err))
 	}
 	defer func() {

@@ -100,7 +100,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		}
 	}
 	run.g.waitInfo(drainLimit)
-	if !run.g.gone() {
+	if endCase == nil && !run.g.gone() {
 		// The leader exited but left processes behind (a daemon started by
 		// a test): they do not outlive the suite.
 		out.note("[orch: the suite left processes running; stopping them]\n")
