@@ -63,8 +63,7 @@ type goCase struct {
 type goPackage struct {
 	out       boundedBuf
 	failed    bool // a test of the package failed
-	finished  bool
-	errorCase bool
+	errorCase bool // an error case was made for the package
 }
 
 type goParser struct {
@@ -222,10 +221,7 @@ func (p *goParser) packageEvent(ev goEvent, out string) {
 	case "output":
 		p.text(out)
 		pk.out.WriteString(out)
-	case "pass", "skip":
-		pk.finished = true
 	case "fail":
-		pk.finished = true
 		p.packageFailed(ev, pk)
 	}
 }

@@ -296,33 +296,41 @@ func TestRunInvalid(t *testing.T) {
 	}
 }
 
-// hangScripts start a child and a grandchild and record every pid.
-var hangScripts = []struct {
+// hangScript starts a child and a grandchild, records every pid in the
+// file pids and prints "up 42" once all run. exitCode is the shell's after
+// orch stopped it.
+type hangScript struct {
 	name     string
 	script   string
 	exitCode int
-}{
-	{
-		name: "plain",
-		script: `echo $$ > pids
+}
+
+func hangScripts() []hangScript {
+	return []hangScript{
+		{
+			name: "plain",
+			script: `echo $$ > pids
 sleep 300 & echo $! >> pids
 sh -c 'sleep 300 & echo $! >> pids; wait' & echo $! >> pids
+until [ "$(wc -l < pids)" -ge 4 ]; do sleep 0.01; done
 echo "up $((40 + 2))"; wait`,
-		exitCode: 128 + 15,
-	},
-	{
-		name: "ignores TERM",
-		script: `trap '' TERM
+			exitCode: 128 + 15,
+		},
+		{
+			name: "ignores TERM",
+			script: `trap '' TERM
 echo $$ > pids
 sleep 300 & echo $! >> pids
 sh -c 'trap "" TERM; sleep 300 & echo $! >> pids; wait' & echo $! >> pids
+until [ "$(wc -l < pids)" -ge 4 ]; do sleep 0.01; done
 echo "up $((40 + 2))"; wait`,
-		exitCode: 128 + 9,
-	},
+			exitCode: 128 + 9,
+		},
+	}
 }
 
 func TestRunTimeoutKillsProcessGroup(t *testing.T) {
-	for _, tt := range hangScripts {
+	for _, tt := range hangScripts() {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -390,7 +398,7 @@ func TestRunCancel(t *testing.T) {
 	defer cancel()
 	// Cancel as soon as the suite says it is running.
 	opt.Stream = &triggerWriter{trigger: "up 42", fire: cancel}
-	s := sh("hang", hangScripts[0].script)
+	s := sh("hang", hangScripts()[0].script)
 	report, _, err := Run(ctx, []Suite{s, sh("never", "true")}, opt)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)

@@ -196,7 +196,7 @@ func checkSandboxedGo(t *testing.T, dir string, passed int) {
 
 func TestSandboxTimeoutKillsEverything(t *testing.T) {
 	requireBwrap(t)
-	for i, tt := range hangScripts {
+	for i, tt := range hangScripts() {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
