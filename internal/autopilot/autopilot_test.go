@@ -1,0 +1,150 @@
+package autopilot
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// fake writes artifacts by hand, as a person or tool would, so the
+// autopilot's decisions can be checked without models or git.
+type fake struct {
+	t          *testing.T
+	dir        string
+	question   bool // the first plan round asks a blocking question
+	testsPass  func(attempt int) bool
+	codegens   int
+	reviewPlan bool
+}
+
+func (f *fake) write(rel, content string) {
+	p := filepath.Join(f.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fake) actions() Actions {
+	return Actions{
+		Plan: func(ctx context.Context, id string) error {
+			if f.question {
+				f.question = false
+				f.write("planning/planning.ai.json", `{"id":"t","title":"T","brief":"b","questions":[{"id":"q1","text":"which?","blocking":true,"answer":null}],"file_plan":[{"path":"a.go","intent":"create"}]}`)
+				return nil
+			}
+			f.write("planning/planning.ai.json", `{"id":"t","title":"T","brief":"b","file_plan":[{"path":"a.go","intent":"create"}]}`)
+			return nil
+		},
+		Answer: func(ctx context.Context, id, q, text string) error {
+			f.write("planning/planning.ai.json", `{"id":"t","title":"T","brief":"b","questions":[{"id":"q1","text":"which?","blocking":true,"answer":"`+text+`"}],"file_plan":[{"path":"a.go","intent":"create"}]}`)
+			return nil
+		},
+		ReviewPlan: func(ctx context.Context, id string) error {
+			f.reviewPlan = true
+			f.write("review/plan-review.json", `{"ok":true,"blocked":false,"reviewers":[]}`)
+			return nil
+		},
+		Codegen: func(ctx context.Context, id string) error {
+			f.codegens++
+			f.write("code/files/a.go", "package a\n")
+			f.write("code/diff.patch", "--- /dev/null\n+++ b/a.go\n@@ -0,0 +1 @@\n+package a\n")
+			return nil
+		},
+		ReviewCode: func(ctx context.Context, id string) error {
+			f.write("review/code-review.json", `{"ok":true,"issues":[]}`)
+			return nil
+		},
+		Test: func(ctx context.Context, id string) error {
+			pass := f.testsPass(f.codegens)
+			f.write("test/report.json", `{"status":"completed","overall_pass":`+map[bool]string{true: "true", false: "false"}[pass]+`,"summary":{"passed":1,"failed":0,"skipped":0,"error":0},"suites":[]}`)
+			return nil
+		},
+		Accept: func(ctx context.Context, id string) error {
+			f.write("accept/decision.json", `{"verdict":"accepted","reasons":["autopilot"],"decider":{"kind":"human"}}`)
+			return nil
+		},
+	}
+}
+
+func setup(t *testing.T) (*orchestrator.Orchestrator, *fake) {
+	t.Helper()
+	p, _, err := task.InitProject(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, _, err := p.CreateTask("t", "brief", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := orchestrator.New(p)
+	return o, &fake{t: t, dir: tk.Dir, testsPass: func(int) bool { return true }}
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		opt      Options
+		question bool
+		pass     func(int) bool
+		stop     Stop
+		phase    lifecycle.Phase
+		codegens int
+		msg      string
+	}{
+		{name: "to done with --yes", opt: Options{Yes: true}, stop: StopDone, phase: lifecycle.Done, codegens: 1},
+		{name: "stops at the accept gate", opt: Options{}, stop: StopGate, phase: lifecycle.Accept, codegens: 1, msg: "orch accept"},
+		{name: "open question stops", opt: Options{Yes: true}, question: true, stop: StopGate, phase: lifecycle.Planning, msg: "q1: which?"},
+		{name: "answers given", opt: Options{Yes: true, Answers: map[string]string{"q1": "this"}}, question: true, stop: StopDone, phase: lifecycle.Done, codegens: 1},
+		{name: "fix loop then pass", opt: Options{Yes: true}, pass: func(n int) bool { return n >= 2 }, stop: StopDone, phase: lifecycle.Done, codegens: 2},
+		{name: "attempts bounded", opt: Options{Yes: true, MaxAttempts: 3}, pass: func(int) bool { return false }, stop: StopAttempts, phase: lifecycle.Codegen, codegens: 3, msg: "3 times"},
+		{name: "until review", opt: Options{Until: lifecycle.Review}, stop: StopUntil, phase: lifecycle.Review, codegens: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, f := setup(t)
+			f.question = tt.question
+			if tt.pass != nil {
+				f.testsPass = tt.pass
+			}
+			var events []Event
+			tt.opt.Event = func(e Event) { events = append(events, e) }
+			res, err := Run(context.Background(), o, "t", f.actions(), tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stop != tt.stop || res.Phase != tt.phase || f.codegens != tt.codegens || !strings.Contains(res.Message, tt.msg) {
+				t.Errorf("result %+v after %d codegen runs; want stop %s in %s after %d, message with %q", res, f.codegens, tt.stop, tt.phase, tt.codegens, tt.msg)
+			}
+			if last := events[len(events)-1]; last.Event != "stop" || last.Stop != tt.stop {
+				t.Errorf("last event %+v", last)
+			}
+			tk, _ := o.Project.Open("t")
+			if rep, err := tk.Verify(); err != nil || !rep.OK {
+				t.Errorf("verify: %+v %v", rep, err)
+			}
+		})
+	}
+}
+
+func TestRunStuckPhase(t *testing.T) {
+	o, f := setup(t)
+	acts := f.actions()
+	acts.ReviewCode = func(ctx context.Context, id string) error { return nil } // writes nothing
+	res, err := Run(context.Background(), o, "t", acts, Options{Yes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopStuck || res.Phase != lifecycle.Review || !strings.Contains(res.Message, "review/code-review.json is missing") {
+		t.Errorf("result %+v", res)
+	}
+}
