@@ -17,4 +17,11 @@
 //     SIGTERM, then SIGKILL after a grace period, and Run returns only when
 //     no process of the group is left;
 //   - the environment is sanitized (SanitizeEnv) before any suite sees it.
+//
+// Limits: the sandbox keeps the whole filesystem readable (a suite can read
+// files in $HOME and print them into its log); under bwrap SIGTERM ends the
+// sandbox at once, because bwrap does not forward it, so the grace period
+// only matters without a sandbox; without a sandbox a process that leaves
+// the process group (setsid) escapes the kill, and orch only stops reading
+// its output.
 package testrun
