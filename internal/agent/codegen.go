@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -290,9 +291,13 @@ func stageCodegen(run *orchestrator.Run, rec CodegenRecord, out codegenOutput) e
 	return nil
 }
 
-// previousAttempts counts the codegen results archived in history/.
+// previousAttempts counts the codegen results of the task: the one in
+// code/ (which this run replaces) and those archived in history/.
 func previousAttempts(taskDir string) int {
 	n := 0
+	if fi, err := os.Lstat(filepath.Join(taskDir, filepath.FromSlash(artifact.CodegenFile))); err == nil && fi.Mode().IsRegular() {
+		n++
+	}
 	for _, h := range historyFolders(taskDir) {
 		if h.failed {
 			continue

@@ -1,0 +1,438 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// Files of the accept advisor, relative to the task folder.
+const (
+	AdviceFile         = "accept/advice.json"
+	AdviceMarkdownFile = "accept/advice.md"
+)
+
+// AdviceAnswer is the accept advisor's structured answer.
+type AdviceAnswer struct {
+	Recommendation string   `json:"recommendation" enum:"accepted,changes_requested,rejected" desc:"the verdict you recommend to the person deciding"`
+	Target         string   `json:"target,omitempty" enum:"codegen,review,planning" desc:"with changes_requested: where the task should go back to"`
+	Confidence     string   `json:"confidence" enum:"low,medium,high"`
+	Summary        string   `json:"summary" desc:"two or three sentences on the change and the evidence"`
+	Reasons        []string `json:"reasons" desc:"why, each reason pointing at the evidence"`
+	Risks          []string `json:"risks,omitempty" desc:"what could go wrong if the change is accepted"`
+	Checks         []string `json:"checks,omitempty" desc:"what the person should look at before deciding"`
+}
+
+// Advice is accept/advice.json: the advisor's recommendation with the
+// evidence it was given. It is advice only: the decision is the person's,
+// recorded by `orch accept`.
+type Advice struct {
+	Task     string `json:"task"`
+	Advisory string `json:"advisory"`
+	AdviceAnswer
+	// Cautions are facts orch itself adds from the evidence, whatever the
+	// model says (failing tests, a review that is not ok).
+	Cautions   []string        `json:"cautions,omitempty"`
+	Evidence   phases.Evidence `json:"evidence"`
+	Command    string          `json:"command"`
+	Provider   string          `json:"provider,omitempty"`
+	Model      string          `json:"model,omitempty"`
+	PlanSHA256 string          `json:"plan_sha256,omitempty"`
+	DiffSHA256 string          `json:"diff_sha256,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+}
+
+// advisoryNote is written into every advice.
+const advisoryNote = "orch never decides: this is a recommendation; the decision is yours, recorded with `orch accept`"
+
+// adviceVerdicts and the rest are the allowed values of an answer.
+var (
+	adviceVerdicts    = []string{artifact.VerdictAccepted, artifact.VerdictChangesRequested, artifact.VerdictRejected}
+	adviceTargets     = []string{"codegen", "review", "planning"}
+	adviceConfidences = []string{"low", "medium", "high"}
+)
+
+// CheckAdviceAnswer validates the advisor's answer.
+func CheckAdviceAnswer(raw []byte) (AdviceAnswer, error) {
+	var a AdviceAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, fmt.Errorf("the answer does not match the schema: %w", err)
+	}
+	var p answerProblems
+	if !hasString(adviceVerdicts, a.Recommendation) {
+		p.add("recommendation: expected one of %s, got %q", strings.Join(adviceVerdicts, ", "), a.Recommendation)
+	}
+	switch {
+	case a.Recommendation == artifact.VerdictChangesRequested && !hasString(adviceTargets, a.Target):
+		p.add("target: changes_requested needs one of %s, got %q", strings.Join(adviceTargets, ", "), a.Target)
+	case a.Recommendation != artifact.VerdictChangesRequested && a.Target != "":
+		p.add("target: only with changes_requested, got %q with %q", a.Target, a.Recommendation)
+	}
+	if !hasString(adviceConfidences, a.Confidence) {
+		p.add("confidence: expected one of %s, got %q", strings.Join(adviceConfidences, ", "), a.Confidence)
+	}
+	if strings.TrimSpace(a.Summary) == "" {
+		p.add("summary is blank")
+	}
+	nonBlank := 0
+	for _, r := range a.Reasons {
+		if strings.TrimSpace(r) != "" {
+			nonBlank++
+		}
+	}
+	if nonBlank == 0 {
+		p.add("reasons: give at least one non-blank reason")
+	}
+	return a, p.err()
+}
+
+// adviceInput is the data of prompts/accept_advisor.md.
+type adviceInput struct {
+	Task     string
+	Evidence string
+	Plan     string
+	Review   string
+	Tests    string
+	Diff     string
+}
+
+// Advise asks the accept advisor to summarise the evidence of task id (in
+// accept) and recommend a verdict. It writes accept/advice.json and
+// accept/advice.md atomically under the task's lock, logs the model call
+// and an advice event, and never decides: the task stays in accept.
+func Advise(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, id string) (Advice, error) {
+	var adv Advice
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return adv, err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return adv, err
+	}
+	if st.Phase != string(lifecycle.Accept) {
+		return adv, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, st.Phase)}
+	}
+	ev := phases.GatherEvidence(t.Dir)
+	in := buildAdviceInput(rt, t, ev)
+	req, err := adviceRequest(rt, in)
+	if err != nil {
+		return adv, err
+	}
+	p, _, model, err := rt.Provider(RoleAcceptAdvisor)
+	if err != nil {
+		return adv, err
+	}
+	if req.Model == "" {
+		req.Model = model
+	}
+	logged := &adviceProvider{inner: p, rt: rt, o: o, t: t}
+	ans, resps, err := llm.CompleteJSON(ctx, logged, req, CheckAdviceAnswer, llm.DefaultJSONAttempts)
+	if err != nil {
+		var ie *llm.InvalidResponseError
+		if errors.As(err, &ie) {
+			return adv, fmt.Errorf("accept advisor: %w; its last answer began: %s", err, shortPath(strings.TrimSpace(ie.Raw)))
+		}
+		return adv, fmt.Errorf("accept advisor: %w", err)
+	}
+	adv = Advice{Task: t.ID, Advisory: advisoryNote, AdviceAnswer: ans, Evidence: ev, CreatedAt: o.Now().UTC().Truncate(time.Second)}
+	last := resps[len(resps)-1]
+	adv.Provider, adv.Model = last.Provider, last.Model
+	adv.PlanSHA256 = ev.PlanSHA256
+	if d := artifact.LoadDiff(t.Dir); d.OK() {
+		adv.DiffSHA256 = d.SHA256
+	}
+	adv.Cautions = adviceCautions(ev, ans)
+	adv.Command = acceptCommand(t.ID, ans)
+	return adv, commitAdvice(ctx, o, t, st.Revision, adv)
+}
+
+// buildAdviceInput renders the evidence for the prompt, within the
+// configured budget.
+func buildAdviceInput(rt *Runtime, t *task.Task, ev phases.Evidence) adviceInput {
+	budget := rt.Config.Context.MaxContextBytes
+	if budget <= 0 {
+		budget = defaultCodeContextBytes
+	}
+	in := adviceInput{Task: t.ID}
+	evJSON, _ := json.MarshalIndent(ev, "", "  ")
+	in.Evidence = string(evJSON)
+	in.Plan, _ = readFileHead(t.Dir, artifact.PlanFile, budget/4)
+	if md, ok := readFileHead(t.Dir, "review/code-review.md", budget/8); ok {
+		in.Review = md
+	} else if cr := artifact.LoadCodeReview(t.Dir); cr.OK() {
+		in.Review = CodeReviewMarkdown(CodeReviewRecord{OK: cr.Value.OK, Issues: issuesOf(cr.Value)})
+	}
+	var f priorFailures
+	if tr := artifact.LoadTestReport(t.Dir); tr.OK() {
+		readTestFailures(&f, t.Dir, tr.Value)
+		f.TestFrom = "."
+		if len(f.Suites) > 0 || f.TestError != "" {
+			in.Tests = renderFailures(f)
+		}
+	}
+	in.Tests, _ = headText(in.Tests, budget/8)
+	in.Diff, _ = readFileHead(t.Dir, artifact.DiffFile, budget/2)
+	return in
+}
+
+// issuesOf tags a contract review's issues with no reviewer.
+func issuesOf(r artifact.CodeReview) []CodeIssue {
+	out := make([]CodeIssue, len(r.Issues))
+	for i, is := range r.Issues {
+		out[i] = CodeIssue{Issue: is}
+	}
+	return out
+}
+
+// adviceRequest renders the advisor's prompt into a request.
+func adviceRequest(rt *Runtime, in adviceInput) (llm.Request, error) {
+	system, err := rt.Prompt("system", nil)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	user, err := rt.Prompt("accept_advisor", in)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	schema, err := llm.SchemaFor(AdviceAnswer{})
+	if err != nil {
+		return llm.Request{}, err
+	}
+	req := llm.Request{
+		Role:       RoleAcceptAdvisor,
+		Messages:   []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
+		Schema:     schema,
+		SchemaName: "advice",
+		MaxTokens:  rt.Config.Context.MaxOutputTokens,
+	}
+	if rt.OnToken != nil {
+		req.OnToken = func(tok string) { rt.OnToken(RoleAcceptAdvisor, tok) }
+	}
+	return req, nil
+}
+
+// adviceCautions are the facts a person must not miss, derived in code.
+func adviceCautions(ev phases.Evidence, a AdviceAnswer) []string {
+	var out []string
+	if !ev.Complete {
+		out = append(out, fmt.Sprintf("the tests are %s: accepting needs `orch accept --allow-incomplete`, which the decision records", ev.Tests))
+	}
+	if !strings.HasPrefix(ev.CodeReview, "ok") {
+		out = append(out, "the code review is "+ev.CodeReview)
+	}
+	if ev.PlanReview != "ok" {
+		out = append(out, "the plan review is "+ev.PlanReview)
+	}
+	if a.Recommendation == artifact.VerdictAccepted && len(out) > 0 {
+		out = append(out, "the advisor recommends accepting despite the above")
+	}
+	return out
+}
+
+// acceptCommand is the command that would record the recommendation.
+func acceptCommand(id string, a AdviceAnswer) string {
+	reason := "see accept/advice.md"
+	for _, r := range a.Reasons {
+		if r = strings.TrimSpace(r); r != "" {
+			reason = r
+			break
+		}
+	}
+	reason, _ = headText(strings.ReplaceAll(reason, "\n", " "), 200)
+	cmd := fmt.Sprintf("orch accept --task %s --verdict %s", id, a.Recommendation)
+	if a.Target != "" {
+		cmd += " --to " + a.Target
+	}
+	return cmd + " --reason " + shellQuote(reason)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// commitAdvice writes the advice files and the advice event under the
+// task's lock, refusing when the task moved while the advisor worked.
+func commitAdvice(ctx context.Context, o *orchestrator.Orchestrator, t *task.Task, revision int64, adv Advice) error {
+	data, err := json.MarshalIndent(adv, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", AdviceFile, err)
+	}
+	data = append(data, '\n')
+	lock, err := t.Lock(ctx, o.Wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	if _, err := t.Recover(o.Now().UTC()); err != nil {
+		return err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return err
+	}
+	if st.Phase != string(lifecycle.Accept) || st.Revision != revision {
+		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s changed while the advisor worked (now %s, revision %d → %d): the advice was discarded; run `orch advise` again", t.ID, st.Phase, revision, st.Revision)}
+	}
+	dir := filepath.Join(t.Dir, "accept")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	removeAdviceTemps(dir)
+	if err := writeAdviceFile(filepath.Join(t.Dir, filepath.FromSlash(AdviceFile)), data); err != nil {
+		return err
+	}
+	if err := writeAdviceFile(filepath.Join(t.Dir, filepath.FromSlash(AdviceMarkdownFile)), []byte(AdviceMarkdown(adv))); err != nil {
+		return err
+	}
+	return t.Append(task.Event{Kind: "advice", TS: o.Now().UTC().Truncate(time.Millisecond), Data: map[string]any{
+		"recommendation": adv.Recommendation, "target": adv.Target, "confidence": adv.Confidence,
+		"files": []string{AdviceFile, AdviceMarkdownFile}, "cautions": len(adv.Cautions),
+	}})
+}
+
+// adviceTmpInfix marks the temporary files of writeAdviceFile.
+const adviceTmpInfix = ".tmp-"
+
+// writeAdviceFile replaces path durably: temporary file in the same
+// folder, write, fsync, rename, fsync the folder.
+func writeAdviceFile(path string, data []byte) (err error) {
+	dir, name := filepath.Split(path)
+	f, err := os.CreateTemp(dir, name+adviceTmpInfix+"*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", tmp, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// removeAdviceTemps removes temporary files a crash left in dir; the
+// caller holds the task's lock.
+func removeAdviceTemps(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "advice.") && strings.Contains(e.Name(), adviceTmpInfix) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// AdviceMarkdown renders the advice for people.
+func AdviceMarkdown(a Advice) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Advice for task %s\n\n", a.Task)
+	fmt.Fprintf(&b, "> %s\n\n", a.Advisory)
+	verdict := a.Recommendation
+	if a.Target != "" {
+		verdict += " (back to " + a.Target + ")"
+	}
+	fmt.Fprintf(&b, "Recommendation: **%s**, confidence %s.\n\n%s\n", verdict, a.Confidence, strings.TrimSpace(a.Summary))
+	list := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", title)
+		for _, it := range items {
+			if it = strings.TrimSpace(it); it != "" {
+				fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(it, "\n", "\n  "))
+			}
+		}
+	}
+	list("Reasons", a.Reasons)
+	list("Risks", a.Risks)
+	list("Check before deciding", a.Checks)
+	list("Cautions (from the evidence)", a.Cautions)
+	e := a.Evidence
+	fmt.Fprintf(&b, "\n## Evidence\n\n- plan: %s\n- plan review: %s\n- code review: %s\n- tests: %s (%d passed, %d failed, %d skipped)\n- change: %d file(s), +%d −%d\n",
+		orDash(e.PlanTitle), e.PlanReview, e.CodeReview, e.Tests, e.TestSummary.Passed, e.TestSummary.Failed+e.TestSummary.Error, e.TestSummary.Skipped, len(e.Files), e.DiffAdded, e.DiffRemoved)
+	fmt.Fprintf(&b, "\nTo record this recommendation as your decision:\n\n    %s\n", a.Command)
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// adviceProvider logs each call of the advisor as a model_call event (the
+// advisor works outside a phase run, so the runtime's Call cannot).
+type adviceProvider struct {
+	inner llm.Provider
+	rt    *Runtime
+	o     *orchestrator.Orchestrator
+	t     *task.Task
+}
+
+func (p *adviceProvider) Name() string { return p.inner.Name() }
+
+func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := p.inner.Complete(ctx, req)
+	data := map[string]any{
+		"phase": string(lifecycle.Accept), "role": req.Role, "cached": false,
+		"provider": resp.Provider, "model": resp.Model,
+		"tokens_in": resp.Usage.InputTokens, "tokens_out": resp.Usage.OutputTokens,
+		"latency_ms": resp.Latency.Milliseconds(),
+	}
+	if data["provider"] == "" {
+		data["provider"] = p.inner.Name()
+	}
+	if data["model"] == "" {
+		data["model"] = req.Model
+	}
+	if cost, ok := Cost(fmt.Sprint(data["model"]), resp.Usage); ok && err == nil {
+		data["cost_usd"] = cost
+	}
+	if err != nil {
+		data["error"] = err.Error()
+	}
+	lctx := context.WithoutCancel(ctx)
+	if lock, lerr := p.t.Lock(lctx, p.o.Wait); lerr == nil {
+		_ = p.t.Append(task.Event{Kind: "model_call", TS: p.o.Now().UTC().Truncate(time.Millisecond), Data: data})
+		_ = lock.Unlock()
+	}
+	return resp, err
+}
