@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// planOutput is what `orch plan --json` prints: one object.
+type planOutput struct {
+	Task      string                   `json:"task"`
+	Round     int                      `json:"round"`
+	Status    string                   `json:"status"`
+	Title     string                   `json:"title"`
+	Entered   *orchestrator.NextResult `json:"entered,omitempty"`
+	Open      []artifact.Question      `json:"open_questions"`
+	Questions []artifact.Question      `json:"questions"`
+	Files     []artifact.FileEntry     `json:"files"`
+	Restored  []string                 `json:"restored_answers"`
+	Provider  string                   `json:"provider"`
+	Model     string                   `json:"model,omitempty"`
+	Next      string                   `json:"next"`
+}
+
+func newPlanCmd(env *Env) *cobra.Command {
+	var id string
+	var fresh, asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "run one planning round: the planner drafts or revises the plan",
+		Long: `Run one planning round. The planner model gets the brief, the repository
+(README and the files that match the brief, within [context] max_context_bytes),
+the current plan with your answers, the plan reviewers' verdict on it and the
+minutes so far, and returns the whole plan. orch checks it (re-asking the model
+when it is invalid), keeps every answer you gave, and writes
+planning/planning.ai.json, plan.md, plan.files.json and a line of meeting.jsonl.
+
+orch, not the model, sets the sub-state in actors.planning:
+  clarifying     a blocking question is open: answer it with ` + "`orch answer ID TEXT`" + `
+  formalizing    no open question, but no file plan yet: run ` + "`orch plan`" + ` again
+  review_ready   valid plan, no open question, a file plan: ` + "`orch next`" + ` moves to plan_review
+
+Answers come from you only; the model cannot answer its own questions.
+From plan_review, orch plan first takes plan_review → planning (its condition
+must hold). Model tokens stream to stderr when stdout is a terminal.`,
+		Example: `  orch plan
+  orch answer q1 "exponential backoff, at most 5 attempts"
+  orch plan --fresh          # do not reuse cached model answers`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			stream := !asJSON && planTerminal(out)
+			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			res, err := agent.Plan(cmd.Context(), rt, o, tid)
+			if stream {
+				fmt.Fprintln(errw)
+			}
+			if err != nil {
+				printNotes(errw, rt)
+				printFailedKept(errw, o.Project, tid, res.Phase)
+				return err
+			}
+			next := planNext(res)
+			if asJSON {
+				printNotes(errw, rt)
+				return json.NewEncoder(out).Encode(planOutput{
+					Task: tid, Round: res.Round, Status: res.Status, Title: res.Plan.Title, Entered: res.Phase.Entered,
+					Open: nonNilQuestions(res.Open), Questions: nonNilQuestions(res.Plan.Questions),
+					Files: nonNilFiles(res.Plan.FilePlan), Restored: nonNilStrings(res.Restored),
+					Provider: res.Provider, Model: res.Model, Next: next,
+				})
+			}
+			printNotes(out, rt)
+			printEntered(out, res.Phase.Entered)
+			fmt.Fprintf(out, "task %s: planning round %d → %s\n", tid, res.Round, res.Status)
+			fmt.Fprintf(out, "plan: %s (%d file(s) planned)\n", res.Plan.Title, len(res.Plan.FilePlan))
+			for _, f := range res.Plan.FilePlan {
+				fmt.Fprintf(out, "  %-6s %s\n", f.Intent, f.Path)
+			}
+			if len(res.Restored) > 0 {
+				fmt.Fprintf(out, "kept your answer(s) to %s (the model dropped or changed them)\n", strings.Join(res.Restored, ", "))
+			}
+			if len(res.Dropped) > 0 {
+				fmt.Fprintf(out, "removed answer(s) the model wrote itself to %s: only you answer questions\n", strings.Join(res.Dropped, ", "))
+			}
+			if len(res.Open) > 0 {
+				fmt.Fprintln(out, "open blocking question(s) — answer each with `orch answer ID TEXT`:")
+				for _, q := range res.Open {
+					fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+				}
+			}
+			var other []artifact.Question
+			for _, q := range res.Plan.Questions {
+				if !q.Blocking && (q.Answer == nil || strings.TrimSpace(*q.Answer) == "") {
+					other = append(other, q)
+				}
+			}
+			if len(other) > 0 {
+				fmt.Fprintln(out, "unanswered questions that do not block (answer them if you like):")
+				for _, q := range other {
+					fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+				}
+			}
+			fmt.Fprintf(out, "wrote %s, %s, %s, %s\n", artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile)
+			fmt.Fprintf(out, "next: %s\n", next)
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the model again instead of reusing a cached answer")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the round's result as one JSON object")
+	return cmd
+}
+
+// planNext says what to do after a round.
+func planNext(res agent.PlanResult) string {
+	switch res.Status {
+	case agent.PlanClarifying:
+		ids := make([]string, len(res.Open))
+		for i, q := range res.Open {
+			ids[i] = q.ID
+		}
+		return fmt.Sprintf("answer %s with `orch answer %s TEXT`, then run `orch plan` again", strings.Join(ids, ", "), res.Open[0].ID)
+	case agent.PlanReviewReady:
+		return "`orch next` moves to plan_review (then `orch review plan`)"
+	case agent.PlanFormalizing:
+		return "run `orch plan` again: the plan lists no files yet"
+	}
+	return "run `orch plan` again"
+}
+
+// printFailedKept says where a failed run's output went.
+func printFailedKept(w io.Writer, p *task.Project, id string, pr orchestrator.PhaseResult) {
+	if pr.FailedKept == "" {
+		return
+	}
+	fmt.Fprintf(w, "the failed run's output is kept in %s\n", path.Join(task.OrchDir, "tasks", id, pr.FailedKept))
+}
+
+// planTerminal reports whether w is a terminal (streamed model tokens are
+// shown only then).
+func planTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// serializeTokens makes the runtime's token printer safe for the
+// concurrent calls of reviewers.
+func serializeTokens(rt *agent.Runtime) {
+	inner := rt.OnToken
+	if inner == nil {
+		return
+	}
+	var mu sync.Mutex
+	rt.OnToken = func(role, tok string) {
+		mu.Lock()
+		defer mu.Unlock()
+		inner(role, tok)
+	}
+}
+
+func nonNilQuestions(qs []artifact.Question) []artifact.Question {
+	if qs == nil {
+		return []artifact.Question{}
+	}
+	return qs
+}
+
+func nonNilFiles(fs []artifact.FileEntry) []artifact.FileEntry {
+	if fs == nil {
+		return []artifact.FileEntry{}
+	}
+	return fs
+}
+
+func nonNilStrings(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}

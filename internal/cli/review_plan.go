@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+// newReviewPlanCmd is `orch review plan`; the caller mounts it under
+// `orch review`.
+func newReviewPlanCmd(env *Env) *cobra.Command {
+	var id string
+	var fresh, asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "have the plan reviewers judge the plan, concurrently",
+		Long: `Every persona of [review] plan_personas (default: product, architecture,
+implementation, testing, risk) reviews planning/planning.ai.json at the same
+time, as role plan_reviewer:<persona>. Each verdict is kept; orch computes the
+aggregate itself: blocked when a reviewer is not ok with severity blocking, ok
+only when every reviewer is ok. review/plan-review.json records the verdicts and
+the sha256 of the plan as reviewed; review/plan-review.md is for reading.
+A reviewer whose call fails fails the whole review: no partial verdict.
+
+From planning, orch review plan first takes planning → plan_review (the plan
+must be ready). Then ` + "`orch next`" + ` decides: ok goes to codegen, anything else
+back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
+		Example: `  orch review plan
+  orch review plan --json`,
+		Args: wrapArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			stream := !asJSON && planTerminal(out)
+			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			serializeTokens(rt)
+			res, err := agent.ReviewPlan(cmd.Context(), rt, o, tid)
+			if stream {
+				fmt.Fprintln(errw)
+			}
+			if err != nil {
+				printNotes(errw, rt)
+				printFailedKept(errw, o.Project, tid, res.Phase)
+				return err
+			}
+			r := res.Review
+			if asJSON {
+				printNotes(errw, rt)
+				return json.NewEncoder(out).Encode(r)
+			}
+			printNotes(out, rt)
+			printEntered(out, res.Phase.Entered)
+			fmt.Fprintf(out, "plan review of task %s (plan sha256 %.12s…):\n", tid, r.PlanSHA256)
+			for _, v := range r.Reviewers {
+				ok := "ok"
+				if !v.OK {
+					ok = "NOT OK"
+				}
+				fmt.Fprintf(out, "  %-16s %-6s %-8s %-7s %s\n", v.ID, ok, v.Severity, v.Decision, v.Summary)
+				for _, is := range v.BlockingIssues {
+					fmt.Fprintf(out, "      must change: %s\n", is)
+				}
+			}
+			fmt.Fprintf(out, "verdict: ok=%v blocked=%v\n", r.OK, r.Blocked)
+			fmt.Fprintf(out, "wrote %s, %s\n", artifact.PlanReviewFile, strings.TrimSuffix(artifact.PlanReviewFile, ".json")+".md")
+			switch {
+			case r.OK:
+				fmt.Fprintln(out, "next: `orch next` moves to codegen")
+			case r.Blocked:
+				fmt.Fprintln(out, "next: `orch next` goes back to planning (blocked); then `orch plan` revises the plan with the reviewers' issues")
+			default:
+				fmt.Fprintln(out, "next: `orch next` goes back to planning (changes requested); then `orch plan` revises the plan with the reviewers' issues")
+			}
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the models again instead of reusing cached answers")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print review/plan-review.json's content")
+	return cmd
+}
