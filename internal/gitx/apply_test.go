@@ -178,6 +178,11 @@ func TestApplyThreeWayConflictRestores(t *testing.T) {
 	if !slices.Equal(ae.Files, []string{"x.go"}) || !ae.ThreeWay {
 		t.Errorf("ApplyError = %+v, want Files [x.go], ThreeWay", ae)
 	}
+	// Checked before anything refreshes the index: plumbing sees only the
+	// user's own unstaged change.
+	if got := runGit(t, f.r.Dir, "diff-files", "--name-only"); got != "z.txt" {
+		t.Errorf("git diff-files after restore = %q, want z.txt", got)
+	}
 	assertSameState(t, before, stateOf(t, f.r))
 	if op, err := f.r.InProgress(ctx); err != nil || op != "" {
 		t.Errorf("InProgress after restore = %q, %v", op, err)

@@ -99,7 +99,7 @@ func readState(root *os.Root, p string) (fileState, error) {
 
 // restoreSnapshot puts back the index entries and files that differ from
 // the snapshot, and removes directories created since.
-func (r *Repo) restoreSnapshot(ctx context.Context, s *snapshot) error {
+func (r *Repo) restoreSnapshot(ctx context.Context, s *snapshot) (err error) {
 	cur, err := r.indexEntries(ctx, s.paths)
 	if err != nil {
 		return err
@@ -123,6 +123,17 @@ func (r *Repo) restoreSnapshot(ctx context.Context, s *snapshot) error {
 			return err
 		}
 	}
+	defer func() {
+		if info.Len() == 0 || err != nil {
+			return
+		}
+		// Entries written by --index-info carry no stat data; refresh it
+		// (contents are compared, never changed) so plumbing such as
+		// `git diff-files` does not see the restored files as modified.
+		if _, rerr := r.run(ctx, call{sub: "update-index", args: []string{"-q", "--refresh"}}); rerr != nil {
+			err = rerr
+		}
+	}()
 
 	root, err := os.OpenRoot(r.Dir)
 	if err != nil {
