@@ -10,15 +10,6 @@ import (
 	"time"
 )
 
-// Repo is a git work tree. Dir is the top level of the work tree; Env holds
-// extra environment entries ("KEY=value") for every git command, applied
-// after the inherited environment (so they override it) but before the
-// variables gitx always sets.
-type Repo struct {
-	Dir string
-	Env []string
-}
-
 // call describes one git invocation.
 type call struct {
 	sub    string   // subcommand, also named in errors

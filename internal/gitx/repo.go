@@ -9,6 +9,19 @@ import (
 	"strings"
 )
 
+// Repo is a git work tree. Dir is the top level of the work tree; Env holds
+// extra environment entries ("KEY=value") for every git command, applied
+// after the inherited environment (so they override it) but before the
+// variables gitx always sets.
+//
+// A Repo holds no other state, so its methods may be called from several
+// goroutines; git's own index.lock makes concurrent writes to one work tree
+// fail (not corrupt it), so callers should serialise those.
+type Repo struct {
+	Dir string
+	Env []string
+}
+
 // Open finds the work tree containing dir (`git rev-parse --show-toplevel`).
 // It fails with ErrNotRepo when dir is not inside a git work tree.
 func Open(ctx context.Context, dir string) (*Repo, error) {
