@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // The command protocol, version 1. PROTOCOL.md beside this file says the
@@ -102,11 +103,11 @@ func decodeCommandResponse(data []byte) (commandResponse, error) {
 			return out, errors.New(`response field "text" is not a string`)
 		}
 	case hasJSON:
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, w.JSON); err != nil {
+		text, err := compactJSON(w.JSON)
+		if err != nil {
 			return out, fmt.Errorf(`response field "json": %w`, err)
 		}
-		out.Text = buf.String()
+		out.Text = text
 	case out.Refusal == "":
 		return out, errors.New(`response has neither "text" nor "json"`)
 	}
@@ -123,4 +124,15 @@ func decodeCommandResponse(data []byte) (commandResponse, error) {
 		out.StopReason = *w.StopReason
 	}
 	return out, nil
+}
+
+// compactJSON returns raw without insignificant space, with any invalid
+// UTF-8 inside its strings replaced by U+FFFD (encoding/json lets such
+// bytes through in a RawMessage; decoded strings never carry them).
+func compactJSON(raw json.RawMessage) (string, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return "", err
+	}
+	return strings.ToValidUTF8(buf.String(), "\uFFFD"), nil
 }

@@ -106,13 +106,18 @@ func ollamaBaseURL(raw string) (string, error) {
 	case "::":
 		host = "::1"
 	}
-	if port == "" {
-		port = ollamaDefaultPort
-		if u.Scheme == "https" {
-			port = "443"
+	switch {
+	case port != "":
+		u.Host = net.JoinHostPort(host, port)
+	case u.Scheme == "https":
+		// The standard port, as the ollama CLI assumes.
+		u.Host = host
+		if strings.Contains(host, ":") {
+			u.Host = "[" + host + "]"
 		}
+	default:
+		u.Host = net.JoinHostPort(host, ollamaDefaultPort)
 	}
-	u.Host = net.JoinHostPort(host, port)
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1"
 	u.RawQuery, u.Fragment, u.User = "", "", nil
 	return u.String(), nil

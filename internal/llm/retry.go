@@ -150,6 +150,7 @@ func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		// The comparisons are written so that NaN fails them.
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < float64(24*time.Hour/time.Millisecond) {
 			return time.Duration(ms * float64(time.Millisecond))
 		}
@@ -159,8 +160,8 @@ func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 || secs > float64(24*time.Hour/time.Second) {
-			return 0
+		if !(secs > 0 && secs <= float64(24*time.Hour/time.Second)) {
+			return 0 // also NaN
 		}
 		return time.Duration(secs * float64(time.Second))
 	}

@@ -63,11 +63,11 @@ func decodeScript(data []byte) ([]scriptEntry, error) {
 		case e.Text != nil:
 			entries = append(entries, scriptEntry{Role: e.Role, Text: *e.Text})
 		case hasJSON:
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, e.JSON); err != nil {
+			text, err := compactJSON(e.JSON)
+			if err != nil {
 				return nil, fmt.Errorf("responses[%d].json: %w", i, err)
 			}
-			entries = append(entries, scriptEntry{Role: e.Role, Text: buf.String()})
+			entries = append(entries, scriptEntry{Role: e.Role, Text: text})
 		default:
 			return nil, fmt.Errorf("responses[%d]: needs \"text\" or \"json\"", i)
 		}
