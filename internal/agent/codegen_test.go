@@ -344,6 +344,7 @@ func TestCodegenHostileAnswers(t *testing.T) {
 	passwd, _ := os.ReadFile("/etc/passwd")
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newCGFixture(t, nil)
 			if err := os.Symlink("/etc", filepath.Join(f.root, "link")); err != nil {
 				t.Fatal(err)

@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+const cgPassingReport = `{"status":"completed","overall_pass":true,"summary":{"passed":2,"failed":0,"skipped":0,"error":0},
+ "suites":[{"id":"go-test","kind":"test","command":"go test -json ./...","exit_code":0,"overall_pass":true,"summary":{"passed":2,"failed":0,"skipped":0,"error":0}}]}`
+
+const cgAdvice = `{"recommendation":"accepted","confidence":"high","summary":"Add now adds; the tests pass.",
+ "reasons":["the tests pass (2 passed)","the code review is ok"],"risks":["none found"],"checks":["read calc.go"]}`
+
+// toAccept runs codegen with rt and walks the task to accept with an ok
+// review and a passing test report.
+func (f *cgFixture) toAccept(rt *Runtime) {
+	f.t.Helper()
+	if _, err := Codegen(context.Background(), rt, f.o, f.id); err != nil {
+		f.t.Fatal(err)
+	}
+	for _, step := range []struct {
+		file, content string
+		want          lifecycle.Phase
+	}{
+		{"", "", lifecycle.Review},
+		{"review/code-review.json", `{"ok":true,"issues":[]}`, lifecycle.Test},
+		{"test/report.json", cgPassingReport, lifecycle.Accept},
+	} {
+		if step.file != "" {
+			cgWrite(f.t, f.tk.Dir, step.file, step.content)
+		}
+		if to := f.next(); to != step.want {
+			f.t.Fatalf("next → %s, want %s", to, step.want)
+		}
+	}
+}
+
+func TestAdviseWritesAdviceAndNeverDecides(t *testing.T) {
+	f := newCGFixture(t, nil)
+	rt := f.scriptRuntime(cgCodegenEntry, cgEntry{"accept_advisor", cgAdvice},
+		cgEntry{"accept_advisor", `{"recommendation":"changes_requested","target":"codegen","confidence":"low","summary":"s","reasons":["r"]}`})
+	f.toAccept(rt)
+	before, err := f.tk.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv, err := Advise(context.Background(), rt, f.o, f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adv.Recommendation != "accepted" || adv.Confidence != "high" || !adv.Evidence.Complete || adv.Evidence.Tests != "passed" {
+		t.Errorf("advice %+v", adv)
+	}
+	if !strings.HasPrefix(adv.Command, "orch accept --task fix --verdict accepted --reason 'the tests pass (2 passed)'") {
+		t.Errorf("command %q", adv.Command)
+	}
+	// The plan review was skipped by override in this test: orch says so.
+	if len(adv.Cautions) != 2 || !strings.Contains(adv.Cautions[0], "plan review is missing") {
+		t.Errorf("cautions %q", adv.Cautions)
+	}
+	var onDisk map[string]any
+	if err := json.Unmarshal([]byte(f.read(AdviceFile)), &onDisk); err != nil {
+		t.Fatalf("%s: %v", AdviceFile, err)
+	}
+	if onDisk["recommendation"] != "accepted" || !strings.Contains(onDisk["advisory"].(string), "orch never decides") {
+		t.Errorf("advice.json %v", onDisk)
+	}
+	md := f.read(AdviceMarkdownFile)
+	for _, want := range []string{"Recommendation: **accepted**", "the tests pass (2 passed)", "tests: passed (2 passed", "orch accept --task fix"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("advice.md lacks %q:\n%s", want, md)
+		}
+	}
+	// No decision: the task is where it was, with the same state.
+	after, err := f.tk.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Phase != "accept" || after.Revision != before.Revision || f.exists("accept/decision.json") {
+		t.Errorf("advise changed the task: %+v", after)
+	}
+	evs := f.events()
+	last := evs[len(evs)-1]
+	if last.Kind != "advice" || last.Data["recommendation"] != "accepted" {
+		t.Errorf("last event %+v", last)
+	}
+	var advisorCalls int
+	for _, c := range f.modelCalls() {
+		if c["role"] == "accept_advisor" && c["phase"] == "accept" {
+			advisorCalls++
+		}
+	}
+	if advisorCalls != 1 {
+		t.Errorf("%d advisor model_call events", advisorCalls)
+	}
+	// Advising again replaces the advice.
+	if adv, err = Advise(context.Background(), rt, f.o, f.id); err != nil || adv.Target != "codegen" {
+		t.Fatalf("second advice %+v, %v", adv, err)
+	}
+	if !strings.Contains(f.read(AdviceFile), `"changes_requested"`) {
+		t.Errorf("advice not replaced")
+	}
+}
+
+func TestAdviseRefusedOutsideAccept(t *testing.T) {
+	f := newCGFixture(t, nil)
+	_, err := Advise(context.Background(), f.scriptRuntime(cgEntry{"accept_advisor", cgAdvice}), f.o, f.id)
+	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "is in codegen") {
+		t.Fatalf("error %v", err)
+	}
+	if len(f.modelCalls()) != 0 || f.exists(AdviceFile) {
+		t.Errorf("advise outside accept called a model or wrote advice")
+	}
+}
+
+// TestAdviseDiscardedWhenTheTaskMoves: the advice is not written when the
+// task left accept while the advisor worked.
+func TestAdviseDiscardedWhenTheTaskMoves(t *testing.T) {
+	f := newCGFixture(t, nil)
+	f.toAccept(f.scriptRuntime(cgCodegenEntry))
+	api := newCGAPI(t, func(int, map[string]any) any {
+		f.override(lifecycle.Codegen)
+		var v any
+		_ = json.Unmarshal([]byte(cgAdvice), &v)
+		return v
+	})
+	_, err := Advise(context.Background(), api.runtime(f), f.o, f.id)
+	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "changed while the advisor worked") {
+		t.Fatalf("error %v", err)
+	}
+	if f.exists(AdviceFile) || f.exists(AdviceMarkdownFile) {
+		t.Errorf("stale advice written")
+	}
+	f.noKeyOnDisk()
+}
+
+func TestAdviseInvalidAnswers(t *testing.T) {
+	f := newCGFixture(t, nil)
+	bad := cgEntry{"accept_advisor", `{"recommendation":"ship it","confidence":"high","summary":"s","reasons":["r"]}`}
+	rt := f.scriptRuntime(cgCodegenEntry, bad, bad, bad)
+	f.toAccept(rt)
+	_, err := Advise(context.Background(), rt, f.o, f.id)
+	if err == nil || !strings.Contains(err.Error(), "recommendation: expected") || !strings.Contains(err.Error(), "ship it") {
+		t.Fatalf("error %v", err)
+	}
+	if f.exists(AdviceFile) {
+		t.Errorf("invalid advice written")
+	}
+}
+
+func TestCheckAdviceAnswer(t *testing.T) {
+	cases := []struct{ name, raw, want string }{
+		{"ok", cgAdvice, ""},
+		{"changes", `{"recommendation":"changes_requested","target":"planning","confidence":"low","summary":"s","reasons":["r"]}`, ""},
+		{"changes without target", `{"recommendation":"changes_requested","confidence":"low","summary":"s","reasons":["r"]}`, "target: changes_requested needs"},
+		{"target without changes", `{"recommendation":"rejected","target":"codegen","confidence":"low","summary":"s","reasons":["r"]}`, "target: only with changes_requested"},
+		{"revert is not advice", `{"recommendation":"revert","confidence":"low","summary":"s","reasons":["r"]}`, "recommendation: expected"},
+		{"bad confidence", `{"recommendation":"accepted","confidence":"total","summary":"s","reasons":["r"]}`, "confidence: expected"},
+		{"no reasons", `{"recommendation":"accepted","confidence":"high","summary":"s","reasons":[" "]}`, "at least one non-blank reason"},
+		{"no summary", `{"recommendation":"accepted","confidence":"high","summary":"","reasons":["r"]}`, "summary is blank"},
+		{"not json object", `"accepted"`, "does not match the schema"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := CheckAdviceAnswer([]byte(tc.raw))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzCheckAdviceAnswer(f *testing.F) {
+	f.Add([]byte(cgAdvice))
+	f.Add([]byte(`{"recommendation":"changes_requested","target":"x","confidence":"low","summary":"s","reasons":[]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		a, err := CheckAdviceAnswer(raw)
+		if err != nil {
+			return
+		}
+		if !hasString(adviceVerdicts, a.Recommendation) || (a.Recommendation == "changes_requested") != (a.Target != "") {
+			t.Fatalf("accepted %+v", a)
+		}
+		if cmd := acceptCommand("t", a); strings.Count(cmd, "'")%2 != 0 && !strings.Contains(cmd, `'\''`) {
+			t.Fatalf("unbalanced quoting in %q", cmd)
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/orchdev/orch/internal/task"
+)
+
+// costEvents decodes transcript lines the way Task.Transcript does
+// (numbers become json.Number).
+func costEvents(t *testing.T, lines ...string) []task.Event {
+	t.Helper()
+	out := make([]task.Event, len(lines))
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &out[i]); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+	}
+	return out
+}
+
+func TestSumCosts(t *testing.T) {
+	const ts = `"ts":"2026-11-25T10:00:00Z","prev":""`
+	cases := []struct {
+		name   string
+		events []task.Event
+		want   CostSummary
+	}{
+		{"no events", nil, CostSummary{Phases: []PhaseCost{}}},
+		{"other kinds ignored", costEvents(t, `{"seq":1,`+ts+`,"kind":"transition","tokens_in":5}`), CostSummary{Phases: []PhaseCost{}}},
+		{
+			"from a transcript",
+			costEvents(t,
+				`{"seq":1,`+ts+`,"kind":"model_call","phase":"planning","role":"planner","cached":false,"tokens_in":1000,"tokens_out":200,"cost_usd":0.006}`,
+				`{"seq":2,`+ts+`,"kind":"model_call","phase":"codegen","role":"codegen","cached":false,"tokens_in":5000,"tokens_out":3000,"cost_usd":0.06}`,
+				`{"seq":3,`+ts+`,"kind":"model_call","phase":"codegen","role":"codegen","cached":true,"tokens_in":5000,"tokens_out":3000}`,
+				`{"seq":4,`+ts+`,"kind":"model_call","phase":"review","role":"code_reviewer:tests","cached":false,"tokens_in":700,"tokens_out":50}`,
+				`{"seq":5,`+ts+`,"kind":"model_call","phase":"review","role":"code_reviewer:security","cached":false,"tokens_in":0,"tokens_out":0,"error":"timeout"}`,
+				`{"seq":6,`+ts+`,"kind":"model_call","role":"x","tokens_in":"many","tokens_out":-4}`,
+			),
+			CostSummary{
+				Phases: []PhaseCost{
+					{"planning", CostLine{Calls: 1, TokensIn: 1000, TokensOut: 200, CostUSD: 0.006}},
+					{"codegen", CostLine{Calls: 2, CachedCalls: 1, TokensIn: 5000, TokensOut: 3000, CostUSD: 0.06}},
+					{"review", CostLine{Calls: 2, FailedCalls: 1, TokensIn: 700, TokensOut: 50, UnpricedCalls: 1}},
+					{"unknown", CostLine{Calls: 1, UnpricedCalls: 1}},
+				},
+				Total: CostLine{Calls: 6, CachedCalls: 1, FailedCalls: 1, TokensIn: 6700, TokensOut: 3250, CostUSD: 0.066, UnpricedCalls: 2},
+			},
+		},
+		{
+			"written by this process",
+			[]task.Event{{Kind: "model_call", Data: map[string]any{"phase": "accept", "cached": false, "tokens_in": int64(10), "tokens_out": int64(5), "cost_usd": 0.5}},
+				{Kind: "model_call", Data: map[string]any{"phase": "custom", "tokens_in": 3, "tokens_out": 4.0}}},
+			CostSummary{
+				Phases: []PhaseCost{
+					{"accept", CostLine{Calls: 1, TokensIn: 10, TokensOut: 5, CostUSD: 0.5}},
+					{"custom", CostLine{Calls: 1, TokensIn: 3, TokensOut: 4, UnpricedCalls: 1}},
+				},
+				Total: CostLine{Calls: 2, TokensIn: 13, TokensOut: 9, CostUSD: 0.5, UnpricedCalls: 1},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SumCosts(tc.events)
+			// Costs are sums of floats: compare them with a tolerance.
+			if math.Abs(got.Total.CostUSD-tc.want.Total.CostUSD) > 1e-9 {
+				t.Errorf("total cost %v, want %v", got.Total.CostUSD, tc.want.Total.CostUSD)
+			}
+			got.Total.CostUSD, tc.want.Total.CostUSD = 0, 0
+			for i := range got.Phases {
+				if i < len(tc.want.Phases) && math.Abs(got.Phases[i].CostUSD-tc.want.Phases[i].CostUSD) < 1e-9 {
+					got.Phases[i].CostUSD = tc.want.Phases[i].CostUSD
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("sum\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFormatUSD(t *testing.T) {
+	for c, want := range map[float64]string{0: "$0.00", 0.004: "$0.0040", 1.234: "$1.23", 12: "$12.00"} {
+		if got := FormatUSD(c); got != want {
+			t.Errorf("FormatUSD(%v) = %s, want %s", c, got, want)
+		}
+	}
+}
