@@ -205,6 +205,9 @@ func (p *anthropicProvider) response(msg *anthropic.Message, tool string) (Respo
 			}
 		}
 	}
+	if msg.StopReason == "" {
+		return Response{}, &ProtocolError{Provider: p.core.name, Msg: "the answer is not a complete message (no stop_reason)"}
+	}
 	if msg.StopReason == anthropic.StopReasonRefusal {
 		explanation := msg.StopDetails.Explanation
 		if explanation == "" {
@@ -250,8 +253,5 @@ func (p *anthropicProvider) sdkError(err error) error {
 		}
 		return p.core.statusError(status, header, apiErr.Message)
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return p.core.transportError(err)
+	return p.core.otherError(err)
 }

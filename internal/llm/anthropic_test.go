@@ -278,3 +278,22 @@ func TestAnthropicStreaming(t *testing.T) {
 		})
 	}
 }
+
+func TestAnthropicStreamErrorEventBeforeTokensIsRetried(t *testing.T) {
+	api := newFakeAPI(t, sseAnswer(t, "anthropic/message_stream_overloaded.sse"), sseAnswer(t, "anthropic/message_stream.sse"))
+	sleeps := &sleepRecorder{}
+	p := newTestAnthropic(t, api, sleeps)
+	var tokens []string
+	req := basicRequest()
+	req.OnToken = func(s string) { tokens = append(tokens, s) }
+	resp, err := p.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "Retry with backoff." || strings.Join(tokens, "") != resp.Text {
+		t.Errorf("text %q tokens %q", resp.Text, tokens)
+	}
+	if got := sleeps.got(); !reflect.DeepEqual(got, []time.Duration{500 * time.Millisecond}) {
+		t.Errorf("slept %v, want one backoff", got)
+	}
+}

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -211,12 +210,5 @@ func (p *openaiProvider) sdkError(err error) error {
 		}
 		return p.core.statusError(apiErr.StatusCode, header, apiErr.Message)
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return &ProtocolError{Provider: p.core.name, Msg: "the answer is not valid JSON", Err: syntaxErr}
-	}
-	return p.core.transportError(err)
+	return p.core.otherError(err)
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -508,5 +509,85 @@ func TestOpenAIBadRequests(t *testing.T) {
 	}
 	if n := len(api.received()); n != 0 {
 		t.Errorf("%d requests sent for invalid calls", n)
+	}
+}
+
+func TestOpenAIStreamingRefusal(t *testing.T) {
+	api := newFakeAPI(t, sseAnswer(t, "openai/chat_stream_refusal.sse"))
+	p := newTestOpenAI(t, api, &sleepRecorder{})
+	req := basicRequest()
+	req.OnToken = func(s string) { t.Errorf("token %q delivered for a refusal", s) }
+	_, err := p.Complete(context.Background(), req)
+	var re *RefusalError
+	if !errors.As(err, &re) || re.Message != "I'm sorry, but I can't help with that." {
+		t.Fatalf("error %v (%T), want *RefusalError with the streamed text", err, err)
+	}
+}
+
+func TestHTTPNotAnAPIAnswer(t *testing.T) {
+	html := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body>Please log in to the proxy</body></html>"))
+	}
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, api *fakeAPI, s *sleepRecorder) Provider
+		step http.HandlerFunc
+	}{
+		{"openai html", func(t *testing.T, api *fakeAPI, s *sleepRecorder) Provider { return newTestOpenAI(t, api, s) }, html},
+		{"anthropic html", func(t *testing.T, api *fakeAPI, s *sleepRecorder) Provider { return newTestAnthropic(t, api, s) }, html},
+		{"openai object without choices", func(t *testing.T, api *fakeAPI, s *sleepRecorder) Provider { return newTestOpenAI(t, api, s) },
+			func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"id":"x","object":"chat.completion","choices":[]}`))
+			}},
+		{"anthropic object that is not a message", func(t *testing.T, api *fakeAPI, s *sleepRecorder) Provider { return newTestAnthropic(t, api, s) },
+			func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"status":"ok"}`))
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := newFakeAPI(t, tc.step)
+			sleeps := &sleepRecorder{}
+			_, err := tc.make(t, api, sleeps).Complete(context.Background(), basicRequest())
+			var pe *ProtocolError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T), want *ProtocolError", err, err)
+			}
+			if len(api.received()) != 1 || len(sleeps.got()) != 0 {
+				t.Errorf("a malformed answer was retried")
+			}
+		})
+	}
+}
+
+func TestLatencyCoversTheWholeCall(t *testing.T) {
+	api := newFakeAPI(t, jsonAnswer(t, 500, "openai/error_500.json"), jsonAnswer(t, 200, "openai/chat_text.json"))
+	// A fake clock that only the backoff sleep moves.
+	var mu sync.Mutex
+	now := fixedNow
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	sleep := func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(d)
+		return ctx.Err()
+	}
+	p, err := New(Config{Type: TypeOpenAI, BaseURL: api.srv.URL, APIKeyEnv: openaiKeyEnv}, env(openaiKeyEnv, testKey),
+		WithClock(clock), WithSleep(sleep), WithJitter(func() float64 { return 0 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Complete(context.Background(), basicRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Latency != 500*time.Millisecond {
+		t.Errorf("latency %v, want the whole call including the 500ms backoff", resp.Latency)
 	}
 }

@@ -18,26 +18,42 @@ type options struct {
 }
 
 // WithHTTPClient sets the HTTP client of the openai and anthropic
-// providers.
+// providers; nil keeps http.DefaultClient.
 func WithHTTPClient(c *http.Client) Option {
-	return func(o *options) { o.httpClient = c }
+	return func(o *options) {
+		if c != nil {
+			o.httpClient = c
+		}
+	}
 }
 
 // WithClock sets the clock used for latency and for Retry-After dates.
 func WithClock(now func() time.Time) Option {
-	return func(o *options) { o.now = now }
+	return func(o *options) {
+		if now != nil {
+			o.now = now
+		}
+	}
 }
 
 // WithSleep sets how the retry policy waits between attempts. The function
 // must return ctx's error promptly when ctx is done.
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return func(o *options) { o.sleep = sleep }
+	return func(o *options) {
+		if sleep != nil {
+			o.sleep = sleep
+		}
+	}
 }
 
 // WithJitter sets the source of randomness for backoff jitter: a function
 // returning a number in [0, 1).
 func WithJitter(jitter func() float64) Option {
-	return func(o *options) { o.jitter = jitter }
+	return func(o *options) {
+		if jitter != nil {
+			o.jitter = jitter
+		}
+	}
 }
 
 func buildOptions(opts []Option) options {

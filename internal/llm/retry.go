@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -141,6 +145,23 @@ func (c *httpCore) statusError(status int, header http.Header, message string) e
 // broken stream) as a retryable *ConnectionError.
 func (c *httpCore) transportError(err error) error {
 	return &ConnectionError{Provider: c.name, Msg: shorten(redact(err.Error(), c.key), maxErrorMessage), Err: err}
+}
+
+// otherError classifies an SDK error that is not an HTTP error status:
+// a transport failure is a *ConnectionError (retried); anything else,
+// such as a 200 answer that is not JSON, a *ProtocolError (not retried).
+func (c *httpCore) otherError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var urlErr *url.Error
+	var netErr net.Error
+	if errors.As(err, &urlErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
+		return c.transportError(err)
+	}
+	return &ProtocolError{Provider: c.name, Msg: "unexpected answer", Err: errors.New(shorten(redact(err.Error(), c.key), maxErrorMessage))}
 }
 
 // parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds
