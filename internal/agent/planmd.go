@@ -141,7 +141,7 @@ func pmdStrings(b *strings.Builder, title string, items []string) {
 }
 
 // planTitleKeys are the fields shown first for an object item.
-var planTitleKeys = []string{"title", "name", "text", "description", "summary"}
+var planTitleKeys = []string{"title", "name", "text", "description", "summary", "detail"}
 
 // pmdItem renders one free-form item on one line.
 func pmdItem(raw json.RawMessage) string {
