@@ -63,9 +63,7 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 	if err != nil {
 		return Response{}, err
 	}
-	// The SDK refuses non-streaming calls it expects to be long unless a
-	// request timeout is given; orch's own timeout bounds the call anyway.
-	reqOpts := []option.RequestOption{option.WithRequestTimeout(p.core.timeout)}
+	var reqOpts []option.RequestOption
 	if req.Temperature != nil {
 		// The SDK's parameters no longer carry temperature; it is sent as
 		// a raw field for the models that still accept it.
@@ -73,9 +71,12 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 	}
 	if req.OnToken != nil {
 		return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
-			return p.stream(ctx, params, tool, req.OnToken, reqOpts[1:])
+			return p.stream(ctx, params, tool, req.OnToken, reqOpts)
 		})
 	}
+	// The SDK refuses non-streaming calls it expects to be long unless a
+	// request timeout is given; orch's own timeout bounds the call anyway.
+	reqOpts = append(reqOpts, option.WithRequestTimeout(p.core.timeout))
 	return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
 		msg, err := p.msgs.New(ctx, params, reqOpts...)
 		if err != nil {

@@ -57,6 +57,10 @@ func (c *httpCore) run(parent context.Context, attempt attemptFunc) (Response, e
 		if cerr := c.contextError(parent, ctx); cerr != nil {
 			return Response{}, cerr
 		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			// An SDK's own request timeout, which mirrors ours.
+			return Response{}, &TimeoutError{Provider: c.name, Timeout: c.timeout}
+		}
 		setAttempts(err, n)
 		delay, retry := c.retryDelay(err, n)
 		if !retry || emitted || n > c.maxRetries {

@@ -26,6 +26,8 @@ import (
 // file (JSON {"version": 1, "cursors": {"planner": 2}}), updated atomically
 // under a lock on "<file>.lock" at every call, so successive orch processes
 // continue the script. Delete the state file to start over.
+//
+// Answers carry no usage; OnToken, when set, receives the whole text once.
 type scriptProvider struct {
 	name      string
 	file      string
