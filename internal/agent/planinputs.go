@@ -162,3 +162,18 @@ func planFirstSet(ss ...string) string {
 	}
 	return ""
 }
+
+// planWrapped adds context to an error whose message may already start
+// with "orch: ", keeping one prefix: "orch: <context>: <message>".
+type planWrapped struct {
+	context string
+	err     error
+}
+
+func (w *planWrapped) Error() string {
+	return "orch: " + w.context + ": " + strings.TrimPrefix(w.err.Error(), "orch: ")
+}
+
+func (w *planWrapped) Unwrap() error { return w.err }
+
+func planWrap(context string, err error) error { return &planWrapped{context: context, err: err} }

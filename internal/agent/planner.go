@@ -71,7 +71,7 @@ func planRound(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, r
 		return buildPlan(raw, run.Task.ID, in.Brief, in.Known, o.Project.Root)
 	})
 	if err != nil {
-		return orchestrator.Outcome{}, fmt.Errorf("planning round %d: %w", round, err)
+		return orchestrator.Outcome{}, planWrap(fmt.Sprintf("planning round %d", round), err)
 	}
 	if err := stagePlan(run, built); err != nil {
 		return orchestrator.Outcome{}, err

@@ -166,7 +166,7 @@ func reviewPlanWork(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrat
 		g.Go(func() error {
 			v, err := reviewOnce(gctx, rt, call, persona, shared, schema)
 			if err != nil {
-				return fmt.Errorf("plan reviewer %s: %w", persona, err)
+				return planWrap("plan reviewer "+persona, err)
 			}
 			verdicts[i] = v
 			return nil
