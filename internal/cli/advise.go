@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/agent"
+)
+
+func newAdviseCmd(env *Env) *cobra.Command {
+	var id string
+	var asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "advise",
+		Short: "ask the accept advisor for a recommendation (it never decides)",
+		Long: `In accept, ask the accept advisor model to summarise the evidence — the plan,
+the reviews, the test report and the change — and recommend a verdict
+(accepted, changes_requested with a target, or rejected) with its reasons,
+risks and what to check. orch adds cautions of its own from the evidence
+(failing or missing tests, a review that is not ok).
+
+The advice is written to accept/advice.json and accept/advice.md and printed;
+the task stays in accept. The advisor never decides: you do, with
+` + "`orch accept`" + `. Each run asks the model again.`,
+		Example: `  orch advise
+  orch advise --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			stream := !asJSON && codeTerminal(errw)
+			rt := env.agentRuntime(o.Project, cfg, false, errw, stream)
+			adv, err := agent.Advise(cmd.Context(), rt, o, tid)
+			if stream {
+				fmt.Fprintln(errw)
+			}
+			if err != nil {
+				printNotes(errw, rt)
+				return codeAgentError(err)
+			}
+			if asJSON {
+				printNotes(errw, rt)
+				return json.NewEncoder(out).Encode(adv)
+			}
+			printNotes(out, rt)
+			fmt.Fprint(out, agent.AdviceMarkdown(adv))
+			fmt.Fprintf(out, "\nwrote %s, %s\n", agent.AdviceFile, agent.AdviceMarkdownFile)
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print accept/advice.json's content")
+	return cmd
+}

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// codegenOutput is what `orch codegen --json` prints: one object.
+type codegenOutput struct {
+	Task    string                   `json:"task"`
+	Entered *orchestrator.NextResult `json:"entered,omitempty"`
+	agent.CodegenRecord
+	Next nextStep `json:"next"`
+}
+
+// nextStep is what `orch next` would do now.
+type nextStep struct {
+	To     string `json:"to,omitempty"`
+	Reason string `json:"reason"`
+}
+
+func newCodegenCmd(env *Env) *cobra.Command {
+	var id string
+	var fresh, asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "codegen",
+		Short: "generate the code change the plan describes",
+		Long: `Ask the codegen model for the complete new content of the planned files. Its
+context: the plan, the file plan, the planned files as they are at HEAD (the
+base commit), neighbouring files and, after the task came back from review,
+test or accept, the failures of the previous attempt (failing tests with their
+output, blocking review issues, the reasons for requested changes).
+
+orch checks the answer (re-asking the model when it is invalid): every path is
+a plain repository path (no "..", no absolute path, nothing under .git/ or
+.orch/), each file is text (valid UTF-8, no NUL byte) of at most 8 MiB, no path
+is named twice, and the change applies to the base. It then writes
+code/files/<path>, computes code/diff.patch with git itself and records
+code/codegen.json (status, base, files, paths outside the file plan).
+
+Then ` + "`orch next`" + ` decides: status plan_unclear goes to plan_review, a path outside
+the file plan goes back to planning, a complete change goes to review.
+From plan_review, orch codegen first takes plan_review → codegen (its condition
+must hold). Exit 4 when the model's answers stay invalid (the task stays in
+codegen; the last answer is kept in history/).`,
+		Example: `  orch codegen
+  orch codegen --fresh      # ask the model again instead of reusing a cached answer
+  orch codegen --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			stream := !asJSON && codeTerminal(errw)
+			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			res, err := agent.Codegen(cmd.Context(), rt, o, tid)
+			if stream {
+				fmt.Fprintln(errw)
+			}
+			if err != nil {
+				printNotes(errw, rt)
+				printCodeFailedKept(errw, tid, res.Phase)
+				return codeAgentError(err)
+			}
+			next := suggestNext(o, tid)
+			rec := res.Record
+			if asJSON {
+				printNotes(errw, rt)
+				return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: res.Phase.Entered, CodegenRecord: rec, Next: next})
+			}
+			printNotes(out, rt)
+			printEntered(out, res.Phase.Entered)
+			fmt.Fprintf(out, "task %s: codegen attempt %d → %s (base %.12s)\n", tid, rec.Attempt, rec.Status, rec.Base)
+			if len(rec.FixFrom) > 0 {
+				fmt.Fprintf(out, "fix round: the model was shown the failures in %s\n", strings.Join(rec.FixFrom, ", "))
+			}
+			printCodegen(out, rec)
+			fmt.Fprintf(out, "next: %s\n", next.text())
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the model again instead of reusing a cached answer")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as one JSON object")
+	return cmd
+}
+
+// printCodegen shows what codegen wrote.
+func printCodegen(w io.Writer, rec agent.CodegenRecord) {
+	switch rec.Status {
+	case artifact.CodegenPlanUnclear:
+		fmt.Fprintln(w, "the model finds the plan unclear; its questions:")
+		for _, q := range rec.Questions {
+			fmt.Fprintf(w, "  %s: %s\n", q.ID, q.Text)
+		}
+	case artifact.CodegenFailed:
+		fmt.Fprintln(w, "the model could not write the change")
+	default:
+		stats := map[string]agent.FileStat{}
+		for _, s := range rec.DiffStat {
+			stats[s.Path] = s
+		}
+		fmt.Fprintf(w, "wrote %d file(s) under %s/:\n", len(rec.Files), artifact.CodeFilesDir)
+		for _, f := range rec.Files {
+			s, ok := stats[f]
+			switch {
+			case !ok:
+				fmt.Fprintf(w, "  %s (unchanged)\n", f)
+			case s.Binary:
+				fmt.Fprintf(w, "  %s (binary)\n", f)
+			default:
+				fmt.Fprintf(w, "  %-40s +%d -%d\n", f, s.Added, s.Removed)
+			}
+		}
+		for _, d := range rec.Deletes {
+			fmt.Fprintf(w, "  %-40s deleted\n", d)
+		}
+		added, removed := agent.DiffTotals(rec.DiffStat)
+		fmt.Fprintf(w, "%s: %d file(s) changed, +%d -%d\n", artifact.DiffFile, len(rec.DiffStat), added, removed)
+		if len(rec.Unplanned) > 0 {
+			fmt.Fprintf(w, "outside the file plan: %s (scope mismatch: `orch next` goes back to planning)\n", strings.Join(rec.Unplanned, ", "))
+		}
+		if len(rec.Untouched) > 0 {
+			fmt.Fprintf(w, "planned but left unchanged: %s\n", strings.Join(rec.Untouched, ", "))
+		}
+	}
+	if rec.Notes != "" {
+		fmt.Fprintf(w, "notes: %s\n", rec.Notes)
+	}
+	fmt.Fprintf(w, "wrote %s\n", artifact.CodegenFile)
+}
+
+// suggestNext asks the orchestrator what `orch next` would do now.
+func suggestNext(o *orchestrator.Orchestrator, id string) nextStep {
+	v, err := o.Status(id)
+	if err != nil {
+		return nextStep{Reason: "cannot tell: " + err.Error()}
+	}
+	if v.Suggested != nil {
+		return nextStep{To: string(*v.Suggested), Reason: v.Reason}
+	}
+	var why []string
+	for _, e := range v.Edges {
+		why = append(why, fmt.Sprintf("%s: %s", e.To, e.Reason))
+	}
+	return nextStep{Reason: "no transition holds (" + strings.Join(why, "; ") + ")"}
+}
+
+func (n nextStep) text() string {
+	if n.To == "" {
+		return n.Reason
+	}
+	return fmt.Sprintf("`orch next` → %s (%s)", n.To, n.Reason)
+}
+
+// codeAgentError maps a model that kept answering invalid output to exit
+// 4 (invalid artifact; nothing changed).
+func codeAgentError(err error) error {
+	var ie *llm.InvalidResponseError
+	var oe *orchestrator.Error
+	if errors.As(err, &ie) && !errors.As(err, &oe) {
+		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: " + err.Error(), Err: err}
+	}
+	return err
+}
+
+// printCodeFailedKept says where a failed run's output went.
+func printCodeFailedKept(w io.Writer, id string, pr orchestrator.PhaseResult) {
+	if pr.FailedKept != "" {
+		fmt.Fprintf(w, "the failed run's output is kept in %s\n", path.Join(task.OrchDir, "tasks", id, pr.FailedKept))
+	}
+}
+
+// codeTerminal reports whether w is a terminal: model tokens stream only
+// then.
+func codeTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// serializeCodeTokens makes the token printer safe for the concurrent
+// calls of the code reviewers.
+func serializeCodeTokens(rt *agent.Runtime) {
+	inner := rt.OnToken
+	if inner == nil {
+		return
+	}
+	var mu sync.Mutex
+	rt.OnToken = func(role, tok string) {
+		mu.Lock()
+		defer mu.Unlock()
+		inner(role, tok)
+	}
+}

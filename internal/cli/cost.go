@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// taskCost is one task's model calls in `orch cost --json`.
+type taskCost struct {
+	Task string `json:"task"`
+	agent.CostSummary
+}
+
+// costOutput is what `orch cost --json` prints: one object. With --all,
+// Tasks holds every task and Total their sum; otherwise Task, Phases and
+// Total describe the one task.
+type costOutput struct {
+	PricesAsOf string            `json:"prices_as_of"`
+	Task       string            `json:"task,omitempty"`
+	Phases     []agent.PhaseCost `json:"phases,omitempty"`
+	Tasks      []taskCost        `json:"tasks,omitempty"`
+	Total      agent.CostLine    `json:"total"`
+}
+
+func newCostCmd(env *Env) *cobra.Command {
+	var id string
+	var all, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "cost",
+		Short: "sum the model calls of a task (or of every task): calls, tokens, cost",
+		Long: `Sum the model_call events of the task's transcript per phase and in total:
+calls, calls answered from the cache, failed calls, tokens in and out, and
+the cost in USD where the model's price is known (orch's price table is
+dated; a call to a model without a known price is counted as unpriced,
+never guessed). Tokens and cost count only calls that reached a model.
+
+--task defaults to the current task; --all sums every task of the project.`,
+		Example: `  orch cost
+  orch cost --task 0007-add-retry --json
+  orch cost --all`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if all && id != "" {
+				return usagef("orch: --all and --task exclude each other")
+			}
+			p, err := env.project()
+			if err != nil {
+				return err
+			}
+			out := costOutput{PricesAsOf: agent.PriceTableDate}
+			if all {
+				list, err := p.List()
+				if err != nil {
+					return err
+				}
+				out.Tasks = []taskCost{}
+				for _, s := range list {
+					sum, err := costOf(p, s.ID)
+					if err != nil {
+						return err
+					}
+					out.Tasks = append(out.Tasks, taskCost{Task: s.ID, CostSummary: sum})
+					addLine(&out.Total, sum.Total)
+				}
+			} else {
+				tid, err := taskID(p, id)
+				if err != nil {
+					return err
+				}
+				sum, err := costOf(p, tid)
+				if err != nil {
+					return err
+				}
+				out.Task, out.Phases, out.Total = tid, sum.Phases, sum.Total
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(out)
+			}
+			printCost(w, out)
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	cmd.Flags().BoolVar(&all, "all", false, "sum every task of the project")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sums as one JSON object")
+	return cmd
+}
+
+// costOf sums one task's transcript.
+func costOf(p *task.Project, id string) (agent.CostSummary, error) {
+	t, err := p.Open(id)
+	if err != nil {
+		return agent.CostSummary{}, err
+	}
+	evs, err := t.Transcript()
+	if err != nil {
+		return agent.CostSummary{}, err
+	}
+	return agent.SumCosts(evs), nil
+}
+
+// addLine adds b into a.
+func addLine(a *agent.CostLine, b agent.CostLine) {
+	a.Calls += b.Calls
+	a.CachedCalls += b.CachedCalls
+	a.FailedCalls += b.FailedCalls
+	a.TokensIn += b.TokensIn
+	a.TokensOut += b.TokensOut
+	a.CostUSD += b.CostUSD
+	a.UnpricedCalls += b.UnpricedCalls
+}
+
+// printCost writes the sums as a table.
+func printCost(w io.Writer, out costOutput) {
+	row := func(name string, l agent.CostLine) {
+		fmt.Fprintf(w, "%-22s %6d %7d %7d %11d %11d %10s\n", name, l.Calls, l.CachedCalls, l.FailedCalls, l.TokensIn, l.TokensOut, agent.FormatUSD(l.CostUSD))
+	}
+	header := func(first string) {
+		fmt.Fprintf(w, "%-22s %6s %7s %7s %11s %11s %10s\n", first, "calls", "cached", "failed", "tokens in", "tokens out", "cost")
+	}
+	if out.Tasks != nil {
+		fmt.Fprintf(w, "model calls of every task (prices as of %s)\n", out.PricesAsOf)
+		header("task")
+		for _, t := range out.Tasks {
+			row(t.Task, t.Total)
+		}
+	} else {
+		fmt.Fprintf(w, "model calls of task %s (prices as of %s)\n", out.Task, out.PricesAsOf)
+		header("phase")
+		for _, p := range out.Phases {
+			row(p.Phase, p.CostLine)
+		}
+	}
+	row("total", out.Total)
+	if out.Total.UnpricedCalls > 0 {
+		fmt.Fprintf(w, "%d call(s) to a model without a known price are not in the cost\n", out.Total.UnpricedCalls)
+	}
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+// reviewCodeOutput is what `orch review code --json` prints: one object.
+type reviewCodeOutput struct {
+	Task    string                   `json:"task"`
+	Entered *orchestrator.NextResult `json:"entered,omitempty"`
+	agent.CodeReviewRecord
+	Next nextStep `json:"next"`
+}
+
+// newReviewCodeCmd is `orch review code`, mounted under `orch review`.
+func newReviewCodeCmd(env *Env) *cobra.Command {
+	var id string
+	var fresh, asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "code",
+		Short: "review the generated change: one reviewer per persona, concurrently",
+		Long: `Ask one code reviewer per persona of [review] code_personas (default:
+correctness, tests, security, maintainability), all at once, to review
+code/diff.patch against the plan. Each answers ok and a list of issues with a
+severity (info, minor, major, blocking) and a kind (code, plan, test,
+security, style); orch checks every answer (re-asking a reviewer whose answer
+is invalid) and aggregates them in code: the change is ok only when every
+reviewer is ok and no issue is blocking. Writes review/code-review.json and
+review/code-review.md.
+
+Then ` + "`orch next`" + ` decides: a blocking issue of kind plan goes back to planning,
+any other blocking issue or a reviewer that is not ok goes back to codegen,
+an ok review goes to test. From codegen, orch review code first takes
+codegen → review (its condition must hold). Exit 4 when a reviewer's answers
+stay invalid (no review is written).`,
+		Example: `  orch review code
+  orch review code --fresh
+  orch review code --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			stream := !asJSON && codeTerminal(errw)
+			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			serializeCodeTokens(rt)
+			res, err := agent.ReviewCode(cmd.Context(), rt, o, tid)
+			if stream {
+				fmt.Fprintln(errw)
+			}
+			if err != nil {
+				printNotes(errw, rt)
+				printCodeFailedKept(errw, tid, res.Phase)
+				return codeAgentError(err)
+			}
+			next := suggestNext(o, tid)
+			rec := res.Review
+			if asJSON {
+				printNotes(errw, rt)
+				return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: res.Phase.Entered, CodeReviewRecord: rec, Next: next})
+			}
+			printNotes(out, rt)
+			printEntered(out, res.Phase.Entered)
+			blocking := 0
+			for _, v := range rec.Reviewers {
+				blocking += v.Blocking
+			}
+			verdict := "ok"
+			if !rec.OK {
+				verdict = fmt.Sprintf("changes needed (%d blocking issue(s))", blocking)
+			}
+			fmt.Fprintf(out, "task %s: code review → %s\n", tid, verdict)
+			for _, v := range rec.Reviewers {
+				ok := "ok"
+				if !v.OK {
+					ok = "not ok"
+				}
+				fmt.Fprintf(out, "  %-16s %-6s %d issue(s)  %s\n", v.ID, ok, v.Issues, v.Summary)
+			}
+			if len(rec.Issues) > 0 {
+				fmt.Fprintln(out, "issues:")
+			}
+			for _, is := range rec.Issues {
+				where := ""
+				if is.File != "" {
+					where = is.File
+					if is.Line > 0 {
+						where += fmt.Sprintf(":%d", is.Line)
+					}
+					where += " "
+				}
+				fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", is.Severity, is.Kind, where, is.Message, is.Reviewer)
+			}
+			fmt.Fprintf(out, "wrote %s, review/code-review.md\n", artifact.CodeReviewFile)
+			fmt.Fprintf(out, "next: %s\n", next.text())
+			return nil
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the reviewers again instead of reusing cached answers")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the aggregated review as one JSON object")
+	return cmd
+}
