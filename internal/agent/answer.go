@@ -68,7 +68,7 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 		return res, err
 	}
 	if st.Phase != string(lifecycle.Planning) {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not planning: answers go to the plan during planning (`orch redo planning` re-opens it)", id, st.Phase)}
+		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, st.Phase)}
 	}
 	if pid, ok := planningRunning(st); ok {
 		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -75,6 +77,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 			if err != nil {
 				printNotes(errw, rt)
 				printFailedKept(errw, o.Project, tid, res.Phase)
+				printFreshHint(errw, rt, agent.RolePlanner, err, fresh, "orch plan --fresh")
 				return err
 			}
 			next := planNext(res)
@@ -153,6 +156,18 @@ func printFailedKept(w io.Writer, p *task.Project, id string, pr orchestrator.Ph
 		return
 	}
 	fmt.Fprintf(w, "the failed run's output is kept in %s\n", path.Join(task.OrchDir, "tasks", id, pr.FailedKept))
+}
+
+// printFreshHint tells how to get past answers replayed from the call
+// cache after a model's answers were refused.
+func printFreshHint(w io.Writer, rt *agent.Runtime, role string, err error, fresh bool, command string) {
+	var ie *llm.InvalidResponseError
+	if fresh || !errors.As(err, &ie) {
+		return
+	}
+	if _, cfg, _, perr := rt.Provider(role); perr == nil && cfg.Type != llm.TypeScript {
+		fmt.Fprintf(w, "model answers are cached: `%s` asks the model again instead of replaying them\n", command)
+	}
 }
 
 // planTerminal reports whether w is a terminal (streamed model tokens are

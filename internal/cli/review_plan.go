@@ -51,6 +51,7 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 			if err != nil {
 				printNotes(errw, rt)
 				printFailedKept(errw, o.Project, tid, res.Phase)
+				printFreshHint(errw, rt, agent.RolePlanReviewer, err, fresh, "orch review plan --fresh")
 				return err
 			}
 			r := res.Review
