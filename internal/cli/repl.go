@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/chzyer/readline"
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/repl"
+)
+
+func newReplCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "repl",
+		Short: "an interactive session: slash commands over the same commands, with history and completion",
+		Long: `Start an interactive session on the current task. Slash commands run the orch
+command of the same name (their flags may follow, quoted like a shell):
+/plan, /answer ID TEXT, /review plan, /codegen, /review code, /test, /accept,
+/revert, /next [--to PHASE] [--override "REASON"], /redo [PHASE], /status,
+/log, /cost, /advise; and /diff, /task new BRIEF|switch ID|list, /help, /quit.
+Plain text answers the first open blocking question while planning, or is the
+brief of a new task when there is none.
+
+In a terminal: the prompt shows the task and phase, Tab completes, the history
+is kept in .orch/repl_history, plans and reviews are rendered as Markdown,
+Ctrl-C cancels the running command (the session goes on) and Ctrl-D leaves.
+Without a terminal, one command is read per line and the output is plain.
+Colours follow NO_COLOR.`,
+		Example: `  orch repl
+  printf '/status\n/next --override "checked by hand" --to codegen\n' | orch repl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return env.repl(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+}
+
+// RunREPL runs the REPL as `orch repl` does, on env's input and output,
+// and returns its exit code.
+func RunREPL(ctx context.Context, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if err := env.repl(ctx, env.Stdout, env.Stderr); err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return exitCode(err)
+	}
+	return ExitOK
+}
+
+// repl runs a session. Its interrupts are its own: SIGINT cancels the
+// running command only, so the session does not inherit the cancellation
+// of ctx (which Main cancels on SIGINT); SIGTERM and SIGHUP end it.
+func (env *Env) repl(ctx context.Context, stdout, stderr io.Writer) error {
+	term := isTerminal(env.Stdin) && writesTerminal(stdout)
+	ctx, stop := signal.NotifyContext(context.WithoutCancel(ctx), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	intr := make(chan os.Signal, 1)
+	signal.Notify(intr, os.Interrupt)
+	defer signal.Stop(intr)
+	code := repl.Run(ctx, repl.Config{
+		Run:        env.runLine(term),
+		Dir:        env.Dir,
+		Stdin:      env.Stdin,
+		Stdout:     stdout,
+		Stderr:     stderr,
+		Terminal:   term,
+		Color:      term && colorAllowed(env.Getenv),
+		Interrupts: intr,
+		Now:        env.Now,
+		Width:      readline.GetScreenWidth,
+	})
+	if code != repl.ExitOK {
+		if cause := context.Cause(ctx); cause != nil {
+			return fmt.Errorf("orch: repl: %w", cause)
+		}
+		return fmt.Errorf("orch: repl ended with exit code %d", code)
+	}
+	return nil
+}
+
+// runLine runs one command line of the REPL through a fresh command tree,
+// as if typed after `orch`. Without a terminal the REPL reads its commands
+// from stdin, so the commands get an empty one.
+func (env *Env) runLine(term bool) repl.RunFunc {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		e := *env
+		e.Args = args
+		e.Stdout, e.Stderr = stdout, stderr
+		if !term {
+			e.Stdin = strings.NewReader("")
+		}
+		return Run(ctx, e)
+	}
+}
+
+// writesTerminal reports whether w is a terminal.
+func writesTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// colorAllowed follows NO_COLOR (https://no-color.org) and TERM=dumb.
+func colorAllowed(getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}

@@ -1,0 +1,169 @@
+package repl
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSanitize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain\ttext\n", "plain\ttext\n"},
+		{"red \x1b[31mtext\x1b[0m", "red ^[[31mtext^[[0m"},
+		{"osc \x1b]52;c;ZXZpbA==\x07", "osc ^[]52;c;ZXZpbA==^G"},
+		{"crlf\r\nline", "crlf\nline"},
+		{"lone\rcr", "lone^Mcr"},
+		{"del\x7f", "del^?"},
+		{"c1 \u009b31m", "c1 \uFFFD31m"},
+		{"bad \xff utf8", "bad \uFFFD utf8"},
+		{"héllo — ok", "héllo — ok"},
+	}
+	for _, tt := range tests {
+		if got := sanitize(tt.in); got != tt.want {
+			t.Errorf("sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzSanitize: the result is valid UTF-8 with no control character but
+// tab and newline, whatever the input.
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"", "a\x1b[2Jb", "\r\n\r", "\xc2\x9b", "\xff", "ok"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := sanitize(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("sanitize(%q) = %q is not valid UTF-8", s, got)
+		}
+		if strings.ContainsFunc(got, unsafeRune) || strings.Contains(got, "\r") {
+			t.Fatalf("sanitize(%q) = %q keeps a control character", s, got)
+		}
+	})
+}
+
+const planMD = "# Add retry\n\nRetry **idempotent** requests.\n\n- at most 5 attempts\n- exponential backoff\n\n\x1b]52;c;ZXZpbA==\x07\n"
+
+func TestMarkdown(t *testing.T) {
+	t.Setenv("GLAMOUR_STYLE", "")
+	t.Run("no terminal: the text as written, sanitized", func(t *testing.T) {
+		got := markdown(planMD, style{})
+		if got != sanitize(planMD) {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("terminal without colour: laid out, no escape codes", func(t *testing.T) {
+		got := markdown(planMD, style{terminal: true, width: 60})
+		if strings.Contains(got, "\x1b") {
+			t.Errorf("escape codes without colour: %q", got)
+		}
+		for _, want := range []string{"Add retry", "idempotent", "• at most 5 attempts", "^[]52"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("rendered plan lacks %q:\n%s", want, got)
+			}
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if strings.HasSuffix(l, " ") {
+				t.Errorf("line padded with blanks: %q", l)
+			}
+		}
+	})
+	t.Run("terminal with colour", func(t *testing.T) {
+		got := markdown(planMD, style{terminal: true, color: true, width: 60})
+		if !strings.Contains(got, "\x1b[") || !strings.Contains(got, "idempotent") {
+			t.Errorf("no colour or text: %q", got)
+		}
+		if strings.Contains(got, "\x1b]") {
+			t.Errorf("the plan's own escape sequence reached the terminal: %q", got)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if strings.HasSuffix(l, " ") || strings.HasSuffix(l, " \x1b[0m") {
+				t.Errorf("line padded with blanks: %q", l)
+			}
+		}
+	})
+	t.Run("unknown GLAMOUR_STYLE: the text as written", func(t *testing.T) {
+		t.Setenv("GLAMOUR_STYLE", "no-such-style")
+		if got := markdown("# T\n", style{terminal: true, color: true, width: 60}); got != "# T\n" {
+			t.Errorf("got %q", got)
+		}
+	})
+}
+
+func TestTrimPadding(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a   \n  b  \n\n", "a\n  b\n"},
+		{"\x1b[1mtitle\x1b[m\x1b[38;5;252m \x1b[m\x1b[38;5;252m \x1b[m\n", "\x1b[1mtitle\x1b[0m\n"},
+		{"\x1b[38;5;252m  \x1b[m\nx", "\nx\n"},
+	}
+	for _, tt := range tests {
+		if got := trimPadding(tt.in); got != tt.want {
+			t.Errorf("trimPadding(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+const patch = "diff --git a/retry.go b/retry.go\nnew file mode 100644\n--- /dev/null\n+++ b/retry.go\n@@ -0,0 +1,2 @@\n+package retry\n-old \x1b[2J\n context\n"
+
+func TestShowDiff(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "diff.patch")
+	if err := os.WriteFile(path, []byte(patch), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var plain, color bytes.Buffer
+	if err := showDiff(&plain, path, style{terminal: true}); err != nil {
+		t.Fatal(err)
+	}
+	if want := sanitize(patch); plain.String() != want {
+		t.Errorf("plain diff = %q, want %q", plain.String(), want)
+	}
+	if err := showDiff(&color, path, style{terminal: true, color: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		sgrBold + "diff --git a/retry.go b/retry.go" + sgrReset + "\n",
+		sgrBold + "+++ b/retry.go" + sgrReset + "\n",
+		sgrCyan + "@@ -0,0 +1,2 @@" + sgrReset + "\n",
+		sgrGreen + "+package retry" + sgrReset + "\n",
+		sgrRed + "-old ^[[2J" + sgrReset + "\n",
+		"\n context\n",
+	} {
+		if !strings.Contains(color.String(), want) {
+			t.Errorf("coloured diff lacks %q:\n%q", want, color.String())
+		}
+	}
+}
+
+func TestReadCapped(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, truncated, err := readCapped(big, 4)
+	if err != nil || !truncated || string(data) != "0123" {
+		t.Errorf("readCapped(10 bytes, 4) = %q, %v, %v", data, truncated, err)
+	}
+	data, truncated, err = readCapped(big, 10)
+	if err != nil || truncated || string(data) != "0123456789" {
+		t.Errorf("readCapped(10 bytes, 10) = %q, %v, %v", data, truncated, err)
+	}
+	if _, _, err := readCapped(filepath.Join(dir, "none"), 4); !errors.Is(err, errMissing) {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, _, err := readCapped(dir, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("directory: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if _, _, err := readCapped(fifo, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("fifo: %v", err)
+	}
+}

@@ -1,0 +1,289 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/task"
+)
+
+// HistoryFile is the REPL's line history inside .orch/.
+const HistoryFile = "repl_history"
+
+// Exit codes of Run.
+const (
+	ExitOK    = 0 // the user left (Ctrl-D, /quit, end of input)
+	ExitError = 1 // the input failed, or the session was ended by ctx
+)
+
+// RunFunc runs one orch command line (the arguments after "orch") under
+// ctx, writing to stdout and stderr, and returns its exit code. The caller
+// builds a fresh command tree for every call.
+type RunFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+// Config configures a session.
+type Config struct {
+	// Run runs one orch command line.
+	Run RunFunc
+	// Dir is the working directory .orch/ is searched from.
+	Dir    string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Terminal: Stdin and Stdout are a terminal. Lines are edited with
+	// history and completion, the prompt shows the task and phase, a
+	// spinner runs on Stderr while a command does, Markdown is rendered.
+	// Otherwise one command is read per line and nothing is decorated.
+	Terminal bool
+	// Color allows ANSI colours (a terminal, and NO_COLOR unset).
+	Color bool
+	// Interrupts delivers Ctrl-C while a command runs (SIGINT): it cancels
+	// that command's context; the session goes on. Without a terminal, an
+	// interrupt while waiting for input ends the session. May be nil.
+	Interrupts <-chan os.Signal
+	// Now is the clock of the spinner; nil means time.Now.
+	Now func() time.Time
+	// Width returns the terminal's width in columns; nil or a result
+	// below 20 means 80.
+	Width func() int
+}
+
+// session is one REPL run.
+type session struct {
+	cfg Config
+	in  lineReader
+	scr *screen
+}
+
+// Run runs the session until the input ends, /quit, or ctx is done, and
+// returns its exit code.
+func Run(ctx context.Context, cfg Config) int {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &session{cfg: cfg, scr: newScreen(cfg.Stdout, cfg.Stderr, cfg.Terminal, cfg.Now)}
+	first := observe(cfg.Dir)
+	if cfg.Terminal {
+		history := ""
+		if first.project != nil {
+			history = filepath.Join(first.project.Dir, HistoryFile)
+		}
+		ed, err := newEditor(cfg.Stdin, cfg.Stdout, history, sources{
+			tasks:     func() []string { return taskIDs(cfg.Dir) },
+			questions: func() []string { return questionIDs(cfg.Dir) },
+		})
+		if err != nil {
+			fmt.Fprintf(cfg.Stderr, "orch: %v\n", err)
+			return ExitError
+		}
+		s.in = ed
+		s.banner(first)
+	} else {
+		s.in = newPlain(cfg.Stdin, cfg.Interrupts)
+	}
+	defer s.in.close()
+	for {
+		v := observe(cfg.Dir)
+		line, err := s.in.readLine(ctx, s.prompt(v))
+		switch {
+		case errors.Is(err, errInterrupt):
+			if strings.TrimSpace(line) == "" {
+				fmt.Fprintln(cfg.Stdout, "(Ctrl-D or /quit leaves)")
+			}
+			continue
+		case errors.Is(err, io.EOF):
+			return ExitOK
+		case ctx.Err() != nil:
+			return ExitError
+		case err != nil:
+			fmt.Fprintf(cfg.Stderr, "orch: %v\n", err)
+			return ExitError
+		}
+		if s.do(ctx, parse(line, v.context()), line) {
+			return ExitOK
+		}
+		if ctx.Err() != nil {
+			return ExitError
+		}
+	}
+}
+
+// do carries out one line's action; it reports whether to leave.
+func (s *session) do(ctx context.Context, a action, line string) (quit bool) {
+	out, errw := s.cfg.Stdout, s.cfg.Stderr
+	switch a.kind {
+	case actQuit:
+		return true
+	case actHelp:
+		fmt.Fprint(out, helpText())
+	case actHint:
+		fmt.Fprintln(errw, a.msg)
+	case actDiff:
+		s.diff()
+	case actSwitch:
+		s.switchTask(a.id)
+	case actRun:
+		if s.exec(ctx, strings.TrimSpace(line), a.args) == 0 && a.show != "" {
+			s.show(a.show)
+		}
+	}
+	return false
+}
+
+// exec runs one orch command line with its own context. An interrupt
+// cancels that context (the model call, the test suites stop) and the
+// session waits for the command to return. A panic in the command is
+// reported, not fatal.
+func (s *session) exec(ctx context.Context, label string, args []string) int {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	drain(s.cfg.Interrupts)
+	stop := s.scr.start(label)
+	done := make(chan int, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(s.scr.stderr(), "orch: internal error in %q: %v\n", label, r)
+				done <- ExitError
+			}
+		}()
+		done <- s.cfg.Run(cctx, args, s.scr.stdout(), s.scr.stderr())
+	}()
+	ended := ctx.Done()
+	interrupted := false
+	for {
+		select {
+		case code := <-done:
+			stop()
+			if interrupted {
+				fmt.Fprintf(s.cfg.Stderr, "cancelled: %s (exit %d)\n", label, code)
+			}
+			return code
+		case <-s.cfg.Interrupts:
+			if !interrupted {
+				interrupted = true
+				cancel()
+				s.scr.note("^C cancelling " + label + " …")
+			} else {
+				s.scr.note("^C still stopping " + label + " …")
+			}
+		case <-ended:
+			ended = nil
+			cancel()
+		}
+	}
+}
+
+// drain discards interrupts that arrived while no command ran.
+func drain(c <-chan os.Signal) {
+	for {
+		select {
+		case <-c:
+		default:
+			return
+		}
+	}
+}
+
+func (s *session) style() style {
+	w := 80
+	if s.cfg.Width != nil {
+		if n := s.cfg.Width(); n >= 20 {
+			w = n
+		}
+	}
+	return style{terminal: s.cfg.Terminal, color: s.cfg.Color, width: w}
+}
+
+// show renders a Markdown artifact of the current task after the command
+// that wrote it.
+func (s *session) show(rel string) {
+	v := observe(s.cfg.Dir)
+	if v.task == "" {
+		return
+	}
+	fmt.Fprintf(s.cfg.Stdout, "── %s ──\n", rel)
+	if err := showMarkdown(s.cfg.Stdout, v.artifactPath(rel), s.style()); err != nil {
+		fmt.Fprintf(s.cfg.Stderr, "orch: %v\n", err)
+	}
+}
+
+// diff prints code/diff.patch of the current task.
+func (s *session) diff() {
+	v := observe(s.cfg.Dir)
+	if v.task == "" {
+		fmt.Fprintln(s.cfg.Stderr, noTask(v))
+		return
+	}
+	err := showDiff(s.cfg.Stdout, v.artifactPath("code/diff.patch"), s.style())
+	if errors.Is(err, errMissing) {
+		fmt.Fprintf(s.cfg.Stderr, "task %s has no code/diff.patch yet: /codegen writes it\n", v.task)
+	} else if err != nil {
+		fmt.Fprintf(s.cfg.Stderr, "orch: %v\n", err)
+	}
+}
+
+// switchTask makes id the current task.
+func (s *session) switchTask(id string) {
+	p, err := task.FindProject(s.cfg.Dir)
+	if err != nil {
+		fmt.Fprintln(s.cfg.Stderr, noTask(view{}))
+		return
+	}
+	t, err := p.Open(id)
+	if err != nil {
+		fmt.Fprintf(s.cfg.Stderr, "orch: %v: /task list shows the tasks\n", err)
+		return
+	}
+	if err := p.SetCurrent(t.ID); err != nil {
+		fmt.Fprintf(s.cfg.Stderr, "orch: %v\n", err)
+		return
+	}
+	v := observe(s.cfg.Dir)
+	fmt.Fprintf(s.cfg.Stdout, "current task: %s (%s)\n", t.ID, orUnknown(v.phase))
+}
+
+func noTask(v view) string {
+	if v.project == nil {
+		return "no orch project here: run `orch init` at the top of your git repository"
+	}
+	return "no current task: type the brief of a new one, or /task switch ID"
+}
+
+// prompt shows the current task and its phase.
+func (s *session) prompt(v view) string {
+	if v.task == "" {
+		return "orch> "
+	}
+	phase := orUnknown(v.phase)
+	if v.phase == "" {
+		phase = "?"
+	}
+	if v.status == "running" {
+		phase += " running"
+	}
+	if s.cfg.Color {
+		return fmt.Sprintf("orch \x1b[1;36m%s\x1b[0m [\x1b[33m%s\x1b[0m]> ", v.task, phase)
+	}
+	return fmt.Sprintf("orch %s [%s]> ", v.task, phase)
+}
+
+// banner greets a terminal session.
+func (s *session) banner(v view) {
+	out := s.cfg.Stdout
+	fmt.Fprintln(out, "orch REPL: /help lists the commands, Tab completes, Ctrl-C cancels a running command, Ctrl-D leaves.")
+	switch {
+	case v.problem != "":
+		fmt.Fprintln(out, v.problem)
+	case v.task == "":
+		fmt.Fprintln(out, "no current task: type what the change should do to start one")
+	case len(v.open) > 0:
+		fmt.Fprintf(out, "task %s waits for your answer to %s: %s\n(type the answer; /answer ID TEXT answers another question)\n", v.task, v.open[0].ID, sanitize(v.open[0].Text))
+	}
+}

@@ -1,0 +1,127 @@
+package repl
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// clock is a manual clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The spinner shows only at the start of a line after quiet output, and
+// is erased before output and when the command ends.
+func TestScreenSpinner(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var term syncBuffer // stdout and stderr on one terminal
+	s := newScreen(&term, &term, false, clk.now)
+	stop := s.start("/test")
+
+	s.tick()
+	if term.String() != "" {
+		t.Fatalf("spinner drawn before the output was quiet: %q", term.String())
+	}
+	clk.add(2 * time.Second)
+	s.tick()
+	if got := term.String(); !strings.Contains(got, "⠋ /test  2.0s  (Ctrl-C cancels)\x1b[K") {
+		t.Fatalf("no spinner after quiet: %q", got)
+	}
+
+	s.stdout().Write([]byte("suite go-test running"))
+	if got := term.String(); !strings.HasSuffix(got, "\r\x1b[Ksuite go-test running") {
+		t.Fatalf("spinner not erased before output: %q", got)
+	}
+	clk.add(5 * time.Second)
+	before := term.String()
+	s.tick()
+	if term.String() != before {
+		t.Fatalf("spinner drawn in the middle of a line: %q", term.String()[len(before):])
+	}
+
+	s.stderr().Write([]byte(" ... ok\n"))
+	clk.add(time.Minute)
+	s.tick()
+	if got := term.String(); !strings.HasSuffix(got, "⠙ /test  1m07s  (Ctrl-C cancels)\x1b[K") {
+		t.Fatalf("second frame: %q", got)
+	}
+	stop()
+	if got := term.String(); !strings.HasSuffix(got, " ... ok\n\r\x1b[K\r\x1b[K") && !strings.HasSuffix(got, "(Ctrl-C cancels)\x1b[K\r\x1b[K") {
+		t.Fatalf("spinner not erased at the end: %q", got)
+	}
+}
+
+// A command whose output does not end with a newline gets one, so the
+// prompt starts on its own line; notes go on their own line too.
+func TestScreenLineEnds(t *testing.T) {
+	var out, errw syncBuffer
+	s := newScreen(&out, &errw, false, time.Now)
+	stop := s.start("/status")
+	s.stdout().Write([]byte("partial"))
+	s.note("^C cancelling /status …")
+	s.stdout().Write([]byte("more"))
+	stop()
+	if out.String() != "partialmore\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+	if errw.String() != "\n^C cancelling /status …\n" {
+		t.Errorf("stderr = %q", errw.String())
+	}
+}
+
+// With the spinner enabled, the goroutine turns it and stops with stop.
+func TestScreenSpinnerGoroutine(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	term := newWatched()
+	s := newScreen(term, term, true, clk.now)
+	stop := s.start("/plan")
+	clk.add(time.Hour)
+	term.waitFor(t, "/plan  60m00s", 10*time.Second)
+	stop()
+	after := term.String()
+	if !strings.HasSuffix(after, "\r\x1b[K") {
+		t.Errorf("not erased: %q", after)
+	}
+}
+
+func TestElapsed(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0.0s", 4200 * time.Millisecond: "4.2s", 187 * time.Second: "3m07s", 61*time.Minute + 500*time.Millisecond: "61m01s"} {
+		if got := elapsed(d); got != want {
+			t.Errorf("elapsed(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
