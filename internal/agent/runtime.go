@@ -113,6 +113,9 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 			lc.ScriptStateFile = filepath.Join(rt.Project.Dir, "cache", "script-state-"+name+".json")
 		}
 	}
+	if err := os.MkdirAll(filepath.Join(rt.Project.Dir, "cache"), 0o755); err != nil {
+		return nil, lc, "", fmt.Errorf("create the cache folder: %w", err)
+	}
 	p, err := llm.New(lc, rt.Getenv, rt.Options...)
 	if err != nil {
 		return nil, lc, "", err
@@ -146,6 +149,15 @@ type loggedProvider struct {
 	inner llm.Provider
 	cfg   llm.Config
 	model string
+	// last is the newest uncached answer, cached only once the caller has
+	// accepted it (an answer that fails validation is never replayed).
+	mu   sync.Mutex
+	last *pending
+}
+
+type pending struct {
+	key  string
+	resp llm.Response
 }
 
 func (lp *loggedProvider) Name() string { return lp.inner.Name() }
@@ -171,9 +183,21 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 	resp, err := lp.inner.Complete(ctx, req)
 	lp.c.log(ctx, req, resp, err, false)
 	if err == nil && cacheable {
-		lp.c.rt.cachePut(key, resp)
+		lp.mu.Lock()
+		lp.last = &pending{key: key, resp: resp}
+		lp.mu.Unlock()
 	}
 	return resp, err
+}
+
+// keep caches the newest answer: the caller accepted it.
+func (lp *loggedProvider) keep() {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if lp.last != nil {
+		lp.c.rt.cachePut(lp.last.key, lp.last.resp)
+		lp.last = nil
+	}
 }
 
 // Text asks for a free-text answer.
@@ -182,7 +206,11 @@ func (c *Call) Text(ctx context.Context, req llm.Request) (llm.Response, error) 
 	if err != nil {
 		return llm.Response{}, err
 	}
-	return p.Complete(ctx, req)
+	resp, err := p.Complete(ctx, req)
+	if err == nil {
+		p.keep()
+	}
+	return resp, err
 }
 
 func (c *Call) provider(role string) (*loggedProvider, error) {
@@ -204,11 +232,14 @@ func JSON[T any](ctx context.Context, c *Call, req llm.Request, validate func([]
 		return zero, err
 	}
 	v, _, err := llm.CompleteJSON(ctx, p, req, validate, llm.DefaultJSONAttempts)
+	if err == nil {
+		p.keep()
+	}
 	var ie *llm.InvalidResponseError
 	if errors.As(err, &ie) && c.run != nil {
 		name := fmt.Sprintf("%s/raw/%s.txt", c.run.Phase, strings.ReplaceAll(req.Role, ":", "-"))
 		if path, serr := c.run.Stage(name); serr == nil && os.WriteFile(path, []byte(ie.Raw), 0o644) == nil {
-			err = fmt.Errorf("%w (the model's last answer is kept with the failed run, as %s)", err, name)
+			err = fmt.Errorf("%w (the model's last answer is kept with the failed run: history/<n>-%s-failed/%s)", err, c.run.Phase, name)
 		}
 	}
 	return v, err

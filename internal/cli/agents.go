@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
@@ -17,8 +18,11 @@ func (env *Env) agentRuntime(p *task.Project, cfg config.Config, fresh bool, w i
 	rt.Now = env.Now
 	rt.Options = env.LLMOptions
 	if stream && w != nil {
+		var mu sync.Mutex
 		last := ""
 		rt.OnToken = func(role, tok string) {
+			mu.Lock()
+			defer mu.Unlock()
 			if role != last {
 				fmt.Fprintf(w, "\n[%s] ", role)
 				last = role

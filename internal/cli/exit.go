@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
@@ -33,6 +34,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case strings.HasPrefix(err.Error(), "unknown command "):
+		return ExitUsage
 	case errors.As(err, &ue), errors.Is(err, orchestrator.ErrUsage), errors.Is(err, task.ErrBadID):
 		return ExitUsage
 	case errors.Is(err, task.ErrBusy):

@@ -38,7 +38,9 @@ func reexecMain() int {
 func orchCmd(dir string, extraEnv []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), reexecEnv+"=1"), extraEnv...)
+	// A race-instrumented binary sleeps a second at exit unless told not
+	// to; the test starts hundreds of them.
+	cmd.Env = append(append(os.Environ(), reexecEnv+"=1", "GORACE=atexit_sleep_ms=0"), extraEnv...)
 	return cmd
 }
 

@@ -49,6 +49,12 @@ transcript.`,
 		newTestCmd(env),
 		newAcceptCmd(env),
 		newRevertCmd(env),
+		newPlanCmd(env),
+		newAnswerCmd(env),
+		newReviewCmd(env),
+		newCodegenCmd(env),
+		newCostCmd(env),
+		newAdviseCmd(env),
 	)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

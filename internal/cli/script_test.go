@@ -49,6 +49,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv("TZ", "UTC")
+			// orch in scripts is this (maybe race-instrumented) test
+			// binary: skip the race runtime's one-second sleep at exit.
+			e.Setenv("GORACE", "atexit_sleep_ms=0")
 			// Go builds inside scripts share the test process's caches and
 			// never reach the network.
 			for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {

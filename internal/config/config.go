@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -246,8 +247,8 @@ func (c *Config) validate(file string) error {
 	for _, ps := range [][]string{c.Review.PlanPersonas, c.Review.CodePersonas} {
 		seen := map[string]bool{}
 		for _, p := range ps {
-			if strings.TrimSpace(p) == "" || seen[p] {
-				return bad("review", fmt.Sprintf("personas must be non-blank and unique, got %q", p))
+			if !personaRE.MatchString(p) || seen[p] {
+				return bad("review", fmt.Sprintf("personas must be unique names of lower-case letters, digits, '-' and '_' (they name files), got %q", p))
 			}
 			seen[p] = true
 		}
@@ -257,6 +258,8 @@ func (c *Config) validate(file string) error {
 	}
 	return nil
 }
+
+var personaRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
 // Duration is a time.Duration written as a string ("90s", "10m").
 type Duration time.Duration

@@ -33,6 +33,9 @@ type Run struct {
 	State   task.State // the state after the phase was marked running
 	Staging string     // absolute path of the staging folder
 	o       *Orchestrator
+	// prevStatus is the actor's status before the run, restored when the
+	// run fails (a failed run is recorded in last_run, not as a sub-state).
+	prevStatus any
 }
 
 // Stage returns the absolute path in the staging folder for a
@@ -115,6 +118,9 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		next.UpdatedAt = o.now()
 		next.Actors = copyActors(st.Actors)
 		a := actor(next.Actors, p)
+		if prev, ok := a["status"]; ok && prev != "running" {
+			run.prevStatus = prev
+		}
 		a["status"] = "running"
 		a["pid"] = os.Getpid()
 		a["run"] = run.ID
@@ -169,7 +175,12 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 			if errors.Is(workErr, context.Canceled) {
 				status = "cancelled"
 			}
-			a["status"] = status
+			if run.prevStatus != nil {
+				a["status"] = run.prevStatus
+			} else {
+				delete(a, "status")
+			}
+			a["last_run"] = status
 			ev.Data["status"] = status
 			ev.Data["error"] = workErr.Error()
 			if len(staged) > 0 {
@@ -190,6 +201,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 				status = "completed"
 			}
 			a["status"] = status
+			delete(a, "last_run")
 			ev.Data["status"] = status
 			archive, dest, err := archiveMoves(t.Dir, p, false, p)
 			if err != nil {

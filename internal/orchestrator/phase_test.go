@@ -119,8 +119,8 @@ func TestRunPhaseFailureKeepsOutputAside(t *testing.T) {
 		t.Fatalf("err = %v, want the work's error", err)
 	}
 	st := state(t, tk)
-	if st.Actors["planning"]["status"] != "failed" {
-		t.Errorf("status = %v, want failed", st.Actors["planning"]["status"])
+	if a := st.Actors["planning"]; a["status"] != "draft" || a["last_run"] != "failed" {
+		t.Errorf("actor = %v, want the status before the run (draft) and last_run failed", a)
 	}
 	if _, err := os.Stat(filepath.Join(tk.Dir, "planning", "raw")); !os.IsNotExist(err) {
 		t.Errorf("a failed run's output reached the task's artifacts")
@@ -217,7 +217,7 @@ func TestRunPhaseCancelledIsRecorded(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if st := state(t, tk); st.Actors["planning"]["status"] != "cancelled" {
-		t.Errorf("status = %v, want cancelled", st.Actors["planning"]["status"])
+	if a := state(t, tk).Actors["planning"]; a["last_run"] != "cancelled" || a["status"] != "draft" {
+		t.Errorf("actor = %v, want last_run cancelled", a)
 	}
 }
