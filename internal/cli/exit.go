@@ -31,11 +31,14 @@ func usagef(msg string) error { return &usageError{msg: msg} }
 func exitCode(err error) int {
 	var ue *usageError
 	var ae *artifact.Error
+	var xe *exitError
 	switch {
 	case err == nil:
 		return ExitOK
 	case strings.HasPrefix(err.Error(), "unknown command "):
 		return ExitUsage
+	case errors.As(err, &xe):
+		return xe.code
 	case errors.As(err, &ue), errors.Is(err, orchestrator.ErrUsage), errors.Is(err, task.ErrBadID):
 		return ExitUsage
 	case errors.Is(err, task.ErrBusy):

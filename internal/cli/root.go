@@ -55,6 +55,8 @@ transcript.`,
 		newCodegenCmd(env),
 		newCostCmd(env),
 		newAdviseCmd(env),
+		newRunCmd(env),
+		newDemoCmd(env),
 	)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/autopilot"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
+)
+
+// Exit codes of `orch run` beyond the common ones.
+const (
+	ExitGate     = 6 // stopped at a human gate: answer the questions or decide
+	ExitAttempts = 7 // the codegen loop ran out of attempts
+)
+
+func newRunCmd(env *Env) *cobra.Command {
+	var id, until, sandbox string
+	var yes, fresh, asJSON bool
+	var maxAttempts int
+	var answers []string
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "autopilot: run each phase and `next` in turn until done, a human gate or --until",
+		Long: `Run the task's phases in turn — plan, review plan, codegen, review code, test —
+each followed by ` + "`orch next`" + `, exactly as you would by hand. The autopilot stops at
+the human gates: open blocking questions (unless answered with --answer ID=TEXT)
+and the accept decision (unless --yes, which accepts when the evidence is
+complete and carries out a requested revert). The codegen ↔ review/test loop is
+bounded by --max-attempts.
+
+Exit codes: 0 done (or --until reached), 3 a phase ran but the task cannot move
+on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
+7 out of codegen attempts.`,
+		Example: `  orch run
+  orch run --until review
+  orch run --yes --answer q1="use exponential backoff" --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opt := autopilot.Options{Yes: yes, MaxAttempts: maxAttempts, Answers: map[string]string{}}
+			if until != "" {
+				p, err := lifecycle.ParsePhase(until)
+				if err != nil {
+					return usagef("orch: --until: " + err.Error())
+				}
+				opt.Until = p
+			}
+			for _, a := range answers {
+				k, v, ok := strings.Cut(a, "=")
+				if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+					return usagef(fmt.Sprintf("orch: --answer: expected ID=TEXT, got %q", a))
+				}
+				opt.Answers[strings.TrimSpace(k)] = v
+			}
+			o, cfg, tid, err := env.phaseSetup(wait, id)
+			if err != nil {
+				return err
+			}
+			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			rt := env.agentRuntime(o.Project, cfg, fresh, errw, false)
+			var mu sync.Mutex
+			enc := json.NewEncoder(out)
+			opt.Event = func(e autopilot.Event) {
+				mu.Lock()
+				defer mu.Unlock()
+				if asJSON {
+					_ = enc.Encode(e)
+					return
+				}
+				printRunEvent(out, e)
+			}
+			stream := errw
+			acts := autopilotActions(env, o, cfg, rt, sandbox, stream)
+			res, err := autopilot.Run(cmd.Context(), o, tid, acts, opt)
+			printNotes(errw, rt)
+			if err != nil {
+				return err
+			}
+			switch res.Stop {
+			case autopilot.StopDone, autopilot.StopUntil:
+				return nil
+			case autopilot.StopGate:
+				return &exitError{code: ExitGate, msg: "orch: stopped at a human gate: " + res.Message}
+			case autopilot.StopAttempts:
+				return &exitError{code: ExitAttempts, msg: "orch: " + res.Message}
+			}
+			return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: "orch: " + res.Message}
+		},
+	}
+	taskFlag(cmd, &id)
+	waitFlag(cmd, &wait)
+	cmd.Flags().StringVar(&until, "until", "", "stop when the task reaches this phase")
+	cmd.Flags().BoolVar(&yes, "yes", false, "take the accept decision (accepted, when tests pass) and carry out a requested revert")
+	cmd.Flags().IntVar(&maxAttempts, "max-attempts", 3, "codegen runs before the autopilot gives up")
+	cmd.Flags().StringArrayVar(&answers, "answer", nil, "answer an open blocking question: ID=TEXT (repeatable)")
+	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the models again instead of reusing cached answers")
+	cmd.Flags().StringVar(&sandbox, "sandbox", "", "sandbox for the test phase: auto, bwrap or none")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "stream events as JSON lines (see internal/autopilot.Event)")
+	return cmd
+}
+
+// autopilotActions wires the phases' work for the autopilot.
+func autopilotActions(env *Env, o *orchestrator.Orchestrator, cfg config.Config, rt *agent.Runtime, sandbox string, stream io.Writer) autopilot.Actions {
+	return autopilot.Actions{
+		Plan: func(ctx context.Context, id string) error { _, err := agent.Plan(ctx, rt, o, id); return err },
+		Answer: func(ctx context.Context, id, q, text string) error {
+			return agent.Answer(ctx, o, id, q, text)
+		},
+		ReviewPlan: func(ctx context.Context, id string) error { _, err := agent.ReviewPlan(ctx, rt, o, id); return err },
+		Codegen:    func(ctx context.Context, id string) error { _, err := agent.Codegen(ctx, rt, o, id); return err },
+		ReviewCode: func(ctx context.Context, id string) error { _, err := agent.ReviewCode(ctx, rt, o, id); return err },
+		Test: func(ctx context.Context, id string) error {
+			_, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: sandbox, Stream: stream, Env: env.environ()})
+			return err
+		},
+		Accept: func(ctx context.Context, id string) error {
+			_, err := phases.Accept(ctx, o, cfg, id, phases.AcceptOptions{
+				Verdict: artifact.VerdictAccepted, Reasons: []string{"accepted by orch run --yes: reviews passed and the tests pass"},
+				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, "") + " (orch run --yes)"},
+				Test:    phases.TestOptions{Sandbox: sandbox, Stream: stream, Env: env.environ()},
+			})
+			return err
+		},
+		Revert: func(ctx context.Context, id, reason string) error {
+			_, err := phases.Revert(ctx, o, id, reason)
+			return err
+		},
+	}
+}
+
+func printRunEvent(w io.Writer, e autopilot.Event) {
+	switch e.Event {
+	case "work":
+		if e.Attempt > 0 {
+			fmt.Fprintf(w, "… %s (%s, attempt %d)\n", e.Action, e.Phase, e.Attempt)
+		} else {
+			fmt.Fprintf(w, "… %s (%s)\n", e.Action, e.Phase)
+		}
+	case "next":
+		fmt.Fprintf(w, "→ %s → %s (%s)\n", e.From, e.To, e.Reason)
+	case "stop":
+		fmt.Fprintf(w, "■ stopped in %s: %s\n", e.Phase, e.Message)
+	}
+}
+
+// exitError carries an exit code of its own (orch run's 6 and 7).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }

@@ -1,0 +1,300 @@
+// Package demo runs orch's offline demonstration: a small Go module with a
+// missing feature, and one task that travels the whole lifecycle — a
+// clarifying question and its answer, a plan review with a suggestion, a
+// first codegen whose tests fail, the route back to codegen, a fixed
+// second attempt, review, passing tests, and the accept decision committed
+// with git — with the script provider (no key, no network) or a real model.
+package demo
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/autopilot"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/task"
+)
+
+//go:embed sample/* script.json
+var files embed.FS
+
+// TaskID is the demo task's id.
+const TaskID = "0001-add-reverse"
+
+// Brief is the demo task's brief.
+const Brief = "Add a Reverse function to textkit that reverses a string, with tests."
+
+// Options configure the demo.
+type Options struct {
+	// Dir is where the sample repository is created; empty means a new
+	// temporary folder.
+	Dir string
+	// Provider is "script" (offline, the default), "openai" or "anthropic".
+	Provider string
+	// Sandbox for the test phase: auto, bwrap or none.
+	Sandbox string
+	Out     io.Writer
+	Getenv  func(string) string
+	Environ []string
+}
+
+// Result says where the demo left everything.
+type Result struct {
+	Repo    string
+	TaskDir string
+	Commit  string
+	Phase   lifecycle.Phase
+}
+
+// Run creates the sample repository and drives the demo task to done.
+func Run(ctx context.Context, opt Options) (Result, error) {
+	var res Result
+	out := opt.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if opt.Provider == "" {
+		opt.Provider = "script"
+	}
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	dir := opt.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "orch-demo-")
+		if err != nil {
+			return res, err
+		}
+		dir = filepath.Join(d, "textkit")
+	}
+	res.Repo = dir
+	say("orch demo: a sample Go module in %s", dir)
+	if err := writeSample(ctx, dir); err != nil {
+		return res, err
+	}
+	p, _, err := task.InitProject(dir)
+	if err != nil {
+		return res, err
+	}
+	if err := writeConfig(p, opt.Provider); err != nil {
+		return res, err
+	}
+	cfg, err := config.Load(p.Dir)
+	if err != nil {
+		return res, err
+	}
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	o := orchestrator.New(p)
+	rt := agent.NewRuntime(p, cfg, getenv)
+	t, _, err := p.CreateTask(TaskID, Brief, time.Now().UTC())
+	if err != nil {
+		return res, err
+	}
+	res.TaskDir = t.Dir
+	say("task %s: %q\n", TaskID, Brief)
+
+	acts := autopilot.Actions{
+		Plan: func(ctx context.Context, id string) error {
+			r, err := agent.Plan(ctx, rt, o, id)
+			if err == nil {
+				say("  planner, round %d: %s", r.Round, r.Status)
+				for _, q := range r.Open {
+					say("    question %s (blocking): %s", q.ID, q.Text)
+				}
+			}
+			return err
+		},
+		Answer: func(ctx context.Context, id, q, text string) error {
+			say("  you answer %s: %s", q, text)
+			return agent.Answer(ctx, o, id, q, text)
+		},
+		ReviewPlan: func(ctx context.Context, id string) error {
+			r, err := agent.ReviewPlan(ctx, rt, o, id)
+			if err == nil {
+				say("  %d plan reviewers: ok=%v blocked=%v", len(r.Review.Reviewers), r.Review.OK, r.Review.Blocked)
+				for _, v := range r.Review.Reviewers {
+					for _, s := range v.Suggestions {
+						say("    %s suggests: %s", v.ID, s)
+					}
+				}
+			}
+			return err
+		},
+		Codegen: func(ctx context.Context, id string) error {
+			_, err := agent.Codegen(ctx, rt, o, id)
+			if err == nil {
+				if cf := artifact.ScanCodeFiles(t.Dir); cf.OK() {
+					say("  codegen wrote %s and computed code/diff.patch", strings.Join(cf.Value, ", "))
+				}
+			}
+			return err
+		},
+		ReviewCode: func(ctx context.Context, id string) error {
+			_, err := agent.ReviewCode(ctx, rt, o, id)
+			if err == nil {
+				if cr := artifact.LoadCodeReview(t.Dir); cr.OK() {
+					say("  code reviewers: ok=%v, %d issue(s), %d blocking", cr.Value.OK, len(cr.Value.Issues), len(cr.Value.BlockingIssues()))
+				}
+			}
+			return err
+		},
+		Test: func(ctx context.Context, id string) error {
+			say("  running the tests in an isolated worktree (the first sandboxed run builds Go's standard library once)…")
+			r, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: opt.Sandbox, Env: opt.Environ})
+			if err == nil {
+				rep := r.Report
+				say("  tests: %s, overall_pass=%v (%d passed, %d failed; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary.Passed, rep.Summary.Failed+rep.Summary.Error, rep.Sandbox)
+				for _, s := range rep.Suites {
+					for _, c := range s.Cases {
+						if c.Status == "fail" {
+							say("    FAIL %s", c.Name)
+						}
+					}
+				}
+			}
+			return err
+		},
+		Accept: func(ctx context.Context, id string) error {
+			r, err := phases.Accept(ctx, o, cfg, id, phases.AcceptOptions{
+				Verdict: artifact.VerdictAccepted, Reasons: []string{"reviews passed and the tests pass (demo)"},
+				Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: phases.TestOptions{Sandbox: opt.Sandbox, Env: opt.Environ},
+			})
+			if err == nil {
+				res.Commit = r.Decision.Commit
+				say("  you accept: committed %.12s with the trailers Orch-Task and Orch-Plan", r.Decision.Commit)
+			}
+			return err
+		},
+	}
+	popt := autopilot.Options{Yes: true, Answers: map[string]string{}, Event: func(e autopilot.Event) {
+		if e.Event == "next" {
+			say("→ %s → %s: %s", e.From, e.To, e.Reason)
+		}
+	}}
+	if opt.Provider == "script" {
+		popt.Answers["q1"] = "Characters (runes): multi-byte text must stay intact."
+	}
+	for round := 0; ; round++ {
+		r, err := autopilot.Run(ctx, o, TaskID, acts, popt)
+		if err != nil {
+			return res, err
+		}
+		res.Phase = r.Phase
+		if r.Stop == autopilot.StopGate && r.Phase == lifecycle.Planning && round < 3 {
+			// A real model asked questions the demo cannot know in
+			// advance: answer them as a reasonable person would.
+			if plan := artifact.LoadPlan(t.Dir); plan.OK() {
+				for _, q := range plan.Value.OpenQuestions() {
+					popt.Answers[q.ID] = "Use your judgement: keep the change minimal and idiomatic, and handle multi-byte characters correctly."
+				}
+				continue
+			}
+		}
+		if r.Stop != autopilot.StopDone {
+			return res, fmt.Errorf("orch demo: the task stopped in %s: %s", r.Phase, r.Message)
+		}
+		break
+	}
+	for _, n := range rt.Notes {
+		say("note: %s", n)
+	}
+	rep, err := t.Verify()
+	if err != nil {
+		return res, err
+	}
+	if !rep.OK {
+		return res, errors.New("orch demo: the transcript does not verify")
+	}
+	say("\ndone: the task is in phase done and its transcript verifies (%d events).", rep.Events)
+	say(`
+Look around:
+  cd %s
+  orch status                 # phase done, revision, actors
+  orch log                    # every transition with its reason, every model call
+  orch verify                 # the hash chain and state.json agree
+  git log --stat -1           # the commit, with Orch-Task and Orch-Plan trailers
+  ls %s
+    planning/   the brief, planning.ai.json, plan.md, plan.files.json, meeting.jsonl
+    review/     plan-review.json/.md, code-review.json/.md
+    code/       files/, diff.patch, codegen.json
+    test/       report.json, logs/
+    accept/     decision.json, summary.md
+    history/    the first codegen attempt and its failing test report`, dir, t.Dir)
+	return res, nil
+}
+
+// writeSample creates the sample repository with one commit.
+func writeSample(ctx context.Context, dir string) error {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("orch demo: %s exists and is not empty: pick another --dir", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	err := fs.WalkDir(files, "sample", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(p, "sample/"), ".txt")
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"config", "user.name", "orch demo"},
+		{"config", "user.email", "demo@orch.invalid"},
+		{"add", "-A"},
+		{"commit", "-q", "-m", "textkit: Capitalize"},
+	} {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+// writeConfig writes .orch/config.toml for the provider.
+func writeConfig(p *task.Project, provider string) error {
+	var cfg string
+	switch provider {
+	case "script":
+		script, err := files.ReadFile("script.json")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(p.Dir, "demo-script.json"), script, 0o644); err != nil {
+			return err
+		}
+		cfg = "[providers.default]\ntype = \"script\"\nscript = \".orch/demo-script.json\"\n"
+	case "openai":
+		cfg = "[providers.default]\ntype = \"openai\"\napi_key_env = \"OPENAI_API_KEY\"\n"
+	case "anthropic":
+		cfg = "[providers.default]\ntype = \"anthropic\"\napi_key_env = \"ANTHROPIC_API_KEY\"\n"
+	default:
+		return fmt.Errorf("orch demo: --provider: expected script, openai or anthropic, got %q", provider)
+	}
+	return os.WriteFile(filepath.Join(p.Dir, config.FileName), []byte(cfg), 0o644)
+}
