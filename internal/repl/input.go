@@ -25,8 +25,11 @@ type lineReader interface {
 
 // editor edits lines in a terminal with readline.
 type editor struct {
-	rl   *readline.Instance
-	once sync.Once
+	rl *readline.Instance
+	// stdin is closed first: readline's Close waits for its reader, which
+	// only a closed stdin releases.
+	stdin *readline.CancelableStdin
+	once  sync.Once
 }
 
 // newEditor starts readline on the terminal in and out, with history in
@@ -36,8 +39,9 @@ func newEditor(in io.Reader, out io.Writer, historyFile string, src sources) (*e
 	if !ok {
 		return nil, errors.New("line editing needs a terminal as standard input")
 	}
+	stdin := readline.NewCancelableStdin(f)
 	rl, err := readline.NewEx(&readline.Config{
-		Stdin:             readline.NewCancelableStdin(f),
+		Stdin:             stdin,
 		Stdout:            out,
 		HistoryFile:       historyFile,
 		HistoryLimit:      1000,
@@ -46,9 +50,10 @@ func newEditor(in io.Reader, out io.Writer, historyFile string, src sources) (*e
 		FuncIsTerminal:    func() bool { return true },
 	})
 	if err != nil {
+		stdin.Close()
 		return nil, fmt.Errorf("start the line editor: %w", err)
 	}
-	return &editor{rl: rl}, nil
+	return &editor{rl: rl, stdin: stdin}, nil
 }
 
 func (e *editor) readLine(ctx context.Context, prompt string) (string, error) {
@@ -71,7 +76,10 @@ func (e *editor) readLine(ctx context.Context, prompt string) (string, error) {
 
 func (e *editor) close() error {
 	var err error
-	e.once.Do(func() { err = e.rl.Close() })
+	e.once.Do(func() {
+		e.stdin.Close()
+		err = e.rl.Close()
+	})
 	return err
 }
 

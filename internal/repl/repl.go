@@ -169,9 +169,9 @@ func (s *session) exec(ctx context.Context, label string, args []string) int {
 			if !interrupted {
 				interrupted = true
 				cancel()
-				s.scr.note("^C cancelling " + label + " …")
+				s.scr.note("cancelling " + label + " …")
 			} else {
-				s.scr.note("^C still stopping " + label + " …")
+				s.scr.note("still stopping " + label + " …")
 			}
 		case <-ended:
 			ended = nil

@@ -1,0 +1,58 @@
+package repl_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/cli"
+)
+
+// Without a terminal the REPL reads one command per line from its input
+// and runs each through orch's command tree; the output is plain.
+func TestPlainSessionRunsCommands(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	input := strings.Join([]string{
+		"add retry with backoff",
+		"/status",
+		`/next --override "plan checked on paper" --to codegen`,
+		"/diff",
+		"/next --to codegen",
+		"/log",
+		"/task list",
+		"/quit",
+	}, "\n")
+	var out, errw strings.Builder
+	code := cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errw.String())
+	}
+	const id = "0001-add-retry-with-backoff"
+	for _, want := range []string{
+		"created task " + id + " in phase planning",
+		"task " + id + "  phase planning",
+		id + ": planning → codegen by override (plan checked on paper)",
+		"planning → codegen  plan checked on paper", // orch log
+		id + "  codegen",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, want := range []string{
+		"task " + id + " has no code/diff.patch yet",
+		"orch: codegen is not one step from codegen", // /next --to codegen, refused
+	} {
+		if !strings.Contains(errw.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errw.String())
+		}
+	}
+	if s := out.String() + errw.String(); strings.Contains(s, "\x1b") || strings.Contains(s, "orch>") {
+		t.Errorf("escape codes or prompts without a terminal:\n%q", s)
+	}
+	if phase, _ := p.state(id); phase != "codegen" {
+		t.Errorf("phase %s", phase)
+	}
+}

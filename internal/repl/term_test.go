@@ -1,0 +1,333 @@
+package repl_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/orchdev/orch/internal/cli"
+)
+
+// The test binary doubles as orch: with reexecEnv set to "repl" it runs
+// the REPL as `orch repl` does (behind Main's own signal handling); set to
+// "orch" it runs orch with its arguments.
+const reexecEnv = "ORCH_REPL_TEST_REEXEC"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(reexecEnv) {
+	case "repl":
+		os.Exit(orchREPL())
+	case "orch":
+		os.Exit(cli.Main())
+	}
+	os.Exit(m.Run())
+}
+
+// orchREPL is `orch repl` with the signal handling of cli.Main.
+func orchREPL() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir, err := os.Getwd()
+	if err != nil {
+		return 1
+	}
+	return cli.RunREPL(ctx, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now})
+}
+
+// testEnv is the environment of every process a test starts: a private
+// HOME, a git identity, no system git configuration.
+func testEnv(home string, extra ...string) []string {
+	env := append(os.Environ(),
+		"HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"GIT_AUTHOR_NAME=orch test", "GIT_AUTHOR_EMAIL=test@orch.invalid",
+		"GIT_COMMITTER_NAME=orch test", "GIT_COMMITTER_EMAIL=test@orch.invalid",
+		"GIT_CONFIG_NOSYSTEM=1", "TERM=xterm", "NO_COLOR=")
+	return append(env, extra...)
+}
+
+// project is a git repository with one commit and orch initialised.
+type project struct {
+	t    *testing.T
+	dir  string
+	home string
+}
+
+func newProject(t *testing.T) *project {
+	t.Helper()
+	p := &project{t: t, dir: t.TempDir(), home: t.TempDir()}
+	p.git("init", "-q")
+	p.write("README.md", "# demo\n")
+	p.git("add", "-A")
+	p.git("commit", "-qm", "base")
+	p.mustOrch("init")
+	return p
+}
+
+func (p *project) git(args ...string) {
+	p.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = p.dir
+	cmd.Env = testEnv(p.home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func (p *project) write(rel, content string) {
+	p.t.Helper()
+	path := filepath.Join(p.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// orch runs orch as a separate process and returns its exit code and
+// combined output.
+func (p *project) orch(args ...string) (int, string) {
+	p.t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = p.dir
+	cmd.Env = testEnv(p.home, reexecEnv+"=orch")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String()
+	}
+	p.t.Fatalf("orch %v: %v", args, err)
+	return 0, ""
+}
+
+func (p *project) mustOrch(args ...string) string {
+	p.t.Helper()
+	code, out := p.orch(args...)
+	if code != 0 {
+		p.t.Fatalf("orch %v: exit %d\n%s", args, code, out)
+	}
+	return out
+}
+
+// state reads a task's state.json.
+func (p *project) state(id string) (phase string, actors map[string]map[string]any) {
+	p.t.Helper()
+	data, err := os.ReadFile(filepath.Join(p.dir, ".orch", "tasks", id, "state.json"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var st struct {
+		Phase  string                    `json:"phase"`
+		Actors map[string]map[string]any `json:"actors"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		p.t.Fatalf("state.json: %v\n%s", err, data)
+	}
+	return st.Phase, st.Actors
+}
+
+// lastEvent returns the task's last transcript event of a kind.
+func (p *project) lastEvent(id, kind string) map[string]any {
+	p.t.Helper()
+	data, err := os.ReadFile(filepath.Join(p.dir, ".orch", "tasks", id, "transcript.jsonl"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var last map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var ev map[string]any
+		if err := json.Unmarshal(line, &ev); err != nil {
+			p.t.Fatalf("transcript line %s: %v", line, err)
+		}
+		if ev["kind"] == kind {
+			last = ev
+		}
+	}
+	return last
+}
+
+// kinds counts the transcript's events of each kind.
+func (p *project) kinds(id string) map[string]int {
+	p.t.Helper()
+	data, err := os.ReadFile(filepath.Join(p.dir, ".orch", "tasks", id, "transcript.jsonl"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var ev struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &ev); err != nil {
+			p.t.Fatalf("transcript line %s: %v", line, err)
+		}
+		n[ev.Kind]++
+	}
+	return n
+}
+
+// terminal is an orch REPL running in a pseudo-terminal, read like a
+// screen: escape sequences and carriage returns are stripped.
+type terminal struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	pty     *os.File
+	mu      sync.Mutex
+	raw     []byte
+	changed chan struct{}
+	mark    int // waitFor searches the screen text from here
+	exited  chan struct{}
+	waitErr error
+}
+
+// startREPL starts the REPL in dir in a 50x160 pseudo-terminal.
+func (p *project) startREPL() *terminal {
+	p.t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Dir = p.dir
+	cmd.Env = testEnv(p.home, reexecEnv+"=repl")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
+	if err != nil {
+		p.t.Fatalf("start the REPL in a pty: %v", err)
+	}
+	tm := &terminal{t: p.t, cmd: cmd, pty: f, changed: make(chan struct{}), exited: make(chan struct{})}
+	go tm.read()
+	go func() {
+		tm.waitErr = cmd.Wait()
+		close(tm.exited)
+	}()
+	p.t.Cleanup(func() {
+		if p.t.Failed() || os.Getenv("ORCH_REPL_TEST_SCREEN") != "" {
+			text, _ := tm.screen()
+			p.t.Logf("the REPL's screen:\n%s", text)
+		}
+		select {
+		case <-tm.exited:
+		default:
+			// The REPL leads its own session: kill its process group.
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-tm.exited
+		}
+		f.Close()
+	})
+	return tm
+}
+
+func (tm *terminal) read() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := tm.pty.Read(buf)
+		tm.mu.Lock()
+		tm.raw = append(tm.raw, buf[:n]...)
+		close(tm.changed)
+		tm.changed = make(chan struct{})
+		tm.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+var escapes = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][A-Za-z0-9]|\r`)
+
+// screen is the output so far as text.
+func (tm *terminal) screen() (string, chan struct{}) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return escapes.ReplaceAllString(string(tm.raw), ""), tm.changed
+}
+
+// waitFor waits until the screen shows want after the mark, and moves the
+// mark past it.
+func (tm *terminal) waitFor(want string, timeout time.Duration) {
+	tm.t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		text, changed := tm.screen()
+		if tm.mark > len(text) {
+			tm.mark = len(text)
+		}
+		if i := strings.Index(text[tm.mark:], want); i >= 0 {
+			tm.mark += i + len(want)
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			tm.t.Fatalf("after %v the screen does not show %q; since the mark:\n%s", timeout, want, text[tm.mark:])
+		}
+	}
+}
+
+// since returns the screen text after the mark without moving it.
+func (tm *terminal) since() string {
+	text, _ := tm.screen()
+	if tm.mark > len(text) {
+		return ""
+	}
+	return text[tm.mark:]
+}
+
+// typeKeys writes keys to the terminal as a person would type them.
+func (tm *terminal) typeKeys(keys string) {
+	tm.t.Helper()
+	if _, err := tm.pty.Write([]byte(keys)); err != nil {
+		tm.t.Fatalf("type %q: %v", keys, err)
+	}
+}
+
+// exit waits for the REPL to end and returns its exit code.
+func (tm *terminal) exit(timeout time.Duration) int {
+	tm.t.Helper()
+	select {
+	case <-tm.exited:
+	case <-time.After(timeout):
+		text, _ := tm.screen()
+		tm.t.Fatalf("the REPL did not exit within %v; screen:\n%s", timeout, text)
+	}
+	var ee *exec.ExitError
+	if errors.As(tm.waitErr, &ee) {
+		return ee.ExitCode()
+	}
+	if tm.waitErr != nil {
+		tm.t.Fatalf("wait for the REPL: %v", tm.waitErr)
+	}
+	return 0
+}
+
+// Keys.
+const (
+	ctrlC = "\x03"
+	ctrlD = "\x04"
+	tab   = "\t"
+	enter = "\r"
+	up    = "\x1b[A"
+)
+
+const wait = 20 * time.Second
+
+// timer returns a channel that fires after d, stopped at the test's end.
+func timer(t *testing.T, d time.Duration) <-chan time.Time {
+	tm := time.NewTimer(d)
+	t.Cleanup(func() { tm.Stop() })
+	return tm.C
+}
