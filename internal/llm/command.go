@@ -22,7 +22,7 @@ const (
 )
 
 // commandProvider runs an executable per call; see commandproto.go and
-// PROTOCOL.md for the protocol. The answer is not streamed: OnToken, when
+// docs/command-protocol.md for the protocol. The answer is not streamed: OnToken, when
 // set, receives the whole text once.
 type commandProvider struct {
 	name    string

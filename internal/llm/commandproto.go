@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The command protocol, version 1. PROTOCOL.md beside this file says the
+// The command protocol, version 1. docs/command-protocol.md (at the repository top) says the
 // same for people writing such a command.
 //
 // orch starts Config.Command (argv, no shell) in its own process group,

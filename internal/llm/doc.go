@@ -12,7 +12,7 @@
 //   - "openai": any server speaking the OpenAI chat-completions API (OpenAI,
 //     Ollama, vLLM, LM Studio, OpenRouter) through the official SDK.
 //   - "anthropic": the Anthropic messages API through the official SDK.
-//   - "command": any executable speaking the JSON protocol in PROTOCOL.md
+//   - "command": any executable speaking the JSON protocol in docs/command-protocol.md
 //     (one request object on stdin, one response object on stdout).
 //   - "script": deterministic replay of scripted answers from a file, for
 //     tests and demos.
