@@ -41,6 +41,18 @@ Colours follow NO_COLOR.`,
 	}
 }
 
+// replOrHelp is meant as the root command's RunE: bare `orch` starts the
+// REPL when standard input and output are a terminal, and prints the help
+// otherwise.
+func replOrHelp(env *Env) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if isTerminal(env.Stdin) && writesTerminal(cmd.OutOrStdout()) {
+			return env.repl(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		}
+		return cmd.Help()
+	}
+}
+
 // RunREPL runs the REPL as `orch repl` does, on env's input and output,
 // and returns its exit code.
 func RunREPL(ctx context.Context, env Env) int {

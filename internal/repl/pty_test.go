@@ -284,3 +284,58 @@ func TestTerminalSIGTERM(t *testing.T) {
 	}
 	tm.waitFor("orch: repl: terminated signal received", wait)
 }
+
+// Planning in the REPL with a scripted model: /plan shows the question and
+// the plan rendered as Markdown, plain text answers the question, /next
+// and /review plan follow, and the review is rendered too.
+func TestTerminalPlanning(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	script, err := os.ReadFile(filepath.Join("testdata", "plan-script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.write(".orch/script.json", string(script))
+	p.write(".orch/config.toml", "[providers.default]\ntype = \"script\"\nscript = \".orch/script.json\"\n")
+	tm := p.startREPL()
+	tm.waitFor("orch> ", wait)
+	tm.typeKeys("add Reverse to textkit" + enter)
+	tm.waitFor("[planning]> ", wait)
+
+	tm.typeKeys("/plan" + enter)
+	tm.waitFor("q1: Reverse bytes or runes?", wait)
+	tm.waitFor("── planning/plan.md ──", wait)
+	tm.waitFor("Add Reverse to textkit", wait)
+	tm.waitFor("[planning]> ", wait)
+
+	tm.typeKeys("runes, not bytes" + enter)
+	tm.waitFor("answered q1", wait)
+	tm.waitFor("no open blocking question left", wait)
+	tm.waitFor("[planning]> ", wait)
+
+	tm.typeKeys("/plan" + enter)
+	tm.waitFor("review_ready", wait)
+	tm.waitFor("── planning/plan.md ──", wait)
+	tm.waitFor("reverse.go", wait)
+	tm.waitFor("[planning]> ", wait)
+
+	tm.typeKeys("/next" + enter)
+	tm.waitFor("planning → plan_review", wait)
+	tm.waitFor("[plan_review]> ", wait)
+	tm.typeKeys("/review plan" + enter)
+	tm.waitFor("verdict: ok=true blocked=false", wait)
+	tm.waitFor("── review/plan-review.md ──", wait)
+	tm.waitFor("small, clear plan", wait)
+	tm.waitFor("[plan_review]> ", wait)
+	tm.typeKeys(ctrlD)
+	if code := tm.exit(wait); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	raw := tm.rawOutput()
+	if !strings.Contains(raw, "\x1b[38;5;") {
+		t.Errorf("the plan was not rendered in colour")
+	}
+	if code, out := p.orch("verify"); code != 0 {
+		t.Fatalf("orch verify: %d\n%s", code, out)
+	}
+}

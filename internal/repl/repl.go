@@ -129,7 +129,7 @@ func (s *session) do(ctx context.Context, a action, line string) (quit bool) {
 	case actSwitch:
 		s.switchTask(a.id)
 	case actRun:
-		if s.exec(ctx, strings.TrimSpace(line), a.args) == 0 && a.show != "" {
+		if s.exec(ctx, label(line), a.args) == 0 && a.show != "" {
 			s.show(a.show)
 		}
 	}
@@ -178,6 +178,17 @@ func (s *session) exec(ctx context.Context, label string, args []string) int {
 			cancel()
 		}
 	}
+}
+
+// label names a command line in the spinner and notices: sanitized, on
+// one line, short enough for the spinner to fit a terminal's width.
+func label(line string) string {
+	const max = 40
+	l := sanitize(strings.Join(strings.Fields(line), " "))
+	if r := []rune(l); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return l
 }
 
 // drain discards interrupts that arrived while no command ran.

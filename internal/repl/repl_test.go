@@ -237,3 +237,17 @@ func TestRunSurvivesPanic(t *testing.T) {
 		t.Errorf("ran %q", got)
 	}
 }
+
+func TestLabel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"  /test  ", "/test"},
+		{"/next  --to\ttest", "/next --to test"},
+		{`/next --override "a very long reason that goes on and on" --to test`, `/next --override "a very long reason th…`},
+		{"/x \x1b[2J", "/x ^[[2J"},
+	}
+	for _, tt := range tests {
+		if got := label(tt.in); got != tt.want {
+			t.Errorf("label(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

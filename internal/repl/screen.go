@@ -53,6 +53,11 @@ func (w screenWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// IsTerminal reports whether the output is a terminal: commands that
+// stream model tokens only when writing to one may ask (the writer is not
+// an *os.File).
+func (w screenWriter) IsTerminal() bool { return w.s.spinner }
+
 func (s *screen) stdout() io.Writer { return screenWriter{s, s.out} }
 func (s *screen) stderr() io.Writer { return screenWriter{s, s.err} }
 

@@ -118,6 +118,20 @@ func TestScreenSpinnerGoroutine(t *testing.T) {
 	}
 }
 
+// The command's writers say whether they reach a terminal.
+func TestScreenWriterIsTerminal(t *testing.T) {
+	type terminalWriter interface{ IsTerminal() bool }
+	for _, term := range []bool{false, true} {
+		s := newScreen(&syncBuffer{}, &syncBuffer{}, term, time.Now)
+		for _, w := range []any{s.stdout(), s.stderr()} {
+			tw, ok := w.(terminalWriter)
+			if !ok || tw.IsTerminal() != term {
+				t.Errorf("terminal %v: writer %T IsTerminal = %v", term, w, ok && tw.IsTerminal())
+			}
+		}
+	}
+}
+
 func TestElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{0: "0.0s", 4200 * time.Millisecond: "4.2s", 187 * time.Second: "3m07s", 61*time.Minute + 500*time.Millisecond: "61m01s"} {
 		if got := elapsed(d); got != want {

@@ -331,3 +331,10 @@ func timer(t *testing.T, d time.Duration) <-chan time.Time {
 	t.Cleanup(func() { tm.Stop() })
 	return tm.C
 }
+
+// rawOutput is everything the REPL wrote, escape codes included.
+func (tm *terminal) rawOutput() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return string(tm.raw)
+}
