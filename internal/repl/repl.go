@@ -272,8 +272,8 @@ func (s *session) prompt(v view) string {
 	if v.task == "" {
 		return "orch> "
 	}
-	phase := orUnknown(v.phase)
-	if v.phase == "" {
+	phase := v.phase
+	if phase == "" {
 		phase = "?"
 	}
 	if v.status == "running" {
