@@ -97,11 +97,6 @@ func newCGFixture(t *testing.T, extra map[string]string) *cgFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The script provider keeps its cursors in .orch/cache/, which the
-	// runtime does not create (reported to the runtime's owner).
-	if err := os.MkdirAll(filepath.Join(p.Dir, "cache"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	o := orchestrator.New(p)
 	o.Wait = 5 * time.Second
 	f := &cgFixture{t: t, root: root, p: p, o: o, tk: tk, id: "fix"}

@@ -540,3 +540,22 @@ HcmV?d00001
 		t.Errorf("totals +%d -%d", a, r)
 	}
 }
+
+// TestCodegenOnlyDeletes: a plan that only deletes gives a patch and no
+// code/files, which `orch next` accepts.
+func TestCodegenOnlyDeletes(t *testing.T) {
+	f := newCGFixture(t, map[string]string{"old/legacy.go": "package old\n"})
+	cgWrite(t, f.tk.Dir, "planning/planning.ai.json", `{"id":"fix","title":"Drop legacy","brief":"remove old/","file_plan":[{"path":"old/legacy.go","intent":"delete"}]}`)
+	rt := f.scriptRuntime(cgEntry{"codegen", `{"status":"completed","files":[],"deletes":["old/legacy.go"]}`})
+	res, err := Codegen(context.Background(), rt, f.o, f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Record.Files) != 0 || strings.Join(res.Record.Deletes, ",") != "old/legacy.go" || f.exists("code/files") {
+		t.Errorf("record %+v", res.Record)
+	}
+	cgGit(t, f.root, "apply", "--check", filepath.Join(f.tk.Dir, "code", "diff.patch"))
+	if to := f.next(); to != lifecycle.Review {
+		t.Errorf("orch next → %s, want review", to)
+	}
+}
