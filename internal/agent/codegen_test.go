@@ -224,6 +224,19 @@ func TestGatherFailuresStopsAtReplan(t *testing.T) {
 	if f := gatherFailures(dir, 1000); !f.empty() {
 		t.Errorf("a passing newest report still reports %+v", f)
 	}
+	// Changes requested at accept: the reasons, and the patch they were about.
+	cgWrite(t, dir, "history/6-codegen/accept/decision.json", `{"verdict":"changes_requested","target":"codegen","reasons":["log the retries"],"decider":{"kind":"human"}}`)
+	cgWrite(t, dir, "history/6-codegen/code/diff.patch", "diff --git a/a.go b/a.go\n")
+	f = gatherFailures(dir, 1000)
+	if f.DecideFrom != "history/6-codegen" || strings.Join(f.Reasons, ",") != "log the retries" || f.DiffFrom != "history/6-codegen" {
+		t.Errorf("failures %+v", f)
+	}
+	text := renderFailures(f)
+	for _, want := range []string{"asked for changes", "log the retries", "diff --git a/a.go"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("rendered failures lack %q:\n%s", want, text)
+		}
+	}
 }
 
 func TestCodegenUnplannedRoutesToPlanning(t *testing.T) {
