@@ -135,7 +135,10 @@ func codegenWork(ctx context.Context, rt *Runtime, repo *gitx.Repo, run *orchest
 	plan := artifact.LoadPlan(dir)
 	fp := artifact.LoadFilePlan(dir, plan)
 	if !plan.OK() || !fp.OK() || len(fp.Value.Files) == 0 {
-		return rec, checkPlanForCodegen(dir)
+		if err := checkPlanForCodegen(dir); err != nil {
+			return rec, err
+		}
+		return rec, fmt.Errorf("codegen: the plan changed while codegen started; run it again")
 	}
 	base, err := repo.Head(ctx)
 	if err != nil {
