@@ -125,7 +125,12 @@ func TestAdviseDiscardedWhenTheTaskMoves(t *testing.T) {
 	f := newCGFixture(t, nil)
 	f.toAccept(f.scriptRuntime(cgCodegenEntry))
 	api := newCGAPI(t, func(int, map[string]any) any {
-		f.override(lifecycle.Codegen)
+		// The task moves while the model answers (no Fatal: this runs in
+		// the server's goroutine).
+		reason := "moved meanwhile"
+		if _, err := f.o.Next(context.Background(), f.id, orchestrator.NextRequest{To: lifecycle.Codegen, Override: &reason}); err != nil {
+			t.Errorf("move the task: %v", err)
+		}
 		var v any
 		_ = json.Unmarshal([]byte(cgAdvice), &v)
 		return v
