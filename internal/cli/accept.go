@@ -2,10 +2,10 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -60,7 +60,7 @@ In a terminal without --verdict, orch shows the evidence and asks.`,
 				}
 				ev := phases.GatherEvidence(t.Dir)
 				printEvidence(out, tid, ev)
-				if verdict, target, reasons, allowIncomplete, err = askDecision(bufio.NewReader(env.Stdin), out, ev); err != nil {
+				if verdict, target, reasons, allowIncomplete, err = askDecision(cmd.Context(), bufio.NewReader(env.Stdin), out, ev); err != nil {
 					return err
 				}
 			}
@@ -109,16 +109,6 @@ In a terminal without --verdict, orch shows the evidence and asks.`,
 	return cmd
 }
 
-// isTerminal reports whether r is an interactive terminal.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 func deciderName(env *Env, flag string) string {
 	if flag != "" {
 		return flag
@@ -141,8 +131,11 @@ func printEvidence(w io.Writer, id string, ev phases.Evidence) {
 }
 
 // askDecision prompts for a decision on a terminal.
-func askDecision(in *bufio.Reader, w io.Writer, ev phases.Evidence) (verdict, target string, reasons []string, allowIncomplete bool, err error) {
+func askDecision(ctx context.Context, in *bufio.Reader, w io.Writer, ev phases.Evidence) (verdict, target string, reasons []string, allowIncomplete bool, err error) {
 	ask := func(q string) (string, error) {
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("orch: cancelled: nothing recorded: %w", err)
+		}
 		fmt.Fprint(w, q)
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {

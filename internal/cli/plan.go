@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,7 +66,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && planTerminal(out)
+			stream := !asJSON && isTerminal(out)
 			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
 			res, err := agent.Plan(cmd.Context(), rt, o, tid)
 			if stream {
@@ -167,32 +165,6 @@ func printFreshHint(w io.Writer, rt *agent.Runtime, role string, err error, fres
 	}
 	if _, cfg, _, perr := rt.Provider(role); perr == nil && cfg.Type != llm.TypeScript {
 		fmt.Fprintf(w, "model answers are cached: `%s` asks the model again instead of replaying them\n", command)
-	}
-}
-
-// planTerminal reports whether w is a terminal (streamed model tokens are
-// shown only then).
-func planTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// serializeTokens makes the runtime's token printer safe for the
-// concurrent calls of reviewers.
-func serializeTokens(rt *agent.Runtime) {
-	inner := rt.OnToken
-	if inner == nil {
-		return
-	}
-	var mu sync.Mutex
-	rt.OnToken = func(role, tok string) {
-		mu.Lock()
-		defer mu.Unlock()
-		inner(role, tok)
 	}
 }
 

@@ -46,7 +46,7 @@ Colours follow NO_COLOR.`,
 // otherwise.
 func replOrHelp(env *Env) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
-		if isTerminal(env.Stdin) && writesTerminal(cmd.OutOrStdout()) {
+		if isTerminal(env.Stdin) && isTerminal(cmd.OutOrStdout()) {
 			return env.repl(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		}
 		return cmd.Help()
@@ -70,7 +70,7 @@ func RunREPL(ctx context.Context, env Env) int {
 // running command only, so the session does not inherit the cancellation
 // of ctx (which Main cancels on SIGINT); SIGTERM and SIGHUP end it.
 func (env *Env) repl(ctx context.Context, stdout, stderr io.Writer) error {
-	term := isTerminal(env.Stdin) && writesTerminal(stdout)
+	term := isTerminal(env.Stdin) && isTerminal(stdout)
 	ctx, stop := signal.NotifyContext(context.WithoutCancel(ctx), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	intr := make(chan os.Signal, 1)
@@ -110,16 +110,6 @@ func (env *Env) runLine(term bool) repl.RunFunc {
 		}
 		return Run(ctx, e)
 	}
-}
-
-// writesTerminal reports whether w is a terminal.
-func writesTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // colorAllowed follows NO_COLOR (https://no-color.org) and TERM=dumb.

@@ -41,9 +41,8 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && planTerminal(out)
+			stream := !asJSON && isTerminal(out)
 			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
-			serializeTokens(rt)
 			res, err := agent.ReviewPlan(cmd.Context(), rt, o, tid)
 			if stream {
 				fmt.Fprintln(errw)

@@ -57,7 +57,10 @@ transcript.`,
 		newAdviseCmd(env),
 		newRunCmd(env),
 		newDemoCmd(env),
+		newReplCmd(env),
 	)
+	// Bare `orch` in a terminal is the REPL; elsewhere it prints help.
+	root.RunE = replOrHelp(env)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}
