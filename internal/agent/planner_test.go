@@ -156,7 +156,7 @@ func TestPlanInvalidOutputFails(t *testing.T) {
 		t.Fatal("invalid answers were accepted")
 	}
 	st := e.state()
-	if st.Phase != "planning" || st.Actors["planning"]["status"] != "failed" {
+	if a := st.Actors["planning"]; st.Phase != "planning" || a["last_run"] != "failed" || a["status"] != "draft" {
 		t.Fatalf("state after the failed round: %+v", st)
 	}
 	for _, f := range []string{artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile} {

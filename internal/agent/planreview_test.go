@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
@@ -145,7 +146,7 @@ func TestReviewPlanOneFailureFailsAll(t *testing.T) {
 		t.Error("a partial verdict was written")
 	}
 	st := e.state()
-	if st.Phase != "plan_review" || st.Actors["plan_review"]["status"] != "failed" {
+	if a := st.Actors["plan_review"]; st.Phase != "plan_review" || a["last_run"] != "failed" || a["status"] != "pending" {
 		t.Errorf("state %+v", st)
 	}
 	if raw := string(e.read("history/1-plan_review-failed/plan_review/raw/plan_reviewer-architecture.txt")); !strings.Contains(raw, "catastrophic") {
@@ -167,10 +168,10 @@ func TestReviewPlanRefuses(t *testing.T) {
 		t.Error("phase changed")
 	}
 
-	cfg := "[review]\nplan_personas = [\"../evil\"]\n" + plScriptConfig(t, plEntry("plan_reviewer", plVerdict(true, "info", "approve")))
-	e = plNewEnv(t, nil, plBrief, cfg)
-	e.writeTaskFile(artifact.PlanFile, plReadyPlan)
-	if _, err := ReviewPlan(plBackground, e.runtime(), e.o, e.id); !errors.Is(err, orchestrator.ErrUsage) {
+	// A persona that would name a file outside review/ never gets past
+	// the configuration.
+	cfg := "[review]\nplan_personas = [\"../evil\"]\n"
+	if _, err := config.Parse("config.toml", []byte(cfg)); err == nil || !strings.Contains(err.Error(), "../evil") {
 		t.Fatalf("persona ../evil: %v", err)
 	}
 }

@@ -110,7 +110,13 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 		lc = llm.Config{Type: pc.Type, Name: name, BaseURL: pc.BaseURL, Model: pc.Model, APIKeyEnv: pc.APIKeyEnv,
 			Command: pc.Command, ScriptFile: rt.projectPath(pc.Script), Timeout: pc.Timeout.Std(), MaxRetries: pc.MaxRetries}
 		if lc.Type == llm.TypeScript {
-			lc.ScriptStateFile = filepath.Join(rt.Project.Dir, "cache", "script-state-"+name+".json")
+			// The cursors belong to one script: a changed script starts
+			// over instead of inheriting the old one's positions.
+			sum := sha256.New()
+			if data, err := os.ReadFile(lc.ScriptFile); err == nil {
+				sum.Write(data)
+			}
+			lc.ScriptStateFile = filepath.Join(rt.Project.Dir, "cache", fmt.Sprintf("script-state-%s-%x.json", name, sum.Sum(nil)[:6]))
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(rt.Project.Dir, "cache"), 0o755); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -32,6 +33,7 @@ func exitCode(err error) int {
 	var ue *usageError
 	var ae *artifact.Error
 	var xe *exitError
+	var ie *llm.InvalidResponseError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -45,7 +47,7 @@ func exitCode(err error) int {
 		return ExitBusy
 	case errors.Is(err, orchestrator.ErrRefused), errors.Is(err, task.ErrStale):
 		return ExitRefused
-	case errors.Is(err, orchestrator.ErrInvalid), errors.Is(err, task.ErrInvalidState), errors.Is(err, config.ErrInvalid), errors.As(err, &ae):
+	case errors.Is(err, orchestrator.ErrInvalid), errors.Is(err, task.ErrInvalidState), errors.Is(err, config.ErrInvalid), errors.As(err, &ae), errors.As(err, &ie):
 		return ExitInvalid
 	case errors.Is(err, task.ErrNoProject), errors.Is(err, task.ErrNoTask), errors.Is(err, task.ErrNoCurrent), errors.Is(err, task.ErrExists), errors.Is(err, errNotGitRepo):
 		return ExitUsage

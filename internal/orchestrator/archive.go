@@ -40,7 +40,7 @@ func phaseArtifacts(taskDir string, p lifecycle.Phase) []string {
 	case lifecycle.Test:
 		return []string{"test"}
 	case lifecycle.Accept:
-		return []string{"accept"}
+		return matching(taskDir, "accept", "")
 	case lifecycle.Revert:
 		return []string{"revert"}
 	}

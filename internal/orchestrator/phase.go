@@ -211,6 +211,11 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 			// artifacts were archived when the task came back here.
 			var own []task.Move
 			for _, m := range archive {
+				// The accept advisor's advice is input to the decision:
+				// it stays beside it.
+				if p == lifecycle.Accept && strings.HasPrefix(path.Base(m.From), "advice.") {
+					continue
+				}
 				if phaseOwns(t.Dir, p, m.From) {
 					own = append(own, m)
 				}
