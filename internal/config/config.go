@@ -31,6 +31,40 @@ type Config struct {
 	Roles     Roles               `toml:"roles"`
 	Review    Review              `toml:"review"`
 	Context   Context             `toml:"context"`
+	Budgets   Budgets             `toml:"budgets"`
+	// Prices override or extend the embedded price table: model name
+	// prefix → USD per million tokens.
+	Prices map[string]Price `toml:"prices"`
+}
+
+// Budget bounds model use. Zero means no limit.
+type Budget struct {
+	Calls     int      `toml:"calls"`
+	TokensIn  int64    `toml:"tokens_in"`
+	TokensOut int64    `toml:"tokens_out"`
+	CostUSD   float64  `toml:"cost_usd"`
+	WallTime  Duration `toml:"wall_time"` // summed latency of model calls
+}
+
+// Budgets are the task's limits and, per phase, tighter ones.
+type Budgets struct {
+	Calls     int               `toml:"calls"`
+	TokensIn  int64             `toml:"tokens_in"`
+	TokensOut int64             `toml:"tokens_out"`
+	CostUSD   float64           `toml:"cost_usd"`
+	WallTime  Duration          `toml:"wall_time"`
+	Phase     map[string]Budget `toml:"phase"`
+}
+
+// Task returns the task-wide budget.
+func (b Budgets) Task() Budget {
+	return Budget{Calls: b.Calls, TokensIn: b.TokensIn, TokensOut: b.TokensOut, CostUSD: b.CostUSD, WallTime: b.WallTime}
+}
+
+// Price is USD per million tokens.
+type Price struct {
+	Input  float64 `toml:"input"`
+	Output float64 `toml:"output"`
 }
 
 // Test configures the test phase.
@@ -100,6 +134,9 @@ func Default() Config {
 			CodePersonas: []string{"correctness", "tests", "security", "maintainability"},
 		},
 		Context: Context{MaxContextBytes: 200_000, MaxOutputTokens: 16_000},
+		// What a careful user would allow one task: a few dozen rounds of
+		// planning, review and codegen with a mid-size model.
+		Budgets: Budgets{Calls: 300, TokensIn: 5_000_000, TokensOut: 1_000_000, CostUSD: 25, WallTime: Duration(2 * time.Hour)},
 	}
 }
 
@@ -163,7 +200,7 @@ func Parse(file string, data []byte) (Config, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return cfg, &Error{File: file, Key: keys[0], Msg: "unknown key (known tables: test, providers, roles, review, context; see README)"}
+		return cfg, &Error{File: file, Key: keys[0], Msg: "unknown key (known tables: test, providers, roles, review, context, budgets, prices; see README)"}
 	}
 	return cfg, cfg.validate(file)
 }
@@ -253,8 +290,42 @@ func (c *Config) validate(file string) error {
 			seen[p] = true
 		}
 	}
+	if err := checkBudget(c.Budgets.Task(), "budgets", bad); err != nil {
+		return err
+	}
+	for name, b := range c.Budgets.Phase {
+		switch name {
+		case "planning", "plan_review", "codegen", "review", "accept":
+		default:
+			return bad("budgets.phase."+name, "expected a phase that calls models: planning, plan_review, codegen, review or accept")
+		}
+		if err := checkBudget(b, "budgets.phase."+name, bad); err != nil {
+			return err
+		}
+	}
+	for model, p := range c.Prices {
+		if strings.TrimSpace(model) == "" || p.Input < 0 || p.Output < 0 {
+			return bad("prices."+model, "expected a model name with non-negative input and output prices (USD per million tokens)")
+		}
+	}
 	if c.Context.MaxContextBytes < 0 || c.Context.MaxOutputTokens < 0 {
 		return bad("context", "expected non-negative numbers")
+	}
+	return nil
+}
+
+func checkBudget(b Budget, key string, bad func(key, msg string) error) error {
+	switch {
+	case b.Calls < 0:
+		return bad(key+".calls", "expected a non-negative number (0 = no limit)")
+	case b.TokensIn < 0:
+		return bad(key+".tokens_in", "expected a non-negative number (0 = no limit)")
+	case b.TokensOut < 0:
+		return bad(key+".tokens_out", "expected a non-negative number (0 = no limit)")
+	case b.CostUSD < 0:
+		return bad(key+".cost_usd", "expected a non-negative number (0 = no limit)")
+	case b.WallTime < 0:
+		return bad(key+".wall_time", "expected a non-negative duration (0 = no limit)")
 	}
 	return nil
 }
