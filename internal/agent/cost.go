@@ -21,10 +21,11 @@ type CostLine struct {
 	TokensOut     int64   `json:"tokens_out"`
 	CostUSD       float64 `json:"cost_usd"`
 	UnpricedCalls int     `json:"unpriced_calls"`
+	LatencyMS     int64   `json:"latency_ms"` // summed latency of the calls that reached a model
 }
 
-// add sums another line into l.
-func (l *CostLine) add(o CostLine) {
+// Add sums another line into l.
+func (l *CostLine) Add(o CostLine) {
 	l.Calls += o.Calls
 	l.CachedCalls += o.CachedCalls
 	l.FailedCalls += o.FailedCalls
@@ -32,6 +33,7 @@ func (l *CostLine) add(o CostLine) {
 	l.TokensOut += o.TokensOut
 	l.CostUSD += o.CostUSD
 	l.UnpricedCalls += o.UnpricedCalls
+	l.LatencyMS += o.LatencyMS
 }
 
 // PhaseCost is the cost of one phase.
@@ -67,6 +69,7 @@ func SumCosts(events []task.Event) CostSummary {
 		default:
 			l.TokensIn = intField(ev.Data, "tokens_in")
 			l.TokensOut = intField(ev.Data, "tokens_out")
+			l.LatencyMS = intField(ev.Data, "latency_ms")
 			if c, ok := floatField(ev.Data, "cost_usd"); ok {
 				l.CostUSD = c
 			} else if _, failed := ev.Data["error"]; !failed {
@@ -79,7 +82,7 @@ func SumCosts(events []task.Event) CostSummary {
 		if by[phase] == nil {
 			by[phase] = &CostLine{}
 		}
-		by[phase].add(l)
+		by[phase].Add(l)
 	}
 	sum := CostSummary{Phases: []PhaseCost{}}
 	for _, p := range lifecycle.Phases() {
@@ -97,7 +100,7 @@ func SumCosts(events []task.Event) CostSummary {
 		sum.Phases = append(sum.Phases, PhaseCost{Phase: p, CostLine: *by[p]})
 	}
 	for _, p := range sum.Phases {
-		sum.Total.add(p.CostLine)
+		sum.Total.Add(p.CostLine)
 	}
 	return sum
 }

@@ -47,6 +47,7 @@ type Runtime struct {
 
 	mu        sync.Mutex
 	providers map[string]resolved
+	spent     map[string]*spend // per task, guarded by mu
 }
 
 type resolved struct {
@@ -57,7 +58,7 @@ type resolved struct {
 
 // NewRuntime builds a runtime for project p.
 func NewRuntime(p *task.Project, cfg config.Config, getenv func(string) string) *Runtime {
-	return &Runtime{Project: p, Config: cfg, Getenv: getenv, Now: time.Now, providers: map[string]resolved{}}
+	return &Runtime{Project: p, Config: cfg, Getenv: getenv, Now: time.Now, providers: map[string]resolved{}, spent: map[string]*spend{}}
 }
 
 // roleRef returns the [roles] entry of a role ("plan_reviewer:risk" looks
@@ -186,7 +187,27 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 			return resp, nil
 		}
 	}
+	var booked CostLine
+	if run := lp.c.run; run != nil {
+		model := req.Model
+		if model == "" {
+			model = lp.cfg.Model
+		}
+		b, err := lp.c.rt.reserve(run.Task.ID, string(run.Phase), model, req)
+		if err != nil {
+			lp.c.logBudget(ctx, req, err)
+			return llm.Response{}, err
+		}
+		booked = b
+	}
 	resp, err := lp.inner.Complete(ctx, req)
+	if run := lp.c.run; run != nil {
+		used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
+		if c, ok := lp.c.rt.cost(resp.Model, resp.Usage); ok {
+			used.CostUSD = c
+		}
+		lp.c.rt.settle(run.Task.ID, string(run.Phase), booked, used)
+	}
 	lp.c.log(ctx, req, resp, err, false)
 	if err == nil && cacheable {
 		lp.mu.Lock()
@@ -271,7 +292,7 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 		data["model"] = req.Model
 	}
 	if !cached {
-		if cost, ok := Cost(fmt.Sprint(data["model"]), resp.Usage); ok {
+		if cost, ok := c.rt.cost(fmt.Sprint(data["model"]), resp.Usage); ok {
 			data["cost_usd"] = cost
 		}
 	}
@@ -279,6 +300,17 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 		data["error"] = callErr.Error()
 	}
 	_ = c.run.Log(context.WithoutCancel(ctx), "model_call", data)
+}
+
+// logBudget records a call refused by a budget.
+func (c *Call) logBudget(ctx context.Context, req llm.Request, err error) {
+	var be *BudgetError
+	if c.run == nil || !errors.As(err, &be) {
+		return
+	}
+	_ = c.run.Log(context.WithoutCancel(ctx), "budget_exceeded", map[string]any{
+		"phase": string(c.run.Phase), "role": req.Role, "scope": be.Scope, "limit": be.Limit, "spent": be.Spent, "max": be.Max, "key": be.Key,
+	})
 }
 
 // cacheKey hashes what determines an answer. The key never contains a

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -26,6 +27,8 @@ type costOutput struct {
 	Phases     []agent.PhaseCost `json:"phases,omitempty"`
 	Tasks      []taskCost        `json:"tasks,omitempty"`
 	Total      agent.CostLine    `json:"total"`
+	// Budgets compares the task's spend with the limits of [budgets].
+	Budgets []agent.BudgetUse `json:"budgets,omitempty"`
 }
 
 func newCostCmd(env *Env) *cobra.Command {
@@ -66,7 +69,7 @@ never guessed). Tokens and cost count only calls that reached a model.
 						return err
 					}
 					out.Tasks = append(out.Tasks, taskCost{Task: s.ID, CostSummary: sum})
-					addLine(&out.Total, sum.Total)
+					out.Total.Add(sum.Total)
 				}
 			} else {
 				tid, err := taskID(p, id)
@@ -78,6 +81,11 @@ never guessed). Tokens and cost count only calls that reached a model.
 					return err
 				}
 				out.Task, out.Phases, out.Total = tid, sum.Phases, sum.Total
+				cfg, err := config.Load(p.Dir)
+				if err != nil {
+					return err
+				}
+				out.Budgets = agent.BudgetUses(cfg.Budgets, sum)
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -106,17 +114,6 @@ func costOf(p *task.Project, id string) (agent.CostSummary, error) {
 	return agent.SumCosts(evs), nil
 }
 
-// addLine adds b into a.
-func addLine(a *agent.CostLine, b agent.CostLine) {
-	a.Calls += b.Calls
-	a.CachedCalls += b.CachedCalls
-	a.FailedCalls += b.FailedCalls
-	a.TokensIn += b.TokensIn
-	a.TokensOut += b.TokensOut
-	a.CostUSD += b.CostUSD
-	a.UnpricedCalls += b.UnpricedCalls
-}
-
 // printCost writes the sums as a table.
 func printCost(w io.Writer, out costOutput) {
 	row := func(name string, l agent.CostLine) {
@@ -139,6 +136,9 @@ func printCost(w io.Writer, out costOutput) {
 		}
 	}
 	row("total", out.Total)
+	for _, u := range out.Budgets {
+		fmt.Fprintf(w, "budget %-12s %-10s %g of %g (%.0f%%)\n", u.Scope, u.Limit, u.Spent, u.Max, u.Percent)
+	}
 	if out.Total.UnpricedCalls > 0 {
 		fmt.Fprintf(w, "%d call(s) to a model without a known price are not in the cost\n", out.Total.UnpricedCalls)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/llm"
@@ -34,6 +35,7 @@ func exitCode(err error) int {
 	var ae *artifact.Error
 	var xe *exitError
 	var ie *llm.InvalidResponseError
+	var be *agent.BudgetError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -45,7 +47,7 @@ func exitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, task.ErrBusy):
 		return ExitBusy
-	case errors.Is(err, orchestrator.ErrRefused), errors.Is(err, task.ErrStale):
+	case errors.Is(err, orchestrator.ErrRefused), errors.Is(err, task.ErrStale), errors.As(err, &be):
 		return ExitRefused
 	case errors.Is(err, orchestrator.ErrInvalid), errors.Is(err, task.ErrInvalidState), errors.Is(err, config.ErrInvalid), errors.As(err, &ae), errors.As(err, &ie):
 		return ExitInvalid

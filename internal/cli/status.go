@@ -9,7 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
 )
 
 func newStatusCmd(env *Env) *cobra.Command {
@@ -34,6 +37,7 @@ func newStatusCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			v.Warnings = budgetWarnings(o.Project, tid)
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(v)
 			}
@@ -46,7 +50,31 @@ func newStatusCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
+// budgetWarnings lists the budgets at 80 % or more. Status stays useful
+// when the configuration or the transcript cannot be read: that is
+// reported by the commands that need them.
+func budgetWarnings(p *task.Project, id string) []string {
+	cfg, err := config.Load(p.Dir)
+	if err != nil {
+		return nil
+	}
+	t, err := p.Open(id)
+	if err != nil {
+		return nil
+	}
+	evs, err := t.Transcript()
+	if err != nil {
+		return nil
+	}
+	return agent.BudgetWarnings(cfg.Budgets, agent.SumCosts(evs))
+}
+
 func printStatus(w io.Writer, v orchestrator.StatusView) {
+	defer func() {
+		for _, warn := range v.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
+	}()
 	fmt.Fprintf(w, "task %s  phase %s  revision %d  updated %s\n", v.Task, v.Phase, v.Revision, v.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
 	if len(v.Actors) > 0 {
 		names := make([]string, 0, len(v.Actors))

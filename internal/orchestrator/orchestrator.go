@@ -55,6 +55,9 @@ type StatusView struct {
 	Reason    string                    `json:"reason"`
 	// Invalid lists invalid artifacts met while deciding.
 	Invalid []string `json:"invalid,omitempty"`
+	// Warnings are remarks such as budgets at 80 % or more (filled by
+	// the caller, which knows the configuration).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func edgeViews(d lifecycle.Decision) []EdgeView {

@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/llm"
+)
+
+// BudgetError: a model call was refused before it was made because it
+// would exceed a limit of [budgets].
+type BudgetError struct {
+	Scope string // "task" or the phase
+	Limit string // calls, tokens_in, tokens_out, cost_usd, wall_time
+	Spent string
+	Max   string
+	Key   string // the configuration key to raise
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("orch: budget exceeded: the %s's %s would go over its limit (spent %s, limit %s): nothing was sent to the model; raise %s in .orch/config.toml (0 = no limit) and run the phase again",
+		e.Scope, e.Limit, e.Spent, e.Max, e.Key)
+}
+
+// spend is what a task has used, per phase and in total.
+type spend struct {
+	total   CostLine
+	byPhase map[string]CostLine
+}
+
+// ledger returns the task's spend, read once from its transcript and then
+// kept up to date by the calls of this runtime.
+func (rt *Runtime) ledger(taskID string) (*spend, error) {
+	if l, ok := rt.spent[taskID]; ok {
+		return l, nil
+	}
+	t, err := rt.Project.Open(taskID)
+	if err != nil {
+		return nil, err
+	}
+	events, err := t.Transcript()
+	if err != nil {
+		return nil, err
+	}
+	sum := SumCosts(events)
+	l := &spend{total: sum.Total, byPhase: map[string]CostLine{}}
+	for _, p := range sum.Phases {
+		l.byPhase[p.Phase] = p.CostLine
+	}
+	rt.spent[taskID] = l
+	return l, nil
+}
+
+// estimateTokens is a deliberately generous estimate of a prompt's tokens
+// (about 3 characters a token), so that a limit is not crossed by surprise.
+func estimateTokens(req llm.Request) int64 {
+	n := len(req.Schema) + len(req.SchemaName)
+	for _, m := range req.Messages {
+		n += len(m.Content) + 8
+	}
+	return int64(n/3 + 1)
+}
+
+// reserve checks the budgets before a call and, when it may go ahead,
+// books it (the booking is corrected by settle). Concurrent calls of one
+// phase (reviewers) see each other's bookings.
+func (rt *Runtime) reserve(taskID, phase, model string, req llm.Request) (CostLine, error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	l, err := rt.ledger(taskID)
+	if err != nil {
+		return CostLine{}, err
+	}
+	est := CostLine{Calls: 1, TokensIn: estimateTokens(req), TokensOut: int64(req.MaxTokens)}
+	if c, ok := rt.cost(model, llm.Usage{InputTokens: est.TokensIn, OutputTokens: est.TokensOut}); ok {
+		est.CostUSD = c
+	}
+	b := rt.Config.Budgets
+	if err := overBudget("task", "budgets", b.Task(), l.total, est); err != nil {
+		return CostLine{}, err
+	}
+	if pb, ok := b.Phase[phase]; ok {
+		if err := overBudget("phase "+phase, "budgets.phase."+phase, pb, l.byPhase[phase], est); err != nil {
+			return CostLine{}, err
+		}
+	}
+	l.book(phase, est, 1)
+	return est, nil
+}
+
+// settle replaces a booking with what the call really used.
+func (rt *Runtime) settle(taskID, phase string, booked CostLine, used CostLine) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	l, ok := rt.spent[taskID]
+	if !ok {
+		return
+	}
+	l.book(phase, booked, -1)
+	l.book(phase, used, 1)
+}
+
+func (l *spend) book(phase string, c CostLine, sign int) {
+	apply := func(x *CostLine) {
+		x.Calls += sign * c.Calls
+		x.TokensIn += int64(sign) * c.TokensIn
+		x.TokensOut += int64(sign) * c.TokensOut
+		x.CostUSD += float64(sign) * c.CostUSD
+		x.LatencyMS += int64(sign) * c.LatencyMS
+	}
+	apply(&l.total)
+	p := l.byPhase[phase]
+	apply(&p)
+	l.byPhase[phase] = p
+}
+
+// overBudget checks spent+next against b.
+func overBudget(scope, key string, b config.Budget, spent, next CostLine) error {
+	mk := func(limit, s, m string) error {
+		return &BudgetError{Scope: scope, Limit: limit, Spent: s, Max: m, Key: key + "." + limit}
+	}
+	switch {
+	case b.Calls > 0 && spent.Calls+next.Calls > b.Calls:
+		return mk("calls", fmt.Sprint(spent.Calls), fmt.Sprint(b.Calls))
+	case b.TokensIn > 0 && spent.TokensIn+next.TokensIn > b.TokensIn:
+		return mk("tokens_in", fmt.Sprintf("%d (+%d for this prompt)", spent.TokensIn, next.TokensIn), fmt.Sprint(b.TokensIn))
+	case b.TokensOut > 0 && spent.TokensOut+next.TokensOut > b.TokensOut:
+		return mk("tokens_out", fmt.Sprint(spent.TokensOut), fmt.Sprint(b.TokensOut))
+	case b.CostUSD > 0 && spent.CostUSD+next.CostUSD > b.CostUSD:
+		return mk("cost_usd", FormatUSD(spent.CostUSD), FormatUSD(b.CostUSD))
+	case b.WallTime > 0 && time.Duration(spent.LatencyMS)*time.Millisecond >= b.WallTime.Std():
+		return mk("wall_time", (time.Duration(spent.LatencyMS) * time.Millisecond).Round(time.Second).String(), b.WallTime.Std().String())
+	}
+	return nil
+}
+
+// cost prices usage with the configuration's prices, then the embedded
+// table.
+func (rt *Runtime) cost(model string, u llm.Usage) (float64, bool) {
+	best, bestLen := config.Price{}, 0
+	for prefix, p := range rt.Config.Prices {
+		if strings.HasPrefix(model, prefix) && len(prefix) > bestLen {
+			best, bestLen = p, len(prefix)
+		}
+	}
+	if bestLen > 0 {
+		return (float64(u.InputTokens)*best.Input + float64(u.OutputTokens)*best.Output) / 1e6, true
+	}
+	return Cost(model, u)
+}
+
+// BudgetUse is one limit with what was spent against it.
+type BudgetUse struct {
+	Scope   string  `json:"scope"` // task or the phase
+	Limit   string  `json:"limit"` // calls, tokens_in, tokens_out, cost_usd, wall_time
+	Spent   float64 `json:"spent"`
+	Max     float64 `json:"max"`
+	Percent float64 `json:"percent"`
+}
+
+// BudgetUses compares a task's spend with every configured limit.
+func BudgetUses(b config.Budgets, sum CostSummary) []BudgetUse {
+	var out []BudgetUse
+	add := func(scope string, lim config.Budget, c CostLine) {
+		for _, x := range []struct {
+			name       string
+			spent, max float64
+		}{
+			{"calls", float64(c.Calls - c.CachedCalls), float64(lim.Calls)},
+			{"tokens_in", float64(c.TokensIn), float64(lim.TokensIn)},
+			{"tokens_out", float64(c.TokensOut), float64(lim.TokensOut)},
+			{"cost_usd", c.CostUSD, lim.CostUSD},
+			{"wall_time", float64(c.LatencyMS) / 1000, lim.WallTime.Std().Seconds()},
+		} {
+			if x.max > 0 {
+				out = append(out, BudgetUse{Scope: scope, Limit: x.name, Spent: x.spent, Max: x.max, Percent: 100 * x.spent / x.max})
+			}
+		}
+	}
+	add("task", b.Task(), sum.Total)
+	for _, p := range sum.Phases {
+		if lim, ok := b.Phase[p.Phase]; ok {
+			add(p.Phase, lim, p.CostLine)
+		}
+	}
+	return out
+}
+
+// BudgetWarnings lists the limits at 80 % or more, for `orch status`.
+func BudgetWarnings(b config.Budgets, sum CostSummary) []string {
+	var out []string
+	for _, u := range BudgetUses(b, sum) {
+		if u.Percent >= 80 {
+			out = append(out, fmt.Sprintf("budget: %s %s at %.0f%% (%g of %g)", u.Scope, u.Limit, u.Percent, u.Spent, u.Max))
+		}
+	}
+	return out
+}
