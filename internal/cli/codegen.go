@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +67,7 @@ codegen; the last answer is kept in history/).`,
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && codeTerminal(errw)
+			stream := !asJSON && isTerminal(errw)
 			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
 			res, err := agent.Codegen(cmd.Context(), rt, o, tid)
 			if stream {
@@ -187,31 +185,5 @@ func codeAgentError(err error) error {
 func printCodeFailedKept(w io.Writer, id string, pr orchestrator.PhaseResult) {
 	if pr.FailedKept != "" {
 		fmt.Fprintf(w, "the failed run's output is kept in %s\n", path.Join(task.OrchDir, "tasks", id, pr.FailedKept))
-	}
-}
-
-// codeTerminal reports whether w is a terminal: model tokens stream only
-// then.
-func codeTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// serializeCodeTokens makes the token printer safe for the concurrent
-// calls of the code reviewers.
-func serializeCodeTokens(rt *agent.Runtime) {
-	inner := rt.OnToken
-	if inner == nil {
-		return
-	}
-	var mu sync.Mutex
-	rt.OnToken = func(role, tok string) {
-		mu.Lock()
-		defer mu.Unlock()
-		inner(role, tok)
 	}
 }

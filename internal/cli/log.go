@@ -22,15 +22,7 @@ func newLogCmd(env *Env) *cobra.Command {
   orch log --json | jq 'select(.kind=="override")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := env.project()
-			if err != nil {
-				return err
-			}
-			tid, err := taskID(p, id)
-			if err != nil {
-				return err
-			}
-			t, err := p.Open(tid)
+			t, err := env.openTask(id)
 			if err != nil {
 				return err
 			}

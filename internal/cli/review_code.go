@@ -52,9 +52,8 @@ stay invalid (no review is written).`,
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && codeTerminal(errw)
+			stream := !asJSON && isTerminal(errw)
 			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
-			serializeCodeTokens(rt)
 			res, err := agent.ReviewCode(cmd.Context(), rt, o, tid)
 			if stream {
 				fmt.Fprintln(errw)

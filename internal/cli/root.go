@@ -96,6 +96,20 @@ func taskID(p *task.Project, flag string) (string, error) {
 	return p.Current()
 }
 
+// openTask finds the project and opens the task named by --task (default
+// the current one).
+func (env *Env) openTask(flag string) (*task.Task, error) {
+	p, err := env.project()
+	if err != nil {
+		return nil, err
+	}
+	tid, err := taskID(p, flag)
+	if err != nil {
+		return nil, err
+	}
+	return p.Open(tid)
+}
+
 // orchestrator builds an orchestrator for the env's project.
 func (env *Env) orchestrator(wait time.Duration) (*orchestrator.Orchestrator, error) {
 	p, err := env.project()

@@ -21,15 +21,7 @@ Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherw
 		Example: `  orch verify --task 0007-add-retry`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := env.project()
-			if err != nil {
-				return err
-			}
-			tid, err := taskID(p, id)
-			if err != nil {
-				return err
-			}
-			t, err := p.Open(tid)
+			t, err := env.openTask(id)
 			if err != nil {
 				return err
 			}
