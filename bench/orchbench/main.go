@@ -6,6 +6,8 @@
 //     repository;
 //   - `orch next` on a task in codegen whose diff.patch is ~20 MB and
 //     touches 2,000 files;
+//   - `orch test` on a 5,000-file repository (suite `true`), next to the
+//     same git work by hand;
 //   - `orch list --json` over 10,000 tasks.
 //
 // Run it with bench/run.sh.
@@ -121,7 +123,55 @@ func run(runs int, keep bool) error {
 	}
 	results = append(results, r)
 
-	// 3. list over 10,000 tasks.
+	// 3. the test phase's overhead on a 5,000-file repository, against the
+	// same git work done by a shell script. The suite is `true`, so what is
+	// measured is worktree, apply, report and clean-up.
+	wide := filepath.Join(root, "wide")
+	if err := wideRepo(wide, bin, 5000); err != nil {
+		return err
+	}
+	var testArgs [][]string
+	for i := range runs {
+		id := fmt.Sprintf("w%02d", i)
+		if err := must(wide, bin, "new", "--id", id, "touch one file"); err != nil {
+			return err
+		}
+		dir := filepath.Join(wide, ".orch", "tasks", id)
+		if err := os.MkdirAll(filepath.Join(dir, "code", "files", "pkg0"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "code", "diff.patch"), []byte(widePatch), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "code", "files", "pkg0", "f0.txt"), []byte("changed\n"), 0o644); err != nil {
+			return err
+		}
+		writePlan(dir, []string{"pkg0/f0.txt"})
+		if err := must(wide, bin, "next", "--task", id, "--override", "benchmark setup", "--to", "test"); err != nil {
+			return err
+		}
+		testArgs = append(testArgs, []string{"test", "--task", id, "--sandbox", "none"})
+	}
+	r, err = measure("orch test (5,000 files, suite `true`, no sandbox)", wide, runs, func(i int) []string { return testArgs[i] }, bin)
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+	script := filepath.Join(root, "byhand.sh")
+	if err := os.WriteFile(script, []byte(byHand), 0o755); err != nil {
+		return err
+	}
+	patchFile := filepath.Join(root, "wide.patch")
+	if err := os.WriteFile(patchFile, []byte(widePatch), 0o644); err != nil {
+		return err
+	}
+	r, err = measure("git worktree add + git apply + true + remove, by hand", wide, runs, nil, "/bin/sh", script, patchFile)
+	if err != nil {
+		return err
+	}
+	results = append(results, r)
+
+	// 4. list over 10,000 tasks.
 	many := filepath.Join(root, "many")
 	if err := newRepo(many, bin); err != nil {
 		return err
@@ -143,6 +193,51 @@ func run(runs int, keep bool) error {
 		fmt.Printf("| %s | %.1f ms | %.1f MB |\n", r.name, float64(r.median.Microseconds())/1000, float64(r.maxRSS)/1024)
 	}
 	return nil
+}
+
+// widePatch changes one file of the wide repository.
+const widePatch = `diff --git a/pkg0/f0.txt b/pkg0/f0.txt
+--- a/pkg0/f0.txt
++++ b/pkg0/f0.txt
+@@ -1 +1 @@
+-file 0
++changed
+`
+
+// byHand is what `orch test` does, written as a shell script.
+const byHand = `set -e
+wt=$(mktemp -d)/wt
+git worktree add -q --detach "$wt" HEAD
+git -C "$wt" apply "$1"
+(cd "$wt" && true)
+git worktree remove --force "$wt"
+`
+
+// wideRepo makes a repository of n small files with orch initialised and
+// one suite, `true`, configured.
+func wideRepo(dir, bin string, n int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v\n%s", err, out)
+	}
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("pkg%d", i%100), fmt.Sprintf("f%d.txt", i))
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("file %d\n", i)), 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("sh", "-c", "git add -A && git -c user.name=b -c user.email=b@b commit -qm init")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git commit: %v\n%s", err, out)
+	}
+	if err := must(dir, bin, "init"); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".orch", "config.toml"), []byte("[test]\nsandbox = \"none\"\n[[test.suites]]\nname = \"noop\"\ncommand = [\"true\"]\n"), 0o644)
 }
 
 func newRepo(dir, bin string) error {
