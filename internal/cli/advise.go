@@ -35,7 +35,7 @@ the task stays in accept. The advisor never decides: you do, with
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && codeTerminal(errw)
+			stream := !asJSON && isTerminal(errw)
 			rt := env.agentRuntime(o.Project, cfg, false, errw, stream)
 			adv, err := agent.Advise(cmd.Context(), rt, o, tid)
 			if stream {
