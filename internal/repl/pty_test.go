@@ -332,8 +332,8 @@ func TestTerminalPlanning(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	raw := tm.rawOutput()
-	if !strings.Contains(raw, "\x1b[38;5;") {
-		t.Errorf("the plan was not rendered in colour")
+	if !strings.Contains(raw, "\x1b[1m") {
+		t.Errorf("the plan's headings were not rendered in bold")
 	}
 	if code, out := p.orch("verify"); code != 0 {
 		t.Fatalf("orch verify: %d\n%s", code, out)

@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
-
-	"charm.land/glamour/v2"
 )
 
 // Bounds on what the session prints of an artifact.
@@ -66,72 +64,116 @@ type style struct {
 	width    int  // columns
 }
 
-// markdown renders Markdown text for the terminal: with glamour's
-// GLAMOUR_STYLE (default dark) when colours are allowed, its notty style
-// (layout, no escape codes) when not, and as plain text without a terminal.
+// markdown renders Markdown text for the terminal: headings, emphasis,
+// inline code, lists and code blocks laid out for reading (coloured when
+// colours are allowed), and plain text without a terminal. It is a small
+// renderer on purpose: the big ones register hundreds of syntax lexers at
+// start-up, which every orch command would pay for.
 func markdown(text string, st style) string {
 	text = sanitize(text)
 	if !st.terminal {
 		return text
 	}
-	wrap := st.width - 2
-	if wrap > 120 {
-		wrap = 120
-	}
-	if wrap < 20 {
-		wrap = 20
-	}
-	styleOpt := glamour.WithEnvironmentConfig()
-	if !st.color {
-		styleOpt = glamour.WithStandardStyle("notty")
-	}
-	r, err := glamour.NewTermRenderer(styleOpt, glamour.WithWordWrap(wrap))
-	if err == nil {
-		var out string
-		if out, err = r.Render(text); err == nil {
-			return trimPadding(out)
+	wrap := min(max(st.width-2, 20), 120)
+	var b strings.Builder
+	inCode := false
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(line, "\n")
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			inCode = !inCode
+			continue
+		}
+		if inCode {
+			b.WriteString("    " + paint(line, sgrCyan, st) + "\n")
+			continue
+		}
+		switch {
+		case strings.HasPrefix(trimmed, "#"):
+			title := strings.TrimSpace(strings.TrimLeft(trimmed, "#"))
+			b.WriteString(paint(inline(title, st), sgrBold, st) + "\n")
+		case strings.HasPrefix(trimmed, "- "), strings.HasPrefix(trimmed, "* "):
+			indent := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " ")))
+			writeWrapped(&b, indent+"• ", indent+"  ", inline(trimmed[2:], st), wrap)
+		case trimmed == "":
+			b.WriteString("\n")
+		default:
+			writeWrapped(&b, "", "", inline(trimmed, st), wrap)
 		}
 	}
-	// An unknown GLAMOUR_STYLE or a renderer failure: the text as it is.
-	return text
+	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
-// trimPadding removes the blanks (and the colour codes around them) that
-// glamour pads every line with up to the wrap width, ending a line that
-// had colour codes with a reset.
-func trimPadding(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		coloured := strings.Contains(l, "\x1b[")
-		for {
-			t := strings.TrimRight(l, " ")
-			if j := strings.LastIndex(t, "\x1b["); j >= 0 && isSGR(t[j:]) {
-				t = t[:j]
+// inline renders **bold**, *emphasis*/_emphasis_ and `code` spans.
+func inline(s string, st style) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		switch {
+		case strings.HasPrefix(s, "**"):
+			if end := strings.Index(s[2:], "**"); end > 0 {
+				b.WriteString(paint(s[2:2+end], sgrBold, st))
+				s = s[4+end:]
+				continue
 			}
-			if t == l {
-				break
+		case s[0] == '`':
+			if end := strings.IndexByte(s[1:], '`'); end > 0 {
+				b.WriteString(paint(s[1:1+end], sgrCyan, st))
+				s = s[2+end:]
+				continue
 			}
-			l = t
 		}
-		if coloured && l != "" {
-			l += sgrReset
-		}
-		lines[i] = l
+		r, size := utf8.DecodeRuneInString(s)
+		b.WriteRune(r)
+		s = s[size:]
 	}
-	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
+	return b.String()
 }
 
-// isSGR reports whether s is exactly one SGR sequence (ESC [ digits; m).
-func isSGR(s string) bool {
-	if len(s) < 3 || s[len(s)-1] != 'm' {
-		return false
+// paint wraps s in an SGR colour when colours are allowed.
+func paint(s, sgr string, st style) string {
+	if !st.color || s == "" {
+		return s
 	}
-	for _, c := range s[2 : len(s)-1] {
-		if (c < '0' || c > '9') && c != ';' {
-			return false
+	return sgr + s + sgrReset
+}
+
+// writeWrapped writes text word-wrapped at width (escape codes are not
+// counted), the first line after first, the others after rest.
+func writeWrapped(b *strings.Builder, first, rest, text string, width int) {
+	line, n := first, visibleLen(first)
+	empty := true
+	for _, w := range strings.Fields(text) {
+		wl := visibleLen(w)
+		if !empty && n+1+wl > width {
+			b.WriteString(line + "\n")
+			line, n, empty = rest, visibleLen(rest), true
 		}
+		if !empty {
+			line += " "
+			n++
+		}
+		line += w
+		n += wl
+		empty = false
 	}
-	return true
+	b.WriteString(line + "\n")
+}
+
+// visibleLen counts the runes of s outside SGR escape sequences.
+func visibleLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			if j := strings.IndexByte(s[i:], 'm'); j > 0 {
+				i += j + 1
+				continue
+			}
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return n
 }
 
 // showMarkdown prints the Markdown file at path, rendered.

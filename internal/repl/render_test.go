@@ -50,7 +50,6 @@ func FuzzSanitize(f *testing.F) {
 const planMD = "# Add retry\n\nRetry **idempotent** requests.\n\n- at most 5 attempts\n- exponential backoff\n\n\x1b]52;c;ZXZpbA==\x07\n"
 
 func TestMarkdown(t *testing.T) {
-	t.Setenv("GLAMOUR_STYLE", "")
 	t.Run("no terminal: the text as written, sanitized", func(t *testing.T) {
 		got := markdown(planMD, style{})
 		if got != sanitize(planMD) {
@@ -87,25 +86,14 @@ func TestMarkdown(t *testing.T) {
 			}
 		}
 	})
-	t.Run("unknown GLAMOUR_STYLE: the text as written", func(t *testing.T) {
-		t.Setenv("GLAMOUR_STYLE", "no-such-style")
-		if got := markdown("# T\n", style{terminal: true, color: true, width: 60}); got != "# T\n" {
-			t.Errorf("got %q", got)
+	t.Run("wrapping keeps words whole", func(t *testing.T) {
+		got := markdown("- "+strings.Repeat("word ", 30)+"\n", style{terminal: true, width: 40})
+		for _, l := range strings.Split(strings.TrimRight(got, "\n"), "\n") {
+			if len([]rune(l)) > 38 || strings.HasSuffix(l, " ") {
+				t.Errorf("line %q is longer than the wrap width or padded", l)
+			}
 		}
 	})
-}
-
-func TestTrimPadding(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"a   \n  b  \n\n", "a\n  b\n"},
-		{"\x1b[1mtitle\x1b[m\x1b[38;5;252m \x1b[m\x1b[38;5;252m \x1b[m\n", "\x1b[1mtitle\x1b[0m\n"},
-		{"\x1b[38;5;252m  \x1b[m\nx", "\nx\n"},
-	}
-	for _, tt := range tests {
-		if got := trimPadding(tt.in); got != tt.want {
-			t.Errorf("trimPadding(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
 }
 
 const patch = "diff --git a/retry.go b/retry.go\nnew file mode 100644\n--- /dev/null\n+++ b/retry.go\n@@ -0,0 +1,2 @@\n+package retry\n-old \x1b[2J\n context\n"
