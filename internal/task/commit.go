@@ -17,6 +17,16 @@ import (
 // ev.Moves (relative to the task folder; parents created, folders
 // fsynced), and replaces state.json atomically. Hooks, when set, run after
 // the append and after the moves.
+//
+// Commit returns nil only when all of that is durable. Any I/O error
+// (ENOSPC, EIO, EROFS, a short write, a failed fsync, which is never
+// retried) is returned. Before the event is durable in the log, the log is
+// cut back to where it was and nothing else has changed: the change did not
+// happen (should even the cut fail, the line may stay in the log; state.json
+// is untouched and the next Recover treats the line as logged only once an
+// fsync of the log succeeds). After it, the change is logged and the next Recover completes
+// it; until then state.json holds the old state (or, when only the final
+// folder fsync failed, already the new one), never a torn file.
 func (t *Task) Commit(ev Event, next State) error {
 	if ev.Kind == "" {
 		return fmt.Errorf("commit to task %s: event kind is empty", t.ID)
@@ -78,19 +88,20 @@ func (t *Task) Commit(ev Event, next State) error {
 		return err
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("close transcript of task %s: %w", t.ID, err)
+		return fmt.Errorf("close transcript of task %s: %w (the change to revision %d is logged; the next orch command completes it)", t.ID, err, next.Revision)
 	}
 	if t.Hooks.AfterAppend != nil {
 		t.Hooks.AfterAppend()
 	}
+	// From here on the change is logged: a failure leaves it to Recover.
 	if err := t.applyMoves(ev.Moves); err != nil {
-		return err
+		return fmt.Errorf("%w (the change to revision %d is logged; the next orch command completes it)", err, next.Revision)
 	}
 	if t.Hooks.AfterMoves != nil {
 		t.Hooks.AfterMoves()
 	}
-	if err := writeState(t.Dir, next); err != nil {
-		return fmt.Errorf("write state of task %s: %w", t.ID, err)
+	if err := writeState(t.fsys(), t.Dir, next); err != nil {
+		return fmt.Errorf("write state of task %s: %w (the change to revision %d is logged; the next orch command completes it)", t.ID, err, next.Revision)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ const (
 type Lock struct {
 	fl   *flock.Flock
 	path string
+	fs   fileSystem
 }
 
 // Lock takes the exclusive lock of the task (flock on <task>/.lock, created
@@ -55,7 +56,7 @@ func (t *Task) Lock(ctx context.Context, wait time.Duration) (*Lock, error) {
 		}
 		poll = min(2*poll, lockPollMax)
 	}
-	l := &Lock{fl: fl, path: path}
+	l := &Lock{fl: fl, path: path, fs: t.fsys()}
 	if err := l.writePID(os.Getpid()); err != nil {
 		fl.Unlock()
 		return nil, fmt.Errorf("lock task %s: %w", t.ID, err)
@@ -66,12 +67,12 @@ func (t *Task) Lock(ctx context.Context, wait time.Duration) (*Lock, error) {
 // writePID records the holder in the lock file (truncating it first). pid
 // 0 empties the file.
 func (l *Lock) writePID(pid int) error {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := l.fs.OpenFile(l.path, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return fmt.Errorf("write pid into %s: %w", l.path, err)
 	}
 	if pid > 0 {
-		_, err = fmt.Fprintf(f, "pid %d\n", pid)
+		err = writeAll(f, fmt.Appendf(nil, "pid %d\n", pid))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

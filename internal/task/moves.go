@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -54,7 +54,7 @@ func (t *Task) checkMovesFeasible(moves []Move) error {
 	if len(moves) == 0 {
 		return nil
 	}
-	root, err := os.OpenRoot(t.Dir)
+	root, err := t.fsys().OpenRoot(t.Dir)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
@@ -98,8 +98,8 @@ func (t *Task) checkMovesFeasible(moves []Move) error {
 }
 
 // applyMoves performs the moves idempotently: a move whose From is gone
-// and whose To exists was done before and is skipped. Every folder touched
-// is fsynced. Paths are resolved inside the task folder.
+// and whose To exists was done before and is skipped. Paths are resolved
+// inside the task folder. The first error is returned at once.
 func (t *Task) applyMoves(moves []Move) error {
 	if err := checkMoves(moves); err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
@@ -107,7 +107,7 @@ func (t *Task) applyMoves(moves []Move) error {
 	if len(moves) == 0 {
 		return nil
 	}
-	root, err := os.OpenRoot(t.Dir)
+	root, err := t.fsys().OpenRoot(t.Dir)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
@@ -120,40 +120,60 @@ func (t *Task) applyMoves(moves []Move) error {
 	return nil
 }
 
-func applyMove(root *os.Root, m Move) error {
-	fromOK, err := rootExists(root, m.From)
+// applyMove renames m.From to m.To, creating To's missing parents, then
+// fsyncs every folder on the way to To (each holds an entry the move may
+// have created) and From's folder (which lost one). A move found done is
+// fsynced the same way: an earlier attempt may have failed in an fsync, so
+// the entries it made are not known to be durable. From's folder is skipped
+// when a later move took it away; that move fsyncs its own folders.
+func applyMove(r root, m Move) error {
+	fromOK, err := rootExists(r, m.From)
 	if err != nil {
 		return err
 	}
-	if !fromOK {
-		toOK, err := rootExists(root, m.To)
+	if fromOK {
+		if err := rootMkdirAll(r, path.Dir(m.To)); err != nil {
+			return err
+		}
+		if err := r.Rename(m.From, m.To); err != nil {
+			return err
+		}
+	} else {
+		toOK, err := rootExists(r, m.To)
 		if err != nil {
 			return err
 		}
-		if toOK {
-			return nil // done before a crash
+		if !toOK {
+			return fmt.Errorf("neither exists")
 		}
-		return fmt.Errorf("neither exists")
 	}
-	if err := rootMkdirAllSync(root, path.Dir(m.To)); err != nil {
-		return err
+	dirs := []string{"."}
+	for _, part := range strings.Split(path.Dir(m.To), "/") {
+		if part != "." {
+			dirs = append(dirs, path.Join(dirs[len(dirs)-1], part))
+		}
 	}
-	if err := root.Rename(m.From, m.To); err != nil {
-		return err
+	if from := path.Dir(m.From); !slices.Contains(dirs, from) {
+		ok, err := rootExists(r, from)
+		if err != nil {
+			return err
+		}
+		if ok {
+			dirs = append(dirs, from)
+		}
 	}
-	if err := rootSyncDir(root, path.Dir(m.To)); err != nil {
-		return err
-	}
-	if path.Dir(m.From) != path.Dir(m.To) {
-		return rootSyncDir(root, path.Dir(m.From))
+	for _, d := range dirs {
+		if err := rootSyncDir(r, d); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // rootExists reports whether name exists below root (a final symlink is
 // not followed).
-func rootExists(root *os.Root, name string) (bool, error) {
-	_, err := root.Lstat(name)
+func rootExists(r root, name string) (bool, error) {
+	_, err := r.Lstat(name)
 	if err == nil {
 		return true, nil
 	}
@@ -163,30 +183,24 @@ func rootExists(root *os.Root, name string) (bool, error) {
 	return false, err
 }
 
-// rootMkdirAllSync creates dir below root with its missing parents,
-// fsyncing the parent of every folder it creates.
-func rootMkdirAllSync(root *os.Root, dir string) error {
+// rootMkdirAll creates dir below root with its missing parents; applyMove
+// fsyncs them. Existing folders are not touched.
+func rootMkdirAll(r root, dir string) error {
 	if dir == "." {
 		return nil
 	}
 	cur := "."
 	for _, part := range strings.Split(dir, "/") {
 		next := path.Join(cur, part)
-		err := root.Mkdir(next, 0o755)
+		fi, err := r.Stat(next)
 		switch {
-		case err == nil:
-			if err := rootSyncDir(root, cur); err != nil {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("%s is not a folder", next)
+		case errors.Is(err, fs.ErrNotExist):
+			if err := r.Mkdir(next, 0o755); err != nil {
 				return err
 			}
-		case errors.Is(err, fs.ErrExist):
-			fi, serr := root.Stat(next)
-			if serr != nil {
-				return serr
-			}
-			if !fi.IsDir() {
-				return fmt.Errorf("%s is not a folder", next)
-			}
-		default:
+		case err != nil:
 			return err
 		}
 		cur = next
@@ -194,8 +208,10 @@ func rootMkdirAllSync(root *os.Root, dir string) error {
 	return nil
 }
 
-func rootSyncDir(root *os.Root, dir string) error {
-	d, err := root.Open(dir)
+// rootSyncDir fsyncs a folder below root. A failed fsync is returned,
+// never retried.
+func rootSyncDir(r root, dir string) error {
+	d, err := r.Open(dir)
 	if err != nil {
 		return fmt.Errorf("open folder %s for fsync: %w", dir, err)
 	}

@@ -29,6 +29,7 @@ const (
 type Project struct {
 	Root string // repository top, absolute
 	Dir  string // Root/.orch
+	fs   fileSystem
 }
 
 // Task is one task folder. Hooks are nil in production.
@@ -36,6 +37,7 @@ type Task struct {
 	ID    string
 	Dir   string // absolute path of .orch/tasks/<id>
 	Hooks Hooks
+	fs    fileSystem // nil: the real file system; tests inject faults here
 }
 
 // Hooks are crash points for tests: Commit calls AfterAppend once the event
@@ -127,15 +129,20 @@ const ignoreTemplate = `# Written by orch init. Locks and temporary files are ne
 // .orch/.gitignore, each only if absent. created reports whether .orch
 // itself was new. Calling it again changes nothing.
 func InitProject(repoTop string) (p *Project, created bool, err error) {
+	return initProject(nil, repoTop)
+}
+
+// initProject is InitProject on a given file system (nil: the real one).
+func initProject(fsys fileSystem, repoTop string) (p *Project, created bool, err error) {
 	root, err := filepath.Abs(repoTop)
 	if err != nil {
 		return nil, false, fmt.Errorf("init project in %s: %w", repoTop, err)
 	}
-	p = &Project{Root: root, Dir: filepath.Join(root, OrchDir)}
-	switch err := os.Mkdir(p.Dir, 0o755); {
+	p = &Project{Root: root, Dir: filepath.Join(root, OrchDir), fs: fsys}
+	switch err := p.fsys().Mkdir(p.Dir, 0o755); {
 	case err == nil:
 		created = true
-		if err := syncDir(root); err != nil {
+		if err := syncDir(p.fsys(), root); err != nil {
 			return nil, false, err
 		}
 	case errors.Is(err, fs.ErrExist):
@@ -149,16 +156,16 @@ func InitProject(repoTop string) (p *Project, created bool, err error) {
 	default:
 		return nil, false, fmt.Errorf("init project: %w", err)
 	}
-	if err := mkdirAllSync(p.Dir, tasksName); err != nil {
+	if err := mkdirAllSync(p.fsys(), p.Dir, tasksName); err != nil {
 		return nil, false, fmt.Errorf("init project: %w", err)
 	}
 	for _, f := range []struct{ name, body string }{{configName, configTemplate}, {ignoreName, ignoreTemplate}} {
-		err := writeFileSync(filepath.Join(p.Dir, f.name), []byte(f.body), 0o644)
+		err := writeFileSync(p.fsys(), filepath.Join(p.Dir, f.name), []byte(f.body), 0o644)
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, false, fmt.Errorf("init project: %w", err)
 		}
 	}
-	if err := syncDir(p.Dir); err != nil {
+	if err := syncDir(p.fsys(), p.Dir); err != nil {
 		return nil, false, err
 	}
 	return p, created, nil
@@ -209,7 +216,7 @@ func (p *Project) SetCurrent(id string) error {
 
 // setCurrentLocked writes .orch/current; the caller holds the project lock.
 func (p *Project) setCurrentLocked(id string) error {
-	if err := writeFileAtomic(p.Dir, currentName, []byte(id+"\n"), 0o644); err != nil {
+	if err := writeFileAtomic(p.fsys(), p.Dir, currentName, []byte(id+"\n"), 0o644); err != nil {
 		return fmt.Errorf("set current task: %w", err)
 	}
 	return nil
@@ -229,7 +236,7 @@ func (p *Project) Open(id string) (*Task, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s (no folder %s); run `orch list` to see the tasks", ErrNoTask, id, dir)
 	}
-	return &Task{ID: id, Dir: dir}, nil
+	return &Task{ID: id, Dir: dir, fs: p.fs}, nil
 }
 
 // CleanStrays removes task folders left half-built by a CreateTask that
@@ -254,13 +261,13 @@ func (p *Project) CleanStrays() error {
 			if !strings.HasPrefix(e.Name(), c.prefix) {
 				continue
 			}
-			if err := os.RemoveAll(filepath.Join(c.dir, e.Name())); err != nil {
+			if err := p.fsys().RemoveAll(filepath.Join(c.dir, e.Name())); err != nil {
 				return fmt.Errorf("clean strays: %w", err)
 			}
 			removed = true
 		}
 		if removed {
-			if err := syncDir(c.dir); err != nil {
+			if err := syncDir(p.fsys(), c.dir); err != nil {
 				return err
 			}
 		}

@@ -29,10 +29,13 @@ func (r Recovery) Repaired() bool {
 //  1. stray temporary files (state.json.tmp-*) in the task folder are
 //     removed;
 //  2. an incomplete last transcript line (bytes after the last '\n') is
-//     cut off and the log fsynced;
+//     cut off;
 //  3. when the transcript's last state is one revision ahead of state.json
-//     (a crash between the append and the state write), that event's moves
-//     are completed and its state is written;
+//     (a crash, or an I/O error, between the append and the state write),
+//     the log is fsynced first — a line whose own fsync failed is rolled
+//     forward only once it is durable — then that event's moves are
+//     completed (every folder on their way fsynced, even when a move was
+//     already done) and its state is written;
 //  4. when anything was repaired, a "recovered" event (without state) says
 //     what.
 //
@@ -40,6 +43,11 @@ func (r Recovery) Repaired() bool {
 // different from the log's state at the same revision was changed outside
 // orch: Recover returns a *StateError and changes nothing. A missing or
 // invalid state.json is never recreated: it is a *StateError too.
+//
+// An I/O error in any step is returned at once (a failed fsync is never
+// retried); what was done before it stays done and is consistent, so
+// Recover can simply run again: state.json is the old or the rolled-forward
+// state, never a torn file.
 func (t *Task) Recover(now time.Time) (Recovery, error) {
 	var rec Recovery
 	temps, err := t.strayTemps()
@@ -64,32 +72,37 @@ func (t *Task) Recover(now time.Time) (Recovery, error) {
 		return rec, err
 	}
 
+	fsys := t.fsys()
 	for _, name := range temps {
-		if err := os.Remove(filepath.Join(t.Dir, name)); err != nil && !os.IsNotExist(err) {
+		if err := fsys.Remove(filepath.Join(t.Dir, name)); err != nil && !os.IsNotExist(err) {
 			return rec, fmt.Errorf("recover task %s: %w", t.ID, err)
 		}
 		rec.RemovedTemp = append(rec.RemovedTemp, name)
 	}
 	if len(temps) > 0 {
-		if err := syncDir(t.Dir); err != nil {
-			return rec, err
+		if err := syncDir(fsys, t.Dir); err != nil {
+			return rec, fmt.Errorf("recover task %s: %w", t.ID, err)
 		}
 	}
 	if tl.torn > 0 {
 		if err := f.Truncate(tl.end); err != nil {
 			return rec, fmt.Errorf("recover task %s: truncate transcript: %w", t.ID, err)
 		}
+		rec.TornBytes = tl.torn
+		tl.torn = 0
+	}
+	if rec.TornBytes > 0 || roll != nil {
+		// One fsync makes the cut durable and the event to roll forward
+		// to: state.json must never get ahead of what the disk has logged.
 		if err := f.Sync(); err != nil {
 			return rec, fmt.Errorf("recover task %s: fsync transcript: %w", t.ID, err)
 		}
-		rec.TornBytes = tl.torn
-		tl.torn = 0
 	}
 	if roll != nil {
 		if err := t.applyMoves(roll.Moves); err != nil {
 			return rec, fmt.Errorf("recover task %s: %w", t.ID, err)
 		}
-		if err := writeState(t.Dir, *roll.State); err != nil {
+		if err := writeState(fsys, t.Dir, *roll.State); err != nil {
 			return rec, fmt.Errorf("recover task %s: write state: %w", t.ID, err)
 		}
 		rec.RolledForward, rec.Revision = true, roll.State.Revision

@@ -305,7 +305,7 @@ func editState(t *testing.T, tk *Task, f func(*State)) {
 		t.Fatal(err)
 	}
 	f(&st)
-	if err := writeState(tk.Dir, st); err != nil {
+	if err := writeState(osFS{}, tk.Dir, st); err != nil {
 		t.Fatal(err)
 	}
 }

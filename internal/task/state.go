@@ -308,7 +308,7 @@ func encodeJSON(v any) ([]byte, error) {
 }
 
 // writeState replaces state.json atomically and durably.
-func writeState(dir string, s State) error {
+func writeState(fsys fileSystem, dir string, s State) error {
 	if s.Actors == nil {
 		s.Actors = map[string]map[string]any{}
 	}
@@ -316,7 +316,7 @@ func writeState(dir string, s State) error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	return writeFileAtomic(dir, StateFile, append(data, '\n'), 0o644)
+	return writeFileAtomic(fsys, dir, StateFile, append(data, '\n'), 0o644)
 }
 
 // sameState reports whether a and b agree on phase, revision and actors,

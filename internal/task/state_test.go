@@ -87,7 +87,7 @@ func TestReadStateValid(t *testing.T) {
 		}
 	}
 	// Numbers round-trip unchanged through writeState.
-	if err := writeState(tk.Dir, st); err != nil {
+	if err := writeState(osFS{}, tk.Dir, st); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, filepath.Join(tk.Dir, StateFile)); !strings.Contains(got, `"big":12345678901234567890`) || !strings.Contains(got, `"ratio":0.5`) {
@@ -102,7 +102,7 @@ func TestWriteStateAtomicLeavesNoTemp(t *testing.T) {
 	st, _ := tk.ReadState()
 	for range 3 {
 		st.Revision++
-		if err := writeState(tk.Dir, st); err != nil {
+		if err := writeState(osFS{}, tk.Dir, st); err != nil {
 			t.Fatal(err)
 		}
 	}

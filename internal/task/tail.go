@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 )
 
 // tailChunk is how much of the transcript is read at a time from its end.
@@ -12,7 +11,7 @@ const tailChunk = 64 << 10
 
 // findEnd returns the length of the complete part of a log of the given
 // size: the offset just after its last '\n' (0 when it has none).
-func findEnd(f *os.File, size int64) (int64, error) {
+func findEnd(f file, size int64) (int64, error) {
 	buf := make([]byte, tailChunk)
 	for pos := size; pos > 0; {
 		n := min(int64(len(buf)), pos)
@@ -30,13 +29,13 @@ func findEnd(f *os.File, size int64) (int64, error) {
 // revLines yields the complete lines of f[0:end] from the last to the
 // first, without their '\n'. end must be 0 or just after a '\n'.
 type revLines struct {
-	f   *os.File
+	f   file
 	pos int64  // file offset of buf[0]
 	buf []byte // f[pos:lineEnd], where lineEnd ends the next line to yield
 	eof bool
 }
 
-func newRevLines(f *os.File, end int64) *revLines {
+func newRevLines(f file, end int64) *revLines {
 	if end == 0 {
 		return &revLines{f: f, eof: true}
 	}

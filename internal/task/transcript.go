@@ -32,8 +32,8 @@ type logTail struct {
 
 // openLog opens transcript.jsonl for reading and appending. A missing log
 // is a *StateError.
-func (t *Task) openLog() (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(t.Dir, TranscriptFile), os.O_RDWR|os.O_APPEND, 0)
+func (t *Task) openLog() (file, error) {
+	f, err := t.fsys().OpenFile(filepath.Join(t.Dir, TranscriptFile), os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &StateError{Task: t.ID, File: TranscriptFile, Field: "$", Expected: "the task's event log", Got: "no file", Hint: verifyHint(t.ID), Err: err}
 	}
@@ -45,7 +45,7 @@ func (t *Task) openLog() (*os.File, error) {
 
 // readTail reads the transcript from its end until it has found want
 // state-carrying events (or reached the start).
-func (t *Task) readTail(f *os.File, want int) (logTail, error) {
+func (t *Task) readTail(f file, want int) (logTail, error) {
 	var tl logTail
 	fi, err := f.Stat()
 	if err != nil {
@@ -93,8 +93,19 @@ func (t *Task) tornError(tl logTail) error {
 }
 
 // appendEvent completes ev (seq, ts, prev) from the tail and appends it to
-// the log with a single write, then fsyncs the log.
-func (t *Task) appendEvent(f *os.File, tl logTail, ev *Event) error {
+// the log with a single write, then fsyncs the log. The log must end at
+// tl.end (no torn bytes).
+//
+// When the write fails, is short, or the fsync fails, the event is not
+// durable and must not be acted on: the log is truncated back to tl.end, so
+// that no later reader (Recover in particular) takes the line for a logged
+// event, and the error is returned. The fsync is never retried and the
+// truncation is not fsynced: after a failed fsync the file's cached pages
+// no longer say what is on the disk. Should a crash bring the line back,
+// it is either torn (Recover cuts it off) or complete, and then state.json
+// is still the state before it, which is exactly what Recover rolls
+// forward from.
+func (t *Task) appendEvent(f file, tl logTail, ev *Event) error {
 	ev.Seq = tl.lastSeq + 1
 	if ev.TS.IsZero() {
 		ev.TS = time.Now().UTC()
@@ -108,17 +119,22 @@ func (t *Task) appendEvent(f *os.File, tl logTail, ev *Event) error {
 		return fmt.Errorf("encode %s event for task %s: %w", ev.Kind, t.ID, err)
 	}
 	line = append(line, '\n')
-	n, err := f.Write(line)
-	if err == nil && n != len(line) {
-		err = io.ErrShortWrite
-	}
-	if err != nil {
-		return fmt.Errorf("append to transcript of task %s: %w", t.ID, err)
+	if err := writeAll(f, line); err != nil {
+		return t.undoAppend(f, tl, fmt.Errorf("append to transcript of task %s: %w", t.ID, err))
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("fsync transcript of task %s: %w", t.ID, err)
+		return t.undoAppend(f, tl, fmt.Errorf("fsync transcript of task %s (the event is not logged): %w", t.ID, err))
 	}
 	return nil
+}
+
+// undoAppend truncates the log back to tl.end after a failed append and
+// returns cause, noting when even the truncation failed.
+func (t *Task) undoAppend(f file, tl logTail, cause error) error {
+	if err := f.Truncate(tl.end); err != nil {
+		return fmt.Errorf("%w; cutting the unlogged event off failed too (%v); the next orch command recovers the task from what the transcript then holds", cause, err)
+	}
+	return cause
 }
 
 // Append adds an event that does not change the state (model_call,
