@@ -30,13 +30,14 @@ func (r Recovery) Repaired() bool {
 //     removed;
 //  2. an incomplete last transcript line (bytes after the last '\n') is
 //     cut off;
-//  3. when the transcript's last state is one revision ahead of state.json
+//  3. the log is fsynced when it was cut or when state.json is to be rolled
+//     forward: a line whose own fsync failed is rolled forward only once it
+//     is durable;
+//  4. when the transcript's last state is one revision ahead of state.json
 //     (a crash, or an I/O error, between the append and the state write),
-//     the log is fsynced first — a line whose own fsync failed is rolled
-//     forward only once it is durable — then that event's moves are
-//     completed (every folder on their way fsynced, even when a move was
-//     already done) and its state is written;
-//  4. when anything was repaired, a "recovered" event (without state) says
+//     that event's moves are completed (every folder on their way fsynced,
+//     even when a move was already done) and its state is written;
+//  5. when anything was repaired, a "recovered" event (without state) says
 //     what.
 //
 // state.json ahead of the log, behind it by more than one revision, or
@@ -123,7 +124,10 @@ func (t *Task) Recover(now time.Time) (Recovery, error) {
 	if err := t.appendEvent(f, tl, &Event{TS: now, Kind: KindRecovered, Data: data}); err != nil {
 		return rec, err
 	}
-	return rec, f.Close()
+	if err := f.Close(); err != nil {
+		return rec, fmt.Errorf("recover task %s: close transcript (the repair is logged): %w", t.ID, err)
+	}
+	return rec, nil
 }
 
 // strayTemps lists the temporary files of atomic writes in the task folder.

@@ -162,7 +162,10 @@ func (t *Task) Append(ev Event) error {
 	if err := t.appendEvent(f, tl, &ev); err != nil {
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close transcript of task %s (the %s event is logged): %w", t.ID, ev.Kind, err)
+	}
+	return nil
 }
 
 // Transcript reads every complete event of the log, oldest first. An
