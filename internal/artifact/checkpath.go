@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -42,7 +43,9 @@ func pathReason(err error) string {
 // CheckPath refuses a path that is not a plain repository-relative path.
 //
 // A path is refused when it is empty, longer than MaxPathBytes, not valid
-// UTF-8, contains a control character or a backslash, is absolute (a
+// UTF-8, contains a control character, a bidirectional control character
+// (U+202E RIGHT-TO-LEFT OVERRIDE and its kin, which make a name display as
+// another) or a backslash, is absolute (a
 // leading '/' or a Windows drive such as "C:"), has an empty element ("a//b",
 // a trailing '/'), a "." or ".." element or an element longer than
 // MaxPathElementBytes, has any element that a file system may treat as
@@ -68,6 +71,8 @@ func CheckPath(p string) error {
 			return fail("contains the control character " + strconv.QuoteRune(r))
 		case r == '\\':
 			return fail(`contains a backslash`)
+		case unicode.Is(unicode.Bidi_Control, r):
+			return fail("contains the bidirectional control character " + fmt.Sprintf("U+%04X", r) + ": the name would read differently than it is")
 		}
 	}
 	if p[0] == '/' {

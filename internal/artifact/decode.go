@@ -1,6 +1,9 @@
 package artifact
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Allowed values of the enumerated fields.
 var (
@@ -68,12 +71,15 @@ func DecodePlan(file string, data []byte) (Plan, error) {
 	return p, nil
 }
 
-// fileEntries validates a file plan list: each entry an object with a safe,
-// unique path and a known intent.
+// fileEntries validates a file plan list: each entry an object with a safe
+// path, unique even ignoring case (codegen cannot write both "a.go" and
+// "A.go": a case-insensitive file system holds one file for both), and a
+// known intent.
 func (c *checker) fileEntries(v val, required bool) []FileEntry {
 	elems := c.array(v, required)
 	var out []FileEntry
 	seen := make(map[string]int, len(elems))
+	folded := make(map[string]int, len(elems))
 	for i, e := range elems {
 		if !c.object(e, true) {
 			return nil
@@ -92,7 +98,12 @@ func (c *checker) fileEntries(v val, required bool) []FileEntry {
 				" (also "+formatPath(v.index(j).field("path").path)+")")
 			return nil
 		}
+		if j, dup := folded[strings.ToLower(f.Path)]; dup {
+			c.fail(pv, "paths that differ in more than case", caseCollision(f.Path, out[j].Path, i, j, formatPath(v.index(j).field("path").path)))
+			return nil
+		}
 		seen[f.Path] = i
+		folded[strings.ToLower(f.Path)] = i
 		out = append(out, f)
 	}
 	return out

@@ -4,7 +4,9 @@
 // Everything read here is treated as hostile input. The JSON artifacts are
 // decoded strictly: the top level must be an object, object keys must be
 // unique at every level, nesting is limited to MaxDepth levels, the bytes
-// must be valid UTF-8 and nothing may follow the JSON value. Each artifact is
+// must be valid UTF-8 (and no string may escape a lone UTF-16 surrogate,
+// which decoders silently turn into U+FFFD) and nothing may follow the
+// JSON value. Each artifact is
 // then checked field by field against the contract, and a failure is
 // reported as an *Error that names the task-relative file, the JSON path
 // ($.questions[2].blocking), what was expected and what was found. Fields

@@ -113,8 +113,8 @@ func shorten(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// treeParser builds a node tree from JSON tokens, refusing duplicate keys
-// and nesting deeper than MaxDepth.
+// treeParser builds a node tree from JSON tokens, refusing duplicate keys,
+// nesting deeper than MaxDepth and escapes of lone UTF-16 surrogates.
 type treeParser struct {
 	file string
 	data []byte
@@ -188,6 +188,10 @@ func (p *treeParser) fail(expected, got string) error {
 	return &Error{File: p.file, JSONPath: formatPath(p.path), Expected: expected, Got: got, Err: ErrInvalidJSON}
 }
 
+func (p *treeParser) loneSurrogateError(esc, where string) error {
+	return p.fail("valid Unicode text", "the lone UTF-16 surrogate escape "+esc+where+" (it would decode to U+FFFD)")
+}
+
 func (p *treeParser) syntaxError(err error) error {
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 		return p.fail("valid JSON", "the end of the file in the middle of a value")
@@ -225,6 +229,9 @@ func (p *treeParser) value(depth int) (*node, error) {
 			return nil, err
 		}
 	case string:
+		if esc, bad := loneSurrogate(p.data[start:p.dec.InputOffset()]); bad {
+			return nil, p.loneSurrogateError(esc, "")
+		}
 		n = &node{kind: kindString, text: t}
 	case json.Number:
 		n = &node{kind: kindNumber, text: string(t)}
@@ -242,6 +249,7 @@ func (p *treeParser) value(depth int) (*node, error) {
 func (p *treeParser) object(depth int) (*node, error) {
 	n := &node{kind: kindObject, fields: map[string]*node{}}
 	for p.dec.More() {
+		start := p.dec.InputOffset()
 		tok, err := p.dec.Token()
 		if err != nil {
 			return nil, p.syntaxError(err)
@@ -249,6 +257,9 @@ func (p *treeParser) object(depth int) (*node, error) {
 		key, ok := tok.(string)
 		if !ok {
 			return nil, p.fail("an object key", fmt.Sprintf("%v", tok))
+		}
+		if esc, bad := loneSurrogate(p.data[start:p.dec.InputOffset()]); bad {
+			return nil, p.loneSurrogateError(esc, " in an object key")
 		}
 		if _, dup := n.fields[key]; dup {
 			return nil, p.fail("unique object keys", strconv.Quote(shorten(key, 64))+" twice")

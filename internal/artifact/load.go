@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -70,6 +71,7 @@ func LoadFilePlan(taskDir string, plan Loaded[Plan]) Loaded[FilePlan] {
 // caller may have built or changed the Plan value itself).
 func checkEntries(file, field string, files []FileEntry) error {
 	seen := make(map[string]int, len(files))
+	folded := make(map[string]int, len(files))
 	for i, f := range files {
 		at := func(sub string) string { return fmt.Sprintf("$.%s[%d].%s", field, i, sub) }
 		if err := CheckPath(f.Path); err != nil {
@@ -79,7 +81,12 @@ func checkEntries(file, field string, files []FileEntry) error {
 			return &Error{File: file, JSONPath: at("path"), Expected: "unique paths",
 				Got: fmt.Sprintf("%q at indexes %d and %d (also $.%s[%d].path)", f.Path, j, i, field, j), Err: ErrSchema}
 		}
+		if j, dup := folded[strings.ToLower(f.Path)]; dup {
+			return &Error{File: file, JSONPath: at("path"), Expected: "paths that differ in more than case",
+				Got: caseCollision(f.Path, files[j].Path, i, j, fmt.Sprintf("$.%s[%d].path", field, j)), Err: ErrSchema}
+		}
 		seen[f.Path] = i
+		folded[strings.ToLower(f.Path)] = i
 		switch f.Intent {
 		case "create", "update", "delete":
 		default:
@@ -88,6 +95,13 @@ func checkEntries(file, field string, files []FileEntry) error {
 		}
 	}
 	return nil
+}
+
+// caseCollision describes path (entry i) colliding with other (entry j,
+// at otherAt) when case is ignored.
+func caseCollision(path, other string, i, j int, otherAt string) string {
+	return fmt.Sprintf("%s at index %d differs only in case from %s at index %d (%s): a case-insensitive file system holds one file for both",
+		quotePath(path), i, quotePath(other), j, otherAt)
 }
 
 // loadJSON reads and decodes one JSON artifact of a task folder.

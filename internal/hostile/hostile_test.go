@@ -1,6 +1,8 @@
 package hostile
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -136,4 +138,60 @@ func FuzzParsePaths(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestSnapshotAndChanges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		p := dir + "/" + rel
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/b.txt", "one")
+	write("skip/x", "x")
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	before, err := Snapshot(dir, "skip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := before["skip/x"]; ok || !strings.Contains(before["link"], "-> /etc/passwd") || !strings.HasPrefix(before["a/b.txt"], "file ") {
+		t.Fatalf("snapshot: %v", before)
+	}
+	write("a/b.txt", "two")
+	write("new.txt", "n")
+	write("skip/y", "ignored")
+	if err := os.Remove(filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	after, err := Snapshot(dir, "skip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(Changes(before, after), "\n")
+	for _, want := range []string{"+ new.txt", "- link", "~ a/b.txt"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("changes %q lack %q", got, want)
+		}
+	}
+	if len(Changes(after, after)) != 0 {
+		t.Error("a snapshot differs from itself")
+	}
+}
+
+func TestCreatableAndJSONString(t *testing.T) {
+	for p, want := range map[string]bool{"a/b": true, "../x": false, "/x": false, "a//b": false, "a\x00": false, "": false, "./x": false, "..x": true} {
+		if Creatable(p) != want {
+			t.Errorf("Creatable(%q) = %v", p, !want)
+		}
+	}
+	if got := JSONString("a\"\\\x00\xff"); got != `"a\"\\\u0000`+"\xff\"" {
+		t.Errorf("JSONString = %q", got)
+	}
 }

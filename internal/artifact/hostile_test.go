@@ -1,0 +1,531 @@
+package artifact
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/hostile"
+)
+
+// The shared hostile corpus (internal/hostile) through every reader of
+// this package: CheckPath, the file plan in planning.ai.json and
+// plan.files.json, code/files on disk, code/diff.patch, and the JSON
+// artifacts. Every refused case must be refused with a message naming the
+// file, the JSON path or line and the offending path; nothing is written.
+
+// TestHostilePathsCheckPath: every "refuse" path is refused with a
+// *PathError naming it; every "allow" path is accepted.
+func TestHostilePathsCheckPath(t *testing.T) {
+	for _, c := range hostile.PathCases() {
+		err := CheckPath(c.Path)
+		if c.Verdict == hostile.Allow {
+			if err != nil {
+				t.Errorf("%s (%s): refused: %v", c, c.Note, err)
+			}
+			continue
+		}
+		var pe *PathError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("%s: CheckPath = %v, want a *PathError", c, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), quotePath(c.Path)) || pe.Reason == "" {
+			t.Errorf("%s: message %q does not name the path", c, err)
+		}
+	}
+}
+
+// planWith returns planning.ai.json with the given file_plan paths (raw
+// bytes kept, see hostile.JSONString).
+func planWith(paths ...string) []byte {
+	var entries []string
+	for _, p := range paths {
+		entries = append(entries, `{"path":`+hostile.JSONString(p)+`,"intent":"create"}`)
+	}
+	return []byte(`{"id":"t","title":"T","brief":"b","file_plan":[` + strings.Join(entries, ",") + `]}`)
+}
+
+func filesWith(paths ...string) []byte {
+	var entries []string
+	for _, p := range paths {
+		entries = append(entries, `{"path":`+hostile.JSONString(p)+`,"intent":"create"}`)
+	}
+	return []byte(`{"files":[` + strings.Join(entries, ",") + `]}`)
+}
+
+// checkRefusal asserts err is an *Error naming file and, for a path that
+// is valid UTF-8 (else the document as a whole is refused), the JSON path
+// of the field.
+func checkRefusal(t *testing.T, c hostile.PathCase, err error, file, jsonPath string) {
+	t.Helper()
+	var ae *Error
+	if !errors.As(err, &ae) {
+		t.Errorf("%s in %s: accepted or not an *Error: %v", c, file, err)
+		return
+	}
+	msg := err.Error()
+	if ae.File != file || !strings.HasPrefix(msg, file+": ") {
+		t.Errorf("%s: message %q does not name %s", c, msg, file)
+	}
+	if bytes.ContainsAny([]byte(c.Path), "\x00") || !isUTF8(c.Path) {
+		return // refused as a document (raw NUL or invalid UTF-8), at a position
+	}
+	if strings.TrimSpace(c.Path) == "" { // refused as a blank string
+		if ae.JSONPath != jsonPath {
+			t.Errorf("%s: message %q: want %s", c, msg, jsonPath)
+		}
+		return
+	}
+	if ae.JSONPath != jsonPath || !strings.Contains(msg, quotePath(c.Path)) {
+		t.Errorf("%s: message %q: want %s and the path", c, msg, jsonPath)
+	}
+}
+
+func isUTF8(s string) bool { return strings.ToValidUTF8(s, "") == s }
+
+// TestHostilePathsInFilePlans: each path as the first and as the second
+// entry of planning.ai.json's file_plan and of plan.files.json, decoded
+// from bytes and loaded from a task folder, inferred or not.
+func TestHostilePathsInFilePlans(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range hostile.PathCases() {
+		for i, paths := range [][]string{{c.Path}, {"ok.go", c.Path}} {
+			at := "[" + strconv.Itoa(i) + "].path"
+			_, perr := DecodePlan(PlanFile, planWith(paths...))
+			_, ferr := DecodeFilePlan(FilePlanFile, filesWith(paths...))
+			if c.Verdict == hostile.Allow {
+				if perr != nil || ferr != nil {
+					t.Errorf("%s refused: %v / %v", c, perr, ferr)
+				}
+				continue
+			}
+			checkRefusal(t, c, perr, PlanFile, "$.file_plan"+at)
+			checkRefusal(t, c, ferr, FilePlanFile, "$.files"+at)
+		}
+		if c.Verdict == hostile.Allow {
+			continue
+		}
+		// From disk: plan.files.json wins over the plan; without it the
+		// plan's file_plan is used and must be refused the same way.
+		writeFile(t, dir, PlanFile, string(planWith("ok.go")))
+		writeFile(t, dir, FilePlanFile, string(filesWith(c.Path)))
+		plan := LoadPlan(dir)
+		checkRefusal(t, c, LoadFilePlan(dir, plan).Err, FilePlanFile, "$.files[0].path")
+		if err := os.Remove(filepath.Join(dir, FilePlanFile)); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, PlanFile, string(planWith(c.Path)))
+		plan = LoadPlan(dir)
+		checkRefusal(t, c, plan.Err, PlanFile, "$.file_plan[0].path")
+		if fp := LoadFilePlan(dir, plan); fp.OK() {
+			t.Errorf("%s: a file plan was inferred from an invalid plan", c)
+		}
+		// A Plan value built in code is re-checked when the file plan is
+		// inferred from it.
+		if isUTF8(c.Path) {
+			built := Loaded[Plan]{Present: true, Value: Plan{ID: "t", Title: "T", Brief: "b", FilePlan: []FileEntry{{Path: c.Path, Intent: "create"}}}}
+			checkRefusal(t, c, LoadFilePlan(dir, built).Err, PlanFile, "$.file_plan[0].path")
+		}
+	}
+}
+
+// TestHostileCodeFilesOnDisk creates each corpus name under code/files
+// where the file system allows it (beside a harmless file) and scans:
+// refused names are reported with code/files and the name; allowed names
+// are listed exactly. Nothing outside the task folder changes.
+func TestHostileCodeFilesOnDisk(t *testing.T) {
+	parent := t.TempDir()
+	sentinel := filepath.Join(parent, "sentinel")
+	writeFile(t, sentinel, "passwd", "root:x:0:0::/root:/bin/sh\n")
+	before, err := hostile.Snapshot(parent, "task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, skipped, deep := 0, 0, 0
+	for _, c := range hostile.PathCases() {
+		task := filepath.Join(parent, "task")
+		if err := os.RemoveAll(task); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, task, CodeFilesDir+"/ok.go", "package ok\n")
+		// A tree thousands of folders deep is refused once the path
+		// passes MaxPathBytes, but scanning it costs seconds (each folder
+		// is opened from the top through os.Root): CheckPath's tests
+		// cover those paths.
+		if strings.Count(c.Path, "/") > 256 {
+			deep++
+			continue
+		}
+		if !hostile.Creatable(c.Path) || !createIn(filepath.Join(task, filepath.FromSlash(CodeFilesDir)), c.Path) {
+			skipped++
+			continue
+		}
+		created++
+		l := ScanCodeFiles(task)
+		if c.Verdict == hostile.Allow {
+			if l.Err != nil || !slices.Equal(l.Value, sorted("ok.go", c.Path)) {
+				t.Errorf("%s: scan = %v, %v", c, l.Value, l.Err)
+			}
+			continue
+		}
+		msg := ""
+		if l.Err != nil {
+			msg = l.Err.Error()
+		}
+		if !errors.Is(l.Err, ErrUnsafePath) || !strings.HasPrefix(msg, CodeFilesDir) {
+			t.Errorf("%s: scan = %v, %v", c, l.Value, l.Err)
+			continue
+		}
+		// The name reported is the path up to the offending element (a
+		// refused directory is reported before what it holds).
+		if !namesPrefix(msg, c.Path) || !strings.Contains(msg, "expected safe repository-relative file names") {
+			t.Errorf("%s: message %q does not name the path", c, msg)
+		}
+	}
+	t.Logf("%d corpus names created under code/files, %d not creatable as written, %d deeper than 256 folders not created", created, skipped, deep)
+	if created < 100 {
+		t.Errorf("only %d names could be created", created)
+	}
+	after, err := hostile.Snapshot(parent, "task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := hostile.Changes(before, after); len(ch) > 0 {
+		t.Errorf("changed outside the task folder:\n%s", strings.Join(ch, "\n"))
+	}
+}
+
+// namesPrefix reports whether msg quotes p or one of its leading
+// element paths.
+func namesPrefix(msg, p string) bool {
+	for i := 0; i <= len(p); i++ {
+		if (i == len(p) || p[i] == '/') && strings.Contains(msg, quotePath(p[:i])) {
+			return true
+		}
+	}
+	return false
+}
+
+// createIn creates dir/p (folders as needed) through an os.Root, so that
+// nothing can leave dir; it reports whether the file system allowed it.
+func createIn(dir, p string) bool {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		if root.MkdirAll(p[:i], 0o755) != nil {
+			return false
+		}
+	}
+	return root.WriteFile(p, []byte("x\n"), 0o644) == nil
+}
+
+func sorted(ss ...string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
+}
+
+// TestHostileLinksUnderCodeFiles: links anywhere under code/files, and
+// code or code/files themselves as links, are refused without following.
+func TestHostileLinksUnderCodeFiles(t *testing.T) {
+	outside := t.TempDir()
+	writeFile(t, outside, "secret.go", "package secret\n")
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, task string)
+		want  string
+	}{
+		{"file link to /etc/passwd", func(t *testing.T, task string) { link(t, "/etc/passwd", task, CodeFilesDir+"/passwd") }, "code/files/passwd"},
+		{"file link outside", func(t *testing.T, task string) {
+			link(t, filepath.Join(outside, "secret.go"), task, CodeFilesDir+"/s.go")
+		}, "code/files/s.go"},
+		{"relative link up", func(t *testing.T, task string) { link(t, "../../../../secret.go", task, CodeFilesDir+"/up.go") }, "code/files/up.go"},
+		{"dir link outside", func(t *testing.T, task string) { link(t, outside, task, CodeFilesDir+"/vendor") }, "code/files/vendor"},
+		{"dir link inside", func(t *testing.T, task string) { link(t, ".", task, CodeFilesDir+"/self") }, "code/files/self"},
+		{"nested link", func(t *testing.T, task string) { link(t, "/", task, CodeFilesDir+"/a/b/root") }, "code/files/a/b/root"},
+		{"dangling link", func(t *testing.T, task string) { link(t, "/nonexistent/x", task, CodeFilesDir+"/gone.go") }, "code/files/gone.go"},
+		{"code/files is a link", func(t *testing.T, task string) {
+			if err := os.RemoveAll(filepath.Join(task, "code", "files")); err != nil {
+				t.Fatal(err)
+			}
+			link(t, outside, task, CodeFilesDir)
+		}, "code/files"},
+		{"code is a link", func(t *testing.T, task string) {
+			if err := os.RemoveAll(filepath.Join(task, "code")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, outside, "files/x.go", "package x\n")
+			link(t, outside, task, "code")
+		}, "code"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			task := t.TempDir()
+			writeFile(t, task, CodeFilesDir+"/ok.go", "package ok\n")
+			tc.setup(t, task)
+			l := ScanCodeFiles(task)
+			if !errors.Is(l.Err, ErrUnsafePath) || !strings.HasPrefix(l.Err.Error(), tc.want+": ") || !strings.Contains(l.Err.Error(), "symbolic link") {
+				t.Errorf("scan = %v, %v; want a refusal of %s as a symbolic link", l.Value, l.Err, tc.want)
+			}
+		})
+	}
+}
+
+func link(t *testing.T, target, dir, rel string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostilePatches: every hostile patch is refused by ParseDiff with the
+// reason expect.txt records and by LoadDiff with code/diff.patch named.
+func TestHostilePatches(t *testing.T) {
+	task := t.TempDir()
+	for _, name := range hostile.Names(hostile.Patches()) {
+		data := hostile.Patches()[name]
+		_, err := ParseDiff(bytes.NewReader(data))
+		var de *DiffError
+		if !errors.As(err, &de) || !errors.Is(err, ErrInvalidDiff) {
+			t.Errorf("%s: ParseDiff = %v, want a *DiffError", name, err)
+			continue
+		}
+		if !hostile.Matches(name, err.Error()) {
+			t.Errorf("%s: %q\nwant one of %q", name, err, hostile.Expect(name))
+		}
+		writeFile(t, task, DiffFile, string(data))
+		l := LoadDiff(task)
+		if l.Err == nil || !strings.HasPrefix(l.Err.Error(), DiffFile+": ") || !errors.Is(l.Err, ErrInvalidDiff) {
+			t.Errorf("%s: LoadDiff = %v", name, l.Err)
+		}
+	}
+}
+
+// TestHostilePathsInPatches: every refused corpus path, as the name of a
+// created, updated, renamed and deleted file, is refused and named.
+func TestHostilePathsInPatches(t *testing.T) {
+	for _, c := range hostile.PathCases() {
+		q := gitQuote(c.Path)
+		patches := map[string]string{
+			"create": "diff --git " + gitQuote("a/"+c.Path) + " " + gitQuote("b/"+c.Path) + "\nnew file mode 100644\n--- /dev/null\n+++ " + gitQuote("b/"+c.Path) + "\n@@ -0,0 +1 @@\n+x\n",
+			"update": "--- " + gitQuote("a/"+c.Path) + "\n+++ " + gitQuote("b/"+c.Path) + "\n@@ -1 +1 @@\n-x\n+y\n",
+			"delete": "--- " + gitQuote("a/"+c.Path) + "\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+			"rename": "diff --git a/ok.go " + gitQuote("b/"+c.Path) + "\nsimilarity index 100%\nrename from ok.go\nrename to " + q + "\n",
+		}
+		for op, patch := range patches {
+			d, err := ParseDiff(strings.NewReader(patch))
+			if c.Verdict == hostile.Allow {
+				if err != nil || len(d.Files) != 1 {
+					t.Errorf("%s %s: %v", op, c, err)
+				}
+				continue
+			}
+			if err == nil {
+				t.Errorf("%s %s: accepted: %+v", op, c, d.Files)
+				continue
+			}
+			if !errors.Is(err, ErrInvalidDiff) {
+				t.Errorf("%s %s: %v", op, c, err)
+			}
+			// Names that cannot be written in a header are refused as
+			// malformed; every other is named.
+			if !errors.Is(err, ErrUnsafePath) && !strings.Contains(err.Error(), "header line longer") && !strings.Contains(err.Error(), "malformed") {
+				t.Errorf("%s %s: %v is not a path refusal", op, c, err)
+			}
+		}
+	}
+}
+
+// gitQuote writes a name the way git does when it must: C-quoted with
+// octal escapes for bytes outside printable ASCII; plain otherwise.
+func gitQuote(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c >= 0x7f:
+			b.WriteString("\\" + strconv.FormatInt(int64(c)>>6&7, 8) + strconv.FormatInt(int64(c)>>3&7, 8) + strconv.FormatInt(int64(c)&7, 8))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// TestAcceptedPatchesApplyInside: the odd but valid patches parse, and
+// the real git apply, in a repository beside a sentinel folder, touches
+// exactly the files ParseDiff reported and nothing outside the work tree.
+func TestAcceptedPatchesApplyInside(t *testing.T) {
+	for _, name := range hostile.Names(hostile.AcceptedPatches()) {
+		data := hostile.AcceptedPatches()[name]
+		t.Run(strings.TrimSuffix(filepath.Base(name), ".patch"), func(t *testing.T) {
+			d, err := ParseDiff(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			r := newGitRepo(t)
+			r.write("README", "base\n")
+			r.commit()
+			parent := filepath.Dir(r.dir)
+			writeFile(t, parent, "sentinel/keep", "keep\n")
+			skip := filepath.Base(r.dir)
+			before, err := hostile.Snapshot(parent, skip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(parent, "p.patch"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before["p.patch"] = mustSnap(t, parent)["p.patch"]
+			r.git("apply", "--index", "--whitespace=nowarn", filepath.Join(parent, "p.patch"))
+			after, err := hostile.Snapshot(parent, skip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch := hostile.Changes(before, after); len(ch) > 0 {
+				t.Errorf("git apply changed files outside the work tree:\n%s", strings.Join(ch, "\n"))
+			}
+			var want []string
+			for _, f := range d.Files {
+				want = append(want, f.NewPath)
+			}
+			slices.Sort(want)
+			out := r.git("diff", "--cached", "--name-only", "-z", "--no-renames")
+			got := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("git apply changed %q; ParseDiff reported %q", got, want)
+			}
+		})
+	}
+}
+
+func mustSnap(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	s, err := hostile.Snapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestHostileJSONDocuments: the documents of groups "any", "plan" and
+// "files" through the decoders they target, from bytes and from disk.
+func TestHostileJSONDocuments(t *testing.T) {
+	decoders := map[string]func(string, []byte) error{
+		PlanFile:         func(f string, b []byte) error { _, err := DecodePlan(f, b); return err },
+		FilePlanFile:     func(f string, b []byte) error { _, err := DecodeFilePlan(f, b); return err },
+		PlanReviewFile:   func(f string, b []byte) error { _, err := DecodePlanReview(f, b); return err },
+		CodegenFile:      func(f string, b []byte) error { _, err := DecodeCodegen(f, b); return err },
+		CodeReviewFile:   func(f string, b []byte) error { _, err := DecodeCodeReview(f, b); return err },
+		TestReportFile:   func(f string, b []byte) error { _, err := DecodeTestReport(f, b); return err },
+		DecisionFile:     func(f string, b []byte) error { _, err := DecodeDecision(f, b); return err },
+		RevertRecordFile: func(f string, b []byte) error { _, err := DecodeRevertRecord(f, b); return err },
+	}
+	check := func(name, file string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s as %s: accepted", name, file)
+			return
+		}
+		var ae *Error
+		if !errors.As(err, &ae) || ae.File != file || !strings.HasPrefix(err.Error(), file+": ") {
+			t.Errorf("%s as %s: %v does not name the file", name, file, err)
+		}
+		if !hostile.Matches(name, err.Error()) {
+			t.Errorf("%s as %s: %q\nwant one of %q", name, file, err, hostile.Expect(name))
+		}
+	}
+	for _, name := range hostile.Names(hostile.JSONGroup("any")) {
+		data := hostile.JSONDocs()[name]
+		for file, decode := range decoders {
+			check(name, file, decode(file, data))
+		}
+	}
+	task := t.TempDir()
+	writeFile(t, task, PlanFile, `{"id":"t","title":"T","brief":"b","file_plan":[{"path":"a.go","intent":"update"}]}`)
+	for _, name := range hostile.Names(hostile.JSONGroup("plan")) {
+		data := hostile.JSONDocs()[name]
+		check(name, PlanFile, decoders[PlanFile](PlanFile, data))
+		writeFile(t, task, PlanFile, string(data))
+		check(name, PlanFile, LoadPlan(task).Err)
+	}
+	writeFile(t, task, PlanFile, `{"id":"t","title":"T","brief":"b","file_plan":[{"path":"a.go","intent":"update"}]}`)
+	for _, name := range hostile.Names(hostile.JSONGroup("files")) {
+		data := hostile.JSONDocs()[name]
+		check(name, FilePlanFile, decoders[FilePlanFile](FilePlanFile, data))
+		writeFile(t, task, FilePlanFile, string(data))
+		check(name, FilePlanFile, LoadFilePlan(task, LoadPlan(task)).Err)
+	}
+}
+
+func TestLoneSurrogate(t *testing.T) {
+	cases := []struct {
+		raw  string
+		want string
+	}{
+		{`"plain"`, ""},
+		{`"\ud83d\ude00"`, ""},       // a pair: U+1F600
+		{`"\\ud800"`, ""},            // an escaped backslash, then text
+		{`"\\\ud800"`, `\ud800`},     // an escaped backslash, then a lone escape
+		{`"a\ud800"`, `\ud800`},      // high half at the end
+		{`"\ud800x"`, `\ud800`},      // high half before text
+		{`"\ud800\u0041"`, `\ud800`}, // high half before a non-surrogate escape
+		{`"\udc00"`, `\udc00`},       // low half alone
+		{`"\ude00\ud83d"`, `\ude00`}, // reversed pair
+		{`"\uD800"`, `\uD800`},       // upper-case hex
+		{`"\u12"`, ""},               // malformed: the decoder refuses it
+	}
+	for _, tc := range cases {
+		got, bad := loneSurrogate([]byte(tc.raw))
+		if got != tc.want || bad != (tc.want != "") {
+			t.Errorf("loneSurrogate(%s) = %q, %v; want %q", tc.raw, got, bad, tc.want)
+		}
+	}
+	_, err := DecodePlan(PlanFile, []byte(`{"id":"t","title":"smile \ud83d\ude00","brief":"b"}`))
+	if err != nil {
+		t.Errorf("a surrogate pair was refused: %v", err)
+	}
+	_, err = DecodePlan(PlanFile, []byte(`{"id":"t","title":"T","brief":"b","questions":[{"id":"q","text":"a\udc00","blocking":true}]}`))
+	if err == nil || err.Error() != `planning/planning.ai.json: $.questions[0].text: expected valid Unicode text, got the lone UTF-16 surrogate escape \udc00 (it would decode to U+FFFD)` {
+		t.Errorf("lone surrogate: %v", err)
+	}
+}
+
+func TestCaseCollisionMessage(t *testing.T) {
+	_, err := DecodeFilePlan(FilePlanFile, []byte(`{"files":[{"path":"README.md","intent":"update"},{"path":"b","intent":"create"},{"path":"readme.MD","intent":"create"}]}`))
+	want := `planning/plan.files.json: $.files[2].path: expected paths that differ in more than case, got "readme.MD" at index 2 differs only in case from "README.md" at index 0 ($.files[0].path): a case-insensitive file system holds one file for both`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	built := Loaded[Plan]{Present: true, Value: Plan{FilePlan: []FileEntry{{Path: "a.go", Intent: "update"}, {Path: "A.go", Intent: "create"}}}}
+	if fp := LoadFilePlan(t.TempDir(), built); fp.Err == nil || !strings.Contains(fp.Err.Error(), "$.file_plan[1].path: expected paths that differ in more than case") {
+		t.Errorf("inferred: %v", fp.Err)
+	}
+}
