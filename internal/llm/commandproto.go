@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // The command protocol, version 1. docs/command-protocol.md (at the repository top) says the
@@ -24,8 +23,9 @@ import (
 //	 "max_tokens": 4096,                // optional
 //	 "temperature": 0.2}                // optional
 //
-// and reads ONE JSON object from its stdout (at most 16 MiB; surrounding
-// whitespace is allowed, anything else is not):
+// and reads ONE JSON object from its stdout (at most 16 MiB, UTF-8, no key
+// twice in one object even in another case, no escaped lone UTF-16
+// surrogate; surrounding whitespace is allowed, anything else is not):
 //
 //	{"text": "...",                     // the answer; for a structured answer the JSON as a string
 //	 "json": {...},                     // instead of "text": the structured answer as JSON
@@ -90,6 +90,9 @@ func decodeCommandResponse(data []byte) (commandResponse, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return out, errors.New("stdout has more than one JSON value")
 	}
+	if err := checkJSONText(trimmed); err != nil {
+		return out, fmt.Errorf("stdout: %w", err)
+	}
 	if w.Refusal != nil {
 		out.Refusal = *w.Refusal
 	}
@@ -126,13 +129,13 @@ func decodeCommandResponse(data []byte) (commandResponse, error) {
 	return out, nil
 }
 
-// compactJSON returns raw without insignificant space, with any invalid
-// UTF-8 inside its strings replaced by U+FFFD (encoding/json lets such
-// bytes through in a RawMessage; decoded strings never carry them).
+// compactJSON returns raw without insignificant space. Its callers have
+// refused invalid UTF-8 (checkJSONText), which encoding/json would let
+// through in a RawMessage.
 func compactJSON(raw json.RawMessage) (string, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
 		return "", err
 	}
-	return strings.ToValidUTF8(buf.String(), "\uFFFD"), nil
+	return buf.String(), nil
 }

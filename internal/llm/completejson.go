@@ -18,7 +18,8 @@ const maxFeedback = 2000
 // CompleteJSON asks p for a structured answer and checks it.
 //
 // Each answer must be one JSON value (a single surrounding Markdown code
-// fence is tolerated) that validate accepts; validate nil means "decodes
+// fence is tolerated) without keys repeated in one object (ignoring case)
+// or lone surrogate escapes (see checkJSONText), that validate accepts; validate nil means "decodes
 // into T". On invalid JSON or a validation error the conversation is sent
 // again with the answer and a user message quoting the error, up to
 // maxAttempts calls in all. Every Response received is returned, for the
@@ -72,6 +73,9 @@ func checkJSON[T any](text string, validate func([]byte) (T, error)) (T, error) 
 		var v any
 		err := json.Unmarshal([]byte(raw), &v)
 		return zero, fmt.Errorf("the answer is not valid JSON: %v", err)
+	}
+	if err := checkJSONText([]byte(raw)); err != nil {
+		return zero, fmt.Errorf("the answer is ambiguous: %w", err)
 	}
 	v, err := validate([]byte(raw))
 	if err != nil {

@@ -48,6 +48,9 @@ func decodeScript(data []byte) ([]scriptEntry, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("data after the script object")
 	}
+	if err := checkJSONText(data); err != nil {
+		return nil, err
+	}
 	if len(w.Responses) == 0 {
 		return nil, errors.New(`"responses" is missing or empty`)
 	}

@@ -1,0 +1,169 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/hostile"
+)
+
+// The shared hostile corpus (internal/hostile) through the command
+// provider's output decoding, the script provider's file decoding and
+// CompleteJSON's answer checks.
+
+// TestHostileCommandStdout: every "command" and "any" document, printed by
+// a real command, is refused as a protocol error naming the command and
+// the problem; the decoder alone says the same. Nothing is written.
+func TestHostileCommandStdout(t *testing.T) {
+	parent := t.TempDir()
+	before, err := hostile.Snapshot(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := hostile.JSONGroup("command")
+	for name, data := range hostile.JSONGroup("any") {
+		docs[name] = data
+	}
+	dir := t.TempDir()
+	for _, name := range hostile.Names(docs) {
+		data := docs[name]
+		_, derr := decodeCommandResponse(data)
+		if derr == nil {
+			t.Errorf("%s: decodeCommandResponse accepted it", name)
+			continue
+		}
+		if strings.HasPrefix(name, "json/command/") && !hostile.Matches(name, derr.Error()) {
+			t.Errorf("%s: %q\nwant one of %q", name, derr, hostile.Expect(name))
+		}
+		out := filepath.Join(dir, "stdout")
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(Config{Type: TypeCommand, Name: "local", Command: []string{"cat", out}}, env())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Complete(context.Background(), basicRequest())
+		var pe *ProtocolError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: Complete = %v, want a *ProtocolError", name, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, "command cat printed no valid response") || !strings.Contains(msg, derr.Error()) {
+			t.Errorf("%s: message %q does not say what is wrong", name, msg)
+		}
+	}
+	after, err := hostile.Snapshot(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := hostile.Changes(before, after); len(ch) > 0 {
+		t.Errorf("the command provider wrote:\n%s", strings.Join(ch, "\n"))
+	}
+}
+
+// TestHostileModelAnswers: the planner and codegen answers whose problem
+// is in the JSON text itself (keys repeated, in any case; lone surrogate
+// escapes) are refused by CompleteJSON's checks whatever the schema, with
+// the JSON path; the others parse and are left to the agent's validation.
+func TestHostileModelAnswers(t *testing.T) {
+	docs := hostile.JSONGroup("answer-plan")
+	for name, data := range hostile.JSONGroup("answer-codegen") {
+		docs[name] = data
+	}
+	refused := 0
+	for _, name := range hostile.Names(docs) {
+		data := docs[name]
+		_, err := checkJSON(string(data), decodeInto[any])
+		textual := false
+		for _, f := range hostile.Expect(name) {
+			textual = textual || f == "duplicate" || f == "surrogate" || strings.HasPrefix(f, "duplicate key")
+		}
+		switch {
+		case textual && err == nil:
+			t.Errorf("%s: accepted", name)
+		case textual && !hostile.Matches(name, err.Error()):
+			t.Errorf("%s: %q\nwant one of %q", name, err, hostile.Expect(name))
+		case textual && !strings.Contains(err.Error(), "$"):
+			t.Errorf("%s: %q does not name the JSON path", name, err)
+		}
+		if err != nil {
+			refused++
+		}
+	}
+	if refused < 8 {
+		t.Errorf("only %d answers refused by CompleteJSON's checks", refused)
+	}
+}
+
+// TestHostileScriptFiles: a script file that is not UTF-8, repeats a key
+// or escapes a lone surrogate is refused when the provider is built.
+func TestHostileScriptFiles(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"not UTF-8":          "{\"responses\":[{\"role\":\"codegen\",\"json\":{\"path\":\"\xc0\xae\xc0\xae/x\"}}]}",
+		"repeated role":      `{"responses":[{"role":"codegen","role":"planner","text":"x"}]}`,
+		"repeated json key":  `{"responses":[{"role":"codegen","json":{"path":"a.go","Path":"../x"}}]}`,
+		"lone surrogate":     `{"responses":[{"role":"codegen","text":"{\"path\":\"a\ud800\"}"}]}`,
+		"repeated responses": `{"responses":[{"role":"a","text":"x"}],"responses":[{"role":"a","text":"y"}]}`,
+	}
+	for name, script := range cases {
+		path := filepath.Join(dir, "script.json")
+		if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := New(Config{Type: TypeScript, Name: "s", ScriptFile: path}, env())
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, name := range hostile.Names(hostile.JSONGroup("any")) {
+		if _, err := decodeScript(hostile.JSONDocs()[name]); err == nil {
+			t.Errorf("%s: accepted as a script", name)
+		}
+	}
+}
+
+func TestCheckJSONText(t *testing.T) {
+	cases := []struct {
+		in, want string
+	}{
+		{`{"a":1,"b":[{"c":"\ud83d\ude00"}],"d":{"e":null}}`, ""},
+		{`[1,"x",{"a":{}}]`, ""},
+		{`"\\ud800"`, ""},
+		{`{"a":1,"a":2}`, `$.a: duplicate key "a"`},
+		{`{"files":[{"path":"a","PATH":"b"}]}`, `$.files[0].PATH: duplicate key "PATH" (same as "path" ignoring case)`},
+		{`{"x":[0,{"k":"\udc00"}]}`, `$.x[1].k: the escape \udc00 is half of a UTF-16 surrogate pair`},
+		{`{"\ud800":1}`, `$: the escape \ud800 is half`},
+		{"{\"a\":\"\xff\"}", `byte 6 (0xff) is not valid UTF-8`},
+		{`{"odd key":{"a":1,"a":1}}`, `$["odd key"].a: duplicate key "a"`},
+		{`{"a":`, `$.a: unexpected end of the JSON text`},
+	}
+	for _, tc := range cases {
+		err := checkJSONText([]byte(tc.in))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("checkJSONText(%s) = %v", tc.in, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("checkJSONText(%s) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func FuzzCheckJSONText(f *testing.F) {
+	for _, s := range []string{`{"a":1,"A":2}`, `{"a":"\ud800"}`, `[{"b":[{"c":{}}]}]`, "\"\xff\"", `{"a":{"a":{"a":1}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := checkJSONText(data)
+		if err == nil && !utf8.Valid(data) {
+			t.Errorf("accepted invalid UTF-8: %q", data)
+		}
+	})
+}

@@ -1,0 +1,192 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// checkJSONText refuses JSON that encoding/json would decode, silently,
+// into something else than what was written:
+//
+//   - bytes that are not UTF-8 (decoded as U+FFFD);
+//   - an escape of a lone UTF-16 surrogate such as \ud800 (also U+FFFD);
+//   - two keys of one object that are equal ignoring case: struct fields
+//     match keys case-insensitively and the last one wins, so
+//     {"path": "a.go", "PATH": "../x"} would be read as "../x".
+//
+// data must be one JSON value (the caller has checked its syntax); a
+// syntax error found on the way is returned as well. Errors name the JSON
+// path ($.files[0].path) of the problem.
+func checkJSONText(data []byte) error {
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, size := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
+		}
+		return fmt.Errorf("byte %d (0x%02x) is not valid UTF-8", off, data[off])
+	}
+	w := jsonWalker{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
+	w.dec.UseNumber()
+	return w.walk()
+}
+
+// jsonFrame is one open object or array.
+type jsonFrame struct {
+	object  bool
+	keys    map[string]string // lower-cased key → key as written
+	wantKey bool
+	key     string // the member being read
+	index   int    // the element being read
+}
+
+type jsonWalker struct {
+	dec   *json.Decoder
+	data  []byte
+	stack []jsonFrame
+}
+
+func (w *jsonWalker) walk() error {
+	for {
+		start := w.dec.InputOffset()
+		tok, err := w.dec.Token()
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%s: unexpected end of the JSON text", w.path())
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.path(), err)
+		}
+		if s, ok := tok.(string); ok {
+			if esc, bad := loneSurrogateEscape(w.data[start:w.dec.InputOffset()]); bad {
+				return fmt.Errorf("%s: the escape %s is half of a UTF-16 surrogate pair (it would decode to U+FFFD)", w.path(), esc)
+			}
+			if top := w.top(); top != nil && top.object && top.wantKey {
+				prev, dup := top.keys[strings.ToLower(s)]
+				top.key, top.wantKey = s, false
+				if dup {
+					if prev == s {
+						return fmt.Errorf("%s: duplicate key %s", w.path(), strconv.Quote(shortenKey(s)))
+					}
+					return fmt.Errorf("%s: duplicate key %s (same as %s ignoring case)", w.path(), strconv.Quote(shortenKey(s)), strconv.Quote(shortenKey(prev)))
+				}
+				top.keys[strings.ToLower(s)] = s
+				continue
+			}
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{':
+				w.stack = append(w.stack, jsonFrame{object: true, keys: map[string]string{}, wantKey: true})
+				continue
+			case '[':
+				w.stack = append(w.stack, jsonFrame{})
+				continue
+			default: // '}' or ']': the container is a finished value
+				w.stack = w.stack[:len(w.stack)-1]
+			}
+		}
+		// A value ended.
+		top := w.top()
+		if top == nil {
+			return nil // the top-level value
+		}
+		if top.object {
+			top.wantKey = true
+		} else {
+			top.index++
+		}
+	}
+}
+
+func (w *jsonWalker) top() *jsonFrame {
+	if len(w.stack) == 0 {
+		return nil
+	}
+	return &w.stack[len(w.stack)-1]
+}
+
+// path renders where the walker is, as $.a[2].b.
+func (w *jsonWalker) path() string {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, f := range w.stack {
+		switch {
+		case f.object && !f.wantKey:
+			if isPlainKey(f.key) {
+				b.WriteString("." + f.key)
+			} else {
+				b.WriteString("[" + strconv.Quote(shortenKey(f.key)) + "]")
+			}
+		case !f.object:
+			b.WriteString("[" + strconv.Itoa(f.index) + "]")
+		}
+	}
+	return b.String()
+}
+
+func isPlainKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func shortenKey(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// loneSurrogateEscape returns the first \u escape of raw (one JSON string
+// token, maybe with the separators before it) that encodes half of a
+// surrogate pair without the other half.
+func loneSurrogateEscape(raw []byte) (string, bool) {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character: a "\\" pair is skipped whole
+		if i >= len(raw) || raw[i] != 'u' {
+			continue
+		}
+		r, err := strconv.ParseUint(string(raw[i+1:min(i+5, len(raw))]), 16, 32)
+		if err != nil || i+5 > len(raw) {
+			continue
+		}
+		esc := string(raw[i-1 : i+5])
+		i += 4
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return esc, true
+		case r >= 0xD800 && r <= 0xDBFF:
+			next := raw[i+1:]
+			if len(next) >= 6 && next[0] == '\\' && next[1] == 'u' {
+				if lo, err := strconv.ParseUint(string(next[2:6]), 16, 32); err == nil && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 6
+					continue
+				}
+			}
+			return esc, true
+		}
+	}
+	return "", false
+}
