@@ -101,27 +101,24 @@ func TestHostileModelAnswers(t *testing.T) {
 	}
 }
 
-// TestHostileScriptFiles: a script file that is not UTF-8, repeats a key
-// or escapes a lone surrogate is refused when the provider is built.
+// TestHostileScriptFiles: a script file that is not UTF-8 is refused when
+// the provider is built; answers it replays are left alone (a script may
+// replay a hostile answer: CompleteJSON checks it), and so are "json"
+// answers with repeated keys or lone surrogates, byte for byte.
 func TestHostileScriptFiles(t *testing.T) {
 	dir := t.TempDir()
-	cases := map[string]string{
-		"not UTF-8":          "{\"responses\":[{\"role\":\"codegen\",\"json\":{\"path\":\"\xc0\xae\xc0\xae/x\"}}]}",
-		"repeated role":      `{"responses":[{"role":"codegen","role":"planner","text":"x"}]}`,
-		"repeated json key":  `{"responses":[{"role":"codegen","json":{"path":"a.go","Path":"../x"}}]}`,
-		"lone surrogate":     `{"responses":[{"role":"codegen","text":"{\"path\":\"a\ud800\"}"}]}`,
-		"repeated responses": `{"responses":[{"role":"a","text":"x"}],"responses":[{"role":"a","text":"y"}]}`,
+	path := filepath.Join(dir, "script.json")
+	if err := os.WriteFile(path, []byte("{\"responses\":[{\"role\":\"codegen\",\"json\":{\"path\":\"\xc0\xae\xc0\xae/x\"}}]}"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for name, script := range cases {
-		path := filepath.Join(dir, "script.json")
-		if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := New(Config{Type: TypeScript, Name: "s", ScriptFile: path}, env())
-		var ce *ConfigError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) {
-			t.Errorf("%s: %v", name, err)
-		}
+	_, err := New(Config{Type: TypeScript, Name: "s", ScriptFile: path}, env())
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "byte 48 (0xc0) is not valid UTF-8") {
+		t.Errorf("invalid UTF-8: %v", err)
+	}
+	entries, err := decodeScript([]byte(`{"responses":[{"role":"codegen","json":{"path":"a.go","PATH":"../x","c":"\ud800"}}]}`))
+	if err != nil || len(entries) != 1 || entries[0].Text != `{"path":"a.go","PATH":"../x","c":"\ud800"}` {
+		t.Errorf("a hostile answer was not replayed as written: %+v, %v", entries, err)
 	}
 	for _, name := range hostile.Names(hostile.JSONGroup("any")) {
 		if _, err := decodeScript(hostile.JSONDocs()[name]); err == nil {
@@ -139,8 +136,8 @@ func TestCheckJSONText(t *testing.T) {
 		{`"\\ud800"`, ""},
 		{`{"a":1,"a":2}`, `$.a: duplicate key "a"`},
 		{`{"files":[{"path":"a","PATH":"b"}]}`, `$.files[0].PATH: duplicate key "PATH" (same as "path" ignoring case)`},
-		{`{"x":[0,{"k":"\udc00"}]}`, `$.x[1].k: the escape \udc00 is half of a UTF-16 surrogate pair`},
-		{`{"\ud800":1}`, `$: the escape \ud800 is half`},
+		{`{"x":[0,{"k":"\udc00"}]}`, `$.x[1].k: the escape \udc00 is a lone UTF-16 surrogate`},
+		{`{"\ud800":1}`, `$: the escape \ud800 is a lone`},
 		{"{\"a\":\"\xff\"}", `byte 6 (0xff) is not valid UTF-8`},
 		{`{"odd key":{"a":1,"a":1}}`, `$["odd key"].a: duplicate key "a"`},
 		{`{"a":`, `$.a: unexpected end of the JSON text`},

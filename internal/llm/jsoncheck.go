@@ -24,20 +24,28 @@ import (
 // syntax error found on the way is returned as well. Errors name the JSON
 // path ($.files[0].path) of the problem.
 func checkJSONText(data []byte) error {
-	if !utf8.Valid(data) {
-		off := 0
-		for off < len(data) {
-			r, size := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			off += size
-		}
-		return fmt.Errorf("byte %d (0x%02x) is not valid UTF-8", off, data[off])
+	if err := checkUTF8(data); err != nil {
+		return err
 	}
 	w := jsonWalker{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
 	w.dec.UseNumber()
 	return w.walk()
+}
+
+// checkUTF8 refuses data that is not UTF-8, naming the first bad byte.
+func checkUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	off := 0
+	for off < len(data) {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		off += size
+	}
+	return fmt.Errorf("byte %d (0x%02x) is not valid UTF-8", off, data[off])
 }
 
 // jsonFrame is one open object or array.
@@ -67,7 +75,7 @@ func (w *jsonWalker) walk() error {
 		}
 		if s, ok := tok.(string); ok {
 			if esc, bad := loneSurrogateEscape(w.data[start:w.dec.InputOffset()]); bad {
-				return fmt.Errorf("%s: the escape %s is half of a UTF-16 surrogate pair (it would decode to U+FFFD)", w.path(), esc)
+				return fmt.Errorf("%s: the escape %s is a lone UTF-16 surrogate (it would decode to U+FFFD)", w.path(), esc)
 			}
 			if top := w.top(); top != nil && top.object && top.wantKey {
 				prev, dup := top.keys[strings.ToLower(s)]
