@@ -344,4 +344,3 @@ func TestOddNamesPlanned(t *testing.T) {
 	}
 	watch.check("planning of odd names")
 }
-
