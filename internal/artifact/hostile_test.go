@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/hostile"
 )
@@ -528,4 +530,27 @@ func TestCaseCollisionMessage(t *testing.T) {
 	if fp := LoadFilePlan(t.TempDir(), built); fp.Err == nil || !strings.Contains(fp.Err.Error(), "$.file_plan[1].path: expected paths that differ in more than case") {
 		t.Errorf("inferred: %v", fp.Err)
 	}
+}
+
+// FuzzLoneSurrogate checks loneSurrogate against encoding/json: a JSON
+// string it lets through decodes without a U+FFFD the text did not
+// already spell, and one it refuses holds an escaped surrogate half.
+func FuzzLoneSurrogate(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\ud83d\ude00"`, `"\ud800"`, `"\\ud800"`, `"\udc00\ud800"`, `"\ud800\u0041"`, `"\uFFFD"`, `"�"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		esc, bad := loneSurrogate(raw)
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return // not one JSON string: the decoder refuses it anyway
+		}
+		spelled := bytes.Contains(raw, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) || !utf8.Valid(raw)
+		switch {
+		case !bad && strings.ContainsRune(s, utf8.RuneError) && !spelled:
+			t.Errorf("%q decodes to %q with U+FFFD, but no lone surrogate was found", raw, s)
+		case bad && (len(esc) != 6 || !strings.HasPrefix(strings.ToLower(esc), `\ud`)):
+			t.Errorf("%q: reported escape %q", raw, esc)
+		}
+	})
 }

@@ -164,3 +164,42 @@ func FuzzCheckJSONText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScriptState feeds arbitrary script state files (.orch/cache, which
+// a person may edit or a crash may tear) to the persistent script
+// provider: a bad file is refused with its path, a good one gives a
+// cursor-safe state, and taking an answer never panics.
+func FuzzScriptState(f *testing.F) {
+	for _, s := range []string{
+		`{"version":1,"cursors":{"planner":1}}`,
+		`{"version":1,"cursors":{"planner":-5,"codegen":99999999999}}`,
+		`{"version":2}`,
+		`{"version":1,"cursors":null}`,
+		`{"version":1,"cursors":{"a":1.5}}`,
+		`{"version":1,"cursors":{"a":1},"cursors":{"a":2}}`,
+		"", "null", "\xff",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	p := &scriptProvider{name: "s", file: "script.json", entries: []scriptEntry{{Role: "planner", Text: "a"}, {Role: "codegen", Text: "b"}}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "state.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := readScriptState(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		if st.Version != scriptStateVersion || st.Cursors == nil {
+			t.Fatalf("accepted state %+v", st)
+		}
+		for _, role := range []string{"planner", "codegen", "plan_reviewer:risk"} {
+			_, _ = p.take(st.Cursors, role)
+		}
+	})
+}
