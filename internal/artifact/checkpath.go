@@ -45,14 +45,14 @@ func pathReason(err error) string {
 // A path is refused when it is empty, longer than MaxPathBytes, not valid
 // UTF-8, contains a control character, a bidirectional control character
 // (U+202E RIGHT-TO-LEFT OVERRIDE and its kin, which make a name display as
-// another) or a backslash, is absolute (a
-// leading '/' or a Windows drive such as "C:"), has an empty element ("a//b",
-// a trailing '/'), a "." or ".." element or an element longer than
-// MaxPathElementBytes, has any element that a file system may treat as
-// ".git" (case-insensitively, with trailing dots or spaces, an NTFS stream
-// suffix, HFS+ ignorable characters, or the 8.3 short name "git~1"), or
-// starts with an element that may be treated as ".orch". The error is a
-// *PathError wrapping ErrUnsafePath.
+// another) or a backslash, is absolute (a leading '/' or a Windows drive
+// such as "C:"), has an empty element ("a//b", a trailing '/'), a "." or
+// ".." element or an element longer than MaxPathElementBytes, has any
+// element that a file system may treat as ".git" (case-insensitively, with
+// trailing dots or spaces, an NTFS stream suffix, HFS+ ignorable
+// characters, or the 8.3 short name "git~1"), or starts with an element
+// that may be treated as ".orch". The error is a *PathError wrapping
+// ErrUnsafePath.
 func CheckPath(p string) error {
 	fail := func(reason string) error { return &PathError{Path: p, Reason: reason} }
 	switch {
@@ -72,7 +72,7 @@ func CheckPath(p string) error {
 		case r == '\\':
 			return fail(`contains a backslash`)
 		case unicode.Is(unicode.Bidi_Control, r):
-			return fail("contains the bidirectional control character " + fmt.Sprintf("U+%04X", r) + ": the name would read differently than it is")
+			return fail(fmt.Sprintf("contains the bidirectional control character U+%04X: the name would read differently than it is", r))
 		}
 	}
 	if p[0] == '/' {

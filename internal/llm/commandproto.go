@@ -130,7 +130,7 @@ func decodeCommandResponse(data []byte) (commandResponse, error) {
 }
 
 // compactJSON returns raw without insignificant space. Its callers have
-// refused invalid UTF-8 (checkJSONText), which encoding/json would let
+// refused invalid UTF-8 (checkUTF8), which encoding/json would let
 // through in a RawMessage.
 func compactJSON(raw json.RawMessage) (string, error) {
 	var buf bytes.Buffer

@@ -18,14 +18,15 @@ const maxFeedback = 2000
 // CompleteJSON asks p for a structured answer and checks it.
 //
 // Each answer must be one JSON value (a single surrounding Markdown code
-// fence is tolerated) without keys repeated in one object (ignoring case)
-// or lone surrogate escapes (see checkJSONText), that validate accepts; validate nil means "decodes
-// into T". On invalid JSON or a validation error the conversation is sent
-// again with the answer and a user message quoting the error, up to
-// maxAttempts calls in all. Every Response received is returned, for the
-// transcript. Provider errors (a refusal, a rejected key, a timeout) end
-// the loop at once and are returned as they are; running out of attempts
-// returns an *InvalidResponseError holding the last raw answer.
+// fence is tolerated), without a key repeated in one object (even in
+// another case) or an escaped lone surrogate (see checkJSONText), that
+// validate accepts; validate nil means "decodes into T". On invalid JSON or
+// a validation error the conversation is sent again with the answer and a
+// user message quoting the error, up to maxAttempts calls in all. Every
+// Response received is returned, for the transcript. Provider errors (a
+// refusal, a rejected key, a timeout) end the loop at once and are returned
+// as they are; running out of attempts returns an *InvalidResponseError
+// holding the last raw answer.
 func CompleteJSON[T any](ctx context.Context, p Provider, req Request, validate func([]byte) (T, error), maxAttempts int) (T, []Response, error) {
 	var zero T
 	if maxAttempts <= 0 {
