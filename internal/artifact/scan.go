@@ -21,6 +21,11 @@ func ScanCodeFiles(taskDir string) Loaded[[]string] {
 	return scanCodeFiles(taskDir, scanLimits{files: MaxCodeFiles, dirs: MaxCodeFiles, fileBytes: MaxCodeFileBytes})
 }
 
+// MaxCodeDepth bounds how deep folders under code/files may nest: opening
+// a folder resolves every level, so a scan of very deep trees costs the
+// square of their depth.
+const MaxCodeDepth = 128
+
 // scanLimits bounds a scan; tests use small ones.
 type scanLimits struct {
 	files, dirs int
@@ -153,6 +158,9 @@ func (w *codeWalker) visit(dir string, e fs.DirEntry) (string, error) {
 	rel := taskRel(p)
 	switch t := e.Type(); {
 	case t.IsDir():
+		if depth := strings.Count(p, "/") + 1; depth >= MaxCodeDepth {
+			return "", &Error{File: rel, Expected: fmt.Sprintf("folders nested fewer than %d levels deep", MaxCodeDepth), Got: fmt.Sprintf("%d levels", depth), Err: ErrUnsafePath}
+		}
 		w.dirs++
 		if w.dirs > w.lim.dirs {
 			return "", tooMany("directories", w.lim.dirs)

@@ -1,11 +1,13 @@
 package phases
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,22 +231,40 @@ func suitesFor(cfg config.Config, dir string) ([]testrun.Suite, []string, error)
 	return out, nil, nil
 }
 
-// readPatch reads code/diff.patch after the orchestrator's own checks
-// (parse, path safety): git apply in the worktree is the second line.
+// readPatch reads code/diff.patch once and checks those very bytes with
+// the orchestrator's parser (structure, path safety, no symlinks or mode
+// changes): what git applies is what was checked. git apply in the
+// worktree is the second line.
 func readPatch(taskDir string) ([]byte, error) {
-	d := artifact.LoadDiff(taskDir)
+	path := filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile))
+	fi, err := os.Lstat(path)
 	switch {
-	case !d.Present:
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s is missing: nothing to test", artifact.DiffFile)
-	case d.Err != nil:
-		return nil, d.Err
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: expected a regular file, got %s", artifact.DiffFile, fi.Mode().Type())
+	case fi.Size() > artifact.MaxDiffBytes:
+		return nil, fmt.Errorf("%s: expected at most %d bytes, got %d", artifact.DiffFile, artifact.MaxDiffBytes, fi.Size())
 	}
-	data, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile)))
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, artifact.MaxDiffBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
+	}
+	if int64(len(data)) > artifact.MaxDiffBytes {
+		return nil, fmt.Errorf("%s: expected at most %d bytes", artifact.DiffFile, artifact.MaxDiffBytes)
+	}
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, nil
+	}
+	if _, err := artifact.ParseDiff(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("%s: %w", artifact.DiffFile, err)
 	}
 	return data, nil
 }
