@@ -1,7 +1,6 @@
 package testrun
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,83 +9,213 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// killWaitLimit bounds the wait for a process group to vanish after
-// SIGKILL (a process stuck in uninterruptible sleep does not die at once).
-const killWaitLimit = 30 * time.Second
+const (
+	// killWaitLimit bounds the wait for a suite to vanish after SIGKILL (a
+	// process stuck in uninterruptible sleep does not die at once).
+	killWaitLimit = 30 * time.Second
+	// infoLimit bounds the wait for bwrap to report its sandbox.
+	infoLimit = 30 * time.Second
+)
 
-// group is a started suite: the leader process, its process group, and,
-// under bwrap, the sandbox's init process (whose pid namespace holds every
-// process of the suite).
-type group struct {
-	cmd    *exec.Cmd
-	pgid   int
-	exited chan struct{} // closed once the leader is reaped
-	state  *os.ProcessState
-	werr   error
+// gateScript holds a suite run without sandbox until orch has applied its
+// limits: it waits for a line on fd 3, closes it and execs the command,
+// which keeps the pid, the limits and the cgroup. Exit 125 means orch
+// never released it.
+const gateScript = `read -r orch_gate <&3 || exit 125; exec 3<&-; exec "$@"`
 
-	mu         sync.Mutex
-	sandboxPID int // host pid of the sandbox's init, 0 if none or unknown
-	infoDone   chan struct{}
+// gateShell runs gateScript.
+const gateShell = "/bin/sh"
+
+// launch describes how to start one suite.
+type launch struct {
+	argv      []string // the suite's argv, argv[0] resolved
+	dir       string
+	env       []string // with marker
+	marker    string   // the "NAME=value" entry only this suite's processes carry
+	stdout    *os.File
+	stderr    *os.File
+	sandbox   *sandboxSpec // nil: no sandbox
+	cg        *suiteCgroup // nil: no cgroup
+	maxProcs  int
+	maxMemory int64
 }
 
-// startGroup starts argv (argv[0] already resolved to a path) in its own
-// process group with stdin from /dev/null. infoR, when not nil, is the read
-// end of bwrap's --info-fd pipe, whose write end is in extra.
-func startGroup(argv []string, dir string, env []string, stdout, stderr *os.File, extra []*os.File, infoR *os.File) (*group, error) {
+// group is a started suite. Every process of it is found by at least one
+// of: the session and process group of the leader (whose zombie is not
+// reaped until the end, so these numbers cannot be reused meanwhile), the
+// sandbox's pid namespace, the suite's cgroup, and the marker variable in
+// its environment.
+type group struct {
+	cmd        *exec.Cmd
+	leader     int
+	marker     string
+	cg         *suiteCgroup
+	sandboxPID int    // host pid of the sandbox's first process, 0 without
+	pidNS      string // the sandbox's pid namespace ("pid:[inode]")
+	exited     chan struct{}
+	state      *os.ProcessState
+	reaped     bool
+	limits     appliedLimits
+}
+
+// appliedLimits names the mechanisms that bound a suite.
+type appliedLimits struct {
+	procs, mem []string
+}
+
+// startGroup starts the suite in a new session, applies its cgroup and
+// rlimits while it is held (bwrap's --block-fd, or gateScript), then
+// releases it. Nothing of the suite's own command runs before its limits
+// are in place; if they cannot be applied the suite is killed and an error
+// returned.
+func startGroup(l launch) (*group, []string, error) {
+	var notes []string
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("create pipe: %w", err)
+	}
+	defer blockW.Close()
+	var argv []string
+	var extra []*os.File
+	var infoR, infoW *os.File
+	if l.sandbox != nil {
+		if infoR, infoW, err = os.Pipe(); err != nil {
+			blockR.Close()
+			return nil, nil, fmt.Errorf("create pipe: %w", err)
+		}
+		defer infoR.Close()
+		extra = []*os.File{infoW, blockR} // fds 3 and 4
+		argv = append([]string{l.sandbox.bwrap}, l.sandbox.args(l.argv, 3, 4)...)
+	} else {
+		extra = []*os.File{blockR} // fd 3
+		argv = append([]string{gateShell, "-c", gateScript, "orch-suite"}, l.argv...)
+	}
 	cmd := &exec.Cmd{
 		Path:        argv[0],
 		Args:        argv,
-		Dir:         dir,
-		Env:         env,
-		Stdout:      stdout,
-		Stderr:      stderr,
+		Dir:         l.dir,
+		Env:         l.env,
+		Stdout:      l.stdout,
+		Stderr:      l.stderr,
 		ExtraFiles:  extra,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	err = cmd.Start()
+	blockR.Close()
+	if infoW != nil {
+		infoW.Close()
 	}
-	g := &group{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{}), infoDone: make(chan struct{})}
-	go func() {
-		g.werr = cmd.Wait()
-		g.state = cmd.ProcessState
-		close(g.exited)
-	}()
-	if infoR != nil {
-		go g.readInfo(infoR)
-	} else {
-		close(g.infoDone)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	return g, nil
+	g := &group{cmd: cmd, leader: cmd.Process.Pid, marker: l.marker, cg: l.cg, exited: make(chan struct{})}
+	go g.watch()
+	abort := func(err error) (*group, []string, error) {
+		g.kill()
+		g.waitGone(killWaitLimit, true)
+		g.reap()
+		return nil, notes, err
+	}
+
+	target := g.leader
+	if l.sandbox != nil {
+		pid, err := readChildPID(infoR)
+		if err != nil {
+			g.kill()
+			g.waitGone(killWaitLimit, true)
+			g.reap()
+			return nil, notes, fmt.Errorf("%w: bwrap did not start the sandbox (%v, %s); its message is in the log", ErrNoSandbox, err, describeExit(g.state))
+		}
+		g.sandboxPID, target = pid, pid
+		g.pidNS, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "ns", "pid"))
+		if self, _ := os.Readlink("/proc/self/ns/pid"); g.pidNS == self {
+			g.pidNS = "" // not a namespace of its own: useless for finding members
+		}
+	}
+	if g.cg != nil {
+		if err := g.cg.add(target); err != nil {
+			notes = append(notes, fmt.Sprintf("cgroup not used: %v", err))
+			if rerr := g.cg.remove(); rerr != nil {
+				notes = append(notes, rerr.Error())
+			}
+			g.cg = nil
+		} else {
+			p, m := g.cg.mechanisms()
+			g.limits.add(p, m)
+		}
+	}
+	nproc := l.sandbox != nil && os.Geteuid() != 0 && ownUserNS(target)
+	p, m, err := applyRlimits(target, l.maxProcs, l.maxMemory, nproc)
+	if err != nil {
+		return abort(err)
+	}
+	g.limits.add(p, m)
+	if _, err := io.WriteString(blockW, "\n"); err != nil {
+		return abort(fmt.Errorf("release the suite: %w", err))
+	}
+	return g, notes, nil
 }
 
-// readInfo reads bwrap's {"child-pid": N} from the info pipe.
-func (g *group) readInfo(r *os.File) {
-	defer close(g.infoDone)
-	defer r.Close()
+func (a *appliedLimits) add(procs, mem string) {
+	if procs != "" {
+		a.procs = append(a.procs, procs)
+	}
+	if mem != "" {
+		a.mem = append(a.mem, mem)
+	}
+}
+
+// readChildPID reads bwrap's {"child-pid": N} from its info pipe.
+func readChildPID(r *os.File) (int, error) {
+	_ = r.SetReadDeadline(time.Now().Add(infoLimit))
 	var info struct {
 		ChildPID int `json:"child-pid"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&info); err == nil && info.ChildPID > 0 {
-		g.mu.Lock()
-		g.sandboxPID = info.ChildPID
-		g.mu.Unlock()
+	if err := json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&info); err != nil {
+		return 0, fmt.Errorf("read bwrap's info: %w", err)
+	}
+	if info.ChildPID <= 0 {
+		return 0, errors.New("bwrap reported no child pid")
+	}
+	return info.ChildPID, nil
+}
+
+// ownUserNS reports whether pid lives in another user namespace than orch.
+func ownUserNS(pid int) bool {
+	theirs, err1 := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "ns", "user"))
+	ours, err2 := os.Readlink("/proc/self/ns/user")
+	return err1 == nil && err2 == nil && theirs != ours
+}
+
+// watch waits for the leader to exit without reaping it: the zombie keeps
+// its pid, and so the session and process group ids, from being reused
+// while orch still looks for the suite's processes.
+func (g *group) watch() {
+	defer close(g.exited)
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, g.leader, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, syscall.EINTR) {
+			return
+		}
 	}
 }
 
-// waitInfo waits, at most limit, until bwrap's info pipe was read.
-func (g *group) waitInfo(limit time.Duration) {
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case <-g.infoDone:
-	case <-t.C:
+// reap collects the leader's exit status, once it exited.
+func (g *group) reap() {
+	if g.reaped {
+		return
 	}
+	<-g.exited
+	_ = g.cmd.Wait()
+	g.state = g.cmd.ProcessState
+	g.reaped = true
 }
 
 func (g *group) leaderExited() bool {
@@ -98,41 +227,94 @@ func (g *group) leaderExited() bool {
 	}
 }
 
-// signal sends sig to the whole process group.
-func (g *group) signal(sig syscall.Signal) {
-	// ESRCH: nobody left. EPERM: a member changed credentials (setuid);
-	// nothing more can be done from here.
-	_ = syscall.Kill(-g.pgid, sig)
+// isMember reports whether pid is a live process of the suite.
+func (g *group) isMember(pid int) bool {
+	st, ok := procStat(pid)
+	if !ok || !st.live() {
+		return false
+	}
+	if st.sid == g.leader || st.pgrp == g.leader {
+		return true
+	}
+	if g.pidNS != "" {
+		if ns, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "ns", "pid")); err == nil && ns == g.pidNS {
+			return true
+		}
+	}
+	if g.cg != nil && g.cg.contains(pid) {
+		return true
+	}
+	return g.marker != "" && hasEnvEntry(pid, g.marker)
 }
 
-// gone reports whether nothing of the suite runs any more: the leader was
-// reaped, kill(-pgid, 0) finds no live member, and the sandbox's init (if
-// any) has exited.
+// members returns the live processes of the suite (the leader excluded
+// once it exited). ok is false when /proc cannot be read.
+func (g *group) members(first bool) ([]int, bool) {
+	pids, ok := listPids()
+	if !ok {
+		return nil, false
+	}
+	var out []int
+	for _, pid := range pids {
+		if g.isMember(pid) {
+			out = append(out, pid)
+			if first {
+				break
+			}
+		}
+	}
+	return out, true
+}
+
+// signal sends sig to every process of the suite.
+func (g *group) signal(sig syscall.Signal) {
+	// The leader's zombie keeps the group id valid: kill(-pgid) reaches
+	// the members that stayed in the group even before /proc is scanned.
+	_ = syscall.Kill(-g.leader, sig)
+	if sig == syscall.SIGKILL {
+		if g.cg != nil {
+			g.cg.kill()
+		}
+		if g.sandboxPID != 0 {
+			// Killing the sandbox's first process ends its pid namespace:
+			// the kernel kills every process in it.
+			signalVerified(g.sandboxPID, sig, g.isMember)
+		}
+	}
+	pids, ok := g.members(false)
+	if !ok {
+		return
+	}
+	for _, pid := range pids {
+		signalVerified(pid, sig, g.isMember)
+	}
+}
+
+func (g *group) kill() { g.signal(syscall.SIGKILL) }
+
+// gone reports whether nothing of the suite runs any more.
 func (g *group) gone() bool {
 	if !g.leaderExited() {
 		return false
 	}
-	if groupAlive(g.pgid) {
-		return false
+	live, ok := g.members(true)
+	if !ok {
+		// No /proc: the process group is all orch can check.
+		return errors.Is(syscall.Kill(-g.leader, 0), syscall.ESRCH)
 	}
-	select {
-	case <-g.infoDone:
-	default:
-		// bwrap writes the info before it starts the command; once the
-		// leader exited the pipe is at EOF, so this resolves quickly.
-		return false
-	}
-	g.mu.Lock()
-	pid := g.sandboxPID
-	g.mu.Unlock()
-	return pid == 0 || !processLive(pid)
+	return len(live) == 0
 }
 
-// waitGone polls gone until it holds or limit passes.
-func (g *group) waitGone(limit time.Duration) bool {
+// waitGone polls gone until it holds or limit passes; with kill it sends
+// SIGKILL to whatever is still there on every round (a fork bomb makes new
+// processes between two scans).
+func (g *group) waitGone(limit time.Duration, kill bool) bool {
 	deadline := time.Now().Add(limit)
 	pause := 5 * time.Millisecond
 	for {
+		if kill {
+			g.kill()
+		}
 		if g.gone() {
 			return true
 		}
@@ -144,133 +326,25 @@ func (g *group) waitGone(limit time.Duration) bool {
 	}
 }
 
-// stop ends the suite: SIGTERM to the group, SIGKILL after grace, then it
-// waits until no process is left. It returns a note when processes
-// survived even SIGKILL for killWaitLimit.
+// stop ends the suite: SIGTERM to every process of it, SIGKILL after
+// grace, until no process is left. It returns a note when processes
+// survived SIGKILL for killWaitLimit.
 func (g *group) stop(grace time.Duration) string {
 	g.signal(syscall.SIGTERM)
-	if g.waitGone(grace) {
+	if g.waitGone(grace, false) {
 		return ""
 	}
-	g.signal(syscall.SIGKILL)
-	g.mu.Lock()
-	pid := g.sandboxPID
-	g.mu.Unlock()
-	if pid != 0 && processLive(pid) {
-		// Normally the sandbox dies with bwrap (--die-with-parent);
-		// this is the belt to those braces.
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	if g.waitGone(killWaitLimit) {
+	if g.waitGone(killWaitLimit, true) {
 		return ""
 	}
-	return fmt.Sprintf("processes of process group %d were still present %s after SIGKILL", g.pgid, killWaitLimit)
+	left, _ := g.members(false)
+	return fmt.Sprintf("processes %v of the suite were still present %s after SIGKILL", left, killWaitLimit)
 }
 
-// groupAlive reports whether process group pgid has a member that is not a
-// zombie. kill(-pgid, 0) returning ESRCH means none; zombies (whose parent
-// has not reaped them yet) still count for kill, so /proc decides then.
-func groupAlive(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return false
+// describeExit renders a process state for messages.
+func describeExit(st *os.ProcessState) string {
+	if st == nil {
+		return "not exited"
 	}
-	live, ok := procGroupHasLive(pgid)
-	if !ok {
-		return true // no /proc: trust kill
-	}
-	return live
-}
-
-// procGroupHasLive scans /proc for a non-zombie member of pgid. ok is false
-// when /proc cannot be read.
-func procGroupHasLive(pgid int) (live, ok bool) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, false
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		state, pg, ok := procStat(pid)
-		if ok && pg == pgid && state != 'Z' && state != 'X' {
-			return true, true
-		}
-	}
-	return false, true
-}
-
-// processLive reports whether pid exists and is not a zombie.
-func processLive(pid int) bool {
-	state, _, ok := procStat(pid)
-	if !ok {
-		return syscall.Kill(pid, 0) == nil
-	}
-	return state != 'Z' && state != 'X'
-}
-
-// procStat reads the state and process group of pid from /proc/<pid>/stat.
-func procStat(pid int) (state byte, pgrp int, ok bool) {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, 0, false
-	}
-	// "pid (comm) state ppid pgrp ...": comm may hold spaces and parens.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	fields := bytes.Fields(data[i+1:])
-	if len(fields) < 3 || len(fields[0]) != 1 {
-		return 0, 0, false
-	}
-	pg, err := strconv.Atoi(string(fields[2]))
-	if err != nil {
-		return 0, 0, false
-	}
-	return fields[0][0], pg, true
-}
-
-// lookPathIn finds file the way execvp would with the given PATH, relative
-// entries and names taken relative to dir.
-func lookPathIn(file, pathEnv, dir string) (string, error) {
-	if filepath.Base(file) != file || file == "." || file == ".." {
-		p := file
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if err := executable(p); err != nil {
-			return "", fmt.Errorf("%w: %s: %v", ErrCommandNotFound, file, err)
-		}
-		return p, nil
-	}
-	for _, entry := range filepath.SplitList(pathEnv) {
-		if entry == "" {
-			entry = "."
-		}
-		if !filepath.IsAbs(entry) {
-			entry = filepath.Join(dir, entry)
-		}
-		p := filepath.Join(entry, file)
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %s is not in PATH (%s)", ErrCommandNotFound, file, pathEnv)
-}
-
-func executable(path string) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	if info.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("%s is not executable", path)
-	}
-	return nil
+	return fmt.Sprintf("exit status %d", exitCode(st))
 }

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,12 +26,11 @@ import (
 // failed, not the tests.
 //
 // The error is non-nil only when nothing useful could be run (bad options,
-// an invalid suite, sandbox "bwrap" without a working bwrap, an unwritable
-// log folder) or when ctx was cancelled; the report then has Status "error"
-// and Error set too, and holds whatever suites finished.
+// an invalid suite, no working bwrap while the sandbox is not "none", an
+// unwritable log folder) or when ctx was cancelled; the report then has
+// Status "error" and Error set too, and holds whatever suites finished.
 func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.TestReport, info RunInfo, err error) {
 	report = artifact.TestReport{Status: artifact.TestRunning, Suites: []artifact.Suite{}}
-	info = RunInfo{Sandbox: SandboxNone}
 	fail := func(err error) (artifact.TestReport, RunInfo, error) {
 		report.Status = artifact.TestError
 		report.OverallPass = false
@@ -38,6 +38,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 		return report, info, err
 	}
 	if len(suites) == 0 {
+		info.Sandbox = SandboxNone
 		report.Status = artifact.TestCompleted
 		report.Error = "no tests configured"
 		return report, info, nil
@@ -55,6 +56,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 			info.Notes = append(info.Notes, "cleanup: "+err.Error())
 		}
 	}()
+	info.Sandbox = SandboxNone
 	if r.sandbox != nil {
 		info.Sandbox = SandboxBwrap
 	}
@@ -73,6 +75,10 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 		if res.problem != "" {
 			problems = append(problems, fmt.Sprintf("suite %s: %s", s.Name, res.problem))
 		}
+	}
+	info.Limits = r.limitsInfo()
+	if r.limitsSeen {
+		info.Notes = append(info.Notes, describeLimits(info.Limits))
 	}
 
 	if err := ctx.Err(); err != nil {
@@ -93,13 +99,19 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 
 // runner holds what every suite of one Run shares.
 type runner struct {
-	dir     string
-	logDir  string
-	env     []string
-	stream  io.Writer
-	maxLog  int64
-	grace   time.Duration // between SIGTERM and SIGKILL
-	sandbox *sandboxSpec
+	dir      string
+	logDir   string
+	env      []string
+	stream   io.Writer
+	maxLog   int64
+	grace    time.Duration // between SIGTERM and SIGKILL
+	sandbox  *sandboxSpec
+	maxProcs int
+	maxMem   int64
+	cgroups  cgroupHost
+	// limits are the mechanisms of the first suite that started.
+	limits     appliedLimits
+	limitsSeen bool
 	// tempDirs are removed when the run ends.
 	tempDirs []string
 }
@@ -115,7 +127,8 @@ func (r *runner) close() error {
 	return errors.Join(errs...)
 }
 
-// newRunner checks the options and prepares directories and environment.
+// newRunner checks the options and prepares directories, environment,
+// limits and the sandbox.
 func newRunner(opt Options) (*runner, []string, error) {
 	var notes []string
 	if opt.Dir == "" {
@@ -134,75 +147,124 @@ func newRunner(opt Options) (*runner, []string, error) {
 	if opt.LogDir == "" {
 		return nil, nil, fmt.Errorf("%w: no log directory", ErrInvalidOptions)
 	}
+	maxLog := cmp.Or(opt.MaxLogBytes, DefaultMaxLogBytes)
+	maxProcs := cmp.Or(opt.MaxProcesses, DefaultMaxProcesses)
+	maxMem := cmp.Or(opt.MaxMemory, DefaultMaxMemory)
+	switch {
+	case maxLog < 0:
+		return nil, nil, fmt.Errorf("%w: negative MaxLogBytes %d", ErrInvalidOptions, maxLog)
+	case maxProcs < 0:
+		return nil, nil, fmt.Errorf("%w: negative MaxProcesses %d", ErrInvalidOptions, maxProcs)
+	case maxMem < 0:
+		return nil, nil, fmt.Errorf("%w: negative MaxMemory %d", ErrInvalidOptions, maxMem)
+	}
+	mode := cmp.Or(opt.Sandbox, SandboxAuto)
+	if mode != SandboxAuto && mode != SandboxBwrap && mode != SandboxNone {
+		return nil, nil, fmt.Errorf("%w: sandbox %q is not auto, bwrap or none", ErrInvalidOptions, opt.Sandbox)
+	}
 	if err := os.MkdirAll(opt.LogDir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create log directory: %w", err)
-	}
-	maxLog := opt.MaxLogBytes
-	if maxLog == 0 {
-		maxLog = DefaultMaxLogBytes
-	}
-	if maxLog < 0 {
-		return nil, nil, fmt.Errorf("%w: negative MaxLogBytes %d", ErrInvalidOptions, maxLog)
 	}
 	base := opt.Env
 	if base == nil {
 		base = os.Environ()
 	}
 	r := &runner{
-		dir:    dir,
-		logDir: opt.LogDir,
-		env:    SanitizeEnv(base, opt.AllowEnv),
-		stream: opt.Stream,
-		maxLog: maxLog,
-		grace:  KillGrace,
+		dir:      dir,
+		logDir:   opt.LogDir,
+		env:      SanitizeEnv(base, opt.AllowEnv),
+		stream:   opt.Stream,
+		maxLog:   maxLog,
+		grace:    KillGrace,
+		maxProcs: maxProcs,
+		maxMem:   maxMem,
 	}
+	if !opt.noCgroups {
+		r.cgroups = readCgroupHost()
+	}
+	if mode == SandboxNone {
+		notes = append(notes, "sandbox disabled (sandbox \"none\", an explicit opt-out): suites run with the user's full access to files, network and credentials on disk")
+		return r, notes, nil
+	}
+	if _, err := SandboxAvailable(); err != nil {
+		return nil, notes, err
+	}
+	spec, note, tmp, err := newSandboxSpec(opt, dir, r.env, maxMem)
+	r.tempDirs = append(r.tempDirs, tmp...)
+	if err != nil {
+		_ = r.close()
+		return nil, notes, err
+	}
+	r.sandbox = spec
+	return r, append(notes, note...), nil
+}
 
-	mode := opt.Sandbox
-	if mode == "" {
-		mode = SandboxAuto
+// newSandboxSpec prepares the sandbox: the bwrap binary, the go build
+// cache, the homes to hide and the toolchains to keep, the git directories
+// to protect. tmp lists directories to remove after the run.
+func newSandboxSpec(opt Options, dir string, env []string, maxMem int64) (spec *sandboxSpec, notes, tmp []string, err error) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %v; %s", ErrNoSandbox, err, installHint)
 	}
-	switch mode {
-	case SandboxNone:
-		notes = append(notes, "sandbox disabled (sandbox \"none\"): suites run with the user's full access")
-	case SandboxAuto, SandboxBwrap:
-		if _, err := SandboxAvailable(); err != nil {
-			if mode == SandboxBwrap {
-				return nil, notes, err
-			}
-			notes = append(notes, fmt.Sprintf("no sandbox: %v; suites run with the user's full access", err))
-			break
+	spec = &sandboxSpec{bwrap: bwrap, dir: dir}
+	var cache string
+	if opt.GoCacheDir != "" {
+		gc, err := filepath.Abs(opt.GoCacheDir)
+		if err == nil {
+			err = os.MkdirAll(gc, 0o755)
 		}
-		bwrap, err := exec.LookPath("bwrap")
+		if err == nil {
+			gc, err = filepath.EvalSymlinks(gc)
+		}
 		if err != nil {
-			return nil, notes, fmt.Errorf("%w: %v", ErrNoSandbox, err)
+			return nil, nil, nil, fmt.Errorf("go cache directory %s: %w", opt.GoCacheDir, err)
 		}
-		spec := &sandboxSpec{bwrap: bwrap, dir: dir}
-		var cache string
-		if opt.GoCacheDir != "" {
-			gc, err := filepath.Abs(opt.GoCacheDir)
-			if err == nil {
-				err = os.MkdirAll(gc, 0o755)
-			}
-			if err != nil {
-				return nil, notes, fmt.Errorf("go cache directory %s: %w", opt.GoCacheDir, err)
-			}
-			spec.goCacheDir = gc
-			cache = "GOCACHE " + gc + " (kept between runs)"
-		} else {
-			gc, err := os.MkdirTemp("", "orch-gocache-")
-			if err != nil {
-				return nil, notes, fmt.Errorf("create a go build cache for the sandbox: %w", err)
-			}
-			spec.goCacheDir = gc
-			r.tempDirs = append(r.tempDirs, gc)
-			cache = "a fresh GOCACHE for this run, removed afterwards"
+		spec.goCacheDir = gc
+		cache = "GOCACHE " + gc + " (kept between runs)"
+	} else {
+		gc, err := os.MkdirTemp("", "orch-gocache-")
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("create a go build cache for the sandbox: %w", err)
 		}
-		r.sandbox = spec
-		notes = append(notes, "bwrap sandbox: read-only root, writable "+dir+" and private /tmp, /run hidden, no network, own pid namespace; "+cache+"; GOPROXY=off")
-	default:
-		return nil, nil, fmt.Errorf("%w: sandbox %q is not auto, bwrap or none", ErrInvalidOptions, opt.Sandbox)
+		tmp = append(tmp, gc)
+		spec.goCacheDir = gc
+		cache = "a fresh GOCACHE for this run, removed afterwards"
 	}
-	return r, notes, nil
+	if bwrapHasSize(bwrap) {
+		spec.tmpfsSize = maxMem
+	}
+	sandboxed := sandboxEnv(env, nil, spec.goCacheDir)
+	spec.homes = hiddenHomes(sandboxed)
+	spec.keep = toolchainPaths(sandboxed, spec.homes)
+	git, gerr := gitDirs(dir)
+	spec.gitDirs = git
+	if gerr != nil {
+		notes = append(notes, fmt.Sprintf("could not ask git for the git directories of %s (%v): only its .git is bound read-only", dir, gerr))
+	}
+	return spec, append([]string{spec.describe(cache)}, notes...), tmp, nil
+}
+
+// limitsInfo is RunInfo.Limits.
+func (r *runner) limitsInfo() Limits {
+	return Limits{MaxProcesses: r.maxProcs, MaxMemory: r.maxMem, Processes: r.limits.procs, Memory: r.limits.mem}
+}
+
+// describeLimits is the RunInfo note about the limits.
+func describeLimits(l Limits) string {
+	procs := fmt.Sprintf("at most %d processes and threads per suite", l.MaxProcesses)
+	if len(l.Processes) > 0 {
+		procs += " (" + strings.Join(l.Processes, ", ") + ")"
+	} else {
+		procs += " NOT enforced here (no writable cgroup; RLIMIT_NPROC counts every process of the user outside a sandbox and never binds root)"
+	}
+	mem := "at most " + formatBytes(l.MaxMemory) + " of memory"
+	if len(l.Memory) > 0 {
+		mem += " (" + strings.Join(l.Memory, ", ") + ")"
+	} else {
+		mem += " NOT enforced here"
+	}
+	return "limits: " + procs + "; " + mem
 }
 
 // logPath returns the log file of a suite.

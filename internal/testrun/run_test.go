@@ -362,7 +362,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 				}
 			}
 			log, _ := os.ReadFile(filepath.Join(opt.LogDir, "hang.log"))
-			if !strings.Contains(string(log), "timed out after 1s; stopping the process group") {
+			if !strings.Contains(string(log), "timed out after 1s; stopping every process of the suite") {
 				t.Errorf("log lacks the timeout note:\n%s", log)
 			}
 		})
@@ -581,7 +581,8 @@ func TestRunJUnitSuites(t *testing.T) {
 			if tt.wantMsg != "" && c.Message != tt.wantMsg {
 				t.Errorf("case %s message %q, want %q", tt.wantCase, c.Message, tt.wantMsg)
 			}
-			if got := len(info.Notes) > 1; got != tt.wantNote { // notes[0] is the sandbox note
+			reportNote := slices.ContainsFunc(info.Notes, func(n string) bool { return strings.HasPrefix(n, "suite junit: ") && strings.Contains(n, "report") })
+			if reportNote != tt.wantNote {
 				t.Errorf("notes %q, want a report note: %v", info.Notes, tt.wantNote)
 			}
 		})
@@ -609,26 +610,54 @@ func TestRunReportSymlinkStaysInside(t *testing.T) {
 }
 
 func TestRunSandboxModes(t *testing.T) {
-	// With no bwrap on PATH: "auto" runs unsandboxed and says so,
-	// "bwrap" refuses.
-	t.Setenv("PATH", t.TempDir()+string(os.PathListSeparator)+"/usr/bin:/bin")
-	if _, err := os.Stat("/usr/bin/bwrap"); err == nil {
-		t.Setenv("PATH", t.TempDir())
+	// With no bwrap on PATH the sandbox fails closed: "auto" (also "") and
+	// "bwrap" refuse before anything runs and say how to install
+	// bubblewrap or opt out; "none" runs and records the opt-out.
+	t.Setenv("PATH", t.TempDir())
+	for _, mode := range []string{SandboxAuto, "", SandboxBwrap} {
+		t.Run("mode "+mode, func(t *testing.T) {
+			dir := t.TempDir()
+			opt := options(t, dir)
+			opt.Env = []string{"PATH=/usr/bin:/bin"}
+			opt.Sandbox = mode
+			report, info, err := Run(context.Background(), []Suite{sh("ok", "touch ran")}, opt)
+			if !errors.Is(err, ErrNoSandbox) || report.Status != artifact.TestError || report.OverallPass {
+				t.Fatalf("status %q err %v, want error and ErrNoSandbox", report.Status, err)
+			}
+			for _, want := range []string{"apt-get install bubblewrap", `sandbox = "none"`, "--sandbox none"} {
+				if !strings.Contains(report.Error, want) {
+					t.Errorf("refusal %q does not say %q", report.Error, want)
+				}
+			}
+			if info.Sandbox != "" || len(report.Suites) != 0 {
+				t.Errorf("info %+v suites %+v, want no sandbox recorded and no suite", info, report.Suites)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+				t.Errorf("the suite ran although the sandbox was refused")
+			}
+			if err := CheckSandbox(mode); !errors.Is(err, ErrNoSandbox) {
+				t.Errorf("CheckSandbox(%q) = %v, want ErrNoSandbox", mode, err)
+			}
+		})
 	}
-	dir := t.TempDir()
-	opt := options(t, dir)
-	opt.Env = []string{"PATH=/usr/bin:/bin"}
-	opt.Sandbox = SandboxAuto
-	report, info, err := Run(context.Background(), []Suite{sh("ok", "true")}, opt)
-	if err != nil || !report.OverallPass {
-		t.Fatalf("auto without bwrap: %+v, %v", report, err)
-	}
-	if info.Sandbox != SandboxNone || !slices.ContainsFunc(info.Notes, func(n string) bool { return strings.Contains(n, "no sandbox: bwrap sandbox unavailable") }) {
-		t.Errorf("info %+v, want sandbox none and a note why", info)
-	}
-	opt.Sandbox = SandboxBwrap
-	report, _, err = Run(context.Background(), []Suite{sh("ok", "true")}, opt)
-	if !errors.Is(err, ErrNoSandbox) || report.Status != artifact.TestError {
-		t.Errorf("bwrap without bwrap: status %q err %v, want error and ErrNoSandbox", report.Status, err)
+	t.Run("none is the explicit opt-out", func(t *testing.T) {
+		dir := t.TempDir()
+		opt := options(t, dir)
+		opt.Env = []string{"PATH=/usr/bin:/bin"}
+		report, info, err := Run(context.Background(), []Suite{sh("ok", "touch ran")}, opt)
+		if err != nil || !report.OverallPass {
+			t.Fatalf("none: %+v, %v", report, err)
+		}
+		if info.Sandbox != SandboxNone || !slices.ContainsFunc(info.Notes, func(n string) bool {
+			return strings.Contains(n, `sandbox disabled (sandbox "none", an explicit opt-out)`)
+		}) {
+			t.Errorf("info %+v, want sandbox none and the opt-out noted", info)
+		}
+		if err := CheckSandbox(SandboxNone); err != nil {
+			t.Errorf("CheckSandbox(none) = %v", err)
+		}
+	})
+	if err := CheckSandbox("docker"); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("CheckSandbox(docker) = %v, want ErrInvalidOptions", err)
 	}
 }

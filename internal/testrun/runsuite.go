@@ -2,12 +2,15 @@ package testrun
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,9 +21,12 @@ import (
 const (
 	// maxReportBytes bounds a JUnit report read from disk.
 	maxReportBytes = 64 << 20
-	// drainLimit bounds the wait for output after the process group is
-	// gone (a process that left the group with setsid may hold the pipe).
+	// drainLimit bounds the wait for output after the suite is gone (a
+	// process orch could not find may still hold the pipe).
 	drainLimit = 2 * time.Second
+	// settleLimit is how long processes may take to end on their own
+	// after the suite's command exited before orch stops them.
+	settleLimit = time.Second
 )
 
 // Names of the cases Run adds itself.
@@ -78,10 +84,12 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		}
 	}
 
-	run, err := r.start(s, prog, env, out)
+	run, startNotes, err := r.start(s, prog, env, out)
+	res.notes = append(res.notes, startNotes...)
 	if err != nil {
 		return r.runnerFailure(res, out, caseCommand, err.Error())
 	}
+	r.noteLimits(&res, run.g.limits)
 
 	suiteCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -94,15 +102,16 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		} else {
 			endCase = &artifact.Case{Name: caseTimeout, Status: StatusFail, Message: fmt.Sprintf("timed out after %s", timeout)}
 		}
-		out.note("\n[orch: %s; stopping the process group]\n", endCase.Message)
+		out.note("\n[orch: %s; stopping every process of the suite]\n", endCase.Message)
 		if n := run.g.stop(r.grace); n != "" {
 			res.notes = append(res.notes, n)
 		}
 	}
-	run.g.waitInfo(drainLimit)
-	if endCase == nil && !run.g.gone() {
+	if endCase == nil && !run.g.waitGone(settleLimit, false) {
 		// The leader exited but left processes behind (a daemon started by
-		// a test): they do not outlive the suite.
+		// a test): they do not outlive the suite. (bwrap's first process
+		// reports the command's exit and is killed with the sandbox a
+		// moment later: settleLimit covers that.)
 		out.note("[orch: the suite left processes running; stopping them]\n")
 		res.notes = append(res.notes, "left processes running after it exited; they were stopped")
 		if n := run.g.stop(r.grace); n != "" {
@@ -110,10 +119,15 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		}
 	}
 	if run.drain() {
-		res.notes = append(res.notes, "a process outside the suite's process group kept its output open; orch stopped reading")
+		res.notes = append(res.notes, "a process outside the suite kept its output open; orch stopped reading")
 	}
 
-	<-run.g.exited // normally long done; the state is set before it closes
+	run.g.reap()
+	if run.g.cg != nil {
+		if err := run.g.cg.remove(); err != nil {
+			res.notes = append(res.notes, err.Error())
+		}
+	}
 	res.suite.ExitCode = exitCode(run.g.state)
 	cases, caseProblem := r.collect(s, run)
 	if endCase != nil {
@@ -199,12 +213,13 @@ type started struct {
 	pipes   []*os.File // read ends, closed by drain
 }
 
-// start launches the suite with its output wired to out.
-func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*started, error) {
+// start launches the suite with its output wired to out, in its cgroup
+// and with its limits applied before its command runs.
+func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*started, []string, error) {
 	run := &started{}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("create pipe: %w", err)
+		return nil, nil, fmt.Errorf("create pipe: %w", err)
 	}
 	run.pipes = append(run.pipes, outR)
 	writers := []*os.File{outW}
@@ -214,35 +229,49 @@ func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*
 		errR, w, err := os.Pipe()
 		if err != nil {
 			closeAll(run.pipes, writers)
-			return nil, fmt.Errorf("create pipe: %w", err)
+			return nil, nil, fmt.Errorf("create pipe: %w", err)
 		}
 		run.pipes = append(run.pipes, errR)
 		writers = append(writers, w)
 		errW = w
 	}
-	argv := append([]string{prog}, s.Command[1:]...)
-	var extra []*os.File
-	var infoR *os.File
-	if r.sandbox != nil {
-		ir, iw, err := os.Pipe()
-		if err != nil {
-			closeAll(run.pipes, writers)
-			return nil, fmt.Errorf("create pipe: %w", err)
-		}
-		infoR, extra = ir, []*os.File{iw}
-		writers = append(writers, iw)
-		spec := *r.sandbox
-		spec.infoFD = 3 // the first of ExtraFiles
-		argv = append([]string{spec.bwrap}, spec.args(argv)...)
+	token, err := randomHex(8)
+	if err != nil {
+		closeAll(run.pipes, writers)
+		return nil, nil, err
 	}
-	g, err := startGroup(argv, r.dir, env, outW, errW, extra, infoR)
+	// Every process of the suite inherits the marker: the kill finds the
+	// ones that left the session (setsid) by it.
+	marker := "ORCH_SUITE_" + token + "=" + s.Name
+	l := launch{
+		argv:      append([]string{prog}, s.Command[1:]...),
+		dir:       r.dir,
+		env:       append(slices.Clip(env), marker),
+		marker:    marker,
+		stdout:    outW,
+		stderr:    errW,
+		sandbox:   r.sandbox,
+		maxProcs:  r.maxProcs,
+		maxMemory: r.maxMem,
+	}
+	l.cg = newSuiteCgroup(r.cgroups, fmt.Sprintf("orch-%d-%s-%s", os.Getpid(), token[:8], s.Name), r.maxProcs, r.maxMem)
+	var notes []string
+	if l.cg != nil {
+		for _, p := range l.cg.problems {
+			notes = append(notes, "cgroup limit not set: "+p)
+		}
+	}
+	g, startNotes, err := startGroup(l)
+	notes = append(notes, startNotes...)
 	closeAll(nil, writers) // the child has its copies
 	if err != nil {
-		if infoR != nil {
-			infoR.Close()
+		if l.cg != nil {
+			if rerr := l.cg.remove(); rerr != nil {
+				notes = append(notes, rerr.Error())
+			}
 		}
 		closeAll(run.pipes, nil)
-		return nil, err
+		return nil, notes, err
 	}
 	run.g = g
 
@@ -264,7 +293,28 @@ func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*
 			_, _ = io.Copy(out, run.pipes[0])
 		}()
 	}
-	return run, nil
+	return run, notes, nil
+}
+
+// noteLimits records the limit mechanisms of the first suite that started
+// and notes a later suite whose mechanisms differ.
+func (r *runner) noteLimits(res *suiteResult, a appliedLimits) {
+	if !r.limitsSeen {
+		r.limits, r.limitsSeen = a, true
+		return
+	}
+	if !slices.Equal(a.procs, r.limits.procs) || !slices.Equal(a.mem, r.limits.mem) {
+		res.notes = append(res.notes, fmt.Sprintf("limits enforced by %v (processes) and %v (memory), unlike the first suite", a.procs, a.mem))
+	}
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random marker: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // drain waits for the output readers to reach EOF, at most drainLimit, and

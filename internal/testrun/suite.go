@@ -24,11 +24,14 @@ const (
 	FormatJUnit    = "junit"   // Suite.Report names a JUnit XML file
 )
 
-// Sandbox modes of Options.Sandbox.
+// Sandbox modes of Options.Sandbox. The sandbox fails closed: "auto" (the
+// default) and "bwrap" both mean bwrap, and Run refuses with ErrNoSandbox
+// when bwrap does not work here; only an explicit "none" runs suites
+// without it.
 const (
-	SandboxAuto  = "auto"  // bwrap when it works here, otherwise none
-	SandboxBwrap = "bwrap" // bwrap or an error
-	SandboxNone  = "none"  // no sandbox
+	SandboxAuto  = "auto"  // bwrap, or refuse
+	SandboxBwrap = "bwrap" // the same, named explicitly
+	SandboxNone  = "none"  // no sandbox: the opt-out, recorded in RunInfo
 )
 
 // Defaults.
@@ -42,6 +45,12 @@ const (
 	// LogPathPrefix is the task-relative folder of suite logs, as recorded
 	// in artifact.Suite.Log.
 	LogPathPrefix = "test/logs/"
+	// DefaultMaxProcesses applies when Options.MaxProcesses is zero. The
+	// kernel counts threads as processes here, and a parallel build on a
+	// big machine runs thousands of them.
+	DefaultMaxProcesses = 4096
+	// DefaultMaxMemory applies when Options.MaxMemory is zero.
+	DefaultMaxMemory int64 = 4 << 30
 )
 
 // Suite is one test or lint command to run.
@@ -76,6 +85,13 @@ type Options struct {
 	LogDir string
 	// Sandbox is SandboxAuto (also for ""), SandboxBwrap or SandboxNone.
 	Sandbox string
+	// MaxProcesses bounds the processes and threads of each suite; zero
+	// means DefaultMaxProcesses. See RunInfo.Limits for what enforced it.
+	MaxProcesses int
+	// MaxMemory bounds the memory of each suite in bytes (of the whole
+	// suite with a cgroup, of each process otherwise, and of each tmpfs of
+	// the sandbox); zero means DefaultMaxMemory.
+	MaxMemory int64
 	// Stream receives live output; may be nil.
 	Stream io.Writer
 	// Env is the base environment; nil means the current process's.
@@ -93,15 +109,32 @@ type Options struct {
 	// its suites and removed at the end (slower: go compiles the standard
 	// packages a test needs every time, some 20 s on two cores).
 	GoCacheDir string
+
+	// noCgroups keeps Run from using cgroups (tests of the fallbacks).
+	noCgroups bool
 }
 
 // RunInfo tells how Run ran the suites.
 type RunInfo struct {
-	// Sandbox is "bwrap" or "none".
+	// Sandbox is "bwrap" or "none"; empty when Run refused before any
+	// suite could run.
 	Sandbox string
-	// Notes are human-readable remarks (sandbox fallback, leftover
-	// processes killed, and the like).
+	// Limits are the resource bounds of the suites and what enforced them.
+	Limits Limits
+	// Notes are human-readable remarks (the sandbox and its mounts, the
+	// opt-out, leftover processes killed, and the like).
 	Notes []string
+}
+
+// Limits are the resource bounds of a run's suites. Processes and Memory
+// name the mechanisms that enforced them for the first suite that started
+// (a later suite that differs gets a note); an empty one means the bound
+// could not be enforced on this machine.
+type Limits struct {
+	MaxProcesses int
+	MaxMemory    int64
+	Processes    []string
+	Memory       []string
 }
 
 var suiteNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

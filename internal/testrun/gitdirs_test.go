@@ -1,0 +1,64 @@
+package testrun
+
+import (
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func git(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func TestGitDirs(t *testing.T) {
+	main := t.TempDir()
+	writeFiles(t, main, map[string]string{"a.txt": "a\n"})
+	git(t, "-C", main, "init", "-q")
+	git(t, "-C", main, "add", "-A")
+	git(t, "-C", main, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "base")
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(t, "-C", main, "worktree", "add", "-q", "--detach", wt, "HEAD")
+	mainGit, err := filepath.EvalSymlinks(filepath.Join(main, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// orch may itself run with GIT_DIR set (from a git hook): the
+	// worktree's own directories are still the ones found.
+	t.Setenv("GIT_DIR", mainGit)
+	t.Setenv("GIT_WORK_TREE", main)
+
+	tests := []struct {
+		name string
+		dir  string
+		want []string
+	}{
+		{"linked worktree: its link file and the main .git", wt, []string{filepath.Join(wt, ".git"), mainGit}},
+		{"main checkout: its .git", main, []string{filepath.Join(main, ".git")}},
+		{"not a checkout", t.TempDir(), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := gitDirs(tt.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("gitDirs(%s) = %q, want %q", tt.dir, got, tt.want)
+			}
+		})
+	}
+
+	t.Run("git cannot read the link", func(t *testing.T) {
+		broken := t.TempDir()
+		writeFiles(t, broken, map[string]string{".git": "gitdir: /nonexistent/worktrees/x\n"})
+		got, err := gitDirs(broken)
+		if err == nil || !slices.Equal(got, []string{filepath.Join(broken, ".git")}) {
+			t.Errorf("gitDirs = %q, %v; want the .git file and an error", got, err)
+		}
+	})
+}
