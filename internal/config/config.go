@@ -69,7 +69,9 @@ type Price struct {
 
 // Test configures the test phase.
 type Test struct {
-	// Sandbox is "auto" (bubblewrap when available), "bwrap" or "none".
+	// Sandbox is "auto" (bubblewrap, and orch test refuses when it is
+	// unavailable), "bwrap" (the same) or "none" (the explicit opt-out,
+	// recorded in the report).
 	Sandbox string `toml:"sandbox"`
 	// Timeout is the default per-suite timeout.
 	Timeout Duration `toml:"timeout"`
@@ -77,8 +79,12 @@ type Test struct {
 	// they look secret.
 	EnvAllow []string `toml:"env_allow"`
 	// MaxLogBytes caps each suite's log.
-	MaxLogBytes int64   `toml:"max_log_bytes"`
-	Suites      []Suite `toml:"suites"`
+	MaxLogBytes int64 `toml:"max_log_bytes"`
+	// MaxProcesses bounds the processes and threads of each suite.
+	MaxProcesses int `toml:"max_processes"`
+	// MaxMemory bounds the memory of each suite ("4GiB").
+	MaxMemory ByteSize `toml:"max_memory"`
+	Suites    []Suite  `toml:"suites"`
 }
 
 // Suite is one configured test or lint suite.
@@ -128,7 +134,7 @@ type Context struct {
 // Default returns the embedded defaults.
 func Default() Config {
 	return Config{
-		Test: Test{Sandbox: "auto", Timeout: Duration(10 * time.Minute), MaxLogBytes: 10 << 20},
+		Test: Test{Sandbox: "auto", Timeout: Duration(10 * time.Minute), MaxLogBytes: 10 << 20, MaxProcesses: 4096, MaxMemory: 4 << 30},
 		Review: Review{
 			PlanPersonas: []string{"product", "architecture", "implementation", "testing", "risk"},
 			CodePersonas: []string{"correctness", "tests", "security", "maintainability"},
@@ -217,6 +223,12 @@ func (c *Config) validate(file string) error {
 	}
 	if c.Test.MaxLogBytes < 0 {
 		return bad("test.max_log_bytes", "expected a non-negative number")
+	}
+	if c.Test.MaxProcesses < MinProcesses || c.Test.MaxProcesses > MaxProcesses {
+		return bad("test.max_processes", fmt.Sprintf("expected a number of processes from %d to %d, got %d", MinProcesses, MaxProcesses, c.Test.MaxProcesses))
+	}
+	if c.Test.MaxMemory < MinMemory {
+		return bad("test.max_memory", fmt.Sprintf("expected at least %s, got %s", MinMemory, c.Test.MaxMemory))
 	}
 	names := map[string]bool{}
 	for i, s := range c.Test.Suites {

@@ -17,6 +17,9 @@ func TestLoadMissingIsDefault(t *testing.T) {
 	if cfg.Test.Sandbox != "auto" || cfg.Test.Timeout.Std() != 10*time.Minute || len(cfg.Review.PlanPersonas) != 5 || len(cfg.Review.CodePersonas) != 4 {
 		t.Errorf("defaults wrong: %+v", cfg)
 	}
+	if cfg.Test.MaxProcesses != 4096 || cfg.Test.MaxMemory != 4<<30 || cfg.Test.MaxLogBytes != 10<<20 {
+		t.Errorf("test limits defaults wrong: %+v", cfg.Test)
+	}
 }
 
 func TestParse(t *testing.T) {
@@ -25,6 +28,8 @@ func TestParse(t *testing.T) {
 sandbox = "none"
 timeout = "90s"
 env_allow = ["MY_TOKEN"]
+max_processes = 512
+max_memory = "2GiB"
 [[test.suites]]
 name = "unit"
 command = "go test -json ./..."
@@ -57,7 +62,23 @@ plan_personas = ["risk"]
 		t.Errorf("config: %+v", cfg)
 	}
 
+	if cfg.Test.MaxProcesses != 512 || cfg.Test.MaxMemory != 2<<30 {
+		t.Errorf("test limits: %+v", cfg.Test)
+	}
+	if cfg, err := Parse("config.toml", []byte("[test]\nmax_memory = 100000000\n")); err != nil || cfg.Test.MaxMemory != 100_000_000 {
+		t.Errorf("max_memory in bytes: %v, %v", cfg.Test.MaxMemory, err)
+	}
+
 	bad := []struct{ text, want string }{
+		{"[test]\nmax_processes = 4", "test.max_processes: expected a number of processes from 8 to 4194304, got 4"},
+		{"[test]\nmax_processes = 0", "test.max_processes: expected a number of processes from 8"},
+		{"[test]\nmax_processes = 99999999", "got 99999999"},
+		{"[test]\nmax_processes = \"many\"", "config.toml"},
+		{"[test]\nmax_memory = \"4G\"", `expected a size like "512MiB"`},
+		{"[test]\nmax_memory = \"1MiB\"", "test.max_memory: expected at least 16MiB, got 1MiB"},
+		{"[test]\nmax_memory = -5", "non-negative number of bytes"},
+		{"[test]\nmax_memory = 1.5", "expected a size"},
+		{"[test]\nmax_memory = \"9999999999TiB\"", "too large"},
 		{"[test]\nsandbox = \"docker\"", "test.sandbox: expected \"auto\", \"bwrap\" or \"none\", got \"docker\""},
 		{"[test]\ntimeout = \"soon\"", "expected a duration"},
 		{"[test]\nsandbox = 3", "config.toml"},
@@ -110,6 +131,64 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("accepted an invalid suite: %+v", s)
 				}
 			}
+		}
+	})
+}
+
+func TestParseByteSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want ByteSize
+		err  bool
+	}{
+		{"4GiB", 4 << 30, false},
+		{"512MiB", 512 << 20, false},
+		{"512 MiB", 512 << 20, false},
+		{"2GB", 2e9, false},
+		{"100KB", 100e3, false},
+		{"1TiB", 1 << 40, false},
+		{"123B", 123, false},
+		{"0B", 0, false},
+		{"4G", 0, true},
+		{"4gib", 0, true},
+		{"GiB", 0, true},
+		{"", 0, true},
+		{"-1GiB", 0, true},
+		{"1.5GiB", 0, true},
+		{"4  GiB", 0, true},
+		{" 4GiB", 0, true},
+		{"4GiB ", 0, true},
+		{"9999999999TiB", 0, true},
+		{"1234567890123456789B", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseByteSize(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseByteSize(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+	for _, b := range []ByteSize{4 << 30, 512 << 20, 1500, 3 << 40} {
+		back, err := ParseByteSize(b.String())
+		if err != nil || back != b {
+			t.Errorf("%d → %q → %d, %v", b, b.String(), back, err)
+		}
+	}
+}
+
+func FuzzParseByteSize(f *testing.F) {
+	f.Add("4GiB")
+	f.Add("512 MB")
+	f.Add("99999999999999999TiB")
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseByteSize(s)
+		if err != nil {
+			return
+		}
+		if n < 0 {
+			t.Fatalf("ParseByteSize(%q) = %d, negative", s, n)
+		}
+		if back, err := ParseByteSize(n.String()); err != nil || back != n {
+			t.Fatalf("%q → %d → %q → %d, %v", s, n, n.String(), back, err)
 		}
 	})
 }
