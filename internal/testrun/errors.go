@@ -1,6 +1,9 @@
 package testrun
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 var (
 	// ErrNoSandbox is returned when the bwrap sandbox is required but
@@ -18,3 +21,18 @@ var (
 	// <testsuites> or <testsuite> root element.
 	ErrNotJUnit = errors.New("not a JUnit XML report")
 )
+
+// SandboxError says why the bwrap sandbox cannot be used here. It matches
+// ErrNoSandbox, and its message ends with how to install bubblewrap or opt
+// out.
+type SandboxError struct {
+	// Reason is what went wrong, without the advice.
+	Reason string
+}
+
+func (e *SandboxError) Error() string {
+	return fmt.Sprintf("%v: %s; %s", ErrNoSandbox, e.Reason, installHint)
+}
+
+// Is makes errors.Is(err, ErrNoSandbox) true.
+func (e *SandboxError) Is(target error) bool { return target == ErrNoSandbox }

@@ -205,7 +205,7 @@ func newRunner(opt Options) (*runner, []string, error) {
 func newSandboxSpec(opt Options, dir string, env []string, maxMem int64) (spec *sandboxSpec, notes, tmp []string, err error) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: %v; %s", ErrNoSandbox, err, installHint)
+		return nil, nil, nil, &SandboxError{Reason: err.Error()}
 	}
 	spec = &sandboxSpec{bwrap: bwrap, dir: dir}
 	var cache string

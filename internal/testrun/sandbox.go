@@ -64,7 +64,7 @@ func tmpfsArgs(dest string, size int64) []string {
 func SandboxAvailable() (string, error) {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
-		return "", fmt.Errorf("%w: bwrap is not installed (%v); %s", ErrNoSandbox, err, installHint)
+		return "", &SandboxError{Reason: fmt.Sprintf("bwrap is not installed (%v)", err)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -77,8 +77,8 @@ func SandboxAvailable() (string, error) {
 		if msg == "" {
 			msg = "no output"
 		}
-		return "", fmt.Errorf("%w: %s cannot create a sandbox here (%v): %s (user namespaces may be disabled for unprivileged users, or a container forbids them); fix that, or %s",
-			ErrNoSandbox, path, err, truncateRunes(msg, 500), installHint)
+		return "", &SandboxError{Reason: fmt.Sprintf("%s cannot create a sandbox here (%v): %s (user namespaces may be disabled for unprivileged users, or a container forbids them)",
+			path, err, truncateRunes(msg, 500))}
 	}
 	return "bwrap", nil
 }
