@@ -27,6 +27,7 @@ import (
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/testrun"
 )
 
 //go:embed sample/* script.json
@@ -45,7 +46,8 @@ type Options struct {
 	Dir string
 	// Provider is "script" (offline, the default), "openai" or "anthropic".
 	Provider string
-	// Sandbox for the test phase: auto, bwrap or none.
+	// Sandbox for the test phase: auto, bwrap or none. With auto (or
+	// empty) and no working bubblewrap, the demo uses none and says so.
 	Sandbox string
 	Out     io.Writer
 	Getenv  func(string) string
@@ -98,6 +100,20 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	getenv := opt.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	// orch test refuses to run suites unsandboxed unless told to; the demo
+	// must work everywhere, so without a working bubblewrap it says so and
+	// opts out explicitly (the report records sandbox "none").
+	sandbox := opt.Sandbox
+	if (sandbox == "" || sandbox == testrun.SandboxAuto) && cfg.Test.Sandbox != testrun.SandboxNone {
+		if _, err := testrun.SandboxAvailable(); err != nil {
+			sandbox = testrun.SandboxNone
+			reason := err.Error()
+			if se := (*testrun.SandboxError)(nil); errors.As(err, &se) {
+				reason = se.Reason
+			}
+			say("note: bubblewrap does not work here (%s), so the demo runs its tests WITHOUT a sandbox (sandbox \"none\", recorded in the test report); install bubblewrap (apt-get install bubblewrap) to see them sandboxed\n", reason)
+		}
 	}
 	o := orchestrator.New(p)
 	rt := agent.NewRuntime(p, cfg, getenv)
@@ -155,7 +171,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		},
 		Test: func(ctx context.Context, id string) error {
 			say("  running the tests in an isolated worktree (the first sandboxed run builds Go's standard library once)…")
-			r, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: opt.Sandbox, Env: opt.Environ})
+			r, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: sandbox, Env: opt.Environ})
 			if err == nil {
 				rep := r.Report
 				say("  tests: %s, overall_pass=%v (%d passed, %d failed; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary.Passed, rep.Summary.Failed+rep.Summary.Error, rep.Sandbox)
@@ -172,7 +188,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		Accept: func(ctx context.Context, id string) error {
 			r, err := phases.Accept(ctx, o, cfg, id, phases.AcceptOptions{
 				Verdict: artifact.VerdictAccepted, Reasons: []string{"reviews passed and the tests pass (demo)"},
-				Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: phases.TestOptions{Sandbox: opt.Sandbox, Env: opt.Environ},
+				Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: phases.TestOptions{Sandbox: sandbox, Env: opt.Environ},
 			})
 			if err == nil {
 				res.Commit = r.Decision.Commit

@@ -325,6 +325,13 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	dv := artifact.LoadDiff(run.Task.Dir)
 	paths := diffPaths(dv.Value)
 	moved := head != base
+	if moved {
+		// The suites must run again on the commit: refuse now, before
+		// anything changes, when they could not be sandboxed.
+		if err := sandboxReady(cfg, opt.Test); err != nil {
+			return d, refuse("orch: HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
+		}
+	}
 	if err := repo.Apply(ctx, patch, gitx.ApplyOptions{Index: true, ThreeWay: moved}); err != nil {
 		if errors.Is(err, gitx.ErrApplyConflict) {
 			return d, refuse("orch: the change does not apply to HEAD %.12s (base %.12s): %v; nothing was changed. Redo codegen on the new HEAD: orch redo codegen", head, base, err)
@@ -343,6 +350,10 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		logDir := filepath.Join(run.Staging, "accept", "regression-logs")
 		rep, _, err := testCommit(ctx, repo, cfg, run.Task.ID, Report{Base: sha}, nil, logDir, TestOptions{Sandbox: opt.Test.Sandbox, Stream: opt.Test.Stream, Env: opt.Test.Env})
 		if err != nil {
+			return d, err
+		}
+		// testCommit may stop before it made logDir (a refused sandbox).
+		if err := os.MkdirAll(filepath.Join(run.Staging, "accept"), 0o755); err != nil {
 			return d, err
 		}
 		if err := writeJSON(filepath.Join(run.Staging, "accept", "regression-report.json"), rep); err != nil {

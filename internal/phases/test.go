@@ -24,7 +24,9 @@ import (
 type TestOptions struct {
 	// Keep leaves the worktree in place and reports its path.
 	Keep bool
-	// Sandbox overrides the configuration ("auto", "bwrap", "none").
+	// Sandbox overrides the configuration ("auto", "bwrap", "none"). Only
+	// "none" runs without bubblewrap; otherwise a missing bwrap is a
+	// refusal (status error), never a silent fallback.
 	Sandbox string
 	// Stream receives the suites' live output; may be nil.
 	Stream io.Writer
@@ -133,6 +135,13 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		rep.Error = fmt.Sprintf(format, args...)
 		return rep, "", nil
 	}
+	// The sandbox fails closed: refuse before preparing anything when it
+	// is needed and unavailable (the error says how to install bubblewrap
+	// or opt out).
+	sandbox := sandboxMode(cfg, opt)
+	if err := testrun.CheckSandbox(sandbox); err != nil {
+		return fail("refusing to run the suites without a sandbox: %v", err)
+	}
 	parent, err := os.MkdirTemp("", "orch-test-"+id+"-")
 	if err != nil {
 		return rep, "", fmt.Errorf("create worktree folder: %w", err)
@@ -166,10 +175,6 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		return fail("%v", err)
 	}
 	rep.Notes = append(rep.Notes, notes...)
-	sandbox := cfg.Test.Sandbox
-	if opt.Sandbox != "" {
-		sandbox = opt.Sandbox
-	}
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return rep, kept, fmt.Errorf("create %s: %w", logDir, err)
 	}
@@ -185,6 +190,7 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 	tr, info, err := testrun.Run(ctx, suites, testrun.Options{
 		Dir: wtDir, LogDir: logDir, Sandbox: sandbox, Stream: opt.Stream, Env: env,
 		AllowEnv: cfg.Test.EnvAllow, MaxLogBytes: cfg.Test.MaxLogBytes, GoCacheDir: cache,
+		MaxProcesses: cfg.Test.MaxProcesses, MaxMemory: int64(cfg.Test.MaxMemory),
 	})
 	rep.TestReport = tr
 	if rep.Suites == nil {
@@ -200,6 +206,22 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		rep.Error = err.Error()
 	}
 	return rep, kept, nil
+}
+
+// sandboxMode is the sandbox a run uses: the option, else the
+// configuration's (whose default "auto" means bwrap or refuse).
+func sandboxMode(cfg config.Config, opt TestOptions) string {
+	if opt.Sandbox != "" {
+		return opt.Sandbox
+	}
+	return cfg.Test.Sandbox
+}
+
+// sandboxReady reports whether the tests of a run with these options
+// could be sandboxed as configured: nil, or the refusal (with how to
+// install bubblewrap or opt out).
+func sandboxReady(cfg config.Config, opt TestOptions) error {
+	return testrun.CheckSandbox(sandboxMode(cfg, opt))
 }
 
 // suitesFor returns the configured suites, or detected ones with notes.
