@@ -163,7 +163,7 @@ func TestForkBombIsBounded(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			requireMode(t, mode)
 			if ok, l := processLimitWorks(t, mode); !ok {
-				t.Skipf("no process limit can be enforced here (%+v: no writable pids cgroup, and RLIMIT_NPROC does not bind root): a fork bomb would endanger the machine", l)
+				t.Skipf("no process limit can be enforced here (%+v: no writable pids cgroup; RLIMIT_NPROC is used only in bwrap's user namespace and never binds root): a fork bomb would endanger the machine", l)
 			}
 			dir := t.TempDir()
 			opt := options(t, dir)

@@ -11,9 +11,9 @@ import (
 // above a hard limit already in place:
 //   - RLIMIT_DATA bounds the private writable memory of each process. It
 //     is used rather than RLIMIT_AS because runtimes reserve far more
-//     address space than they use (the JVM's heap, V8's pointer cage, the
-//     race detector's shadow) and would not start under an address-space
-//     limit; a cgroup, when there is one, bounds the whole suite anyway.
+//     address space than they use (the JVM's heap, V8's pointer cage) and
+//     would not start under an address-space limit; a cgroup, when there
+//     is one, bounds the whole suite anyway.
 //   - RLIMIT_NPROC only when nproc is set: the kernel counts it per user
 //     (per user namespace and uid), so it bounds one suite only inside
 //     bwrap's own user namespace, and never binds root.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -229,6 +230,12 @@ func (g *group) leaderExited() bool {
 
 // isMember reports whether pid is a live process of the suite.
 func (g *group) isMember(pid int) bool {
+	return g.scanMember(pid) || (g.cg != nil && processLive(pid) && g.cg.contains(pid))
+}
+
+// scanMember is isMember without the cgroup, whose members are listed by
+// the cgroup itself: the checks a scan of /proc makes for every process.
+func (g *group) scanMember(pid int) bool {
 	st, ok := procStat(pid)
 	if !ok || !st.live() {
 		return false
@@ -241,22 +248,31 @@ func (g *group) isMember(pid int) bool {
 			return true
 		}
 	}
-	if g.cg != nil && g.cg.contains(pid) {
-		return true
-	}
 	return g.marker != "" && hasEnvEntry(pid, g.marker)
 }
 
 // members returns the live processes of the suite (the leader excluded
-// once it exited). ok is false when /proc cannot be read.
+// once it exited): those of its cgroup, and those a scan of /proc finds.
+// With first it stops at the first one. ok is false when /proc cannot be
+// read.
 func (g *group) members(first bool) ([]int, bool) {
+	var out []int
+	if g.cg != nil {
+		for _, pid := range g.cg.pids() {
+			if processLive(pid) {
+				out = append(out, pid)
+				if first {
+					return out, true
+				}
+			}
+		}
+	}
 	pids, ok := listPids()
 	if !ok {
-		return nil, false
+		return out, false
 	}
-	var out []int
 	for _, pid := range pids {
-		if g.isMember(pid) {
+		if !slices.Contains(out, pid) && g.scanMember(pid) {
 			out = append(out, pid)
 			if first {
 				break

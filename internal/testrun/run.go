@@ -38,7 +38,9 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 		return report, info, err
 	}
 	if len(suites) == 0 {
-		info.Sandbox = SandboxNone
+		if opt.Sandbox == SandboxNone {
+			info.Sandbox = SandboxNone // nothing ran, but the opt-out stands
+		}
 		report.Status = artifact.TestCompleted
 		report.Error = "no tests configured"
 		return report, info, nil

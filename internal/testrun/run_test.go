@@ -217,6 +217,14 @@ func TestRunNoSuites(t *testing.T) {
 	if report.Status != artifact.TestCompleted || report.OverallPass || report.Error != "no tests configured" || report.Suites == nil {
 		t.Errorf("report %+v, want completed, not passing, \"no tests configured\", empty suites", report)
 	}
+	_, info, _ := Run(context.Background(), nil, Options{Sandbox: SandboxNone})
+	if info.Sandbox != SandboxNone {
+		t.Errorf("no suites with sandbox none: RunInfo.Sandbox %q", info.Sandbox)
+	}
+	_, info, _ = Run(context.Background(), nil, Options{Sandbox: SandboxAuto})
+	if info.Sandbox != "" {
+		t.Errorf("no suites, nothing sandboxed: RunInfo.Sandbox %q, want empty", info.Sandbox)
+	}
 }
 
 func TestRunCommandNotFound(t *testing.T) {

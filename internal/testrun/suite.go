@@ -116,8 +116,8 @@ type Options struct {
 
 // RunInfo tells how Run ran the suites.
 type RunInfo struct {
-	// Sandbox is "bwrap" or "none"; empty when Run refused before any
-	// suite could run.
+	// Sandbox is "bwrap" or "none"; empty when Run refused, and when there
+	// were no suites and the sandbox was not "none".
 	Sandbox string
 	// Limits are the resource bounds of the suites and what enforced them.
 	Limits Limits
