@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -252,4 +254,73 @@ func TestMemoryLimit(t *testing.T) {
 			t.Logf("over the limit: exit %d, enforced by %v", tight.ExitCode, info.Limits.Memory)
 		})
 	}
+}
+
+// TestLimitsInPlaceBeforeTheCommand: the suite's first process already
+// runs with its limits and in its cgroup (orch holds it until they are
+// set).
+func TestLimitsInPlaceBeforeTheCommand(t *testing.T) {
+	for _, mode := range sandboxModes() {
+		t.Run(mode, func(t *testing.T) {
+			requireMode(t, mode)
+			t.Parallel()
+			opt := options(t, t.TempDir())
+			opt.Sandbox = mode
+			opt.MaxMemory = 96 << 20
+			opt.MaxProcesses = 100
+			suites := []Suite{
+				{Name: "limits", Kind: KindTest, Command: []string{"cat", "/proc/self/limits"}},
+				{Name: "cgroup", Kind: KindTest, Command: []string{"cat", "/proc/self/cgroup"}},
+			}
+			report, info, err := Run(context.Background(), suites, opt)
+			if err != nil || !report.OverallPass {
+				t.Fatalf("Run: %+v, %v", report, err)
+			}
+			limits := string(readFile(t, filepath.Join(opt.LogDir, "limits.log")))
+			if !regexpLine(`Max data size\s+100663296\s+100663296\s+bytes`).MatchString(limits) {
+				t.Errorf("RLIMIT_DATA not in place in the first process:\n%s", limits)
+			}
+			nproc := regexpLine(`Max processes\s+100\s+100\s+processes`).MatchString(limits)
+			if want := slices.ContainsFunc(info.Limits.Processes, func(m string) bool { return strings.HasPrefix(m, "RLIMIT_NPROC") }); nproc != want {
+				t.Errorf("RLIMIT_NPROC in place %v, want %v (limits %+v):\n%s", nproc, want, info.Limits, limits)
+			}
+			cgroup := string(readFile(t, filepath.Join(opt.LogDir, "cgroup.log")))
+			inCgroup := strings.Contains(cgroup, "/orch-")
+			if want := slices.ContainsFunc(info.Limits.Processes, func(m string) bool { return strings.HasPrefix(m, "cgroup") }); want && !inCgroup {
+				t.Errorf("limits %+v say cgroup, but the first process is not in one:\n%s", info.Limits, cgroup)
+			}
+		})
+	}
+}
+
+func regexpLine(expr string) *regexp.Regexp { return regexp.MustCompile(`(?m)^` + expr + `\s*$`) }
+
+// TestSandboxSetupFailure: when bwrap cannot build the sandbox (here: a
+// toolchain folder to bind is missing), the suite is a runner error naming
+// the sandbox, not a test failure, and bwrap's message is in the log.
+func TestSandboxSetupFailure(t *testing.T) {
+	requireBwrap(t)
+	opt := options(t, t.TempDir())
+	opt.Sandbox = SandboxBwrap
+	r, _, err := newRunner(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.close() })
+	r.sandbox.keep = append(r.sandbox.keep, "/nonexistent-orch-toolchain")
+	name, value, marker := testMarker(t)
+	s := sh("setup", "echo ran")
+	s.Env = map[string]string{name: value}
+	res := r.runSuite(context.Background(), s)
+	if res.problem == "" || !strings.Contains(res.problem, "bwrap could not set up the sandbox") || res.suite.OverallPass {
+		t.Errorf("result %+v, want a runner failure about the sandbox", res)
+	}
+	if c := findCase(t, res.suite.Cases, caseCommand); c.Status != StatusError {
+		t.Errorf("case %+v, want an error", c)
+	}
+	log := string(readFile(t, filepath.Join(opt.LogDir, "setup.log")))
+	if !strings.Contains(log, "nonexistent-orch-toolchain") || strings.Contains(log, "\nran\n") {
+		t.Errorf("log:\n%s", log)
+	}
+	assertNoneLeft(t, marker)
 }

@@ -63,6 +63,16 @@ type group struct {
 	state      *os.ProcessState
 	reaped     bool
 	limits     appliedLimits
+	// release is the write end of the pipe the suite is held on; kept open
+	// until the end to tell whether the byte that released it was read.
+	release *os.File
+	// releaseFailed is set when the held process was gone before orch
+	// could release it.
+	releaseFailed bool
+	// neverStarted is set by reap when the suite was never released or
+	// never read the byte that released it: the command did not run
+	// (bwrap failed to build the sandbox first).
+	neverStarted bool
 }
 
 // appliedLimits names the mechanisms that bound a suite.
@@ -81,7 +91,6 @@ func startGroup(l launch) (*group, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("create pipe: %w", err)
 	}
-	defer blockW.Close()
 	var argv []string
 	var extra []*os.File
 	var infoR, infoW *os.File
@@ -113,14 +122,19 @@ func startGroup(l launch) (*group, []string, error) {
 		infoW.Close()
 	}
 	if err != nil {
+		blockW.Close()
 		return nil, nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	g := &group{cmd: cmd, leader: cmd.Process.Pid, marker: l.marker, cg: l.cg, exited: make(chan struct{})}
+	g := &group{cmd: cmd, leader: cmd.Process.Pid, marker: l.marker, cg: l.cg, exited: make(chan struct{}), release: blockW}
 	go g.watch()
-	abort := func(err error) (*group, []string, error) {
+	// end kills whatever started; the release pipe is closed unwritten.
+	end := func() {
 		g.kill()
 		g.waitGone(killWaitLimit, true)
 		g.reap()
+	}
+	abort := func(err error) (*group, []string, error) {
+		end()
 		return nil, notes, err
 	}
 
@@ -128,9 +142,7 @@ func startGroup(l launch) (*group, []string, error) {
 	if l.sandbox != nil {
 		pid, err := readChildPID(infoR)
 		if err != nil {
-			g.kill()
-			g.waitGone(killWaitLimit, true)
-			g.reap()
+			end()
 			return nil, notes, fmt.Errorf("%w: bwrap did not start the sandbox (%v, %s); its message is in the log", ErrNoSandbox, err, describeExit(g.state))
 		}
 		g.sandboxPID, target = pid, pid
@@ -139,8 +151,11 @@ func startGroup(l launch) (*group, []string, error) {
 			g.pidNS = "" // not a namespace of its own: useless for finding members
 		}
 	}
+	// A target that is already gone (ESRCH) died while being set up —
+	// bwrap failing to build the sandbox — and never ran the command:
+	// the suite then just ends, and reap finds it was never released.
 	if g.cg != nil {
-		if err := g.cg.add(target); err != nil {
+		if err := g.cg.add(target); err != nil && !errors.Is(err, syscall.ESRCH) {
 			notes = append(notes, fmt.Sprintf("cgroup not used: %v", err))
 			if rerr := g.cg.remove(); rerr != nil {
 				notes = append(notes, rerr.Error())
@@ -153,11 +168,17 @@ func startGroup(l launch) (*group, []string, error) {
 	}
 	nproc := l.sandbox != nil && os.Geteuid() != 0 && ownUserNS(target)
 	p, m, err := applyRlimits(target, l.maxProcs, l.maxMemory, nproc)
-	if err != nil {
+	switch {
+	case errors.Is(err, syscall.ESRCH):
+		g.releaseFailed = true
+		return g, notes, nil
+	case err != nil:
 		return abort(err)
 	}
 	g.limits.add(p, m)
-	if _, err := io.WriteString(blockW, "\n"); err != nil {
+	if _, err := io.WriteString(blockW, "\n"); errors.Is(err, syscall.EPIPE) {
+		g.releaseFailed = true // nobody is left to read it
+	} else if err != nil {
 		return abort(fmt.Errorf("release the suite: %w", err))
 	}
 	return g, notes, nil
@@ -208,7 +229,8 @@ func (g *group) watch() {
 	}
 }
 
-// reap collects the leader's exit status, once it exited.
+// reap collects the leader's exit status, once it exited, and finds out
+// whether the suite was ever released.
 func (g *group) reap() {
 	if g.reaped {
 		return
@@ -217,6 +239,21 @@ func (g *group) reap() {
 	_ = g.cmd.Wait()
 	g.state = g.cmd.ProcessState
 	g.reaped = true
+	g.neverStarted = g.releaseFailed || unread(g.release) > 0
+	g.release.Close()
+}
+
+// unread returns how many bytes wait in the pipe whose end f is.
+func unread(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) {
+		n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) // FIONREAD
+	})
+	return n
 }
 
 func (g *group) leaderExited() bool {

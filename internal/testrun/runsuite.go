@@ -129,6 +129,15 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		}
 	}
 	res.suite.ExitCode = exitCode(run.g.state)
+	if run.g.neverStarted && endCase == nil {
+		// bwrap reports the sandbox before it builds it: a mount that
+		// fails ends it before the command ever ran.
+		msg := fmt.Sprintf("the command never started: its process ended (exit status %d) before orch released it", res.suite.ExitCode)
+		if r.sandbox != nil {
+			msg = fmt.Sprintf("%v: bwrap could not set up the sandbox (exit status %d); its message is in the log", ErrNoSandbox, res.suite.ExitCode)
+		}
+		return r.runnerFailure(res, out, caseCommand, msg)
+	}
 	cases, caseProblem := r.collect(s, run)
 	if endCase != nil {
 		cases = append(cases, *endCase)
