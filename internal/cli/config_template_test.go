@@ -37,6 +37,7 @@ func TestConfigTemplate(t *testing.T) {
 	}
 	def := config.Default()
 	if cfg.Test.Sandbox != def.Test.Sandbox || cfg.Test.Timeout != def.Test.Timeout || cfg.Context != def.Context ||
+		cfg.Test.MaxProcesses != def.Test.MaxProcesses || cfg.Test.MaxMemory != def.Test.MaxMemory || cfg.Budgets.Task() != def.Budgets.Task() ||
 		strings.Join(cfg.Review.PlanPersonas, ",") != strings.Join(def.Review.PlanPersonas, ",") {
 		t.Errorf("the template documents values other than the defaults: %+v", cfg)
 	}

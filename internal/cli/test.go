@@ -67,7 +67,11 @@ itself failed (the patch does not apply, a command is missing).`,
 				for _, s := range rep.Suites {
 					fmt.Fprintf(out, "suite %-12s %-4s exit %-3d pass=%-5v %d passed, %d failed, %d skipped  (%s)\n", s.ID, s.Kind, s.ExitCode, s.OverallPass, s.Summary.Passed, s.Summary.Failed+s.Summary.Error, s.Summary.Skipped, s.Log)
 				}
-				fmt.Fprintf(out, "report: %s (status %s, overall_pass %v, sandbox %s)\n", artifact.TestReportFile, rep.Status, rep.OverallPass, rep.Sandbox)
+				sb := ""
+				if rep.Sandbox != "" {
+					sb = ", sandbox " + rep.Sandbox
+				}
+				fmt.Fprintf(out, "report: %s (status %s, overall_pass %v%s)\n", artifact.TestReportFile, rep.Status, rep.OverallPass, sb)
 				if res.Worktree != "" {
 					fmt.Fprintf(out, "worktree kept: %s (remove it with: git worktree remove --force %s)\n", res.Worktree, res.Worktree)
 				}

@@ -170,7 +170,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			return err
 		},
 		Test: func(ctx context.Context, id string) error {
-			say("  running the tests in an isolated worktree (the first sandboxed run builds Go's standard library once)…")
+			say("  running the tests in an isolated worktree (the first run builds Go's standard library into orch's cache once)…")
 			r, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: sandbox, Env: opt.Environ})
 			if err == nil {
 				rep := r.Report

@@ -81,10 +81,12 @@ const configTemplate = `# orch project configuration.
 # unknown keys are reported (exit 4) by the command that reads this file.
 
 # [test]
-# sandbox = "auto"            # auto (bubblewrap when available) | bwrap | none
+# sandbox = "auto"            # auto | bwrap: bubblewrap, or refuse | none: opt out (recorded)
 # timeout = "10m"             # default per-suite timeout
 # env_allow = []              # secret-looking variables passed to suites on purpose
 # max_log_bytes = 10485760
+# max_processes = 4096        # per suite (cgroup, or RLIMIT_NPROC in the sandbox)
+# max_memory = "4GiB"         # per suite (cgroup, and RLIMIT_DATA per process)
 #
 # [[test.suites]]             # without suites, orch detects them from the repository
 # name = "unit"
@@ -112,6 +114,13 @@ const configTemplate = `# orch project configuration.
 # [context]
 # max_context_bytes = 200000
 # max_output_tokens = 16000
+
+# [budgets]                   # per task, checked before every model call; 0 = no limit
+# calls = 300
+# tokens_in = 5000000
+# tokens_out = 1000000
+# cost_usd = 25.0
+# wall_time = "2h"            # summed latency of the task's model calls
 `
 
 const ignoreTemplate = `# Written by orch init. Locks and temporary files are never committed.
