@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -137,9 +138,20 @@ func printCost(w io.Writer, out costOutput) {
 	}
 	row("total", out.Total)
 	for _, u := range out.Budgets {
-		fmt.Fprintf(w, "budget %-12s %-10s %g of %g (%.0f%%)\n", u.Scope, u.Limit, u.Spent, u.Max, u.Percent)
+		fmt.Fprintf(w, "budget %-12s %-10s %s of %s (%.0f%%)\n", u.Scope, u.Limit, budgetFigure(u.Limit, u.Spent), budgetFigure(u.Limit, u.Max), u.Percent)
 	}
 	if out.Total.UnpricedCalls > 0 {
 		fmt.Fprintf(w, "%d call(s) to a model without a known price are not in the cost\n", out.Total.UnpricedCalls)
 	}
+}
+
+// budgetFigure renders a budget amount for people.
+func budgetFigure(limit string, v float64) string {
+	switch limit {
+	case "cost_usd":
+		return agent.FormatUSD(v)
+	case "wall_time":
+		return (time.Duration(v * float64(time.Second))).Round(time.Millisecond).String()
+	}
+	return fmt.Sprintf("%.0f", v)
 }
