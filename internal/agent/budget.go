@@ -193,8 +193,19 @@ func BudgetWarnings(b config.Budgets, sum CostSummary) []string {
 	var out []string
 	for _, u := range BudgetUses(b, sum) {
 		if u.Percent >= 80 {
-			out = append(out, fmt.Sprintf("budget: %s %s at %.0f%% (%g of %g)", u.Scope, u.Limit, u.Percent, u.Spent, u.Max))
+			out = append(out, fmt.Sprintf("budget: %s %s at %.0f%% (%s of %s)", u.Scope, u.Limit, u.Percent, figure(u.Limit, u.Spent), figure(u.Limit, u.Max)))
 		}
 	}
 	return out
+}
+
+// figure renders a budget amount: dollars, seconds or a count.
+func figure(limit string, v float64) string {
+	switch limit {
+	case "cost_usd":
+		return FormatUSD(v)
+	case "wall_time":
+		return fmt.Sprintf("%.0fs", v)
+	}
+	return fmt.Sprintf("%.0f", v)
 }
