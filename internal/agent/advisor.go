@@ -410,7 +410,18 @@ type adviceProvider struct {
 func (p *adviceProvider) Name() string { return p.inner.Name() }
 
 func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	phase := string(lifecycle.Accept)
+	booked, berr := p.rt.reserve(p.t.ID, phase, req.Model, req)
+	if berr != nil {
+		p.append(ctx, "budget_exceeded", budgetEventData(phase, req.Role, berr))
+		return llm.Response{}, berr
+	}
 	resp, err := p.inner.Complete(ctx, req)
+	used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
+	if c, ok := p.rt.cost(resp.Model, resp.Usage); ok {
+		used.CostUSD = c
+	}
+	p.rt.settle(p.t.ID, phase, booked, used)
 	data := map[string]any{
 		"phase": string(lifecycle.Accept), "role": req.Role, "cached": false,
 		"provider": resp.Provider, "model": resp.Model,
@@ -423,16 +434,21 @@ func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 	if data["model"] == "" {
 		data["model"] = req.Model
 	}
-	if cost, ok := Cost(fmt.Sprint(data["model"]), resp.Usage); ok && err == nil {
+	if cost, ok := p.rt.cost(fmt.Sprint(data["model"]), resp.Usage); ok && err == nil {
 		data["cost_usd"] = cost
 	}
 	if err != nil {
 		data["error"] = err.Error()
 	}
+	p.append(ctx, "model_call", data)
+	return resp, err
+}
+
+// append logs an event under the task's lock.
+func (p *adviceProvider) append(ctx context.Context, kind string, data map[string]any) {
 	lctx := context.WithoutCancel(ctx)
 	if lock, lerr := p.t.Lock(lctx, p.o.Wait); lerr == nil {
-		_ = p.t.Append(task.Event{Kind: "model_call", TS: p.o.Now().UTC().Truncate(time.Millisecond), Data: data})
+		_ = p.t.Append(task.Event{Kind: kind, TS: p.o.Now().UTC().Truncate(time.Millisecond), Data: data})
 		_ = lock.Unlock()
 	}
-	return resp, err
 }

@@ -200,3 +200,25 @@ func FuzzCheckAdviceAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestAdviseRespectsBudgets: the advisor's calls count against the task's
+// budget and are refused before they are made once it is spent.
+func TestAdviseRespectsBudgets(t *testing.T) {
+	f := newCGFixture(t, nil)
+	rt := f.scriptRuntime(cgCodegenEntry, cgEntry{"accept_advisor", cgAdvice})
+	f.toAccept(rt)
+	sum := SumCosts(f.events())
+	rt.Config.Budgets.Calls = sum.Total.Calls // every call allowed is spent
+	_, err := Advise(context.Background(), rt, f.o, f.id)
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Limit != "calls" {
+		t.Fatalf("err = %v, want a calls budget error", err)
+	}
+	if f.exists(AdviceFile) {
+		t.Error("advice written without a model call")
+	}
+	after := SumCosts(f.events())
+	if after.Total.Calls != sum.Total.Calls {
+		t.Errorf("a model call was made: %d calls before, %d after", sum.Total.Calls, after.Total.Calls)
+	}
+}

@@ -304,13 +304,20 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 
 // logBudget records a call refused by a budget.
 func (c *Call) logBudget(ctx context.Context, req llm.Request, err error) {
-	var be *BudgetError
-	if c.run == nil || !errors.As(err, &be) {
+	if c.run == nil {
 		return
 	}
-	_ = c.run.Log(context.WithoutCancel(ctx), "budget_exceeded", map[string]any{
-		"phase": string(c.run.Phase), "role": req.Role, "scope": be.Scope, "limit": be.Limit, "spent": be.Spent, "max": be.Max, "key": be.Key,
-	})
+	_ = c.run.Log(context.WithoutCancel(ctx), "budget_exceeded", budgetEventData(string(c.run.Phase), req.Role, err))
+}
+
+// budgetEventData is the budget_exceeded event of a refused call.
+func budgetEventData(phase, role string, err error) map[string]any {
+	data := map[string]any{"phase": phase, "role": role, "error": err.Error()}
+	var be *BudgetError
+	if errors.As(err, &be) {
+		data["scope"], data["limit"], data["spent"], data["max"], data["key"] = be.Scope, be.Limit, be.Spent, be.Max, be.Key
+	}
+	return data
 }
 
 // cacheKey hashes what determines an answer. The key never contains a
