@@ -43,7 +43,7 @@ the task stays in accept. The advisor never decides: you do, with
 			}
 			if err != nil {
 				printNotes(errw, rt)
-				return codeAgentError(err)
+				return err
 			}
 			if asJSON {
 				printNotes(errw, rt)

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"path"
 	"strings"
 	"time"
 
@@ -13,9 +11,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
-	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
 )
 
 // codegenOutput is what `orch codegen --json` prints: one object.
@@ -62,21 +58,14 @@ codegen; the last answer is kept in history/).`,
   orch codegen --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, cfg, tid, err := env.phaseSetup(wait, id)
+			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
 			if err != nil {
 				return err
 			}
-			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && isTerminal(errw)
-			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
 			res, err := agent.Codegen(cmd.Context(), rt, o, tid)
-			if stream {
-				fmt.Fprintln(errw)
-			}
-			if err != nil {
-				printNotes(errw, rt)
-				printCodeFailedKept(errw, tid, res.Phase)
-				return codeAgentError(err)
+			if err := a.finish(res.Phase, err); err != nil {
+				return err
 			}
 			next := suggestNext(o, tid)
 			rec := res.Record
@@ -168,22 +157,4 @@ func (n nextStep) text() string {
 		return n.Reason
 	}
 	return fmt.Sprintf("`orch next` → %s (%s)", n.To, n.Reason)
-}
-
-// codeAgentError maps a model that kept answering invalid output to exit
-// 4 (invalid artifact; nothing changed).
-func codeAgentError(err error) error {
-	var ie *llm.InvalidResponseError
-	var oe *orchestrator.Error
-	if errors.As(err, &ie) && !errors.As(err, &oe) {
-		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: " + err.Error(), Err: err}
-	}
-	return err
-}
-
-// printCodeFailedKept says where a failed run's output went.
-func printCodeFailedKept(w io.Writer, id string, pr orchestrator.PhaseResult) {
-	if pr.FailedKept != "" {
-		fmt.Fprintf(w, "the failed run's output is kept in %s\n", path.Join(task.OrchDir, "tasks", id, pr.FailedKept))
-	}
 }

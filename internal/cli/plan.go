@@ -2,10 +2,7 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"path"
 	"strings"
 	"time"
 
@@ -13,9 +10,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
-	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
 )
 
 // planOutput is what `orch plan --json` prints: one object.
@@ -61,21 +56,13 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
   orch plan --fresh          # do not reuse cached model answers`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, cfg, tid, err := env.phaseSetup(wait, id)
+			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
 			if err != nil {
 				return err
 			}
-			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && isTerminal(out)
-			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
 			res, err := agent.Plan(cmd.Context(), rt, o, tid)
-			if stream {
-				fmt.Fprintln(errw)
-			}
-			if err != nil {
-				printNotes(errw, rt)
-				printFailedKept(errw, o.Project, tid, res.Phase)
-				printFreshHint(errw, rt, agent.RolePlanner, err, fresh, "orch plan --fresh")
+			if err := a.finish(res.Phase, err); err != nil {
 				return err
 			}
 			next := planNext(res)
@@ -146,26 +133,6 @@ func planNext(res agent.PlanResult) string {
 		return "run `orch plan` again: the plan lists no files yet"
 	}
 	return "run `orch plan` again"
-}
-
-// printFailedKept says where a failed run's output went.
-func printFailedKept(w io.Writer, p *task.Project, id string, pr orchestrator.PhaseResult) {
-	if pr.FailedKept == "" {
-		return
-	}
-	fmt.Fprintf(w, "the failed run's output is kept in %s\n", path.Join(task.OrchDir, "tasks", id, pr.FailedKept))
-}
-
-// printFreshHint tells how to get past answers replayed from the call
-// cache after a model's answers were refused.
-func printFreshHint(w io.Writer, rt *agent.Runtime, role string, err error, fresh bool, command string) {
-	var ie *llm.InvalidResponseError
-	if fresh || !errors.As(err, &ie) {
-		return
-	}
-	if _, cfg, _, perr := rt.Provider(role); perr == nil && cfg.Type != llm.TypeScript {
-		fmt.Fprintf(w, "model answers are cached: `%s` asks the model again instead of replaying them\n", command)
-	}
 }
 
 func nonNilQuestions(qs []artifact.Question) []artifact.Question {

@@ -47,21 +47,14 @@ stay invalid (no review is written).`,
   orch review code --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, cfg, tid, err := env.phaseSetup(wait, id)
+			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
 			if err != nil {
 				return err
 			}
-			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && isTerminal(errw)
-			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
 			res, err := agent.ReviewCode(cmd.Context(), rt, o, tid)
-			if stream {
-				fmt.Fprintln(errw)
-			}
-			if err != nil {
-				printNotes(errw, rt)
-				printCodeFailedKept(errw, tid, res.Phase)
-				return codeAgentError(err)
+			if err := a.finish(res.Phase, err); err != nil {
+				return err
 			}
 			next := suggestNext(o, tid)
 			rec := res.Review

@@ -36,21 +36,13 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
   orch review plan --json`,
 		Args: wrapArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, cfg, tid, err := env.phaseSetup(wait, id)
+			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
 			if err != nil {
 				return err
 			}
-			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && isTerminal(out)
-			rt := env.agentRuntime(o.Project, cfg, fresh, errw, stream)
+			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
 			res, err := agent.ReviewPlan(cmd.Context(), rt, o, tid)
-			if stream {
-				fmt.Fprintln(errw)
-			}
-			if err != nil {
-				printNotes(errw, rt)
-				printFailedKept(errw, o.Project, tid, res.Phase)
-				printFreshHint(errw, rt, agent.RolePlanReviewer, err, fresh, "orch review plan --fresh")
+			if err := a.finish(res.Phase, err); err != nil {
 				return err
 			}
 			r := res.Review
