@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/orchestrator"
 )
 
 func newAdviseCmd(env *Env) *cobra.Command {
@@ -30,26 +31,19 @@ the task stays in accept. The advisor never decides: you do, with
   orch advise --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, cfg, tid, err := env.phaseSetup(wait, id)
+			a, err := env.startAgent(cmd, wait, id, false, asJSON)
 			if err != nil {
 				return err
 			}
-			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			stream := !asJSON && isTerminal(errw)
-			rt := env.agentRuntime(o.Project, cfg, false, errw, stream)
-			adv, err := agent.Advise(cmd.Context(), rt, o, tid)
-			if stream {
-				fmt.Fprintln(errw)
-			}
-			if err != nil {
-				printNotes(errw, rt)
+			out := a.out
+			adv, err := agent.Advise(cmd.Context(), a.rt, a.o, a.tid)
+			if err := a.finish(orchestrator.PhaseResult{}, err); err != nil {
 				return err
 			}
+			a.notes(asJSON)
 			if asJSON {
-				printNotes(errw, rt)
 				return json.NewEncoder(out).Encode(adv)
 			}
-			printNotes(out, rt)
 			fmt.Fprint(out, agent.AdviceMarkdown(adv))
 			fmt.Fprintf(out, "\nwrote %s, %s\n", agent.AdviceFile, agent.AdviceMarkdownFile)
 			return nil

@@ -62,18 +62,17 @@ codegen; the last answer is kept in history/).`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
+			o, rt, tid, out := a.o, a.rt, a.tid, a.out
 			res, err := agent.Codegen(cmd.Context(), rt, o, tid)
 			if err := a.finish(res.Phase, err); err != nil {
 				return err
 			}
 			next := suggestNext(o, tid)
 			rec := res.Record
+			a.notes(asJSON)
 			if asJSON {
-				printNotes(errw, rt)
 				return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: res.Phase.Entered, CodegenRecord: rec, Next: next})
 			}
-			printNotes(out, rt)
 			printEntered(out, res.Phase.Entered)
 			fmt.Fprintf(out, "task %s: codegen attempt %d → %s (base %.12s)\n", tid, rec.Attempt, rec.Status, rec.Base)
 			if len(rec.FixFrom) > 0 {

@@ -60,14 +60,14 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
+			o, rt, tid, out := a.o, a.rt, a.tid, a.out
 			res, err := agent.Plan(cmd.Context(), rt, o, tid)
 			if err := a.finish(res.Phase, err); err != nil {
 				return err
 			}
 			next := planNext(res)
+			a.notes(asJSON)
 			if asJSON {
-				printNotes(errw, rt)
 				return json.NewEncoder(out).Encode(planOutput{
 					Task: tid, Round: res.Round, Status: res.Status, Title: res.Plan.Title, Entered: res.Phase.Entered,
 					Open: nonNilQuestions(res.Open), Questions: nonNilQuestions(res.Plan.Questions),
@@ -75,7 +75,6 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 					Provider: res.Provider, Model: res.Model, Next: next,
 				})
 			}
-			printNotes(out, rt)
 			printEntered(out, res.Phase.Entered)
 			fmt.Fprintf(out, "task %s: planning round %d → %s\n", tid, res.Round, res.Status)
 			fmt.Fprintf(out, "plan: %s (%d file(s) planned)\n", res.Plan.Title, len(res.Plan.FilePlan))

@@ -51,18 +51,17 @@ stay invalid (no review is written).`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
+			o, rt, tid, out := a.o, a.rt, a.tid, a.out
 			res, err := agent.ReviewCode(cmd.Context(), rt, o, tid)
 			if err := a.finish(res.Phase, err); err != nil {
 				return err
 			}
 			next := suggestNext(o, tid)
 			rec := res.Review
+			a.notes(asJSON)
 			if asJSON {
-				printNotes(errw, rt)
 				return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: res.Phase.Entered, CodeReviewRecord: rec, Next: next})
 			}
-			printNotes(out, rt)
 			printEntered(out, res.Phase.Entered)
 			blocking := 0
 			for _, v := range rec.Reviewers {

@@ -40,17 +40,16 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out, errw := a.o, a.rt, a.tid, a.out, a.errw
+			o, rt, tid, out := a.o, a.rt, a.tid, a.out
 			res, err := agent.ReviewPlan(cmd.Context(), rt, o, tid)
 			if err := a.finish(res.Phase, err); err != nil {
 				return err
 			}
 			r := res.Review
+			a.notes(asJSON)
 			if asJSON {
-				printNotes(errw, rt)
 				return json.NewEncoder(out).Encode(r)
 			}
-			printNotes(out, rt)
 			printEntered(out, res.Phase.Entered)
 			fmt.Fprintf(out, "plan review of task %s (plan sha256 %.12s…):\n", tid, r.PlanSHA256)
 			for _, v := range r.Reviewers {
