@@ -43,33 +43,8 @@ func checkAnswerText(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return errors.New("the answer is not valid UTF-8")
 	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' || i+1 >= len(raw) {
-			continue
-		}
-		i++ // the escaped character
-		if raw[i] != 'u' || i+4 >= len(raw) {
-			continue
-		}
-		r, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 32)
-		if err != nil {
-			continue // json.Valid already refused it
-		}
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return fmt.Errorf("the answer escapes a lone UTF-16 surrogate \\u%04X: content must be valid Unicode text", r)
-		case r >= 0xD800 && r <= 0xDBFF:
-			next := raw[i+5:]
-			if len(next) < 6 || next[0] != '\\' || next[1] != 'u' {
-				return fmt.Errorf("the answer escapes a lone UTF-16 surrogate \\u%04X: content must be valid Unicode text", r)
-			}
-			low, err := strconv.ParseUint(string(next[2:6]), 16, 32)
-			if err != nil || low < 0xDC00 || low > 0xDFFF {
-				return fmt.Errorf("the answer escapes a lone UTF-16 surrogate \\u%04X: content must be valid Unicode text", r)
-			}
-			i += 6
-		}
-		i += 4
+	if esc, bad := artifact.LoneSurrogate(raw); bad {
+		return fmt.Errorf("the answer escapes a lone UTF-16 surrogate \\u%s: content must be valid Unicode text", strings.ToUpper(esc[2:]))
 	}
 	return nil
 }

@@ -1,5 +1,10 @@
 package artifact
 
+// LoneSurrogate returns the first \u escape of raw (JSON text) that encodes
+// half of a UTF-16 surrogate pair without the other half. The model-answer
+// checks of other packages use it too.
+func LoneSurrogate(raw []byte) (string, bool) { return loneSurrogate(raw) }
+
 // loneSurrogate returns the first \u escape of raw (the bytes of one JSON
 // string, quotes included) that encodes half of a UTF-16 surrogate pair
 // without the other half. JSON decoders turn such an escape into U+FFFD,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/orchdev/orch/internal/artifact"
 	"io"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ func (w *jsonWalker) walk() error {
 			return fmt.Errorf("%s: %w", w.path(), err)
 		}
 		if s, ok := tok.(string); ok {
-			if esc, bad := loneSurrogateEscape(w.data[start:w.dec.InputOffset()]); bad {
+			if esc, bad := artifact.LoneSurrogate(w.data[start:w.dec.InputOffset()]); bad {
 				return fmt.Errorf("%s: the escape %s is a lone UTF-16 surrogate (it would decode to U+FFFD)", w.path(), esc)
 			}
 			if top := w.top(); top != nil && top.object && top.wantKey {
@@ -162,39 +163,4 @@ func shortenKey(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// loneSurrogateEscape returns the first \u escape of raw (one JSON string
-// token, maybe with the separators before it) that encodes half of a
-// surrogate pair without the other half.
-func loneSurrogateEscape(raw []byte) (string, bool) {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++ // the escaped character: a "\\" pair is skipped whole
-		if i >= len(raw) || raw[i] != 'u' {
-			continue
-		}
-		r, err := strconv.ParseUint(string(raw[i+1:min(i+5, len(raw))]), 16, 32)
-		if err != nil || i+5 > len(raw) {
-			continue
-		}
-		esc := string(raw[i-1 : i+5])
-		i += 4
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return esc, true
-		case r >= 0xD800 && r <= 0xDBFF:
-			next := raw[i+1:]
-			if len(next) >= 6 && next[0] == '\\' && next[1] == 'u' {
-				if lo, err := strconv.ParseUint(string(next[2:6]), 16, 32); err == nil && lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 6
-					continue
-				}
-			}
-			return esc, true
-		}
-	}
-	return "", false
 }
