@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -22,7 +20,7 @@ func newInitCmd(env *Env) *cobra.Command {
 		Example: `  cd my-repo && orch init`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			top, err := gitTopLevel(env.Dir)
+			top, err := gitTopLevel(cmd.Context(), env.Dir)
 			if err != nil {
 				return err
 			}
@@ -41,17 +39,13 @@ func newInitCmd(env *Env) *cobra.Command {
 }
 
 // gitTopLevel asks the real git binary for the repository's top level.
-func gitTopLevel(dir string) (string, error) {
-	cmd := exec.Command("git", "rev-parse", "--show-toplevel")
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("orch: %s is not inside a git repository: run `git init` first (git said: %s): %w", dir, strings.TrimSpace(errb.String()), errNotGitRepo)
-		}
+func gitTopLevel(ctx context.Context, dir string) (string, error) {
+	repo, err := gitx.Open(ctx, dir)
+	if errors.Is(err, gitx.ErrNotRepo) {
+		return "", fmt.Errorf("orch: %s is not inside a git repository: run `git init` first: %w", dir, errNotGitRepo)
+	}
+	if err != nil {
 		return "", fmt.Errorf("orch: run git: %w (is git installed?)", err)
 	}
-	return filepath.Clean(strings.TrimSpace(out.String())), nil
+	return repo.Dir, nil
 }
