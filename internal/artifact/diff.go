@@ -85,6 +85,7 @@ type diffParser struct {
 	content bool           // saw a non-blank line
 
 	oldLeft, newLeft int64
+	added, removed   int // hunk lines, over all files
 	hunkStart        int
 	prevHunkLine     bool // the previous line was a hunk body line
 	minusFrom        diffState
@@ -127,7 +128,7 @@ func ParseDiff(r io.Reader) (Diff, error) {
 	if len(p.files) == 0 && p.content {
 		return Diff{}, &DiffError{Reason: "no file header (diff --git or ---/+++) found"}
 	}
-	return Diff{Files: p.files, Bytes: p.n}, nil
+	return Diff{Files: p.files, Bytes: p.n, Added: p.added, Removed: p.removed}, nil
 }
 
 // readLine returns the next line including its "\n". A line longer than the
@@ -456,12 +457,14 @@ func (p *diffParser) hunkBody(line []byte) error {
 	case '-':
 		if p.oldLeft > 0 {
 			p.oldLeft--
+			p.removed++
 			break
 		}
 		return p.mismatch("a removed line")
 	case '+':
 		if p.newLeft > 0 {
 			p.newLeft--
+			p.added++
 			break
 		}
 		return p.mismatch("an added line")

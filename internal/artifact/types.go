@@ -283,6 +283,8 @@ func (d DiffEntry) Path() string {
 type Diff struct {
 	Files []DiffEntry
 	Bytes int64
+	// Added and Removed count the added and removed hunk lines.
+	Added, Removed int
 }
 
 // Loaded is the result of inspecting one artifact file.

@@ -95,27 +95,9 @@ func GatherEvidence(taskDir string) Evidence {
 		for _, f := range d.Value.Files {
 			ev.Files = append(ev.Files, f.Path())
 		}
-		ev.DiffAdded, ev.DiffRemoved = diffStat(filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile)))
+		ev.DiffAdded, ev.DiffRemoved = d.Value.Added, d.Value.Removed
 	}
 	return ev
-}
-
-// diffStat counts added and removed lines of a unified diff.
-func diffStat(path string) (added, removed int) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-		case strings.HasPrefix(line, "+"):
-			added++
-		case strings.HasPrefix(line, "-"):
-			removed++
-		}
-	}
-	return added, removed
 }
 
 // Decision is accept/decision.json as orch writes it: the contract's
