@@ -12,12 +12,41 @@ const (
 	RoleSystem    = "system"
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
+	// RoleTool carries the result of one tool call back to the model;
+	// ToolCallID names the call it answers.
+	RoleTool = "tool"
 )
 
 // Message is one turn of the conversation sent to a model.
 type Message struct {
-	Role    string `json:"role"` // system, user or assistant
+	Role    string `json:"role"` // system, user, assistant or tool
 	Content string `json:"content"`
+	// ToolCalls are the calls an assistant turn asked for, in order.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID is, for a RoleTool message, the ID of the call answered.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// IsError marks a RoleTool result that reports a refused or failed
+	// call (the model reads it and may correct itself).
+	IsError bool `json:"is_error,omitempty"`
+	// CacheBreakpoint marks the end of a prefix worth caching across calls
+	// (the repository map, the plan). Anthropic gets cache_control on this
+	// message's last block; providers without explicit caching ignore it.
+	CacheBreakpoint bool `json:"cache_breakpoint,omitempty"`
+}
+
+// Tool is a function the model may call during a request.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is the JSON schema (an object) of the call's arguments.
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// ToolCall is one call the model asked for.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"` // a JSON object
 }
 
 // Request is one call to a model.
@@ -39,6 +68,16 @@ type Request struct {
 	// MaxTokens caps the answer's length; 0 means the provider default.
 	MaxTokens   int
 	Temperature *float64
+	// Tools the model may call; empty means none. A provider that does
+	// not speak tool calling (ToolCaller reports false) refuses a request
+	// with tools.
+	Tools []Tool
+	// CacheKey groups requests that share a prompt prefix (OpenAI's
+	// prompt_cache_key); empty means none.
+	CacheKey string
+	// ReasoningEffort for reasoning models ("low", "medium", "high");
+	// empty means the provider default.
+	ReasoningEffort string
 	// OnToken, when not nil, receives the answer's text as it streams, in
 	// order. For a structured answer it receives fragments of the JSON.
 	// It is called from the goroutine running Complete.
@@ -49,6 +88,10 @@ type Request struct {
 type Usage struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
+	// CachedInputTokens is the part of InputTokens read from the
+	// provider's prompt cache; CacheWriteTokens the part written to it.
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // Response is a model's answer.
@@ -60,6 +103,26 @@ type Response struct {
 	Provider   string // the provider's Name
 	StopReason string // as reported: stop, length, end_turn, tool_use, ...
 	Latency    time.Duration
+	// ToolCalls the model asked for; empty when it answered in text.
+	ToolCalls []ToolCall
+}
+
+// Truncated reports whether the answer was cut off by the output limit
+// (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens").
+func (r Response) Truncated() bool {
+	return r.StopReason == "length" || r.StopReason == "max_tokens"
+}
+
+// ToolCaller is implemented by providers that can be asked whether they
+// speak tool calling; a provider that does not implement it does not.
+type ToolCaller interface {
+	SupportsTools() bool
+}
+
+// SupportsTools reports whether p speaks tool calling.
+func SupportsTools(p Provider) bool {
+	tc, ok := p.(ToolCaller)
+	return ok && tc.SupportsTools()
 }
 
 // Provider is a source of model answers. Implementations are safe for
