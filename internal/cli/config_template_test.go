@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -36,7 +37,10 @@ func TestConfigTemplate(t *testing.T) {
 		t.Fatalf("the template uncommented:\n%s\n%v", strings.Join(lines, "\n"), err)
 	}
 	def := config.Default()
-	if cfg.Test.Sandbox != def.Test.Sandbox || cfg.Test.Timeout != def.Test.Timeout || cfg.Context != def.Context ||
+	if len(cfg.Context.AllowPaths) == 0 {
+		cfg.Context.AllowPaths = nil // the template's "allow_paths = []"
+	}
+	if cfg.Test.Sandbox != def.Test.Sandbox || cfg.Test.Timeout != def.Test.Timeout || !reflect.DeepEqual(cfg.Context, def.Context) ||
 		cfg.Test.MaxProcesses != def.Test.MaxProcesses || cfg.Test.MaxMemory != def.Test.MaxMemory || cfg.Budgets.Task() != def.Budgets.Task() ||
 		strings.Join(cfg.Review.PlanPersonas, ",") != strings.Join(def.Review.PlanPersonas, ",") {
 		t.Errorf("the template documents values other than the defaults: %+v", cfg)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 // FileName is the configuration file inside .orch/.
@@ -129,6 +131,10 @@ type Review struct {
 type Context struct {
 	MaxContextBytes int `toml:"max_context_bytes"`
 	MaxOutputTokens int `toml:"max_output_tokens"`
+	// AllowPaths names tracked files that look like secrets (.env.example,
+	// test certificates) and may reach a model all the same: paths or
+	// path.Match patterns (see visibility.CheckAllowPattern).
+	AllowPaths []string `toml:"allow_paths"`
 }
 
 // Default returns the embedded defaults.
@@ -322,6 +328,11 @@ func (c *Config) validate(file string) error {
 	}
 	if c.Context.MaxContextBytes < 0 || c.Context.MaxOutputTokens < 0 {
 		return bad("context", "expected non-negative numbers")
+	}
+	for i, p := range c.Context.AllowPaths {
+		if err := visibility.CheckAllowPattern(p); err != nil {
+			return bad(fmt.Sprintf("context.allow_paths[%d]", i), err.Error())
+		}
 	}
 	return nil
 }

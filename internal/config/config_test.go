@@ -65,6 +65,9 @@ plan_personas = ["risk"]
 	if cfg.Test.MaxProcesses != 512 || cfg.Test.MaxMemory != 2<<30 {
 		t.Errorf("test limits: %+v", cfg.Test)
 	}
+	if cfg, err := Parse("config.toml", []byte("[context]\nallow_paths = [\".env.example\", \"certs/test-*.pem\"]\n")); err != nil || strings.Join(cfg.Context.AllowPaths, ",") != ".env.example,certs/test-*.pem" {
+		t.Errorf("context.allow_paths: %v, %v", cfg.Context.AllowPaths, err)
+	}
 	if cfg, err := Parse("config.toml", []byte("[test]\nmax_memory = 100000000\n")); err != nil || cfg.Test.MaxMemory != 100_000_000 {
 		t.Errorf("max_memory in bytes: %v, %v", cfg.Test.MaxMemory, err)
 	}
@@ -94,6 +97,10 @@ plan_personas = ["risk"]
 		{"[providers.x]\ntype = \"openai\"\napi_key_env = \"sk-abc def\"", "NAME of an environment variable"},
 		{"[roles]\nplanner = \"nope\"", "roles.planner: names provider \"nope\""},
 		{"[test\n", "line 2: expected"},
+		{"[context]\nallow_paths = [\"*\"]", "context.allow_paths[0]: \"*\" would allow every file of its folder"},
+		{"[context]\nallow_paths = [\".env.example\", \"../x.pem\"]", "context.allow_paths[1]: expected a clean path"},
+		{"[context]\nallow_paths = [\".git/config\"]", "context.allow_paths[0]: \".git/config\" names .git/"},
+		{"[context]\nallow_paths = \".env\"", "config.toml"},
 	}
 	for _, tt := range bad {
 		_, err := Parse("config.toml", []byte(tt.text))

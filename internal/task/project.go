@@ -114,6 +114,7 @@ const configTemplate = `# orch project configuration.
 # [context]
 # max_context_bytes = 200000
 # max_output_tokens = 16000
+# allow_paths = []            # tracked files that look secret (.env*, *.pem, ...) a model may see anyway
 
 # [budgets]                   # per task, checked before every model call; 0 = no limit
 # calls = 300

@@ -1,0 +1,115 @@
+package visibility
+
+import (
+	"path"
+	"strings"
+)
+
+// secretRule is one name pattern of files that look like secrets.
+type secretRule struct {
+	// glob is matched (path.Match) against the lower-cased last element of
+	// the path, or, when it contains a '/', against the lower-cased
+	// trailing elements of the same count.
+	glob string
+	why  string
+}
+
+// secretRules are the names that look like secrets. The list is
+// deliberately broad: a false positive costs a line of configuration
+// ([context] allow_paths), a false negative sends a key to a model.
+var secretRules = []secretRule{
+	// Environment files (dotenv, direnv and "prod.env").
+	{".env*", "environment file"},
+	{"*.env", "environment file"},
+	// Keys, certificates with private keys, key stores.
+	{"*.pem", "PEM key or certificate"},
+	{"*.key", "private key"},
+	{"*.p12", "PKCS#12 key store"},
+	{"*.pfx", "PKCS#12 key store"},
+	{"*.p8", "PKCS#8 private key"},
+	{"*.jks", "Java key store"},
+	{"*.keystore", "key store"},
+	{"*.ppk", "PuTTY private key"},
+	{"*.kdbx", "KeePass database"},
+	{"*.keychain", "keychain"},
+	{"*.keychain-db", "keychain"},
+	{"secring.*", "GnuPG secret key ring"},
+	// SSH private keys: id_rsa, id_ed25519, id_ecdsa_sk, deploy_rsa, ...
+	{"id_*", "SSH private key"},
+	{"*_rsa", "SSH private key"},
+	{"*_dsa", "SSH private key"},
+	{"*_ecdsa", "SSH private key"},
+	{"*_ed25519", "SSH private key"},
+	// Credential and secret stores.
+	{"credentials*", "credentials file"},
+	{".credentials*", "credentials file"},
+	{".git-credentials", "git credentials"},
+	{"secret", "secrets file"},
+	{"secrets", "secrets file"},
+	{"secret.*", "secrets file"},
+	{"secrets.*", "secrets file"},
+	{".secret*", "secrets file"},
+	{"*.token", "token file"},
+	{".token", "token file"},
+	{".vault-token", "Vault token"},
+	// Tool configuration that holds passwords or tokens.
+	{".npmrc", "npm configuration (auth tokens)"},
+	{".yarnrc", "yarn configuration (auth tokens)"},
+	{".pypirc", "PyPI configuration (passwords)"},
+	{".netrc", "netrc (passwords)"},
+	{"_netrc", "netrc (passwords)"},
+	{".pgpass", "PostgreSQL passwords"},
+	{".my.cnf", "MySQL client configuration (passwords)"},
+	{".htpasswd", "htpasswd"},
+	{".dockercfg", "Docker registry credentials"},
+	{".docker/config.json", "Docker registry credentials"},
+	{".s3cfg", "S3 credentials"},
+	{".boto", "AWS credentials"},
+	{".kube/config", "Kubernetes credentials"},
+	{"kubeconfig*", "Kubernetes credentials"},
+	// Terraform state and variables hold secrets in clear text.
+	{"*.tfstate", "Terraform state"},
+	{"*.tfstate.*", "Terraform state"},
+	{"*.tfvars", "Terraform variables"},
+	{"*.tfvars.json", "Terraform variables"},
+}
+
+// secretDirs are folders whose whole content looks secret.
+var secretDirs = map[string]string{
+	".ssh":   "SSH folder",
+	".gnupg": "GnuPG folder",
+}
+
+// SecretRule returns why the repository path p looks like a secret (for
+// example "*.pem: PEM key or certificate"), or "" when it does not. Names
+// are compared case-insensitively. Source files of the common languages
+// named like a credential store (credentials.go, secrets.py) match too:
+// allow them with [context] allow_paths.
+func SecretRule(p string) string {
+	lp := strings.ToLower(p)
+	elems := strings.Split(lp, "/")
+	for _, e := range elems[:len(elems)-1] {
+		if why, ok := secretDirs[e]; ok {
+			return e + "/: " + why
+		}
+	}
+	base := elems[len(elems)-1]
+	for _, r := range secretRules {
+		name := base
+		if n := strings.Count(r.glob, "/"); n > 0 {
+			if len(elems) <= n {
+				continue
+			}
+			name = strings.Join(elems[len(elems)-1-n:], "/")
+		}
+		if ok, _ := path.Match(r.glob, name); ok {
+			if r.glob == "id_*" && strings.Contains(base, ".") {
+				// id_rsa and id_ed25519_sk are keys; id_test.go and
+				// id_rsa.pub are not.
+				continue
+			}
+			return r.glob + ": " + r.why
+		}
+	}
+	return ""
+}
