@@ -1,0 +1,132 @@
+package evidence
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gitx"
+)
+
+// ErrDisagree is matched (through *artifact.Error) by a code/files/ that is
+// not what code/diff.patch gives when applied to the base commit.
+var ErrDisagree = errors.New("code/files and code/diff.patch disagree")
+
+// CompareFiles checks that applying patch to base yields exactly files:
+// for every path the patch touches (both sides of a rename) and every path
+// under code/files/, the file exists after the patch if and only if
+// code/files/ has it, with the same bytes. A path of code/files/ that the
+// patch does not touch must therefore equal base's file. Nothing is written
+// to the work tree, the index or HEAD (see gitx.PatchedEntries).
+//
+// It returns nil when they agree. A disagreement is an *artifact.Error
+// naming the first path in byte order (errors.Is ErrDisagree); a patch that
+// does not apply to base is an *artifact.Error about code/diff.patch (also
+// ErrDisagree); a base that is not a commit of the repository is an
+// *artifact.Error about code/codegen.json's $.base. Any other error (git
+// could not run) is returned as is: the check did not happen.
+func CompareFiles(ctx context.Context, repo *gitx.Repo, base string, patch []byte, files CodeFiles) error {
+	d, err := artifact.ParseDiff(bytes.NewReader(patch))
+	if err != nil {
+		return &artifact.Error{File: artifact.DiffFile, Err: err}
+	}
+	touched := map[string]bool{}
+	for _, f := range d.Files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			if p != "" {
+				touched[p] = true
+			}
+		}
+	}
+	paths := make([]string, 0, len(touched)+len(files))
+	for p := range touched {
+		paths = append(paths, p)
+	}
+	for p := range files {
+		if !touched[p] {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	sha, err := repo.ResolveCommit(ctx, base)
+	switch {
+	case errors.Is(err, gitx.ErrBadRevision):
+		return &artifact.Error{File: artifact.CodegenFile, JSONPath: "$.base", Expected: "a commit of this repository",
+			Got: fmt.Sprintf("%q, which it does not have", base), Err: err}
+	case err != nil:
+		return fmt.Errorf("compare %s with %s: %w", artifact.CodeFilesDir, artifact.DiffFile, err)
+	}
+	base = sha
+	after, err := repo.PatchedEntries(ctx, base, patch, paths)
+	switch {
+	case errors.Is(err, gitx.ErrApplyConflict), errors.Is(err, gitx.ErrInvalidPatch):
+		return &artifact.Error{File: artifact.DiffFile, Expected: fmt.Sprintf("a patch that applies to the base %.12s", base),
+			Got: err.Error(), Err: fmt.Errorf("%w: %w", ErrDisagree, err)}
+	case err != nil:
+		return fmt.Errorf("compare %s with %s: %w", artifact.CodeFilesDir, artifact.DiffFile, err)
+	}
+	for _, p := range paths {
+		if err := comparePath(p, base, after, files, touched[p]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// comparePath compares one path of base+patch with code/files/.
+func comparePath(p, base string, after map[string]gitx.TreeEntry, files CodeFiles, touched bool) error {
+	rel := path.Join(artifact.CodeFilesDir, p)
+	e, exists := after[p]
+	content, inFiles := files[p]
+	fail := func(expected, got string) error {
+		return &artifact.Error{File: rel, Expected: expected, Got: got, Err: ErrDisagree}
+	}
+	what := "code/diff.patch applied to the base " + short(base)
+	switch {
+	case !exists && !inFiles:
+		return nil // deleted by the patch, and absent here: they agree
+	case !exists:
+		id := blobOr(content, len(base))
+		if touched {
+			return fail(fmt.Sprintf("no file: %s deletes %s", what, p), "a file (blob "+id+"); re-run codegen, or delete it here to match the patch")
+		}
+		return fail(fmt.Sprintf("no file: %s has no %s and the patch does not create it", what, p), "a file (blob "+id+"); re-run codegen so that code/diff.patch is computed from code/files/")
+	case e.Mode != "100644" && e.Mode != "100755":
+		return fail(fmt.Sprintf("a regular file at %s", p), fmt.Sprintf("mode %s there after %s", e.Mode, what))
+	case !inFiles:
+		return fail(fmt.Sprintf("the file %s gives (blob %s)", what, short(e.SHA)), "no file; re-run codegen so that code/files/ and code/diff.patch are made together")
+	}
+	id, err := gitx.BlobID(content, len(e.SHA))
+	if err != nil {
+		return fmt.Errorf("compare %s: %w", rel, err)
+	}
+	if id == e.SHA {
+		return nil
+	}
+	how := "the patch changes it"
+	if !touched {
+		how = "the patch does not touch it, so it must equal the base's file"
+	}
+	return fail(fmt.Sprintf("the content %s gives (blob %s; %s)", what, short(e.SHA), how),
+		fmt.Sprintf("different content (blob %s); re-run codegen, or make code/files/ and code/diff.patch agree", short(id)))
+}
+
+func blobOr(content []byte, idLen int) string {
+	id, err := gitx.BlobID(content, idLen)
+	if err != nil {
+		return "?"
+	}
+	return short(id)
+}
+
+// short abbreviates an object id or hash for messages.
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

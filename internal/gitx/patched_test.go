@@ -1,0 +1,138 @@
+package gitx
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestPatchedEntries(t *testing.T) {
+	r, base := seedRepo(t, map[string]string{
+		"keep.txt":   "keep\n",
+		"edit.txt":   "a - b\n",
+		"gone.txt":   "bye\n",
+		"old/n.txt":  "moved\n",
+		"unrelated":  "u\n",
+		"staged.txt": "s\n",
+	})
+	ctx := testCtx(t)
+	// The user's own staged and unstaged work must be left alone.
+	writeFile(t, r, "staged.txt", "user staged\n")
+	runGit(t, r.Dir, "add", "staged.txt")
+	writeFile(t, r, "edit.txt", "user unstaged\n")
+	before := stateOf(t, r)
+
+	patch := []byte(`diff --git a/edit.txt b/edit.txt
+--- a/edit.txt
++++ b/edit.txt
+@@ -1 +1 @@
+-a - b
++a + b
+diff --git a/gone.txt b/gone.txt
+deleted file mode 100644
+--- a/gone.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-bye
+diff --git a/new.txt b/new.txt
+new file mode 100644
+--- /dev/null
++++ b/new.txt
+@@ -0,0 +1 @@
++hello
+diff --git a/old/n.txt b/new/n.txt
+similarity index 100%
+rename from old/n.txt
+rename to new/n.txt
+`)
+	paths := []string{"edit.txt", "gone.txt", "new.txt", "old/n.txt", "new/n.txt", "keep.txt", "absent.txt"}
+	got, err := r.PatchedEntries(ctx, base, patch, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSameState(t, before, stateOf(t, r))
+
+	want := map[string]string{
+		"edit.txt":  "a + b\n",
+		"new.txt":   "hello\n",
+		"new/n.txt": "moved\n",
+		"keep.txt":  "keep\n",
+	}
+	var keys []string
+	for p := range got {
+		keys = append(keys, p)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("entries for %v, want exactly %v", keys, want)
+	}
+	for p, content := range want {
+		e, ok := got[p]
+		if !ok {
+			t.Errorf("%s: no entry after the patch", p)
+			continue
+		}
+		id, err := BlobID([]byte(content), len(e.SHA))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.SHA != id || e.Mode != "100644" {
+			t.Errorf("%s: entry %s %s, want 100644 %s (blob of %q)", p, e.Mode, e.SHA, id, content)
+		}
+	}
+
+	// An empty patch leaves the commit's entries.
+	got, err = r.PatchedEntries(ctx, base, nil, []string{"edit.txt", "new.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := BlobID([]byte("a - b\n"), 40); len(got) != 1 || got["edit.txt"].SHA != id {
+		t.Errorf("empty patch: got %v, want edit.txt at base only", got)
+	}
+}
+
+func TestPatchedEntriesErrors(t *testing.T) {
+	r, base := seedRepo(t, map[string]string{"f.txt": "one\n"})
+	ctx := testCtx(t)
+	before := stateOf(t, r)
+	conflict := []byte("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-two\n+three\n")
+	_, err := r.PatchedEntries(ctx, base, conflict, []string{"f.txt"})
+	var ae *ApplyError
+	if !errors.Is(err, ErrApplyConflict) || !errors.As(err, &ae) || !reflect.DeepEqual(ae.Files, []string{"f.txt"}) {
+		t.Errorf("conflicting patch: got %v, want an *ApplyError naming f.txt", err)
+	}
+	if _, err := r.PatchedEntries(ctx, base, []byte("diff --git a/f.txt b/f.txt\n@@ nonsense\n"), []string{"f.txt"}); err == nil {
+		t.Error("garbage patch: no error")
+	}
+	if _, err := r.PatchedEntries(ctx, strings.Repeat("0", 40), nil, []string{"f.txt"}); !errors.Is(err, ErrBadRevision) {
+		t.Errorf("unknown commit: got %v, want ErrBadRevision", err)
+	}
+	if _, err := r.PatchedEntries(ctx, base, nil, []string{"../x"}); !errors.Is(err, ErrBadPath) {
+		t.Errorf("bad path: got %v, want ErrBadPath", err)
+	}
+	assertSameState(t, before, stateOf(t, r))
+}
+
+// BlobID must agree with git itself, for sha1 and sha256 repositories.
+func TestBlobID(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			runGit(t, dir, "init", "-q", "--object-format="+format)
+			for _, content := range []string{"", "x", "a + b\n", "\x00binary\xff\n", strings.Repeat("line\n", 10000)} {
+				want, err := gitOut(dir, []byte(content), "hash-object", "--no-filters", "--stdin")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = strings.TrimSpace(want)
+				got, err := BlobID([]byte(content), len(want))
+				if err != nil || got != want {
+					t.Errorf("BlobID(%.20q) = %s, %v; git says %s", content, got, err, want)
+				}
+			}
+		})
+	}
+	if _, err := BlobID(nil, 32); err == nil {
+		t.Error("BlobID with 32 hex digits: no error")
+	}
+}
