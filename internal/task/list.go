@@ -3,6 +3,7 @@ package task
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -56,7 +57,7 @@ func (p *Project) List() ([]Summary, error) {
 					return
 				}
 				for j := i; j < min(i+64, len(out)); j++ {
-					summarize(r, &out[j], &buf)
+					summarize(r, p.TasksDir(), &out[j], &buf)
 				}
 			}
 		}()
@@ -65,8 +66,10 @@ func (p *Project) List() ([]Summary, error) {
 	return out, nil
 }
 
-// summarize fills s from the task's state.json, validated like ReadState.
-func summarize(r *dirReader, s *Summary, buf *[]byte) {
+// summarize fills s from the task's state.json, validated like ReadState,
+// or from the transcript's last state when state.json is one step behind
+// it (an interrupted commit: see CommittedState).
+func summarize(r *dirReader, tasksDir string, s *Summary, buf *[]byte) {
 	if err := ValidID(s.ID); err != nil {
 		s.Err = err.Error()
 		return
@@ -81,4 +84,8 @@ func summarize(r *dirReader, s *Summary, buf *[]byte) {
 		return
 	}
 	s.Phase, s.Revision, s.UpdatedAt = st.Phase, st.Revision, st.UpdatedAt
+	t.Dir = filepath.Join(tasksDir, s.ID)
+	if ev, err := t.lastLoggedStateAt(st.Revision + 1); err == nil && ev != nil {
+		s.Phase, s.Revision, s.UpdatedAt = ev.State.Phase, ev.State.Revision, ev.State.UpdatedAt
+	}
 }

@@ -18,6 +18,11 @@ type VerifyReport struct {
 	Events   int       `json:"events"` // complete transcript lines
 	OK       bool      `json:"ok"`
 	Problems []Problem `json:"problems,omitempty"` // in file order; the first is the first damage
+	// Pending is set when state.json is one step behind the log's last
+	// state-carrying event and equal to the state before it: a commit
+	// interrupted between the append and the rename. It is durable, not
+	// damage: the next orch command rolls state.json forward.
+	Pending *Pending `json:"pending,omitempty"`
 }
 
 // Problem is one finding of Verify. For a transcript line (Line ≥ 1) Msg
@@ -62,7 +67,7 @@ func (v *verifier) add(line int, format string, args ...any) {
 // line is caught only when it changes the state that state.json mirrors.
 func (t *Task) Verify() (VerifyReport, error) {
 	v := &verifier{}
-	var last *State
+	var last, prev *Event
 	f, err := os.Open(filepath.Join(t.Dir, TranscriptFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -71,14 +76,14 @@ func (t *Task) Verify() (VerifyReport, error) {
 		return v.rep, fmt.Errorf("verify task %s: %w", t.ID, err)
 	default:
 		defer f.Close()
-		if last, err = v.chain(f); err != nil {
+		if last, prev, err = v.chain(f); err != nil {
 			return v.rep, fmt.Errorf("verify task %s: %w", t.ID, err)
 		}
 		if v.rep.Events == 0 {
 			v.add(0, "%s: no complete event: expected a %q event first", TranscriptFile, KindCreated)
 		}
 	}
-	v.checkState(t, last)
+	v.checkState(t, last, prev)
 	if v.dropped > 0 {
 		v.rep.Problems = append(v.rep.Problems, Problem{Msg: fmt.Sprintf("(%d more problems not listed)", v.dropped)})
 	}
@@ -86,15 +91,15 @@ func (t *Task) Verify() (VerifyReport, error) {
 	return v.rep, nil
 }
 
-// chain walks the transcript and returns the last carried state.
-func (v *verifier) chain(f *os.File) (*State, error) {
+// chain walks the transcript and returns the last two state-carrying
+// events (last, and the one before it).
+func (v *verifier) chain(f *os.File) (last, before *Event, err error) {
 	var (
 		prevLine []byte
 		prevSeq  int64 // seq of the previous line; -1 when it was unreadable
 		lastRev  int64
-		last     *State
 	)
-	err := eachLine(f, func(n int, line []byte, complete bool) error {
+	err = eachLine(f, func(n int, line []byte, complete bool) error {
 		defer func() { prevLine = line }()
 		if !complete {
 			v.add(n, "incomplete write (%d bytes without a final newline); the next orch command repairs it", len(line))
@@ -131,7 +136,8 @@ func (v *verifier) chain(f *os.File) (*State, error) {
 			if ev.State.Revision != lastRev+1 {
 				v.add(n, "state revision is %d, expected %d: revisions grow by one with every state change", ev.State.Revision, lastRev+1)
 			}
-			lastRev, last = ev.State.Revision, ev.State
+			lastRev = ev.State.Revision
+			before, last = last, &ev
 			if err := checkMoves(ev.Moves); err != nil {
 				v.add(n, "%v", err)
 			}
@@ -140,7 +146,7 @@ func (v *verifier) chain(f *os.File) (*State, error) {
 		}
 		return nil
 	})
-	return last, err
+	return last, before, err
 }
 
 // line checks the shape of one line and decodes it.
@@ -186,7 +192,9 @@ func (v *verifier) line(n int, line []byte) (Event, bool) {
 }
 
 // checkState compares state.json with the last state of the transcript.
-func (v *verifier) checkState(t *Task, last *State) {
+// One step behind it, and equal to the state before it, is a commit
+// interrupted between the append and the rename: durable, not damage.
+func (v *verifier) checkState(t *Task, lastEv, prevEv *Event) {
 	cur, err := t.ReadState()
 	if err != nil {
 		var se *StateError
@@ -197,14 +205,28 @@ func (v *verifier) checkState(t *Task, last *State) {
 		}
 		return
 	}
-	if last == nil {
+	if lastEv == nil {
 		return // the transcript problems already say so
 	}
+	last := lastEv.State
 	rev := strconv.FormatInt
 	switch {
 	case cur.Revision == last.Revision-1:
-		v.add(0, "%s: revision %d is one behind the transcript's last state (%d): a commit was interrupted; the next orch command rolls it forward",
-			StateFile, cur.Revision, last.Revision)
+		if prevEv == nil {
+			v.add(0, "%s: revision %d is one behind the transcript's last state (%d), and no event records the state at revision %d",
+				StateFile, cur.Revision, last.Revision, cur.Revision)
+			return
+		}
+		same, field, err := sameState(cur, *prevEv.State)
+		switch {
+		case err != nil:
+			v.add(0, "%s: %v", StateFile, err)
+		case !same:
+			v.add(0, "%s: %s differs from the transcript's state at revision %d, and the transcript's last state (revision %d) is one ahead: state.json was changed outside orch",
+				StateFile, field, cur.Revision, last.Revision)
+		default:
+			v.rep.Pending = &Pending{Seq: lastEv.Seq, Kind: lastEv.Kind, Revision: last.Revision, Behind: cur.Revision, Moves: len(lastEv.Moves)}
+		}
 	case cur.Revision != last.Revision:
 		v.add(0, "%s: revision %d does not match the transcript's last state (revision %s): state.json was changed outside orch",
 			StateFile, cur.Revision, rev(last.Revision, 10))
