@@ -26,8 +26,8 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/task"
-	"github.com/orchdev/orch/internal/testrun"
 )
 
 //go:embed sample/* script.json
@@ -104,12 +104,12 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	// orch test refuses to run suites unsandboxed unless told to; the demo
 	// must work everywhere, so without a working bubblewrap it says so and
 	// opts out explicitly (the report records sandbox "none").
-	sandbox := opt.Sandbox
-	if (sandbox == "" || sandbox == testrun.SandboxAuto) && cfg.Test.Sandbox != testrun.SandboxNone {
-		if _, err := testrun.SandboxAvailable(); err != nil {
-			sandbox = testrun.SandboxNone
+	mode := opt.Sandbox
+	if (mode == "" || mode == sandbox.Auto) && cfg.Test.Sandbox != sandbox.None {
+		if _, err := sandbox.Available(); err != nil {
+			mode = sandbox.None
 			reason := err.Error()
-			if se := (*testrun.SandboxError)(nil); errors.As(err, &se) {
+			if se := (*sandbox.Error)(nil); errors.As(err, &se) {
 				reason = se.Reason
 			}
 			say("note: bubblewrap does not work here (%s), so the demo runs its tests WITHOUT a sandbox (sandbox \"none\", recorded in the test report); install bubblewrap (apt-get install bubblewrap) to see them sandboxed\n", reason)
@@ -171,7 +171,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		},
 		Test: func(ctx context.Context, id string) error {
 			say("  running the tests in an isolated worktree (the first run builds Go's standard library into orch's cache once)…")
-			r, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: sandbox, Env: opt.Environ})
+			r, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: mode, Env: opt.Environ})
 			if err == nil {
 				rep := r.Report
 				say("  tests: %s, overall_pass=%v (%d passed, %d failed; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary.Passed, rep.Summary.Failed+rep.Summary.Error, rep.Sandbox)
@@ -188,7 +188,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		Accept: func(ctx context.Context, id string) error {
 			r, err := phases.Accept(ctx, o, cfg, id, phases.AcceptOptions{
 				Verdict: artifact.VerdictAccepted, Reasons: []string{"reviews passed and the tests pass (demo)"},
-				Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: phases.TestOptions{Sandbox: sandbox, Env: opt.Environ},
+				Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: phases.TestOptions{Sandbox: mode, Env: opt.Environ},
 			})
 			if err == nil {
 				res.Commit = r.Decision.Commit

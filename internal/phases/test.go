@@ -17,6 +17,7 @@ import (
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testrun"
 )
 
@@ -138,8 +139,8 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 	// The sandbox fails closed: refuse before preparing anything when it
 	// is needed and unavailable (the error says how to install bubblewrap
 	// or opt out).
-	sandbox := sandboxMode(cfg, opt)
-	if err := testrun.CheckSandbox(sandbox); err != nil {
+	mode := sandboxMode(cfg, opt)
+	if err := sandbox.Check(mode); err != nil {
 		return fail("refusing to run the suites without a sandbox: %v", err)
 	}
 	parent, err := os.MkdirTemp("", "orch-test-"+id+"-")
@@ -188,7 +189,7 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		env = os.Environ()
 	}
 	tr, info, err := testrun.Run(ctx, suites, testrun.Options{
-		Dir: wtDir, LogDir: logDir, Sandbox: sandbox, Stream: opt.Stream, Env: env,
+		Dir: wtDir, LogDir: logDir, Sandbox: mode, Stream: opt.Stream, Env: env,
 		AllowEnv: cfg.Test.EnvAllow, MaxLogBytes: cfg.Test.MaxLogBytes, GoCacheDir: cache,
 		MaxProcesses: cfg.Test.MaxProcesses, MaxMemory: int64(cfg.Test.MaxMemory),
 	})
@@ -221,7 +222,7 @@ func sandboxMode(cfg config.Config, opt TestOptions) string {
 // could be sandboxed as configured: nil, or the refusal (with how to
 // install bubblewrap or opt out).
 func sandboxReady(cfg config.Config, opt TestOptions) error {
-	return testrun.CheckSandbox(sandboxMode(cfg, opt))
+	return sandbox.Check(sandboxMode(cfg, opt))
 }
 
 // suitesFor returns the configured suites, or detected ones with notes.

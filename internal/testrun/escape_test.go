@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/sandbox"
 )
 
 // escapeScript tries to get out of the sandbox. Each probe records
@@ -117,13 +118,13 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 	}
 	port := listenTCP(t)
 
-	run := func(t *testing.T, sandbox string, allow []string) (escapeFixture, map[string]bool, RunInfo) {
+	run := func(t *testing.T, mode string, allow []string) (escapeFixture, map[string]bool, RunInfo) {
 		t.Helper()
 		f := newEscapeFixture(t, realHome)
 		opt := options(t, f.worktree)
-		opt.Sandbox = sandbox
+		opt.Sandbox = mode
 		opt.AllowEnv = allow
-		opt.Env = mergeEnv(os.Environ(), map[string]string{"HOME": f.home, "SEEDED_API_TOKEN": "seeded-env-secret"})
+		opt.Env = sandbox.MergeEnv(os.Environ(), map[string]string{"HOME": f.home, "SEEDED_API_TOKEN": "seeded-env-secret"})
 		s := sh("escape", escapeScript)
 		s.Env = map[string]string{"MAIN_GIT": f.mainGit, "PORT": port}
 		report, info, err := Run(context.Background(), []Suite{s}, opt)
@@ -174,7 +175,7 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 		}
 		note := strings.Join(info.Notes, "\n")
 		want := []string{"git directories read-only: ", f.mainGit}
-		if !within(f.home, "/tmp") { // a home under /tmp is hidden by /tmp's tmpfs
+		if !strings.HasPrefix(f.home, "/tmp/") { // a home under /tmp is hidden by /tmp's tmpfs
 			want = append(want, "home hidden under an empty tmpfs: ", f.home)
 		}
 		for _, want := range want {

@@ -12,13 +12,14 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/sandbox"
 )
 
 // requireBwrap skips the test when bwrap does not work here, or fails it
 // when ORCH_REQUIRE_BWRAP=1 says the sandbox must be tested.
 func requireBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := SandboxAvailable(); err != nil {
+	if _, err := sandbox.Available(); err != nil {
 		if os.Getenv("ORCH_REQUIRE_BWRAP") == "1" {
 			t.Fatalf("ORCH_REQUIRE_BWRAP=1 but the bwrap sandbox is unavailable: %v", err)
 		}
@@ -38,7 +39,7 @@ func goEnv(t *testing.T) []string {
 	if err != nil || cache == "" {
 		t.Fatalf("go env GOCACHE: %q, %v", cache, err)
 	}
-	return mergeEnv(os.Environ(), map[string]string{
+	return sandbox.MergeEnv(os.Environ(), map[string]string{
 		"GOFLAGS": "-mod=mod",
 		"GOPROXY": "off",
 		"GOCACHE": cache,
@@ -120,11 +121,21 @@ func procsWithEnv(t *testing.T, kv string) []int {
 		if err != nil {
 			continue
 		}
-		if (bytes.HasPrefix(data, needle) || bytes.Contains(data, append([]byte{0}, needle...))) && processLive(pid) {
+		if (bytes.HasPrefix(data, needle) || bytes.Contains(data, append([]byte{0}, needle...))) && alive(pid) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i >= 0 && i+2 < len(data) && data[i+2] != 'Z' && data[i+2] != 'X'
 }
 
 // countingWriter counts what is written to it.

@@ -103,7 +103,7 @@ echo "up $((40 + 2))"; while :; do sleep 1; done`,
 				if mode == SandboxNone {
 					// Their host pids: gone too.
 					for _, pid := range readPids(t, filepath.Join(dir, "pids")) {
-						if processLive(pid) {
+						if alive(pid) {
 							t.Errorf("pid %d still runs after Run returned", pid)
 						}
 					}
@@ -135,7 +135,7 @@ func TestTimeoutFindsProcessesByMarker(t *testing.T) {
 		t.Errorf("without cgroups and sandbox, the process limit is said to be enforced by %v", info.Limits.Processes)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pid")) {
-		if processLive(pid) {
+		if alive(pid) {
 			t.Errorf("detached pid %d outlived the suite", pid)
 		}
 	}
@@ -296,18 +296,26 @@ func TestLimitsInPlaceBeforeTheCommand(t *testing.T) {
 func regexpLine(expr string) *regexp.Regexp { return regexp.MustCompile(`(?m)^` + expr + `\s*$`) }
 
 // TestSandboxSetupFailure: when bwrap cannot build the sandbox (here: a
-// toolchain folder to bind is missing), the suite is a runner error naming
-// the sandbox, not a test failure, and bwrap's message is in the log.
+// folder to bind vanished after the sandbox was prepared), the suite is a
+// runner error naming the sandbox, not a test failure, and bwrap's message
+// is in the log.
 func TestSandboxSetupFailure(t *testing.T) {
 	requireBwrap(t)
 	opt := options(t, t.TempDir())
 	opt.Sandbox = SandboxBwrap
+	gone := filepath.Join(t.TempDir(), "nonexistent-orch-toolchain")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opt.readOnly = []string{gone}
 	r, _, err := newRunner(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.close() })
-	r.sandbox.keep = append(r.sandbox.keep, "/nonexistent-orch-toolchain")
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
 	name, value, marker := testMarker(t)
 	s := sh("setup", "echo ran")
 	s.Env = map[string]string{name: value}

@@ -3,17 +3,15 @@ package testrun
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/sandbox"
 )
 
 // Run executes the suites one after another in opt.Dir and returns the
@@ -80,7 +78,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	}
 	info.Limits = r.limitsInfo()
 	if r.limitsSeen {
-		info.Notes = append(info.Notes, describeLimits(info.Limits))
+		info.Notes = append(info.Notes, info.Limits.Describe())
 	}
 
 	if err := ctx.Err(); err != nil {
@@ -106,27 +104,22 @@ type runner struct {
 	env      []string
 	stream   io.Writer
 	maxLog   int64
-	grace    time.Duration // between SIGTERM and SIGKILL
-	sandbox  *sandboxSpec
+	grace    time.Duration    // between SIGTERM and SIGKILL
+	sandbox  *sandbox.Sandbox // nil: no sandbox
 	maxProcs int
 	maxMem   int64
-	cgroups  cgroupHost
+	cgroups  sandbox.Cgroups
 	// limits are the mechanisms of the first suite that started.
-	limits     appliedLimits
+	limits     Limits
 	limitsSeen bool
-	// tempDirs are removed when the run ends.
-	tempDirs []string
 }
 
-// close removes the run's temporary directories.
+// close removes what the sandbox made for the run.
 func (r *runner) close() error {
-	var errs []error
-	for _, d := range r.tempDirs {
-		if err := os.RemoveAll(d); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", d, err))
-		}
+	if r.sandbox == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	return r.sandbox.Close()
 }
 
 // newRunner checks the options and prepares directories, environment,
@@ -174,7 +167,7 @@ func newRunner(opt Options) (*runner, []string, error) {
 	r := &runner{
 		dir:      dir,
 		logDir:   opt.LogDir,
-		env:      SanitizeEnv(base, opt.AllowEnv),
+		env:      sandbox.SanitizeEnv(base, opt.AllowEnv),
 		stream:   opt.Stream,
 		maxLog:   maxLog,
 		grace:    KillGrace,
@@ -182,106 +175,31 @@ func newRunner(opt Options) (*runner, []string, error) {
 		maxMem:   maxMem,
 	}
 	if !opt.noCgroups {
-		r.cgroups = readCgroupHost()
+		r.cgroups = sandbox.ReadCgroups()
 	}
 	if mode == SandboxNone {
 		notes = append(notes, "sandbox disabled (sandbox \"none\", an explicit opt-out): suites run with the user's full access to files, network and credentials on disk")
 		return r, notes, nil
 	}
-	if _, err := SandboxAvailable(); err != nil {
+	sb, sbNotes, err := sandbox.New(sandbox.Config{
+		Dir: dir, Env: r.env, GoCacheDir: opt.GoCacheDir, MaxMemory: maxMem,
+		ReadOnly: opt.readOnly,
+	})
+	if err != nil {
 		return nil, notes, err
 	}
-	spec, note, tmp, err := newSandboxSpec(opt, dir, r.env, maxMem)
-	r.tempDirs = append(r.tempDirs, tmp...)
-	if err != nil {
-		_ = r.close()
-		return nil, notes, err
-	}
-	r.sandbox = spec
-	return r, append(notes, note...), nil
-}
-
-// newSandboxSpec prepares the sandbox: the bwrap binary, the go build
-// cache, the homes to hide and the toolchains to keep, the git directories
-// to protect. tmp lists directories to remove after the run.
-func newSandboxSpec(opt Options, dir string, env []string, maxMem int64) (spec *sandboxSpec, notes, tmp []string, err error) {
-	bwrap, err := exec.LookPath("bwrap")
-	if err != nil {
-		return nil, nil, nil, &SandboxError{Reason: err.Error()}
-	}
-	spec = &sandboxSpec{bwrap: bwrap, dir: dir}
-	var cache string
-	if opt.GoCacheDir != "" {
-		gc, err := filepath.Abs(opt.GoCacheDir)
-		if err == nil {
-			err = os.MkdirAll(gc, 0o755)
-		}
-		if err == nil {
-			gc, err = filepath.EvalSymlinks(gc)
-		}
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("go cache directory %s: %w", opt.GoCacheDir, err)
-		}
-		spec.goCacheDir = gc
-		cache = "GOCACHE " + gc + " (kept between runs)"
-	} else {
-		gc, err := os.MkdirTemp("", "orch-gocache-")
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("create a go build cache for the sandbox: %w", err)
-		}
-		tmp = append(tmp, gc)
-		spec.goCacheDir = gc
-		cache = "a fresh GOCACHE for this run, removed afterwards"
-	}
-	if bwrapHasSize(bwrap) {
-		spec.tmpfsSize = maxMem
-	}
-	sandboxed := sandboxEnv(env, nil, spec.goCacheDir)
-	spec.homes = hiddenHomes(sandboxed)
-	spec.keep = toolchainPaths(sandboxed, spec.homes)
-	git, gerr := gitDirs(dir)
-	spec.gitDirs = git
-	if gerr != nil {
-		notes = append(notes, fmt.Sprintf("could not ask git for the git directories of %s (%v): only its .git is bound read-only", dir, gerr))
-	}
-	return spec, append([]string{spec.describe(cache)}, notes...), tmp, nil
+	r.sandbox = sb
+	return r, append(notes, sbNotes...), nil
 }
 
 // limitsInfo is RunInfo.Limits.
 func (r *runner) limitsInfo() Limits {
-	return Limits{MaxProcesses: r.maxProcs, MaxMemory: r.maxMem, Processes: r.limits.procs, Memory: r.limits.mem}
-}
-
-// describeLimits is the RunInfo note about the limits.
-func describeLimits(l Limits) string {
-	procs := fmt.Sprintf("at most %d processes and threads per suite", l.MaxProcesses)
-	if len(l.Processes) > 0 {
-		procs += " (" + strings.Join(l.Processes, ", ") + ")"
-	} else {
-		procs += " NOT enforced here (no writable cgroup; RLIMIT_NPROC counts every process of the user outside a sandbox and never binds root)"
-	}
-	mem := "at most " + formatBytes(l.MaxMemory) + " of memory"
-	if len(l.Memory) > 0 {
-		mem += " (" + strings.Join(l.Memory, ", ") + ")"
-	} else {
-		mem += " NOT enforced here"
-	}
-	return "limits: " + procs + "; " + mem
+	l := r.limits
+	l.MaxProcesses, l.MaxMemory = r.maxProcs, r.maxMem
+	return l
 }
 
 // logPath returns the log file of a suite.
 func (r *runner) logPath(name string) string {
 	return filepath.Join(r.logDir, name+".log")
-}
-
-// exitCode turns a process state into a shell-style exit code: the exit
-// status, or 128+signal for a process killed by a signal.
-func exitCode(st *os.ProcessState) int {
-	if st == nil {
-		return -1
-	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return st.ExitCode()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/sandbox"
 )
 
 // goModule is a small module; body is the content of its x_test.go.
@@ -365,7 +366,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 				t.Fatalf("script recorded pids %v, want 4 (shell, child, sub-shell, grandchild)", pids)
 			}
 			for _, pid := range pids {
-				if processLive(pid) {
+				if alive(pid) {
 					t.Errorf("pid %d still runs after Run returned", pid)
 				}
 			}
@@ -389,7 +390,7 @@ func TestRunStopsLeftoverProcesses(t *testing.T) {
 		t.Errorf("a suite that exited 0 did not pass: %+v", report)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pid")) {
-		if processLive(pid) {
+		if alive(pid) {
 			t.Errorf("background pid %d outlived the suite", pid)
 		}
 	}
@@ -421,7 +422,7 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("cancel case %+v", c)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pids")) {
-		if processLive(pid) {
+		if alive(pid) {
 			t.Errorf("pid %d still runs after Run returned", pid)
 		}
 	}
@@ -643,8 +644,8 @@ func TestRunSandboxModes(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 				t.Errorf("the suite ran although the sandbox was refused")
 			}
-			if err := CheckSandbox(mode); !errors.Is(err, ErrNoSandbox) {
-				t.Errorf("CheckSandbox(%q) = %v, want ErrNoSandbox", mode, err)
+			if err := sandbox.Check(mode); !errors.Is(err, ErrNoSandbox) {
+				t.Errorf("sandbox.Check(%q) = %v, want ErrNoSandbox", mode, err)
 			}
 		})
 	}
@@ -661,11 +662,11 @@ func TestRunSandboxModes(t *testing.T) {
 		}) {
 			t.Errorf("info %+v, want sandbox none and the opt-out noted", info)
 		}
-		if err := CheckSandbox(SandboxNone); err != nil {
-			t.Errorf("CheckSandbox(none) = %v", err)
+		if err := sandbox.Check(SandboxNone); err != nil {
+			t.Errorf("sandbox.Check(none) = %v", err)
 		}
 	})
-	if err := CheckSandbox("docker"); !errors.Is(err, ErrInvalidOptions) {
-		t.Errorf("CheckSandbox(docker) = %v, want ErrInvalidOptions", err)
+	if err := sandbox.Check("docker"); !errors.Is(err, sandbox.ErrInvalidMode) {
+		t.Errorf("sandbox.Check(docker) = %v, want ErrInvalidMode", err)
 	}
 }

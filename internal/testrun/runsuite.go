@@ -2,19 +2,17 @@ package testrun
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/sandbox"
 )
 
 // Bounds of the end of a suite.
@@ -68,12 +66,12 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	out := newCappedWriter(io.MultiWriter(logFile, &quietWriter{w: r.stream}), r.maxLog)
 	out.note("=== orch: suite %s (%s): %s\n", s.Name, s.Kind, res.suite.Command)
 
-	env := mergeEnv(r.env, s.Env)
+	env := sandbox.MergeEnv(r.env, s.Env)
 	if r.sandbox != nil {
-		env = sandboxEnv(env, s.Env, r.sandbox.goCacheDir)
+		env = r.sandbox.Env(env, s.Env)
 	}
-	pathEnv, _ := lookupEnv(env, "PATH")
-	prog, err := lookPathIn(s.Command[0], pathEnv, r.dir)
+	pathEnv, _ := sandbox.LookupEnv(env, "PATH")
+	prog, err := sandbox.LookPath(s.Command[0], pathEnv, r.dir)
 	if err != nil {
 		res.suite.ExitCode = 127
 		return r.runnerFailure(res, out, caseCommand, err.Error())
@@ -89,13 +87,13 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	if err != nil {
 		return r.runnerFailure(res, out, caseCommand, err.Error())
 	}
-	r.noteLimits(&res, run.g.limits)
+	r.noteLimits(&res, run.g.Limits())
 
 	suiteCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var endCase *artifact.Case
 	select {
-	case <-run.g.exited:
+	case <-run.g.Exited():
 	case <-suiteCtx.Done():
 		if ctx.Err() != nil {
 			endCase = &artifact.Case{Name: caseCancelled, Status: StatusError, Message: "cancelled: " + ctx.Err().Error()}
@@ -103,18 +101,18 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 			endCase = &artifact.Case{Name: caseTimeout, Status: StatusFail, Message: fmt.Sprintf("timed out after %s", timeout)}
 		}
 		out.note("\n[orch: %s; stopping every process of the suite]\n", endCase.Message)
-		if n := run.g.stop(r.grace); n != "" {
+		if n := run.g.Stop(r.grace); n != "" {
 			res.notes = append(res.notes, n)
 		}
 	}
-	if endCase == nil && !run.g.waitGone(settleLimit, false) {
+	if endCase == nil && !run.g.WaitGone(settleLimit, false) {
 		// The leader exited but left processes behind (a daemon started by
 		// a test): they do not outlive the suite. (bwrap's first process
 		// reports the command's exit and is killed with the sandbox a
 		// moment later: settleLimit covers that.)
 		out.note("[orch: the suite left processes running; stopping them]\n")
 		res.notes = append(res.notes, "left processes running after it exited; they were stopped")
-		if n := run.g.stop(r.grace); n != "" {
+		if n := run.g.Stop(r.grace); n != "" {
 			res.notes = append(res.notes, n)
 		}
 	}
@@ -122,14 +120,10 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		res.notes = append(res.notes, "a process outside the suite kept its output open; orch stopped reading")
 	}
 
-	run.g.reap()
-	if run.g.cg != nil {
-		if err := run.g.cg.remove(); err != nil {
-			res.notes = append(res.notes, err.Error())
-		}
-	}
-	res.suite.ExitCode = exitCode(run.g.state)
-	if run.g.neverStarted && endCase == nil {
+	outcome := run.g.Finish()
+	res.notes = append(res.notes, outcome.Notes...)
+	res.suite.ExitCode = outcome.ExitCode
+	if outcome.NeverStarted && endCase == nil {
 		// bwrap reports the sandbox before it builds it: a mount that
 		// fails ends it before the command ever ran.
 		msg := fmt.Sprintf("the command never started: its process ended (exit status %d) before orch released it", res.suite.ExitCode)
@@ -215,7 +209,7 @@ func (r *runner) clearReport(report string) error {
 
 // started is a running suite and the goroutines reading its output.
 type started struct {
-	g       *group
+	g       *sandbox.Process
 	parser  *goParser // for FormatGoJSON
 	readErr error     // of the go-json parser
 	readers sync.WaitGroup
@@ -244,41 +238,20 @@ func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*
 		writers = append(writers, w)
 		errW = w
 	}
-	token, err := randomHex(8)
-	if err != nil {
-		closeAll(run.pipes, writers)
-		return nil, nil, err
-	}
-	// Every process of the suite inherits the marker: the kill finds the
-	// ones that left the session (setsid) by it.
-	marker := "ORCH_SUITE_" + token + "=" + s.Name
-	l := launch{
-		argv:      append([]string{prog}, s.Command[1:]...),
-		dir:       r.dir,
-		env:       append(slices.Clip(env), marker),
-		marker:    marker,
-		stdout:    outW,
-		stderr:    errW,
-		sandbox:   r.sandbox,
-		maxProcs:  r.maxProcs,
-		maxMemory: r.maxMem,
-	}
-	l.cg = newSuiteCgroup(r.cgroups, fmt.Sprintf("orch-%d-%s-%s", os.Getpid(), token[:8], s.Name), r.maxProcs, r.maxMem)
-	var notes []string
-	if l.cg != nil {
-		for _, p := range l.cg.problems {
-			notes = append(notes, "cgroup limit not set: "+p)
-		}
-	}
-	g, startNotes, err := startGroup(l)
-	notes = append(notes, startNotes...)
+	g, notes, err := sandbox.Start(sandbox.Launch{
+		Argv:         append([]string{prog}, s.Command[1:]...),
+		Dir:          r.dir,
+		Env:          env,
+		Stdout:       outW,
+		Stderr:       errW,
+		Sandbox:      r.sandbox,
+		Cgroups:      r.cgroups,
+		Name:         s.Name,
+		MaxProcesses: r.maxProcs,
+		MaxMemory:    r.maxMem,
+	})
 	closeAll(nil, writers) // the child has its copies
 	if err != nil {
-		if l.cg != nil {
-			if rerr := l.cg.remove(); rerr != nil {
-				notes = append(notes, rerr.Error())
-			}
-		}
 		closeAll(run.pipes, nil)
 		return nil, notes, err
 	}
@@ -307,23 +280,14 @@ func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*
 
 // noteLimits records the limit mechanisms of the first suite that started
 // and notes a later suite whose mechanisms differ.
-func (r *runner) noteLimits(res *suiteResult, a appliedLimits) {
+func (r *runner) noteLimits(res *suiteResult, a Limits) {
 	if !r.limitsSeen {
 		r.limits, r.limitsSeen = a, true
 		return
 	}
-	if !slices.Equal(a.procs, r.limits.procs) || !slices.Equal(a.mem, r.limits.mem) {
-		res.notes = append(res.notes, fmt.Sprintf("limits enforced by %v (processes) and %v (memory), unlike the first suite", a.procs, a.mem))
+	if !a.SameMechanisms(r.limits) {
+		res.notes = append(res.notes, fmt.Sprintf("limits enforced by %v (processes) and %v (memory), unlike the first suite", a.Processes, a.Memory))
 	}
-}
-
-// randomHex returns n random bytes in hex.
-func randomHex(n int) (string, error) {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("random marker: %w", err)
-	}
-	return hex.EncodeToString(b), nil
 }
 
 // drain waits for the output readers to reach EOF, at most drainLimit, and

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/sandbox"
 )
 
 func TestSandboxGoSuites(t *testing.T) {
@@ -46,7 +47,7 @@ func checkSandboxedGo(t *testing.T, dir string, passed int) {
 	opt := options(t, dir)
 	opt.Sandbox = SandboxBwrap
 	opt.Env = goEnv(t)
-	userCache, _ := lookupEnv(opt.Env, "GOCACHE")
+	userCache, _ := sandbox.LookupEnv(opt.Env, "GOCACHE")
 	suites = append(suites, sh("gocache", "go env GOCACHE > gocache.txt"))
 	report, info, err := Run(context.Background(), suites, opt)
 	if err != nil {

@@ -3,12 +3,12 @@ package testrun
 import (
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/sandbox"
 )
 
 // Suite kinds.
@@ -24,14 +24,14 @@ const (
 	FormatJUnit    = "junit"   // Suite.Report names a JUnit XML file
 )
 
-// Sandbox modes of Options.Sandbox. The sandbox fails closed: "auto" (the
-// default) and "bwrap" both mean bwrap, and Run refuses with ErrNoSandbox
-// when bwrap does not work here; only an explicit "none" runs suites
-// without it.
+// Sandbox modes of Options.Sandbox (the sandbox package's). The sandbox
+// fails closed: "auto" (the default) and "bwrap" both mean bwrap, and Run
+// refuses with ErrNoSandbox when bwrap does not work here; only an
+// explicit "none" runs suites without it.
 const (
-	SandboxAuto  = "auto"  // bwrap, or refuse
-	SandboxBwrap = "bwrap" // the same, named explicitly
-	SandboxNone  = "none"  // no sandbox: the opt-out, recorded in RunInfo
+	SandboxAuto  = sandbox.Auto  // bwrap, or refuse
+	SandboxBwrap = sandbox.Bwrap // the same, named explicitly
+	SandboxNone  = sandbox.None  // no sandbox: the opt-out, recorded in RunInfo
 )
 
 // Defaults.
@@ -95,7 +95,7 @@ type Options struct {
 	// Stream receives live output; may be nil.
 	Stream io.Writer
 	// Env is the base environment; nil means the current process's.
-	// Run sanitizes it with SanitizeEnv.
+	// Run filters it with sandbox.SanitizeEnv.
 	Env []string
 	// AllowEnv names variables passed through even if they look secret.
 	AllowEnv []string
@@ -112,6 +112,8 @@ type Options struct {
 
 	// noCgroups keeps Run from using cgroups (tests of the fallbacks).
 	noCgroups bool
+	// readOnly are extra read-only binds of the sandbox (tests).
+	readOnly []string
 }
 
 // RunInfo tells how Run ran the suites.
@@ -126,16 +128,10 @@ type RunInfo struct {
 	Notes []string
 }
 
-// Limits are the resource bounds of a run's suites. Processes and Memory
-// name the mechanisms that enforced them for the first suite that started
-// (a later suite that differs gets a note); an empty one means the bound
-// could not be enforced on this machine.
-type Limits struct {
-	MaxProcesses int
-	MaxMemory    int64
-	Processes    []string
-	Memory       []string
-}
+// Limits are the resource bounds of a run's suites and the mechanisms
+// that enforced them for the first suite that started (a later suite that
+// differs gets a note).
+type Limits = sandbox.Limits
 
 var suiteNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
@@ -211,8 +207,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func sortedKeys(m map[string]string) []string {
-	return slices.Sorted(maps.Keys(m))
 }

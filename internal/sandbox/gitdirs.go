@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func gitDirs(dir string) ([]string, error) {
 		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
 			msg = strings.TrimSpace(string(ee.Stderr))
 		}
-		return out, fmt.Errorf("git rev-parse in %s: %s", dir, truncateRunes(msg, 300))
+		return out, fmt.Errorf("git rev-parse in %s: %s", dir, clip(msg, 300))
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(res)), "\n") {
 		p := filepath.Clean(strings.TrimSpace(line))

@@ -1,6 +1,8 @@
-package testrun
+package sandbox
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,26 +35,36 @@ const gateScript = `read -r orch_gate <&3 || exit 125; exec 3<&-; exec "$@"`
 // gateShell runs gateScript.
 const gateShell = "/bin/sh"
 
-// launch describes how to start one suite.
-type launch struct {
-	argv      []string // the suite's argv, argv[0] resolved
-	dir       string
-	env       []string // with marker
-	marker    string   // the "NAME=value" entry only this suite's processes carry
-	stdout    *os.File
-	stderr    *os.File
-	sandbox   *sandboxSpec // nil: no sandbox
-	cg        *suiteCgroup // nil: no cgroup
-	maxProcs  int
-	maxMemory int64
+// Launch describes one suite to start.
+type Launch struct {
+	// Argv is the command, Argv[0] resolved (LookPath).
+	Argv []string
+	// Dir is the directory it starts in.
+	Dir string
+	// Env is its whole environment (filtered, and passed through
+	// Sandbox.Env when sandboxed). Start adds a marker variable.
+	Env []string
+	// Stdout and Stderr receive its output (may be the same file).
+	Stdout, Stderr *os.File
+	// Sandbox, when not nil, runs it under bwrap; nil runs it without one.
+	Sandbox *Sandbox
+	// Cgroups is where the suite's own cgroup is made (ReadCgroups); the
+	// zero value makes none.
+	Cgroups Cgroups
+	// Name names the suite's cgroup (with orch's pid and a random token).
+	Name string
+	// MaxProcesses and MaxMemory bound the suite (0: no bound).
+	MaxProcesses int
+	MaxMemory    int64
 }
 
-// group is a started suite. Every process of it is found by at least one
+// Process is a started suite: its first process and everything it
+// starts. Every process of it is found by at least one
 // of: the session and process group of the leader (whose zombie is not
 // reaped until the end, so these numbers cannot be reused meanwhile), the
 // sandbox's pid namespace, the suite's cgroup, and the marker variable in
 // its environment.
-type group struct {
+type Process struct {
 	cmd        *exec.Cmd
 	leader     int
 	marker     string
@@ -62,7 +74,7 @@ type group struct {
 	exited     chan struct{}
 	state      *os.ProcessState
 	reaped     bool
-	limits     appliedLimits
+	limits     Limits
 	// release is the write end of the pipe the suite is held on; kept open
 	// until the end to tell whether the byte that released it was read.
 	release *os.File
@@ -75,17 +87,40 @@ type group struct {
 	neverStarted bool
 }
 
-// appliedLimits names the mechanisms that bound a suite.
-type appliedLimits struct {
-	procs, mem []string
+// Start starts the suite in a new session, in a cgroup of its own when
+// l.Cgroups allows one, applies its limits while it is held (bwrap's
+// --block-fd, or gateScript), then releases it. Nothing of the suite's own
+// command runs before its limits are in place; if they cannot be applied
+// the suite is killed and an error returned. The notes are remarks for the
+// run's report. The caller waits for Exited (or stops the suite) and then
+// calls Finish.
+func Start(l Launch) (*Process, []string, error) {
+	var notes []string
+	token, err := randomHex(8)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Every process of the suite inherits the marker: the kill finds the
+	// ones that left the session (setsid) by it.
+	marker := "ORCH_SUITE_" + token + "=" + l.Name
+	cg := newSuiteCgroup(l.Cgroups, fmt.Sprintf("orch-%d-%s-%s", os.Getpid(), token[:8], l.Name), l.MaxProcesses, l.MaxMemory)
+	if cg != nil {
+		for _, p := range cg.problems {
+			notes = append(notes, "cgroup limit not set: "+p)
+		}
+	}
+	p, startNotes, err := start(l, marker, cg)
+	notes = append(notes, startNotes...)
+	if err != nil && cg != nil {
+		if rerr := cg.remove(); rerr != nil {
+			notes = append(notes, rerr.Error())
+		}
+	}
+	return p, notes, err
 }
 
-// startGroup starts the suite in a new session, applies its cgroup and
-// rlimits while it is held (bwrap's --block-fd, or gateScript), then
-// releases it. Nothing of the suite's own command runs before its limits
-// are in place; if they cannot be applied the suite is killed and an error
-// returned.
-func startGroup(l launch) (*group, []string, error) {
+// start is Start once the marker and cgroup are made.
+func start(l Launch, marker string, cg *suiteCgroup) (*Process, []string, error) {
 	var notes []string
 	blockR, blockW, err := os.Pipe()
 	if err != nil {
@@ -94,25 +129,25 @@ func startGroup(l launch) (*group, []string, error) {
 	var argv []string
 	var extra []*os.File
 	var infoR, infoW *os.File
-	if l.sandbox != nil {
+	if l.Sandbox != nil {
 		if infoR, infoW, err = os.Pipe(); err != nil {
 			blockR.Close()
 			return nil, nil, fmt.Errorf("create pipe: %w", err)
 		}
 		defer infoR.Close()
 		extra = []*os.File{infoW, blockR} // fds 3 and 4
-		argv = append([]string{l.sandbox.bwrap}, l.sandbox.args(l.argv, 3, 4)...)
+		argv = append([]string{l.Sandbox.bwrap}, l.Sandbox.args(l.Argv, 3, 4)...)
 	} else {
 		extra = []*os.File{blockR} // fd 3
-		argv = append([]string{gateShell, "-c", gateScript, "orch-suite"}, l.argv...)
+		argv = append([]string{gateShell, "-c", gateScript, "orch-suite"}, l.Argv...)
 	}
 	cmd := &exec.Cmd{
 		Path:        argv[0],
 		Args:        argv,
-		Dir:         l.dir,
-		Env:         l.env,
-		Stdout:      l.stdout,
-		Stderr:      l.stderr,
+		Dir:         l.Dir,
+		Env:         append(slices.Clip(l.Env), marker),
+		Stdout:      l.Stdout,
+		Stderr:      l.Stderr,
 		ExtraFiles:  extra,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
@@ -125,7 +160,8 @@ func startGroup(l launch) (*group, []string, error) {
 		blockW.Close()
 		return nil, nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	g := &group{cmd: cmd, leader: cmd.Process.Pid, marker: l.marker, cg: l.cg, exited: make(chan struct{}), release: blockW}
+	g := &Process{cmd: cmd, leader: cmd.Process.Pid, marker: marker, cg: cg, exited: make(chan struct{}), release: blockW,
+		limits: Limits{MaxProcesses: l.MaxProcesses, MaxMemory: l.MaxMemory}}
 	go g.watch()
 	// end kills whatever started; the release pipe is closed unwritten.
 	end := func() {
@@ -133,13 +169,13 @@ func startGroup(l launch) (*group, []string, error) {
 		g.waitGone(killWaitLimit, true)
 		g.reap()
 	}
-	abort := func(err error) (*group, []string, error) {
+	abort := func(err error) (*Process, []string, error) {
 		end()
 		return nil, notes, err
 	}
 
 	target := g.leader
-	if l.sandbox != nil {
+	if l.Sandbox != nil {
 		pid, err := readChildPID(infoR)
 		if err != nil {
 			end()
@@ -166,8 +202,8 @@ func startGroup(l launch) (*group, []string, error) {
 			g.limits.add(p, m)
 		}
 	}
-	nproc := l.sandbox != nil && os.Geteuid() != 0 && ownUserNS(target)
-	p, m, err := applyRlimits(target, l.maxProcs, l.maxMemory, nproc)
+	nproc := l.Sandbox != nil && os.Geteuid() != 0 && ownUserNS(target)
+	p, m, err := applyRlimits(target, l.MaxProcesses, l.MaxMemory, nproc)
 	switch {
 	case errors.Is(err, syscall.ESRCH):
 		g.releaseFailed = true
@@ -184,12 +220,12 @@ func startGroup(l launch) (*group, []string, error) {
 	return g, notes, nil
 }
 
-func (a *appliedLimits) add(procs, mem string) {
+func (a *Limits) add(procs, mem string) {
 	if procs != "" {
-		a.procs = append(a.procs, procs)
+		a.Processes = append(a.Processes, procs)
 	}
 	if mem != "" {
-		a.mem = append(a.mem, mem)
+		a.Memory = append(a.Memory, mem)
 	}
 }
 
@@ -218,7 +254,7 @@ func ownUserNS(pid int) bool {
 // watch waits for the leader to exit without reaping it: the zombie keeps
 // its pid, and so the session and process group ids, from being reused
 // while orch still looks for the suite's processes.
-func (g *group) watch() {
+func (g *Process) watch() {
 	defer close(g.exited)
 	for {
 		var info unix.Siginfo
@@ -231,7 +267,7 @@ func (g *group) watch() {
 
 // reap collects the leader's exit status, once it exited, and finds out
 // whether the suite was ever released.
-func (g *group) reap() {
+func (g *Process) reap() {
 	if g.reaped {
 		return
 	}
@@ -256,7 +292,7 @@ func unread(f *os.File) int {
 	return n
 }
 
-func (g *group) leaderExited() bool {
+func (g *Process) leaderExited() bool {
 	select {
 	case <-g.exited:
 		return true
@@ -266,13 +302,13 @@ func (g *group) leaderExited() bool {
 }
 
 // isMember reports whether pid is a live process of the suite.
-func (g *group) isMember(pid int) bool {
+func (g *Process) isMember(pid int) bool {
 	return g.scanMember(pid) || (g.cg != nil && processLive(pid) && g.cg.contains(pid))
 }
 
 // scanMember is isMember without the cgroup, whose members are listed by
 // the cgroup itself: the checks a scan of /proc makes for every process.
-func (g *group) scanMember(pid int) bool {
+func (g *Process) scanMember(pid int) bool {
 	st, ok := procStat(pid)
 	if !ok || !st.live() {
 		return false
@@ -292,7 +328,7 @@ func (g *group) scanMember(pid int) bool {
 // once it exited): those of its cgroup, and those a scan of /proc finds.
 // With first it stops at the first one. ok is false when /proc cannot be
 // read.
-func (g *group) members(first bool) ([]int, bool) {
+func (g *Process) members(first bool) ([]int, bool) {
 	var out []int
 	if g.cg != nil {
 		for _, pid := range g.cg.pids() {
@@ -320,7 +356,7 @@ func (g *group) members(first bool) ([]int, bool) {
 }
 
 // signal sends sig to every process of the suite.
-func (g *group) signal(sig syscall.Signal) {
+func (g *Process) signal(sig syscall.Signal) {
 	// The leader's zombie keeps the group id valid: kill(-pgid) reaches
 	// the members that stayed in the group even before /proc is scanned.
 	_ = syscall.Kill(-g.leader, sig)
@@ -343,10 +379,10 @@ func (g *group) signal(sig syscall.Signal) {
 	}
 }
 
-func (g *group) kill() { g.signal(syscall.SIGKILL) }
+func (g *Process) kill() { g.signal(syscall.SIGKILL) }
 
 // gone reports whether nothing of the suite runs any more.
-func (g *group) gone() bool {
+func (g *Process) gone() bool {
 	if !g.leaderExited() {
 		return false
 	}
@@ -361,7 +397,7 @@ func (g *group) gone() bool {
 // waitGone polls gone until it holds or limit passes; with kill it sends
 // SIGKILL to whatever is still there on every round (a fork bomb makes new
 // processes between two scans).
-func (g *group) waitGone(limit time.Duration, kill bool) bool {
+func (g *Process) waitGone(limit time.Duration, kill bool) bool {
 	deadline := time.Now().Add(limit)
 	pause := 5 * time.Millisecond
 	for {
@@ -382,7 +418,7 @@ func (g *group) waitGone(limit time.Duration, kill bool) bool {
 // stop ends the suite: SIGTERM to every process of it, SIGKILL after
 // grace, until no process is left. It returns a note when processes
 // survived SIGKILL for killWaitLimit.
-func (g *group) stop(grace time.Duration) string {
+func (g *Process) stop(grace time.Duration) string {
 	g.signal(syscall.SIGTERM)
 	if g.waitGone(grace, false) {
 		return ""
@@ -400,4 +436,69 @@ func describeExit(st *os.ProcessState) string {
 		return "not exited"
 	}
 	return fmt.Sprintf("exit status %d", exitCode(st))
+}
+
+// Exited is closed when the suite's first process has exited (others may
+// still run: WaitGone and Stop deal with them).
+func (g *Process) Exited() <-chan struct{} { return g.exited }
+
+// WaitGone waits up to limit for every process of the suite to end, and
+// reports whether they did; with kill it sends SIGKILL to whatever is
+// still there on every round.
+func (g *Process) WaitGone(limit time.Duration, kill bool) bool { return g.waitGone(limit, kill) }
+
+// Stop ends the suite: SIGTERM to every process of it, SIGKILL after
+// grace, until no process is left. It returns a note when processes
+// survived SIGKILL for a long while (30 s).
+func (g *Process) Stop(grace time.Duration) string { return g.stop(grace) }
+
+// Limits are the bounds of the suite and the mechanisms that enforce them.
+func (g *Process) Limits() Limits { return g.limits }
+
+// Outcome is how a suite ended.
+type Outcome struct {
+	// ExitCode is the exit status of the suite's command, or 128+signal.
+	ExitCode int
+	// NeverStarted is true when the command never ran: its process ended
+	// before orch released it (bwrap failing to build the sandbox).
+	NeverStarted bool
+	// Notes are remarks for the run's report (a cgroup not removed).
+	Notes []string
+}
+
+// Finish waits for the suite's first process, collects its exit status
+// and removes the suite's cgroup. Call it once the suite is gone (after
+// Exited and WaitGone, or Stop).
+func (g *Process) Finish() Outcome {
+	g.reap()
+	var o Outcome
+	if g.cg != nil {
+		if err := g.cg.remove(); err != nil {
+			o.Notes = append(o.Notes, err.Error())
+		}
+	}
+	o.ExitCode = exitCode(g.state)
+	o.NeverStarted = g.neverStarted
+	return o
+}
+
+// exitCode turns a process state into a shell-style exit code: the exit
+// status, or 128+signal for a process killed by a signal.
+func exitCode(st *os.ProcessState) int {
+	if st == nil {
+		return -1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random marker: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }

@@ -1,6 +1,10 @@
-package testrun
+package sandbox
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // SanitizeEnv returns env ("NAME=value" entries) without the variables a
 // test suite must not see: names containing KEY, SECRET, TOKEN, PASSWORD,
@@ -53,10 +57,10 @@ func secretName(name string) bool {
 	return upper == "SSH_AUTH_SOCK" || upper == "GPG_AGENT_INFO"
 }
 
-// mergeEnv returns base with the variables of extra set (added or
+// MergeEnv returns base with the variables of extra set (added or
 // replaced). Names in extra are applied in sorted order so the result does
 // not depend on map iteration.
-func mergeEnv(base []string, extra map[string]string) []string {
+func MergeEnv(base []string, extra map[string]string) []string {
 	if len(extra) == 0 {
 		return base
 	}
@@ -68,14 +72,14 @@ func mergeEnv(base []string, extra map[string]string) []string {
 		}
 		out = append(out, kv)
 	}
-	for _, name := range sortedKeys(extra) {
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		out = append(out, name+"="+extra[name])
 	}
 	return out
 }
 
-// lookupEnv returns the value of name in env (the last one wins).
-func lookupEnv(env []string, name string) (string, bool) {
+// LookupEnv returns the value of name in env (the last one wins).
+func LookupEnv(env []string, name string) (string, bool) {
 	val, found := "", false
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok && k == name {

@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"os/exec"

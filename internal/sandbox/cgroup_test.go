@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"fmt"
@@ -78,7 +78,7 @@ func TestCgroupHostFrom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := cgroupHostFrom(parseMountinfo([]byte(tt.mountinfo)), parseProcCgroup([]byte(tt.cgroup)))
+			h := cgroupsFrom(parseMountinfo([]byte(tt.mountinfo)), parseProcCgroup([]byte(tt.cgroup)))
 			dir := func(m *cgroupMount) string {
 				if m == nil {
 					return ""
@@ -122,7 +122,7 @@ func TestSuiteCgroupWithoutLimitFiles(t *testing.T) {
 		}
 		return &cgroupMount{v2: v2, controllers: []string{name}, own: own, rel: "/"}
 	}
-	h := cgroupHost{v2: mount("unified", true), pids: mount("pids", false), memory: mount("memory", false)}
+	h := Cgroups{v2: mount("unified", true), pids: mount("pids", false), memory: mount("memory", false)}
 	c := newSuiteCgroup(h, "suite", 64, 1<<30)
 	if c == nil {
 		t.Fatal("no cgroup made over writable folders")
@@ -144,7 +144,7 @@ func TestSuiteCgroupWithoutLimitFiles(t *testing.T) {
 			t.Errorf("%s left behind", d)
 		}
 	}
-	if c := newSuiteCgroup(cgroupHost{}, "s2", 64, 1<<30); c != nil {
+	if c := newSuiteCgroup(Cgroups{}, "s2", 64, 1<<30); c != nil {
 		t.Errorf("cgroup %+v without any hierarchy", c)
 	}
 }
@@ -153,7 +153,7 @@ func TestSuiteCgroupWithoutLimitFiles(t *testing.T) {
 // (root, or a delegated v2 subtree): a child process is moved in, listed,
 // found by contains, killed through the cgroup, and the cgroup removed.
 func TestSuiteCgroupReal(t *testing.T) {
-	c := newSuiteCgroup(readCgroupHost(), fmt.Sprintf("orch-test-%d", os.Getpid()), 64, 256<<20)
+	c := newSuiteCgroup(ReadCgroups(), fmt.Sprintf("orch-test-%d", os.Getpid()), 64, 256<<20)
 	if c == nil {
 		t.Skip("no writable cgroup here")
 	}
@@ -208,6 +208,6 @@ func FuzzParseMountinfo(f *testing.F) {
 	f.Add([]byte(`1 2 3:4 / /a\040b\ rw - cgroup x rw,pids` + "\n- - - -\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mounts := parseMountinfo(data)
-		_ = cgroupHostFrom(mounts, parseProcCgroup([]byte(hybridCgroup)))
+		_ = cgroupsFrom(mounts, parseProcCgroup([]byte(hybridCgroup)))
 	})
 }

@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"slices"
@@ -71,12 +71,12 @@ func TestSanitizeEnv(t *testing.T) {
 }
 
 func TestMergeEnv(t *testing.T) {
-	got := mergeEnv([]string{"A=1", "B=2", "C=3"}, map[string]string{"B": "x", "D": "y"})
+	got := MergeEnv([]string{"A=1", "B=2", "C=3"}, map[string]string{"B": "x", "D": "y"})
 	want := []string{"A=1", "C=3", "B=x", "D=y"}
 	if !slices.Equal(got, want) {
 		t.Errorf("mergeEnv = %q, want %q", got, want)
 	}
-	if v, ok := lookupEnv([]string{"P=1", "P=2"}, "P"); !ok || v != "2" {
+	if v, ok := LookupEnv([]string{"P=1", "P=2"}, "P"); !ok || v != "2" {
 		t.Errorf("lookupEnv = %q %v, want last value 2", v, ok)
 	}
 }

@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"context"
@@ -36,7 +36,7 @@ var secretHomeDirs = []string{
 // hidden; one under /tmp or /run is already hidden.
 func hiddenHomes(env []string) []string {
 	var cands []string
-	if h, ok := lookupEnv(env, "HOME"); ok {
+	if h, ok := LookupEnv(env, "HOME"); ok {
 		cands = append(cands, h)
 	}
 	cands = append(cands, os.Getenv("HOME"))
@@ -112,7 +112,7 @@ func toolchainPaths(env []string, homes []string) []string {
 			cands = append(cands, p)
 		}
 	}
-	pathEnv, _ := lookupEnv(env, "PATH")
+	pathEnv, _ := LookupEnv(env, "PATH")
 	var pathDirs []string
 	for _, d := range filepath.SplitList(pathEnv) {
 		if !filepath.IsAbs(d) {
@@ -140,13 +140,13 @@ func toolchainPaths(env []string, homes []string) []string {
 	add(gomodcache)
 
 	home := homes[0]
-	if h, ok := lookupEnv(env, "HOME"); ok && filepath.IsAbs(h) {
+	if h, ok := LookupEnv(env, "HOME"); ok && filepath.IsAbs(h) {
 		if r, err := filepath.EvalSymlinks(h); err == nil {
 			home = r
 		}
 	}
 	envOr := func(name, def string) string {
-		if v, ok := lookupEnv(env, name); ok && v != "" {
+		if v, ok := LookupEnv(env, name); ok && v != "" {
 			return v
 		}
 		return filepath.Join(home, def)
@@ -226,8 +226,8 @@ func symlinkTargets(dir string, max int) []string {
 // GOTOOLCHAIN=local (nothing is downloaded). Empty results when there is
 // no go or it fails.
 func goDirs(env []string) (goroot, gomodcache string) {
-	pathEnv, _ := lookupEnv(env, "PATH")
-	goBin, err := lookPathIn("go", pathEnv, "/")
+	pathEnv, _ := LookupEnv(env, "PATH")
+	goBin, err := LookPath("go", pathEnv, "/")
 	if err != nil {
 		return "", ""
 	}
@@ -235,7 +235,7 @@ func goDirs(env []string) (goroot, gomodcache string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goBin, "env", "-json", "GOROOT", "GOMODCACHE")
 	cmd.Dir = "/"
-	cmd.Env = mergeEnv(env, map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": ""})
+	cmd.Env = MergeEnv(env, map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": ""})
 	out, err := cmd.Output()
 	if err != nil {
 		return "", ""

@@ -1,7 +1,9 @@
-package testrun
+package sandbox
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -46,4 +48,36 @@ func lowerRlimit(pid, resource int, limit uint64) error {
 		return fmt.Errorf("set the limit of pid %d: %w", pid, err)
 	}
 	return nil
+}
+
+// Limits are the resource bounds of suites and what enforced them.
+// Processes and Memory name the mechanisms; an empty one means the bound
+// could not be enforced on this machine.
+type Limits struct {
+	MaxProcesses int
+	MaxMemory    int64
+	Processes    []string
+	Memory       []string
+}
+
+// SameMechanisms reports whether l and o were enforced the same way.
+func (l Limits) SameMechanisms(o Limits) bool {
+	return slices.Equal(l.Processes, o.Processes) && slices.Equal(l.Memory, o.Memory)
+}
+
+// Describe is the report's note about the limits.
+func (l Limits) Describe() string {
+	procs := fmt.Sprintf("at most %d processes and threads per suite", l.MaxProcesses)
+	if len(l.Processes) > 0 {
+		procs += " (" + strings.Join(l.Processes, ", ") + ")"
+	} else {
+		procs += " NOT enforced here (no writable cgroup; RLIMIT_NPROC counts every process of the user outside a sandbox and never binds root)"
+	}
+	mem := "at most " + FormatBytes(l.MaxMemory) + " of memory"
+	if len(l.Memory) > 0 {
+		mem += " (" + strings.Join(l.Memory, ", ") + ")"
+	} else {
+		mem += " NOT enforced here"
+	}
+	return "limits: " + procs + "; " + mem
 }

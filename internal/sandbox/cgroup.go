@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"bufio"
@@ -30,24 +30,25 @@ type cgroupMount struct {
 	rel         string   // orch's cgroup as /proc/<pid>/cgroup names it
 }
 
-// cgroupHost is what orch can use of the machine's cgroups: the v2
+// Cgroups is what orch can use of the machine's cgroups: the v2
 // hierarchy and the v1 pids and memory hierarchies, each present only when
-// orch's own cgroup there is known. It is read once per Run.
-type cgroupHost struct {
+// orch's own cgroup there is known. Read it once per run (ReadCgroups);
+// the zero value makes no cgroups.
+type Cgroups struct {
 	v2     *cgroupMount
 	pids   *cgroupMount // v1
 	memory *cgroupMount // v1
 }
 
-// readCgroupHost finds orch's cgroups from /proc/self/mountinfo and
+// ReadCgroups finds orch's cgroups from /proc/self/mountinfo and
 // /proc/self/cgroup. Missing files mean no cgroups.
-func readCgroupHost() cgroupHost {
+func ReadCgroups() Cgroups {
 	mi, err1 := os.ReadFile("/proc/self/mountinfo")
 	cg, err2 := os.ReadFile("/proc/self/cgroup")
 	if err1 != nil || err2 != nil {
-		return cgroupHost{}
+		return Cgroups{}
 	}
-	return cgroupHostFrom(parseMountinfo(mi), parseProcCgroup(cg))
+	return cgroupsFrom(parseMountinfo(mi), parseProcCgroup(cg))
 }
 
 // mountEntry is a line of /proc/self/mountinfo reduced to what matters.
@@ -122,9 +123,9 @@ func parseProcCgroup(data []byte) []procCgroup {
 	return out
 }
 
-// cgroupHostFrom matches the hierarchies orch belongs to with their mounts.
-func cgroupHostFrom(mounts []mountEntry, groups []procCgroup) cgroupHost {
-	var h cgroupHost
+// cgroupsFrom matches the hierarchies orch belongs to with their mounts.
+func cgroupsFrom(mounts []mountEntry, groups []procCgroup) Cgroups {
+	var h Cgroups
 	ownDir := func(m mountEntry, path string) (string, bool) {
 		rel, ok := strings.CutPrefix(path, m.root)
 		if m.root == "/" {
@@ -180,7 +181,7 @@ type suiteCgroup struct {
 // ones, with the given bounds (0: none). It returns nil when no cgroup
 // could be created (no permission, read-only cgroupfs): the suite then runs
 // with rlimits only.
-func newSuiteCgroup(h cgroupHost, name string, maxProcs int, maxMem int64) *suiteCgroup {
+func newSuiteCgroup(h Cgroups, name string, maxProcs int, maxMem int64) *suiteCgroup {
 	c := &suiteCgroup{}
 	mk := func(m *cgroupMount) (string, bool) {
 		if m == nil {

@@ -1,4 +1,4 @@
-package testrun
+package sandbox
 
 import (
 	"fmt"
@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 )
 
-// lookPathIn finds file the way execvp would with the given PATH, relative
+// LookPath finds file the way execvp would with the given PATH, relative
 // entries and names taken relative to dir.
-func lookPathIn(file, pathEnv, dir string) (string, error) {
+func LookPath(file, pathEnv, dir string) (string, error) {
 	if filepath.Base(file) != file || file == "." || file == ".." {
 		p := file
 		if !filepath.IsAbs(p) {

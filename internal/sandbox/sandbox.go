@@ -1,0 +1,361 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// xdgCache is the cache folder of tools in the sandbox's private
+// /tmp.
+const xdgCache = "/tmp/.cache"
+
+// installHint says what to do when the sandbox is unavailable.
+const installHint = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) or opt out of the sandbox with sandbox = "none" under [test] in .orch/config.toml (or --sandbox none); an opt-out is recorded in the report as sandbox "none"`
+
+// isolationArgs are the bwrap options that isolate a suite, without the
+// binds of its directory, caches and home. Available probes exactly
+// these.
+func isolationArgs(tmpfsSize int64) []string {
+	args := []string{
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+	}
+	args = append(args, tmpfsArgs("/tmp", tmpfsSize)...)
+	// /run holds the sockets of local daemons (docker, dbus, databases):
+	// a read-only bind does not stop connect(2) on a Unix socket.
+	if info, err := os.Stat("/run"); err == nil && info.IsDir() {
+		args = append(args, tmpfsArgs("/run", tmpfsSize)...)
+	}
+	args = append(args,
+		"--unshare-net",
+		"--unshare-pid",
+		"--die-with-parent",
+		"--new-session",
+	)
+	if os.Geteuid() != 0 {
+		// A user namespace of its own makes RLIMIT_NPROC count the
+		// suite's processes only (bwrap creates one anyway unless it is
+		// setuid).
+		args = append(args, "--unshare-user-try")
+	}
+	return args
+}
+
+// tmpfsArgs mounts an empty tmpfs on dest, of at most size bytes when size
+// is positive.
+func tmpfsArgs(dest string, size int64) []string {
+	if size > 0 {
+		return []string{"--size", strconv.FormatInt(size, 10), "--tmpfs", dest}
+	}
+	return []string{"--tmpfs", dest}
+}
+
+// Available reports whether the bwrap sandbox works here by running
+// `true` inside it with the same isolation options Run uses. It returns
+// "bwrap", or an error (wrapping ErrNoSandbox) that says why not and what
+// to do.
+func Available() (string, error) {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "", &Error{Reason: fmt.Sprintf("bwrap is not installed (%v)", err)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	args := append(isolationArgs(0), "--", "true")
+	cmd := exec.CommandContext(ctx, path, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if msg == "" {
+			msg = "no output"
+		}
+		return "", &Error{Reason: fmt.Sprintf("%s cannot create a sandbox here (%v): %s (user namespaces may be disabled for unprivileged users, or a container forbids them)",
+			path, err, clip(msg, 500))}
+	}
+	return "bwrap", nil
+}
+
+// Check reports whether the sandbox mode can be used here: nil for None
+// or a working bwrap, an error wrapping ErrNoSandbox (with how to install
+// bubblewrap or opt out) when bwrap is needed but unavailable, and
+// ErrInvalidMode for an unknown mode. Callers use it to refuse
+// before they prepare anything.
+func Check(mode string) error {
+	switch mode {
+	case None:
+		return nil
+	case "", Auto, Bwrap:
+		_, err := Available()
+		return err
+	}
+	return fmt.Errorf("%w: sandbox %q is not auto, bwrap or none", ErrInvalidMode, mode)
+}
+
+// bwrapHasSize reports whether this bwrap knows --size (0.7 and later).
+func bwrapHasSize(bwrap string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, bwrap, "--help").CombinedOutput()
+	return bytes.Contains(out, []byte("--size"))
+}
+
+// Config describes the sandbox of one run. Every path is absolute.
+type Config struct {
+	// Dir is the directory the suites run in (a worktree orch made), bound
+	// read-write.
+	Dir string
+	// Env is the suites' environment (already filtered): HOME, PATH and
+	// the toolchain variables in it decide which homes are hidden and
+	// which toolchain folders in them are bound back read-only.
+	Env []string
+	// GoCacheDir, when set, is bound read-write and used as GOCACHE, so
+	// sandboxed go builds are cached between runs. It must never be the
+	// user's own build cache: a suite can write into it. Empty means a
+	// fresh cache made by New and removed by Close.
+	GoCacheDir string
+	// MaxMemory bounds each tmpfs of the sandbox (0: unbounded).
+	MaxMemory int64
+	// ReadOnly are further files or folders bound read-only at their own
+	// path, over the hidden homes (dependency caches a suite reads, such as
+	// ~/.m2/repository). Each must exist.
+	ReadOnly []string
+	// Writable are further folders bound read-write (caches orch made for
+	// the suites). Each must exist, and must never be a cache the user's
+	// own builds read: a suite can write into it.
+	Writable []string
+	// SetEnv are variables the sandbox sets for every suite (a cache
+	// location, say), unless the suite's own configuration sets them.
+	SetEnv map[string]string
+}
+
+// Sandbox is the bwrap sandbox of one run, shared by its suites. Make it
+// with New, give it to Start through Launch.Sandbox, and Close it when the
+// run ends.
+type Sandbox struct {
+	bwrap      string   // path of the bwrap binary
+	dir        string   // absolute directory, bound read-write
+	goCacheDir string   // GOCACHE, bound read-write (never the user's cache)
+	tmpfsSize  int64    // bound of each tmpfs (0: bwrap cannot set one)
+	homes      []string // home folders hidden under an empty tmpfs
+	keep       []string // folders under a home bound back read-only (toolchains)
+	readOnly   []string // Config.ReadOnly
+	writable   []string // Config.Writable
+	gitDirs    []string // git files and folders bound read-only over everything
+	setEnv     map[string]string
+	describe   string   // the note about it
+	tempDirs   []string // removed by Close
+}
+
+// New prepares the sandbox: it checks that bwrap works, makes the go build
+// cache, finds the homes to hide, the toolchains to keep and the git
+// directories to protect. The notes say what the sandbox holds (for the
+// run's report); the error wraps ErrNoSandbox when bwrap cannot be used.
+func New(cfg Config) (*Sandbox, []string, error) {
+	if _, err := Available(); err != nil {
+		return nil, nil, err
+	}
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, nil, &Error{Reason: err.Error()}
+	}
+	if !filepath.IsAbs(cfg.Dir) {
+		return nil, nil, fmt.Errorf("sandbox: directory %q is not absolute", cfg.Dir)
+	}
+	s := &Sandbox{bwrap: bwrap, dir: filepath.Clean(cfg.Dir), setEnv: maps.Clone(cfg.SetEnv)}
+	if s.readOnly, err = bindPaths(cfg.ReadOnly, "read-only"); err != nil {
+		return nil, nil, err
+	}
+	if s.writable, err = bindPaths(cfg.Writable, "writable"); err != nil {
+		return nil, nil, err
+	}
+	var cache string
+	if cfg.GoCacheDir != "" {
+		gc, err := filepath.Abs(cfg.GoCacheDir)
+		if err == nil {
+			err = os.MkdirAll(gc, 0o755)
+		}
+		if err == nil {
+			gc, err = filepath.EvalSymlinks(gc)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("go cache directory %s: %w", cfg.GoCacheDir, err)
+		}
+		s.goCacheDir = gc
+		cache = "GOCACHE " + gc + " (kept between runs)"
+	} else {
+		gc, err := os.MkdirTemp("", "orch-gocache-")
+		if err != nil {
+			return nil, nil, fmt.Errorf("create a go build cache for the sandbox: %w", err)
+		}
+		s.tempDirs = append(s.tempDirs, gc)
+		s.goCacheDir = gc
+		cache = "a fresh GOCACHE for this run, removed afterwards"
+	}
+	if bwrapHasSize(bwrap) {
+		s.tmpfsSize = cfg.MaxMemory
+	}
+	sandboxed := s.Env(cfg.Env, nil)
+	s.homes = hiddenHomes(sandboxed)
+	s.keep = toolchainPaths(sandboxed, s.homes)
+	var notes []string
+	git, gerr := gitDirs(s.dir)
+	s.gitDirs = git
+	if gerr != nil {
+		notes = append(notes, fmt.Sprintf("could not ask git for the git directories of %s (%v): only its .git is bound read-only", s.dir, gerr))
+	}
+	s.describe = s.description(cache)
+	return s, append([]string{s.describe}, notes...), nil
+}
+
+// bindPaths checks the extra binds of a Config: absolute, existing,
+// symlinks resolved.
+func bindPaths(paths []string, what string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("sandbox: %s bind %q is not an absolute path", what, p)
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %s bind %s: %w", what, p, err)
+		}
+		if r == "/" {
+			return nil, fmt.Errorf("sandbox: %s bind %s is the root folder", what, p)
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Close removes what New made for the run (a fresh go build cache).
+func (s *Sandbox) Close() error {
+	var errs []error
+	for _, d := range s.tempDirs {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", d, err))
+		}
+	}
+	s.tempDirs = nil
+	return errors.Join(errs...)
+}
+
+// GoCacheDir is the GOCACHE the suites use in the sandbox.
+func (s *Sandbox) GoCacheDir() string { return s.goCacheDir }
+
+// args returns bwrap's argv (without the program) around the command. The
+// order matters: later mounts cover earlier ones, so the homes are hidden
+// first, then the toolchains in them are bound back, then the writable
+// directory and caches, the extra read-only binds, and last the git
+// directories read-only (a worktree's .git link lies inside the writable
+// directory).
+//
+// The environment is not passed on the command line (where every user can
+// read it in /proc/*/cmdline): bwrap hands its own, already filtered,
+// environment to the command.
+func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
+	args := isolationArgs(s.tmpfsSize)
+	for _, h := range s.homes {
+		args = append(args, tmpfsArgs(h, s.tmpfsSize)...)
+	}
+	for _, k := range s.keep {
+		args = append(args, "--ro-bind", k, k)
+	}
+	args = append(args, "--bind", s.dir, s.dir)
+	args = append(args, "--bind", s.goCacheDir, s.goCacheDir)
+	for _, w := range s.writable {
+		args = append(args, "--bind", w, w)
+	}
+	for _, r := range s.readOnly {
+		args = append(args, "--ro-bind", r, r)
+	}
+	for _, g := range s.gitDirs {
+		args = append(args, "--ro-bind", g, g)
+	}
+	args = append(args,
+		"--chdir", s.dir,
+		"--info-fd", strconv.Itoa(infoFD),
+		"--block-fd", strconv.Itoa(blockFD),
+		"--",
+	)
+	return append(args, argv...)
+}
+
+// description is the note about the sandbox.
+func (s *Sandbox) description(cache string) string {
+	var b strings.Builder
+	b.WriteString("bwrap sandbox: read-only root, writable " + s.dir + " and private /tmp, /run hidden, no network, own pid namespace")
+	if len(s.homes) > 0 {
+		b.WriteString("; home hidden under an empty tmpfs: " + strings.Join(s.homes, ", "))
+		if len(s.keep) > 0 {
+			b.WriteString(" (toolchains kept read-only: " + strings.Join(s.keep, ", ") + ")")
+		}
+	}
+	if len(s.writable) > 0 {
+		b.WriteString("; also writable: " + strings.Join(s.writable, ", "))
+	}
+	if len(s.readOnly) > 0 {
+		b.WriteString("; also read-only: " + strings.Join(s.readOnly, ", "))
+	}
+	if len(s.gitDirs) > 0 {
+		b.WriteString("; git directories read-only: " + strings.Join(s.gitDirs, ", "))
+	}
+	if s.tmpfsSize > 0 {
+		fmt.Fprintf(&b, "; each tmpfs at most %s", FormatBytes(s.tmpfsSize))
+	}
+	b.WriteString("; " + cache + "; GOPROXY=off")
+	return b.String()
+}
+
+// Env returns the environment of a suite in the sandbox: env with
+// Config.SetEnv and the sandbox's own settings, keeping whatever the
+// suite's configuration (suiteEnv) sets explicitly:
+//   - GOCACHE: the user's build cache is hidden or read-only inside (and
+//     must not be writable: a suite could poison later builds outside the
+//     sandbox), so go gets Config.GoCacheDir or a fresh cache made for this
+//     run and shared by its suites (go test and go vet compile the same
+//     packages);
+//   - GOPROXY=off: there is no network, and "module lookup disabled" is a
+//     clearer failure than a DNS timeout; GOMODCACHE stays readable, so
+//     modules already downloaded work;
+//   - TMPDIR=/tmp and XDG_CACHE_HOME under it: writable places besides the
+//     directory and the (empty, throw-away) home.
+func (s *Sandbox) Env(env []string, suiteEnv map[string]string) []string {
+	set := map[string]string{
+		"GOCACHE":        s.goCacheDir,
+		"GOPROXY":        "off",
+		"TMPDIR":         "/tmp",
+		"XDG_CACHE_HOME": xdgCache,
+	}
+	maps.Copy(set, s.setEnv)
+	for name := range suiteEnv {
+		delete(set, name)
+	}
+	return MergeEnv(env, set)
+}
+
+// FormatBytes renders n in the largest binary unit that divides it.
+func FormatBytes(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
