@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -122,7 +123,7 @@ func Advise(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, id s
 	if err != nil {
 		return adv, err
 	}
-	if st.Phase != string(lifecycle.Accept) {
+	if st.Phase != lifecycle.Accept {
 		return adv, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, st.Phase)}
 	}
 	ev := phases.GatherEvidence(t.Dir)
@@ -284,7 +285,7 @@ func commitAdvice(ctx context.Context, o *orchestrator.Orchestrator, t *task.Tas
 	if err != nil {
 		return err
 	}
-	if st.Phase != string(lifecycle.Accept) || st.Revision != revision {
+	if st.Phase != lifecycle.Accept || st.Revision != revision {
 		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s changed while the advisor worked (now %s, revision %d → %d): the advice was discarded; run `orch advise` again", t.ID, st.Phase, revision, st.Revision)}
 	}
 	dir := filepath.Join(t.Dir, "accept")
@@ -298,9 +299,9 @@ func commitAdvice(ctx context.Context, o *orchestrator.Orchestrator, t *task.Tas
 	if err := writeAdviceFile(filepath.Join(t.Dir, filepath.FromSlash(AdviceMarkdownFile)), []byte(AdviceMarkdown(adv))); err != nil {
 		return err
 	}
-	return t.Append(task.Event{Kind: "advice", TS: o.Now().UTC().Truncate(time.Millisecond), Data: map[string]any{
-		"recommendation": adv.Recommendation, "target": adv.Target, "confidence": adv.Confidence,
-		"files": []string{AdviceFile, AdviceMarkdownFile}, "cautions": len(adv.Cautions),
+	return t.Append(task.Event{TS: o.Now().UTC().Truncate(time.Millisecond), Payload: event.Advice{
+		Recommendation: adv.Recommendation, Target: adv.Target, Confidence: adv.Confidence,
+		Files: []string{AdviceFile, AdviceMarkdownFile}, Cautions: len(adv.Cautions),
 	}})
 }
 
@@ -413,7 +414,7 @@ func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 	phase := string(lifecycle.Accept)
 	booked, berr := p.rt.reserve(p.t.ID, phase, req.Model, req)
 	if berr != nil {
-		p.append(ctx, "budget_exceeded", budgetEventData(phase, req.Role, berr))
+		p.append(ctx, budgetEvent(lifecycle.Accept, req.Role, berr))
 		return llm.Response{}, berr
 	}
 	resp, err := p.inner.Complete(ctx, req)
@@ -422,33 +423,33 @@ func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 		used.CostUSD = c
 	}
 	p.rt.settle(p.t.ID, phase, booked, used)
-	data := map[string]any{
-		"phase": string(lifecycle.Accept), "role": req.Role, "cached": false,
-		"provider": resp.Provider, "model": resp.Model,
-		"tokens_in": resp.Usage.InputTokens, "tokens_out": resp.Usage.OutputTokens,
-		"latency_ms": resp.Latency.Milliseconds(),
+	call := event.ModelCall{
+		Phase: lifecycle.Accept, Role: req.Role, Cached: false,
+		Provider: resp.Provider, Model: resp.Model,
+		TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens,
+		LatencyMS: resp.Latency.Milliseconds(),
 	}
-	if data["provider"] == "" {
-		data["provider"] = p.inner.Name()
+	if call.Provider == "" {
+		call.Provider = p.inner.Name()
 	}
-	if data["model"] == "" {
-		data["model"] = req.Model
+	if call.Model == "" {
+		call.Model = req.Model
 	}
-	if cost, ok := p.rt.cost(fmt.Sprint(data["model"]), resp.Usage); ok && err == nil {
-		data["cost_usd"] = cost
+	if cost, ok := p.rt.cost(call.Model, resp.Usage); ok && err == nil {
+		call.CostUSD = &cost
 	}
 	if err != nil {
-		data["error"] = err.Error()
+		call.Error = err.Error()
 	}
-	p.append(ctx, "model_call", data)
+	p.append(ctx, call)
 	return resp, err
 }
 
 // append logs an event under the task's lock.
-func (p *adviceProvider) append(ctx context.Context, kind string, data map[string]any) {
+func (p *adviceProvider) append(ctx context.Context, payload event.Payload) {
 	lctx := context.WithoutCancel(ctx)
 	if lock, lerr := p.t.Lock(lctx, p.o.Wait); lerr == nil {
-		_ = p.t.Append(task.Event{Kind: kind, TS: p.o.Now().UTC().Truncate(time.Millisecond), Data: data})
+		_ = p.t.Append(task.Event{TS: p.o.Now().UTC().Truncate(time.Millisecond), Payload: payload})
 		_ = lock.Unlock()
 	}
 }

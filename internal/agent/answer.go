@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -67,10 +66,10 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 	if err != nil {
 		return res, err
 	}
-	if st.Phase != string(lifecycle.Planning) {
+	if st.Phase != lifecycle.Planning {
 		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, st.Phase)}
 	}
-	if pid, ok := planningRunning(st); ok {
+	if pid, ok := st.Actor(lifecycle.Planning).LivePID(); ok {
 		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)}
 	}
 	planningDir := filepath.Join(t.Dir, "planning")
@@ -119,13 +118,10 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 
 	// The event first (the transcript is the write-ahead log), then the
 	// files, each replaced atomically.
-	ev := task.Event{Kind: "user_input", TS: now, Data: map[string]any{
-		"phase": string(lifecycle.Planning), "input": "answer", "question": questionID,
-		"answer": text, "file": artifact.PlanFile,
+	ev := task.Event{TS: now, Payload: event.UserInput{
+		Phase: lifecycle.Planning, Input: "answer", Question: questionID,
+		Answer: text, File: artifact.PlanFile, Previous: q.Answer,
 	}}
-	if q.Answer != nil {
-		ev.Data["previous"] = *q.Answer
-	}
 	if err := t.Append(ev); err != nil {
 		return res, err
 	}
@@ -188,20 +184,4 @@ func appendMeeting(path string, line meetingLine) error {
 		return err
 	}
 	return replaceFileDurably(path, append(prev, data...), 0o644)
-}
-
-// planningRunning reports the pid of a live planning round.
-func planningRunning(st task.State) (int, bool) {
-	a := st.Actors[string(lifecycle.Planning)]
-	if a == nil || a["status"] != "running" {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(fmt.Sprint(a["pid"]))
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return 0, false
-	}
-	return pid, true
 }

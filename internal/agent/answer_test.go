@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -176,8 +177,8 @@ func markPlanningRunning(e *plEnv) {
 	st := e.state()
 	next := st
 	next.Revision++
-	next.Actors = map[string]map[string]any{"planning": {"status": "running", "pid": os.Getpid()}}
-	if err := tk.Commit(task.Event{Kind: "phase_started", Data: map[string]any{"phase": "planning"}}, next); err != nil {
+	next.Actors = task.Actors{"planning": {Status: "running", PID: os.Getpid()}}
+	if err := tk.Commit(task.NewEvent(event.PhaseStarted{Phase: "planning"}), next); err != nil {
 		e.t.Fatal(err)
 	}
 }

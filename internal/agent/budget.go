@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/llm"
 )
 
@@ -18,6 +19,9 @@ type BudgetError struct {
 	Max   string
 	Key   string // the configuration key to raise
 }
+
+// ExitCode: a refused call is exit 3 (nothing was sent).
+func (e *BudgetError) ExitCode() exit.Code { return exit.Refused }
 
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("orch: budget exceeded: the %s's %s would go over its limit (spent %s, limit %s): nothing was sent to the model; raise %s in .orch/config.toml (0 = no limit) and run the phase again",

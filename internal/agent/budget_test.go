@@ -14,7 +14,7 @@ import (
 func kindsOf(e *plEnv) []string {
 	var ks []string
 	for _, ev := range e.events() {
-		ks = append(ks, ev.Kind)
+		ks = append(ks, string(ev.Kind))
 	}
 	return ks
 }

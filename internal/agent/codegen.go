@@ -99,7 +99,7 @@ func Codegen(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, id 
 		if err != nil {
 			return orchestrator.Outcome{}, err
 		}
-		return orchestrator.Outcome{Status: rec.Status, Actor: map[string]any{"attempt": rec.Attempt}, Summary: map[string]any{
+		return orchestrator.Outcome{Status: rec.Status, Attempt: rec.Attempt, Summary: map[string]any{
 			"status": rec.Status, "base": rec.Base, "files": len(rec.Files), "deletes": len(rec.Deletes),
 			"unplanned": rec.Unplanned, "attempt": rec.Attempt,
 		}}, nil

@@ -131,7 +131,7 @@ func (f *cgFixture) phase() string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return st.Phase
+	return string(st.Phase)
 }
 
 // read returns a task-relative file's content ("" when absent).

@@ -62,7 +62,7 @@ func planRound(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, r
 	if err != nil {
 		return orchestrator.Outcome{}, err
 	}
-	round := actorRound(run.State.Actors) + 1
+	round := run.State.Actor(lifecycle.Planning).Round + 1
 	req, err := plannerRequest(ctx, rt, o.Project.Root, run.Task.ID, round, in)
 	if err != nil {
 		return orchestrator.Outcome{}, err
@@ -96,7 +96,7 @@ func planRound(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, r
 	res.Restored, res.Dropped = built.Restored, built.Dropped
 	return orchestrator.Outcome{
 		Status: status,
-		Actor:  map[string]any{"round": round},
+		Round:  round,
 		Summary: map[string]any{
 			"round": round, "status": status, "open_questions": questionIDs(open),
 			"files": len(plan.Value.FilePlan), "restored_answers": planNonNil(built.Restored),

@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -42,7 +41,7 @@ func TestPlanClarifyAnswerReady(t *testing.T) {
 		t.Fatalf("open questions %v", got)
 	}
 	st := e.state()
-	if st.Phase != "planning" || st.Actors["planning"]["status"] != PlanClarifying || actorRound(st.Actors) != 1 {
+	if st.Phase != "planning" || st.Actors["planning"].Status != lifecycle.PlanClarifying || st.Actors["planning"].Round != 1 {
 		t.Fatalf("state after round 1: %+v", st)
 	}
 	for _, f := range []string{artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile} {
@@ -116,7 +115,7 @@ func TestPlanClarifyAnswerReady(t *testing.T) {
 	}
 	var kinds []string
 	for _, ev := range e.events() {
-		kinds = append(kinds, ev.Kind)
+		kinds = append(kinds, string(ev.Kind))
 	}
 	want := "created phase_started model_call phase_finished user_input phase_started model_call phase_finished transition"
 	if got := strings.Join(kinds, " "); got != want {
@@ -156,7 +155,7 @@ func TestPlanInvalidOutputFails(t *testing.T) {
 		t.Fatal("invalid answers were accepted")
 	}
 	st := e.state()
-	if a := st.Actors["planning"]; st.Phase != "planning" || a["last_run"] != "failed" || a["status"] != "draft" {
+	if a := st.Actors["planning"]; st.Phase != "planning" || a.LastRun != "failed" || a.Status != "draft" {
 		t.Fatalf("state after the failed round: %+v", st)
 	}
 	for _, f := range []string{artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile} {
@@ -412,8 +411,8 @@ func TestPlanSeesFeedbackAndAnswers(t *testing.T) {
 	if err != nil || nr.To != lifecycle.Planning {
 		t.Fatalf("next after a review asking for changes: %+v %v", nr, err)
 	}
-	if st := e.state(); st.Actors["planning"]["status"] != PlanWorkshop {
-		t.Errorf("planning status after the return: %v", st.Actors["planning"]["status"])
+	if st := e.state(); st.Actors["planning"].Status != lifecycle.PlanWorkshop {
+		t.Errorf("planning status after the return: %v", st.Actors["planning"].Status)
 	}
 	if _, err := Plan(plBackground, e.runtime(), e.o, e.id); err != nil {
 		t.Fatal(err)
@@ -427,7 +426,7 @@ func TestPlanSeesFeedbackAndAnswers(t *testing.T) {
 			t.Errorf("round 2 prompt lacks %q", want)
 		}
 	}
-	if st := e.state(); actorRound(st.Actors) != 2 || st.Actors["planning"]["status"] != PlanReviewReady {
+	if st := e.state(); st.Actors["planning"].Round != 2 || st.Actors["planning"].Status != lifecycle.PlanReviewReady {
 		t.Errorf("actors.planning %v", st.Actors["planning"])
 	}
 }
@@ -466,16 +465,5 @@ func TestPlanningStatus(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestActorRound(t *testing.T) {
-	for _, tc := range []struct {
-		v    any
-		want int
-	}{{nil, 0}, {json.Number("3"), 3}, {float64(2), 2}, {4, 4}, {int64(5), 5}, {"7", 0}, {json.Number("-1"), 0}, {1.5, 0}} {
-		if got := actorRound(map[string]map[string]any{"planning": {"round": tc.v}}); got != tc.want {
-			t.Errorf("round %v: got %d, want %d", tc.v, got, tc.want)
-		}
 	}
 }

@@ -149,7 +149,7 @@ func reviewPlanWork(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrat
 	}
 	sum := sha256.Sum256(planData)
 	out.PlanSHA256 = hex.EncodeToString(sum[:])
-	out.PlanningRound = actorRound(run.State.Actors)
+	out.PlanningRound = run.State.Actor(lifecycle.Planning).Round
 
 	shared, err := reviewerMessage(ctx, rt, o.Project.Root, run.Task.ID, planData, plan)
 	if err != nil {

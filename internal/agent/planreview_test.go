@@ -146,7 +146,7 @@ func TestReviewPlanOneFailureFailsAll(t *testing.T) {
 		t.Error("a partial verdict was written")
 	}
 	st := e.state()
-	if a := st.Actors["plan_review"]; st.Phase != "plan_review" || a["last_run"] != "failed" || a["status"] != "pending" {
+	if a := st.Actors["plan_review"]; st.Phase != "plan_review" || a.LastRun != "failed" || a.Status != "pending" {
 		t.Errorf("state %+v", st)
 	}
 	if raw := string(e.read("history/1-plan_review-failed/plan_review/raw/plan_reviewer-architecture.txt")); !strings.Contains(raw, "catastrophic") {

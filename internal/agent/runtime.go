@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -279,27 +281,27 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 		return
 	}
 	p, _, _, _ := c.rt.Provider(req.Role)
-	data := map[string]any{
-		"phase": string(c.run.Phase), "role": req.Role, "cached": cached,
-		"provider": resp.Provider, "model": resp.Model,
-		"tokens_in": resp.Usage.InputTokens, "tokens_out": resp.Usage.OutputTokens,
-		"latency_ms": resp.Latency.Milliseconds(),
+	call := event.ModelCall{
+		Phase: c.run.Phase, Role: req.Role, Cached: cached,
+		Provider: resp.Provider, Model: resp.Model,
+		TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens,
+		LatencyMS: resp.Latency.Milliseconds(),
 	}
-	if data["provider"] == "" && p != nil {
-		data["provider"] = p.Name()
+	if call.Provider == "" && p != nil {
+		call.Provider = p.Name()
 	}
-	if data["model"] == "" {
-		data["model"] = req.Model
+	if call.Model == "" {
+		call.Model = req.Model
 	}
 	if !cached {
-		if cost, ok := c.rt.cost(fmt.Sprint(data["model"]), resp.Usage); ok {
-			data["cost_usd"] = cost
+		if cost, ok := c.rt.cost(call.Model, resp.Usage); ok {
+			call.CostUSD = &cost
 		}
 	}
 	if callErr != nil {
-		data["error"] = callErr.Error()
+		call.Error = callErr.Error()
 	}
-	_ = c.run.Log(context.WithoutCancel(ctx), "model_call", data)
+	_ = c.run.Log(context.WithoutCancel(ctx), call)
 }
 
 // logBudget records a call refused by a budget.
@@ -307,17 +309,17 @@ func (c *Call) logBudget(ctx context.Context, req llm.Request, err error) {
 	if c.run == nil {
 		return
 	}
-	_ = c.run.Log(context.WithoutCancel(ctx), "budget_exceeded", budgetEventData(string(c.run.Phase), req.Role, err))
+	_ = c.run.Log(context.WithoutCancel(ctx), budgetEvent(c.run.Phase, req.Role, err))
 }
 
-// budgetEventData is the budget_exceeded event of a refused call.
-func budgetEventData(phase, role string, err error) map[string]any {
-	data := map[string]any{"phase": phase, "role": role, "error": err.Error()}
+// budgetEvent is the budget_exceeded event of a refused call.
+func budgetEvent(phase lifecycle.Phase, role string, err error) event.BudgetExceeded {
+	ev := event.BudgetExceeded{Phase: phase, Role: role, Error: err.Error()}
 	var be *BudgetError
 	if errors.As(err, &be) {
-		data["scope"], data["limit"], data["spent"], data["max"], data["key"] = be.Scope, be.Limit, be.Spent, be.Max, be.Key
+		ev.BudgetLimit = &event.BudgetLimit{Scope: be.Scope, Limit: be.Limit, Spent: be.Spent, Max: be.Max, Key: be.Key}
 	}
-	return data
+	return ev
 }
 
 // cacheKey hashes what determines an answer. The key never contains a

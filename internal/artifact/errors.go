@@ -3,6 +3,8 @@ package artifact
 import (
 	"errors"
 	"strings"
+
+	"github.com/orchdev/orch/internal/exit"
 )
 
 // Sentinel errors, matched with errors.Is through *Error.
@@ -38,6 +40,9 @@ type Error struct {
 	Got      string
 	Err      error
 }
+
+// ExitCode: an invalid artifact is exit 4.
+func (e *Error) ExitCode() exit.Code { return exit.Invalid }
 
 // Error renders "file: $.path: expected X, got Y" (parts that are empty are
 // left out).

@@ -2,57 +2,40 @@ package cli
 
 import (
 	"errors"
-	"strings"
+	"fmt"
 
-	"github.com/orchdev/orch/internal/agent"
-	"github.com/orchdev/orch/internal/artifact"
-	"github.com/orchdev/orch/internal/config"
-	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/exit"
 )
 
-// Exit codes of every orch command (contract section 4). Only Main exits.
-const (
-	ExitOK       = 0 // done
-	ExitInternal = 1 // unexpected internal error
-	ExitUsage    = 2 // bad flag, bad id, unknown phase name, blank reason
-	ExitRefused  = 3 // transition refused: condition unmet, --from mismatch, terminal state
-	ExitInvalid  = 4 // invalid state or artifact
-	ExitBusy     = 5 // task locked by another process beyond --wait
-)
+// usagef marks a message as a usage error (exit 2).
+func usagef(msg string) error { return exit.UsageError(msg) }
 
-// usageError marks an error as a usage error (exit 2).
-type usageError struct{ msg string }
+// flagError wraps errors raised by flag and argument parsing (exit 2);
+// they are followed by a hint to run `orch help`.
+type flagError struct{ err error }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
 
-func usagef(msg string) error { return &usageError{msg: msg} }
+func isFlagError(err error) bool {
+	var fe *flagError
+	return errors.As(err, &fe)
+}
 
-// exitCode maps an error to its documented exit code.
-func exitCode(err error) int {
-	var ue *usageError
-	var ae *artifact.Error
-	var xe *exitError
-	var ie *llm.InvalidResponseError
-	var be *agent.BudgetError
-	switch {
-	case err == nil:
-		return ExitOK
-	case strings.HasPrefix(err.Error(), "unknown command "):
-		return ExitUsage
-	case errors.As(err, &xe):
-		return xe.code
-	case errors.As(err, &ue), errors.Is(err, orchestrator.ErrUsage), errors.Is(err, task.ErrBadID):
-		return ExitUsage
-	case errors.Is(err, task.ErrBusy):
-		return ExitBusy
-	case errors.Is(err, orchestrator.ErrRefused), errors.Is(err, task.ErrStale), errors.As(err, &be):
-		return ExitRefused
-	case errors.Is(err, orchestrator.ErrInvalid), errors.Is(err, task.ErrInvalidState), errors.Is(err, config.ErrInvalid), errors.As(err, &ae), errors.As(err, &ie):
-		return ExitInvalid
-	case errors.Is(err, task.ErrNoProject), errors.Is(err, task.ErrNoTask), errors.Is(err, task.ErrNoCurrent), errors.Is(err, task.ErrExists), errors.Is(err, errNotGitRepo):
-		return ExitUsage
+// unknownCommand refuses arguments to the root command that name no
+// command, as cobra would, as a usage error.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
 	}
-	return ExitInternal
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n"
+		for _, c := range s {
+			msg += "\t" + c + "\n"
+		}
+	}
+	return exit.UsageError(msg)
 }

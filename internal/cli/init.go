@@ -7,11 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/task"
 )
 
-var errNotGitRepo = errors.New("not a git repository")
+var errNotGitRepo = exit.NewSentinel(exit.Usage, "not a git repository")
 
 func newInitCmd(env *Env) *cobra.Command {
 	return &cobra.Command{

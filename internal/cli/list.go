@@ -39,7 +39,7 @@ func newListCmd(env *Env) *cobra.Command {
 			cur, _ := p.Current()
 			entries := make([]listEntry, 0, len(tasks))
 			for _, t := range tasks {
-				e := listEntry{ID: t.ID, Phase: t.Phase, Revision: t.Revision, Current: t.ID == cur, Error: t.Err}
+				e := listEntry{ID: t.ID, Phase: string(t.Phase), Revision: t.Revision, Current: t.ID == cur, Error: t.Err}
 				if !t.UpdatedAt.IsZero() {
 					u := t.UpdatedAt
 					e.UpdatedAt = &u

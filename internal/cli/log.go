@@ -72,7 +72,7 @@ func printEvent(w io.Writer, ev task.Event) {
 	case "created":
 		phase := ""
 		if ev.State != nil {
-			phase = ev.State.Phase
+			phase = string(ev.State.Phase)
 		}
 		fmt.Fprintf(w, "%s task created in %s\n", head, phase)
 	default:

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -43,7 +44,7 @@ func Main() int {
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "orch: %v\n", err)
-		return ExitInternal
+		return int(exit.Internal)
 	}
 	return Run(ctx, Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now})
 }
@@ -63,16 +64,16 @@ func Run(ctx context.Context, env Env) int {
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return ExitOK
+		return int(exit.OK)
 	}
-	code := exitCode(err)
+	code := exit.Of(err)
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "orch:") {
 		msg = "orch: " + msg
 	}
 	fmt.Fprintln(env.Stderr, msg)
-	if code == ExitUsage && isFlagError(err) {
+	if code == exit.Usage && isFlagError(err) {
 		fmt.Fprintln(env.Stderr, "run `orch help` for usage")
 	}
-	return code
+	return int(code)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/repl"
 )
 
@@ -61,9 +62,9 @@ func RunREPL(ctx context.Context, env Env) int {
 	}
 	if err := env.repl(ctx, env.Stdout, env.Stderr); err != nil {
 		fmt.Fprintln(env.Stderr, err)
-		return exitCode(err)
+		return int(exit.Of(err))
 	}
-	return ExitOK
+	return int(exit.OK)
 }
 
 // repl runs a session. Its interrupts are its own: SIGINT cancels the

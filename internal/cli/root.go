@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,18 +8,6 @@ import (
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
-
-// flagError wraps errors raised by flag parsing (exit 2).
-type flagError struct{ err error }
-
-func (e *flagError) Error() string { return e.err.Error() }
-func (e *flagError) Unwrap() error { return e.err }
-
-func isFlagError(err error) bool {
-	var fe *flagError
-	var ue *usageError
-	return errors.As(err, &fe) || (errors.As(err, &ue) && strings.Contains(ue.msg, "argument"))
-}
 
 func newRootCmd(env *Env) *cobra.Command {
 	root := &cobra.Command{
@@ -61,6 +47,7 @@ transcript.`,
 	)
 	// Bare `orch` in a terminal is the REPL; elsewhere it prints help.
 	root.RunE = replOrHelp(env)
+	root.Args = unknownCommand
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

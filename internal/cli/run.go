@@ -15,15 +15,10 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phases"
-)
-
-// Exit codes of `orch run` beyond the common ones.
-const (
-	ExitGate     = 6 // stopped at a human gate: answer the questions or decide
-	ExitAttempts = 7 // the codegen loop ran out of attempts
 )
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -93,9 +88,9 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 			case autopilot.StopDone, autopilot.StopUntil:
 				return nil
 			case autopilot.StopGate:
-				return &exitError{code: ExitGate, msg: "orch: stopped at a human gate: " + res.Message}
+				return exit.GateError("orch: stopped at a human gate: " + res.Message)
 			case autopilot.StopAttempts:
-				return &exitError{code: ExitAttempts, msg: "orch: " + res.Message}
+				return exit.AttemptsError("orch: " + res.Message)
 			}
 			return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: "orch: " + res.Message}
 		},
@@ -155,11 +150,3 @@ func printRunEvent(w io.Writer, e autopilot.Event) {
 		fmt.Fprintf(w, "■ stopped in %s: %s\n", e.Phase, e.Message)
 	}
 }
-
-// exitError carries an exit code of its own (orch run's 6 and 7).
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }

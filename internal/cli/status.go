@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -79,19 +80,20 @@ func printStatus(w io.Writer, v orchestrator.StatusView) {
 	if len(v.Actors) > 0 {
 		names := make([]string, 0, len(v.Actors))
 		for k := range v.Actors {
-			names = append(names, k)
+			names = append(names, string(k))
 		}
 		sort.Strings(names)
 		var parts []string
 		for _, k := range names {
 			var kv []string
-			keys := make([]string, 0, len(v.Actors[k]))
-			for kk := range v.Actors[k] {
+			fields := v.Actors[lifecycle.Phase(k)].Values()
+			keys := make([]string, 0, len(fields))
+			for kk := range fields {
 				keys = append(keys, kk)
 			}
 			sort.Strings(keys)
 			for _, kk := range keys {
-				kv = append(kv, fmt.Sprintf("%s=%v", kk, v.Actors[k][kk]))
+				kv = append(kv, fmt.Sprintf("%s=%v", kk, fields[kk]))
 			}
 			parts = append(parts, fmt.Sprintf("%s(%s)", k, strings.Join(kv, " ")))
 		}

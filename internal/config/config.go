@@ -17,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/visibility"
 )
 
@@ -167,7 +168,7 @@ func (e *Error) Error() string {
 }
 
 // ErrInvalid is matched by every *Error.
-var ErrInvalid = errors.New("invalid configuration")
+var ErrInvalid = exit.NewSentinel(exit.Invalid, "invalid configuration")
 
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *Error) Is(target error) bool { return target == ErrInvalid }

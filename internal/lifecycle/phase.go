@@ -56,12 +56,14 @@ func ParsePhase(s string) (Phase, error) {
 	norm = strings.ReplaceAll(norm, "-", "_")
 	p := Phase(norm)
 	if !p.Valid() {
-		return "", fmt.Errorf("unknown phase %q: expected one of %s", s, phaseList())
+		return "", fmt.Errorf("unknown phase %q: expected one of %s", s, PhaseList())
 	}
 	return p, nil
 }
 
-func phaseList() string {
+// PhaseList names the phases in lifecycle order, for messages:
+// "planning, plan_review, …, done".
+func PhaseList() string {
 	names := make([]string, 0, 8)
 	for _, p := range Phases() {
 		names = append(names, string(p))

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/exit"
 )
 
 // ErrNoProvider is returned by FromEnvironment when no environment variable
@@ -151,6 +153,9 @@ type InvalidResponseError struct {
 	Err      error
 	Attempts int
 }
+
+// ExitCode: an answer that never became valid is exit 4.
+func (e *InvalidResponseError) ExitCode() exit.Code { return exit.Invalid }
 
 func (e *InvalidResponseError) Error() string {
 	return fmt.Sprintf("orch: the model's answer is still invalid after %d attempts: %v", e.Attempts, e.Err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -45,19 +46,28 @@ type EdgeView struct {
 
 // StatusView is what `orch status` shows.
 type StatusView struct {
-	Task      string                    `json:"task"`
-	Phase     lifecycle.Phase           `json:"phase"`
-	Revision  int64                     `json:"revision"`
-	UpdatedAt time.Time                 `json:"updated_at"`
-	Actors    map[string]map[string]any `json:"actors"`
-	Edges     []EdgeView                `json:"edges"`
-	Suggested *lifecycle.Phase          `json:"suggested"`
-	Reason    string                    `json:"reason"`
+	Task      string           `json:"task"`
+	Phase     lifecycle.Phase  `json:"phase"`
+	Revision  int64            `json:"revision"`
+	UpdatedAt time.Time        `json:"updated_at"`
+	Actors    task.Actors      `json:"actors"`
+	Edges     []EdgeView       `json:"edges"`
+	Suggested *lifecycle.Phase `json:"suggested"`
+	Reason    string           `json:"reason"`
 	// Invalid lists invalid artifacts met while deciding.
 	Invalid []string `json:"invalid,omitempty"`
 	// Warnings are remarks such as budgets at 80 % or more (filled by
 	// the caller, which knows the configuration).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// edgeRecords is the decision's edges as the transcript records them.
+func edgeRecords(d lifecycle.Decision) []event.Edge {
+	out := make([]event.Edge, 0, len(d.Edges))
+	for _, e := range d.Edges {
+		out = append(out, event.Edge{To: e.Edge.To, Label: e.Edge.Label, Condition: e.Edge.Cond, Holds: e.Holds, Reason: e.Reason})
+	}
+	return out
 }
 
 func edgeViews(d lifecycle.Decision) []EdgeView {
@@ -78,11 +88,11 @@ func (o *Orchestrator) Status(id string) (StatusView, error) {
 	if err != nil {
 		return StatusView{}, err
 	}
-	phase := lifecycle.Phase(st.Phase)
+	phase := st.Phase
 	d := o.Table.Decide(phase, Observe(t.Dir, phase))
 	v := StatusView{Task: t.ID, Phase: phase, Revision: st.Revision, UpdatedAt: st.UpdatedAt, Actors: st.Actors, Edges: edgeViews(d), Reason: d.Reason}
 	if v.Actors == nil {
-		v.Actors = map[string]map[string]any{}
+		v.Actors = task.Actors{}
 	}
 	if next, ok := d.Next(); ok {
 		to := next.Edge.To
@@ -144,14 +154,14 @@ func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (Ne
 	}
 	var res NextResult
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
-		from := lifecycle.Phase(st.Phase)
+		from := st.Phase
 		if req.From != "" && req.From != from {
 			return refused(fmt.Sprintf("orch: task %s is in %s, not %s: nothing changed", t.ID, from, req.From))
 		}
 		if from.Terminal() {
 			return refused(fmt.Sprintf("orch: task %s is done (terminal): only `orch redo [PHASE]` re-opens it", t.ID))
 		}
-		if pid, ok := runningPID(st, from); ok && req.Override == nil {
+		if pid, ok := st.Actor(from).LivePID(); ok && req.Override == nil {
 			return refused(fmt.Sprintf("orch: %s is running for task %s (pid %d): wait for it to finish", from, t.ID, pid))
 		}
 		snap := Observe(t.Dir, from)
@@ -197,14 +207,14 @@ func (o *Orchestrator) take(t *task.Task, st task.State, d lifecycle.Decision, s
 		}
 		edge = e
 	}
-	ev := task.Event{Kind: "transition", Data: map[string]any{
-		"from": string(from), "to": string(edge.Edge.To), "label": edge.Edge.Label,
-		"condition": string(edge.Edge.Cond), "reason": edge.Reason, "edges": edgeViews(d),
-	}}
-	if in := inputs(snap); in != nil {
-		ev.Data["inputs"] = in
+	tr := event.Transition{
+		From: from, To: edge.Edge.To, Label: edge.Edge.Label,
+		Condition: edge.Edge.Cond, Reason: edge.Reason, Edges: edgeRecords(d), Inputs: inputs(snap),
 	}
-	return o.commit(t, st, ev, from, edge.Edge.To, edge.Reason, edge.Edge.Label)
+	return o.commit(t, st, func(archived string) event.Payload {
+		tr.Archived = archived
+		return tr
+	}, from, edge.Edge.To, edge.Reason, edge.Edge.Label)
 }
 
 // noEdge explains why nothing holds: invalid artifacts (exit 4) or unmet
@@ -247,45 +257,48 @@ func (o *Orchestrator) override(t *task.Task, st task.State, d lifecycle.Decisio
 	for _, p := range path[1 : len(path)-1] {
 		skipped = append(skipped, string(p))
 	}
-	var skippedConds []EdgeView
-	for _, e := range edgeViews(d) {
+	var skippedConds []event.Edge
+	for _, e := range edgeRecords(d) {
 		if e.To == path[1] && !e.Holds {
 			skippedConds = append(skippedConds, e)
 		}
 	}
-	ev := task.Event{Kind: "override", Data: map[string]any{
-		"from": string(from), "to": string(to), "reason": reason,
-		"path": path, "skipped_phases": skipped, "skipped_conditions": skippedConds, "edges": edgeViews(d),
-	}}
-	res, err := o.commit(t, st, ev, from, to, reason, label)
+	ov := event.Override{
+		From: from, To: to, Reason: reason,
+		Path: path, SkippedPhases: skipped, SkippedConditions: skippedConds, Edges: edgeRecords(d),
+	}
+	res, err := o.commit(t, st, func(archived string) event.Payload {
+		ov.Archived = archived
+		return ov
+	}, from, to, reason, label)
 	res.Override = true
 	res.Skipped = skipped
 	return res, err
 }
 
-// commit archives stale artifacts on a backward move, appends the event and
-// writes the new state.
-func (o *Orchestrator) commit(t *task.Task, st task.State, ev task.Event, from, to lifecycle.Phase, reason, label string) (NextResult, error) {
+// commit archives stale artifacts on a backward move, appends the event
+// (built once the history folder, if any, is known) and writes the new
+// state.
+func (o *Orchestrator) commit(t *task.Task, st task.State, payload func(archived string) event.Payload, from, to lifecycle.Phase, reason, label string) (NextResult, error) {
 	res := NextResult{Task: t.ID, From: from, To: to, Reason: reason, Label: label}
+	var moves []task.Move
 	if to.Index() <= from.Index() && to != lifecycle.Done {
 		// A regression: the target phase starts a fresh attempt; its
 		// earlier artifacts and those of every later phase are stale and
 		// go to history (planning's plan is revised in place).
-		moves, dest, err := archiveMoves(t.Dir, to, to == lifecycle.Planning, to)
+		m, dest, err := archiveMoves(t.Dir, to, to == lifecycle.Planning, to)
 		if err != nil {
 			return res, err
 		}
-		ev.Moves = moves
-		if dest != "" {
-			ev.Data["archived"] = dest
-			res.Archived = dest
-		}
+		moves, res.Archived = m, dest
 	}
+	ev := task.NewEvent(payload(res.Archived))
+	ev.Moves = moves
 	next := st
-	next.Phase = string(to)
+	next.Phase = to
 	next.Revision = st.Revision + 1
 	next.UpdatedAt = o.now()
-	next.Actors = enterPhase(st.Actors, from, to)
+	next.Actors = enterPhase(st.Actors, to)
 	if err := t.Commit(ev, next); err != nil {
 		return res, err
 	}
@@ -293,22 +306,15 @@ func (o *Orchestrator) commit(t *task.Task, st task.State, ev task.Event, from, 
 	return res, nil
 }
 
-// enterPhase returns a copy of actors updated for the move from → to.
-func enterPhase(actors map[string]map[string]any, from, to lifecycle.Phase) map[string]map[string]any {
-	out := copyActors(actors)
+// enterPhase returns a copy of actors updated for entering phase to.
+func enterPhase(actors task.Actors, to lifecycle.Phase) task.Actors {
+	out := actors.Clone()
 	if to == lifecycle.Done {
 		return out
 	}
-	a := out[string(to)]
-	if a == nil {
-		a = map[string]any{}
-		out[string(to)] = a
-	}
-	if to == lifecycle.Planning {
-		a["status"] = "workshop"
-	} else {
-		a["status"] = "pending"
-	}
+	a := out[to]
+	a.Status = lifecycle.EntryStatus(to)
+	out[to] = a
 	return out
 }
 
@@ -339,7 +345,7 @@ type RedoResult struct {
 func (o *Orchestrator) Redo(ctx context.Context, id string, p lifecycle.Phase, reason string) (RedoResult, error) {
 	var res RedoResult
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
-		cur := lifecycle.Phase(st.Phase)
+		cur := st.Phase
 		target := p
 		if target == "" {
 			target = cur
@@ -357,19 +363,17 @@ func (o *Orchestrator) Redo(ctx context.Context, id string, p lifecycle.Phase, r
 		if err != nil {
 			return err
 		}
-		ev := task.Event{Kind: "redo", Moves: moves, Data: map[string]any{
-			"from": string(cur), "to": string(target), "reason": strings.TrimSpace(reason),
-		}}
-		if dest != "" {
-			ev.Data["archived"] = dest
-		}
+		ev := task.NewEvent(event.Redo{From: cur, To: target, Reason: strings.TrimSpace(reason), Archived: dest})
+		ev.Moves = moves
 		next := st
-		next.Phase = string(target)
+		next.Phase = target
 		next.Revision = st.Revision + 1
 		next.UpdatedAt = o.now()
-		next.Actors = enterPhase(st.Actors, cur, target)
+		next.Actors = enterPhase(st.Actors, target)
 		if target == lifecycle.Planning {
-			next.Actors["planning"]["status"] = "draft"
+			a := next.Actors[target]
+			a.Status = lifecycle.PlanDraft
+			next.Actors[target] = a
 		}
 		if err := t.Commit(ev, next); err != nil {
 			return err

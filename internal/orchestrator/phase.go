@@ -9,11 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -35,7 +34,7 @@ type Run struct {
 	o       *Orchestrator
 	// prevStatus is the actor's status before the run, restored when the
 	// run fails (a failed run is recorded in last_run, not as a sub-state).
-	prevStatus any
+	prevStatus lifecycle.Status
 }
 
 // Stage returns the absolute path in the staging folder for a
@@ -48,23 +47,24 @@ func (r *Run) Stage(rel string) (string, error) {
 	return p, nil
 }
 
-// Log appends a non-state event (model_call, user_input, …) to the
+// Log appends a non-state event (model_call, budget_exceeded, …) to the
 // transcript, taking the task's lock briefly.
-func (r *Run) Log(ctx context.Context, kind string, data map[string]any) error {
+func (r *Run) Log(ctx context.Context, p event.Payload) error {
 	lock, err := r.Task.Lock(ctx, r.o.Wait)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	return r.Task.Append(task.Event{Kind: kind, TS: r.o.now(), Data: data})
+	return r.Task.Append(task.Event{TS: r.o.now(), Payload: p})
 }
 
 // Outcome is what a phase's work reports.
 type Outcome struct {
 	// Status is the phase actor's status after the run, e.g. "completed".
 	Status string
-	// Actor holds extra fields set on actors.<phase> (e.g. round).
-	Actor map[string]any
+	// Round and Attempt, when not zero, are set on actors.<phase>
+	// (planning rounds, codegen attempts).
+	Round, Attempt int
 	// Summary is recorded in the phase_finished event.
 	Summary map[string]any
 }
@@ -94,7 +94,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 	run := &Run{Phase: p, ID: o.runID(), o: o}
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
 		run.Task = t
-		cur := lifecycle.Phase(st.Phase)
+		cur := st.Phase
 		if cur != p {
 			if cur.Terminal() {
 				return refused(fmt.Sprintf("orch: task %s is done (terminal): `orch redo %s` re-opens it", t.ID, p))
@@ -110,22 +110,22 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 				return err
 			}
 		}
-		if pid, ok := runningPID(st, p); ok {
+		if pid, ok := st.Actor(p).LivePID(); ok {
 			return &Error{Kind: ErrRefused, Msg: fmt.Sprintf("orch: %s is already running for task %s (pid %d); wait for it or stop that process", p, t.ID, pid)}
 		}
-		next := st
+		next := st.Clone()
 		next.Revision = st.Revision + 1
 		next.UpdatedAt = o.now()
-		next.Actors = copyActors(st.Actors)
-		a := actor(next.Actors, p)
-		if prev, ok := a["status"]; ok && prev != "running" {
-			run.prevStatus = prev
+		a := next.Actor(p)
+		if a.Status != lifecycle.StatusRunning {
+			run.prevStatus = a.Status
 		}
-		a["status"] = "running"
-		a["pid"] = os.Getpid()
-		a["run"] = run.ID
-		a["started_at"] = next.UpdatedAt.Format(time.RFC3339Nano)
-		ev := task.Event{Kind: "phase_started", Data: map[string]any{"phase": string(p), "run": run.ID, "pid": os.Getpid()}}
+		a.Status = lifecycle.StatusRunning
+		a.PID = os.Getpid()
+		a.Run = run.ID
+		a.StartedAt = next.UpdatedAt.Format(time.RFC3339Nano)
+		next.Actors[p] = a
+		ev := task.NewEvent(event.PhaseStarted{Phase: p, Run: run.ID, PID: os.Getpid()})
 		if err := t.Commit(ev, next); err != nil {
 			return err
 		}
@@ -156,33 +156,29 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		}
 		rel := func(f string) string { return path.Join(StagingDir, string(p)+"-"+run.ID, f) }
 		var moves []task.Move
-		ev := task.Event{Kind: "phase_finished", Data: map[string]any{"phase": string(p), "run": run.ID}}
-		next := st
+		fin := event.PhaseFinished{Phase: p, Run: run.ID}
+		next := st.Clone()
 		next.Revision = st.Revision + 1
 		next.UpdatedAt = o.now()
-		next.Actors = copyActors(st.Actors)
-		a := actor(next.Actors, p)
-		delete(a, "pid")
-		delete(a, "run")
-		delete(a, "started_at")
-		for k, v := range out.Actor {
-			a[k] = v
+		a := next.Actor(p)
+		a.ClearRun()
+		if out.Round != 0 {
+			a.Round = out.Round
+		}
+		if out.Attempt != 0 {
+			a.Attempt = out.Attempt
 		}
 		if workErr != nil {
 			// Keep whatever the run produced for the record, out of the
 			// way of the decisions.
-			status := "failed"
+			status := lifecycle.RunFailed
 			if errors.Is(workErr, context.Canceled) {
-				status = "cancelled"
+				status = lifecycle.RunCancelled
 			}
-			if run.prevStatus != nil {
-				a["status"] = run.prevStatus
-			} else {
-				delete(a, "status")
-			}
-			a["last_run"] = status
-			ev.Data["status"] = status
-			ev.Data["error"] = workErr.Error()
+			a.Status = run.prevStatus
+			a.LastRun = status
+			fin.Status = string(status)
+			fin.Error = workErr.Error()
 			if len(staged) > 0 {
 				n, err := nextHistoryNumber(t.Dir)
 				if err != nil {
@@ -192,17 +188,17 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 				for _, f := range staged {
 					moves = append(moves, task.Move{From: rel(f), To: path.Join(dest, f)})
 				}
-				ev.Data["kept"] = dest
+				fin.Kept = dest
 				res.FailedKept = dest
 			}
 		} else {
-			status := out.Status
+			status := lifecycle.Status(out.Status)
 			if status == "" {
-				status = "completed"
+				status = lifecycle.StatusCompleted
 			}
-			a["status"] = status
-			delete(a, "last_run")
-			ev.Data["status"] = status
+			a.Status = status
+			a.LastRun = ""
+			fin.Status = string(status)
 			archive, dest, err := archiveMoves(t.Dir, p, false, p)
 			if err != nil {
 				return err
@@ -221,20 +217,19 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 				}
 			}
 			if len(own) > 0 {
-				ev.Data["archived"] = dest
+				fin.Archived = dest
 				res.Archived = dest
 			}
 			moves = append(moves, own...)
 			for _, f := range staged {
 				moves = append(moves, task.Move{From: rel(f), To: f})
 			}
-			files := make([]string, len(staged))
-			copy(files, staged)
-			ev.Data["files"] = files
-			if out.Summary != nil {
-				ev.Data["summary"] = out.Summary
-			}
+			fin.Files = make([]string, len(staged))
+			copy(fin.Files, staged)
+			fin.Summary = out.Summary
 		}
+		next.Actors[p] = a
+		ev := task.NewEvent(fin)
 		ev.Moves = moves
 		if err := t.Commit(ev, next); err != nil {
 			return err
@@ -301,44 +296,6 @@ func cleanStaging(taskDir, prefix, keep string) {
 			_ = os.RemoveAll(filepath.Join(taskDir, StagingDir, e.Name()))
 		}
 	}
-}
-
-// runningPID reports the pid of a live process running phase p, from the
-// actor's sub-state. A pid that no longer exists means the run died.
-func runningPID(st task.State, p lifecycle.Phase) (int, bool) {
-	a := st.Actors[string(p)]
-	if a == nil || a["status"] != "running" {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(fmt.Sprint(a["pid"]))
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return 0, false
-	}
-	return pid, true
-}
-
-func copyActors(actors map[string]map[string]any) map[string]map[string]any {
-	out := make(map[string]map[string]any, len(actors)+1)
-	for k, v := range actors {
-		cp := make(map[string]any, len(v))
-		for kk, vv := range v {
-			cp[kk] = vv
-		}
-		out[k] = cp
-	}
-	return out
-}
-
-func actor(actors map[string]map[string]any, p lifecycle.Phase) map[string]any {
-	a := actors[string(p)]
-	if a == nil {
-		a = map[string]any{}
-		actors[string(p)] = a
-	}
-	return a
 }
 
 func (o *Orchestrator) runID() string {

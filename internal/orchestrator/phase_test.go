@@ -63,19 +63,19 @@ func TestRunPhaseCommitsStagedArtifacts(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(tk.Dir, "planning", "planning.ai.json")); !os.IsNotExist(err) {
 			t.Errorf("artifact visible before commit: %v", err)
 		}
-		return Outcome{Status: "review_ready", Actor: map[string]any{"round": 1}}, os.WriteFile(p, []byte(`{"id":"t","title":"T","brief":"b","file_plan":[{"path":"a.go","intent":"create"}]}`), 0o644)
+		return Outcome{Status: "review_ready", Round: 1}, os.WriteFile(p, []byte(`{"id":"t","title":"T","brief":"b","file_plan":[{"path":"a.go","intent":"create"}]}`), 0o644)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if during.Actors["planning"]["status"] != "running" {
+	if during.Actors["planning"].Status != "running" {
 		t.Errorf("while running, actors.planning = %v", during.Actors["planning"])
 	}
 	st := state(t, tk)
-	if st.Actors["planning"]["status"] != "review_ready" || st.Phase != "planning" || res.Revision != st.Revision {
+	if st.Actors["planning"].Status != "review_ready" || st.Actors["planning"].Round != 1 || st.Phase != "planning" || res.Revision != st.Revision {
 		t.Errorf("after the run: %+v (result %+v)", st, res)
 	}
-	if _, ok := st.Actors["planning"]["pid"]; ok {
+	if st.Actors["planning"].PID != 0 || st.Actors["planning"].Run != "" {
 		t.Errorf("pid left in the actor: %v", st.Actors["planning"])
 	}
 	if _, err := os.Stat(filepath.Join(tk.Dir, "planning", "planning.ai.json")); err != nil {
@@ -119,7 +119,7 @@ func TestRunPhaseFailureKeepsOutputAside(t *testing.T) {
 		t.Fatalf("err = %v, want the work's error", err)
 	}
 	st := state(t, tk)
-	if a := st.Actors["planning"]; a["status"] != "draft" || a["last_run"] != "failed" {
+	if a := st.Actors["planning"]; a.Status != "draft" || a.LastRun != "failed" {
 		t.Errorf("actor = %v, want the status before the run (draft) and last_run failed", a)
 	}
 	if _, err := os.Stat(filepath.Join(tk.Dir, "planning", "raw")); !os.IsNotExist(err) {
@@ -183,8 +183,9 @@ func TestRunPhaseRefusals(t *testing.T) {
 	}
 	// A run whose process died does not block: its pid is gone.
 	st := state(t, tk)
-	st.Actors["planning"]["status"] = "running"
-	st.Actors["planning"]["pid"] = 999999999
+	a := st.Actors["planning"]
+	a.Status, a.PID = "running", 999999999
+	st.Actors["planning"] = a
 	next := st
 	next.Revision++
 	if err := commitForTest(tk, next); err != nil {
@@ -217,7 +218,7 @@ func TestRunPhaseCancelledIsRecorded(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if a := state(t, tk).Actors["planning"]; a["last_run"] != "cancelled" || a["status"] != "draft" {
+	if a := state(t, tk).Actors["planning"]; a.LastRun != "cancelled" || a.Status != "draft" {
 		t.Errorf("actor = %v, want last_run cancelled", a)
 	}
 }

@@ -51,12 +51,8 @@ func observe(dir string) view {
 		v.problem = err.Error()
 		return v
 	}
-	v.phase = st.Phase
-	if a, ok := st.Actors[st.Phase]; ok {
-		if s, ok := a["status"].(string); ok {
-			v.status = s
-		}
-	}
+	v.phase = string(st.Phase)
+	v.status = string(st.Actor(st.Phase).Status)
 	if v.phase == "planning" {
 		if plan := artifact.LoadPlan(t.Dir); plan.OK() {
 			v.open = plan.Value.OpenQuestions()

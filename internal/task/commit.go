@@ -28,6 +28,9 @@ import (
 // it; until then state.json holds the old state (or, when only the final
 // folder fsync failed, already the new one), never a torn file.
 func (t *Task) Commit(ev Event, next State) error {
+	if err := ev.flatten(); err != nil {
+		return fmt.Errorf("commit to task %s: %w", t.ID, err)
+	}
 	if ev.Kind == "" {
 		return fmt.Errorf("commit to task %s: event kind is empty", t.ID)
 	}

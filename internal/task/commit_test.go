@@ -19,7 +19,7 @@ func TestCommit(t *testing.T) {
 	st, _ := tk.ReadState()
 	next := st
 	next.Phase, next.Revision, next.Task, next.UpdatedAt = "plan_review", 2, "", time.Time{}
-	next.Actors = map[string]map[string]any{"planning": {"status": "review_ready", "round": 2}}
+	next.Actors = actorsJSON(`{"planning": {"status": "review_ready", "round": 2}}`)
 	if err := tk.Commit(Event{Kind: "transition", Data: map[string]any{"from": "planning", "to": "plan_review"}}, next); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Phase != "plan_review" || got.Revision != 2 || got.Task != tk.ID || got.UpdatedAt.IsZero() || got.Actors["planning"]["status"] != "review_ready" {
+	if got.Phase != "plan_review" || got.Revision != 2 || got.Task != tk.ID || got.UpdatedAt.IsZero() || got.Actors["planning"].Status != "review_ready" {
 		t.Fatalf("state after commit = %+v", got)
 	}
 	evs, err := tk.Transcript()

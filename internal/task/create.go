@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // CreateTask creates .orch/tasks/<id> in phase planning and makes it the
@@ -87,17 +90,20 @@ func buildTask(fsys fileSystem, dir, id, brief string, now time.Time) (State, er
 	if err := syncDir(fsys, filepath.Join(dir, filepath.Dir(BriefFile))); err != nil {
 		return State{}, err
 	}
+	planning := Actor{Status: lifecycle.PlanDraft}
+	if err := planning.Set("round", 0); err != nil {
+		return State{}, err
+	}
 	st := State{
-		Phase:     "planning",
-		Actors:    map[string]map[string]any{"planning": {"status": "draft", "round": 0}},
+		Phase:     lifecycle.Planning,
+		Actors:    Actors{lifecycle.Planning: planning},
 		Revision:  1,
 		Task:      id,
 		CreatedAt: now,
 		UpdatedAt: now,
 	}
 	sum := sha256.Sum256(body)
-	ev := Event{Seq: 1, TS: now, Kind: KindCreated, State: &st,
-		Data: map[string]any{"brief_sha256": hex.EncodeToString(sum[:])}}
+	ev := Event{Seq: 1, TS: now, Payload: event.Created{BriefSHA256: hex.EncodeToString(sum[:])}, State: &st}
 	line, err := ev.MarshalJSON()
 	if err != nil {
 		return State{}, fmt.Errorf("encode created event: %w", err)

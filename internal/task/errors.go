@@ -1,32 +1,32 @@
 package task
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/orchdev/orch/internal/exit"
 )
 
-// Sentinel errors, matched with errors.Is. The CLI maps them to exit codes
-// (contract section 4): ErrBadID is a usage error (2), ErrInvalidState an
-// invalid state (4), ErrBusy a busy task (5).
+// Sentinel errors, matched with errors.Is; each carries its exit code
+// (contract section 4).
 var (
 	// ErrNoProject: no .orch directory in the start folder or any parent.
-	ErrNoProject = errors.New("no orch project")
+	ErrNoProject = exit.NewSentinel(exit.Usage, "no orch project")
 	// ErrNoTask: the task folder does not exist.
-	ErrNoTask = errors.New("no such task")
+	ErrNoTask = exit.NewSentinel(exit.Usage, "no such task")
 	// ErrExists: a task with that id already exists.
-	ErrExists = errors.New("task already exists")
+	ErrExists = exit.NewSentinel(exit.Usage, "task already exists")
 	// ErrBadID: the id does not match the task id rule.
-	ErrBadID = errors.New("invalid task id")
+	ErrBadID = exit.NewSentinel(exit.Usage, "invalid task id")
 	// ErrNoCurrent: .orch/current is absent or empty.
-	ErrNoCurrent = errors.New("no current task")
+	ErrNoCurrent = exit.NewSentinel(exit.Usage, "no current task")
 	// ErrBusy: another process holds the task's lock.
-	ErrBusy = errors.New("task is busy")
+	ErrBusy = exit.NewSentinel(exit.Busy, "task is busy")
 	// ErrStale: the state moved since the caller read it.
-	ErrStale = errors.New("stale revision")
+	ErrStale = exit.NewSentinel(exit.Refused, "stale revision")
 	// ErrInvalidState: state.json or transcript.jsonl is invalid or the two
 	// disagree. Always wrapped by a *StateError.
-	ErrInvalidState = errors.New("invalid task state")
+	ErrInvalidState = exit.NewSentinel(exit.Invalid, "invalid task state")
 )
 
 // StateError describes an invalid or inconsistent file of a task. It wraps

@@ -7,14 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"time"
-)
 
-// Event kinds written by this package. Callers add their own (transition,
-// override, redo, phase_started, phase_finished, model_call, user_input,
-// decision, …).
-const (
-	KindCreated   = "created"
-	KindRecovered = "recovered"
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // Move is a rename inside the task folder that a state change implies,
@@ -26,19 +21,49 @@ type Move struct {
 }
 
 // Event is one line of transcript.jsonl: the common fields plus the
-// kind-specific Data, flattened into the same JSON object. Data keys must
-// not be one of the common keys.
+// kind-specific fields, flattened into the same JSON object.
 //
-// A line is written as {"seq":…,"ts":…,"kind":…,<Data keys in sorted
+// Writers set Payload (one of the kinds of package event); Kind and Data
+// are derived from it. Events read back from the log have Kind and Data
+// (numbers as json.Number) and no Payload.
+//
+// A line is written as {"seq":…,"ts":…,"kind":…,<payload keys in sorted
 // order>,"state":…,"moves":…,"prev":…}; state and moves only when present.
 type Event struct {
-	Seq   int64          `json:"seq"`
-	TS    time.Time      `json:"ts"`
-	Kind  string         `json:"kind"`
-	State *State         `json:"state,omitempty"`
-	Moves []Move         `json:"moves,omitempty"`
-	Data  map[string]any `json:"-"`    // e.g. from, to, reason, edges, skipped, override
-	Prev  string         `json:"prev"` // sha256 hex of the previous line; "" for the first
+	Seq     int64          `json:"seq"`
+	TS      time.Time      `json:"ts"`
+	Kind    event.Kind     `json:"kind"`
+	Payload event.Payload  `json:"-"`
+	State   *State         `json:"state,omitempty"`
+	Moves   []Move         `json:"moves,omitempty"`
+	Data    map[string]any `json:"-"`    // the kind-specific fields of an event read back
+	Prev    string         `json:"prev"` // sha256 hex of the previous line; "" for the first
+}
+
+// NewEvent returns the event carrying payload p.
+func NewEvent(p event.Payload) Event { return Event{Payload: p} }
+
+// flatten fills Kind and Data from the payload, if any. Data values are
+// the payload fields' JSON, verbatim.
+func (e *Event) flatten() error {
+	if e.Payload == nil {
+		return nil
+	}
+	raw, err := encodeJSON(e.Payload)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", e.Payload.Kind(), err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return fmt.Errorf("encode %s event: the payload is not a JSON object: %w", e.Payload.Kind(), err)
+	}
+	e.Kind = e.Payload.Kind()
+	e.Data = make(map[string]any, len(fields))
+	for k, v := range fields {
+		e.Data[k] = v
+	}
+	e.Payload = nil
+	return nil
 }
 
 // isCommonKey reports whether k is one of the common fields of a line.
@@ -52,6 +77,9 @@ func isCommonKey(k string) bool {
 
 // MarshalJSON writes the event compactly with keys in a stable order.
 func (e Event) MarshalJSON() ([]byte, error) {
+	if err := e.flatten(); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	put := func(key string, v any) error {
 		val, err := encodeJSON(v)
@@ -97,7 +125,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.State != nil {
 		s := *e.State
 		if s.Actors == nil {
-			s.Actors = map[string]map[string]any{}
+			s.Actors = map[lifecycle.Phase]Actor{}
 		}
 		if err := put("state", s); err != nil {
 			return nil, err

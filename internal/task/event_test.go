@@ -9,7 +9,7 @@ import (
 
 func TestEventMarshalOrderAndRoundTrip(t *testing.T) {
 	t.Parallel()
-	st := State{Phase: "review", Revision: 3, Task: "x", Actors: map[string]map[string]any{"codegen": {"status": "done"}}, CreatedAt: t0, UpdatedAt: t0}
+	st := State{Phase: "review", Revision: 3, Task: "x", Actors: actorsJSON(`{"codegen": {"status": "done"}}`), CreatedAt: t0, UpdatedAt: t0}
 	ev := Event{Seq: 4, TS: t0, Kind: "transition", State: &st, Moves: []Move{{From: "a", To: "b"}},
 		Data: map[string]any{"to": "review", "from": "codegen", "reason": "<ok> & done"}, Prev: "abc"}
 	b, err := ev.MarshalJSON() // json.Marshal would HTML-escape it again

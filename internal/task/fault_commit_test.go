@@ -87,7 +87,7 @@ func transition(tk *Task) (Event, State) {
 	next := cur
 	next.Phase, next.Revision = "codegen", cur.Revision+1
 	next.UpdatedAt = t0.Add(time.Hour)
-	next.Actors = map[string]map[string]any{"codegen": {"status": "pending"}}
+	next.Actors = actorsJSON(`{"codegen": {"status": "pending"}}`)
 	ev := Event{TS: next.UpdatedAt, Kind: "transition", Data: map[string]any{"from": cur.Phase, "to": next.Phase},
 		Moves: []Move{
 			{From: "code", To: "history/1-codegen/code"},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 var t0 = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
@@ -41,7 +43,7 @@ func lock(t testing.TB, tk *Task) *Lock {
 }
 
 // step commits a transition to phase with the next revision.
-func step(t testing.TB, tk *Task, phase string, moves ...Move) State {
+func step(t testing.TB, tk *Task, phase lifecycle.Phase, moves ...Move) State {
 	t.Helper()
 	st, err := tk.ReadState()
 	if err != nil {
@@ -144,4 +146,13 @@ func wantStateError(t testing.TB, err error, file, field string) *StateError {
 		t.Fatalf("message %q does not name file %q and field %q", msg, file, se.Field)
 	}
 	return se
+}
+
+// actorsJSON parses a JSON object of actor objects for a test state.
+func actorsJSON(js string) Actors {
+	a, p := parseActors([]byte(js), "$.actors")
+	if p != nil {
+		panic(p.Field + ": " + p.Got)
+	}
+	return a
 }

@@ -10,15 +10,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // Summary is one line of `orch list`.
 type Summary struct {
-	ID        string    `json:"id"`
-	Phase     string    `json:"phase,omitempty"`
-	Revision  int64     `json:"revision,omitempty"`
-	UpdatedAt time.Time `json:"updated_at"`
-	Err       string    `json:"error,omitempty"` // why state.json could not be read; the task is listed anyway
+	ID        string          `json:"id"`
+	Phase     lifecycle.Phase `json:"phase,omitempty"`
+	Revision  int64           `json:"revision,omitempty"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Err       string          `json:"error,omitempty"` // why state.json could not be read; the task is listed anyway
 }
 
 // List summarizes every task folder, sorted by id, reading only each

@@ -79,7 +79,7 @@ func commitLoop(tk *Task) error {
 		to := map[string]string{"a": "b", "b": "a"}[at]
 		next := st
 		next.Revision++
-		next.Actors = map[string]map[string]any{"loop": {"at": to, "i": i}}
+		next.Actors = actorsJSON(fmt.Sprintf(`{"loop": {"at": %q, "i": %d}}`, to, i))
 		ev := Event{Kind: "transition", Data: map[string]any{"i": i},
 			Moves: []Move{{From: "work/" + at + "/item", To: "work/" + to + "/item"}}}
 		if err := tk.Commit(ev, next); err != nil {
@@ -95,7 +95,7 @@ func commitLoop(tk *Task) error {
 
 // loopAt is where the commit loop's state says work/?/item is.
 func loopAt(st State) string {
-	if at, ok := st.Actors["loop"]["at"].(string); ok {
+	if at, ok := st.Actors["loop"].Values()["at"].(string); ok {
 		return at
 	}
 	return "a"

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/orchdev/orch/internal/event"
 )
 
 func TestInitProjectIdempotent(t *testing.T) {
@@ -139,7 +141,7 @@ func TestCreateTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read.Actors["planning"]["status"] != "draft" || read.Actors["planning"]["round"].(interface{ String() string }).String() != "0" {
+	if v := read.Actors["planning"].Values(); v["status"] != "draft" || v["round"].(interface{ String() string }).String() != "0" {
 		t.Fatalf("actors = %#v", read.Actors)
 	}
 	evs, err := tk.Transcript()
@@ -147,7 +149,7 @@ func TestCreateTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte("Add retry\n"))
-	if len(evs) != 1 || evs[0].Kind != KindCreated || evs[0].Seq != 1 || evs[0].Prev != "" ||
+	if len(evs) != 1 || evs[0].Kind != event.KindCreated || evs[0].Seq != 1 || evs[0].Prev != "" ||
 		evs[0].State == nil || evs[0].State.Revision != 1 || evs[0].Data["brief_sha256"] != hex.EncodeToString(sum[:]) {
 		t.Fatalf("transcript = %+v", evs)
 	}

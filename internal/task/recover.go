@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/event"
 )
 
 // Recovery tells what Recover repaired.
@@ -111,17 +113,11 @@ func (t *Task) Recover(now time.Time) (Recovery, error) {
 	if !rec.Repaired() {
 		return rec, nil
 	}
-	data := map[string]any{}
-	if len(rec.RemovedTemp) > 0 {
-		data["removed_temp"] = rec.RemovedTemp
-	}
-	if rec.TornBytes > 0 {
-		data["torn_bytes"] = rec.TornBytes
-	}
+	p := event.Recovered{RemovedTemp: rec.RemovedTemp, TornBytes: rec.TornBytes}
 	if rec.RolledForward {
-		data["rolled_forward_to"] = rec.Revision
+		p.RolledForwardTo = rec.Revision
 	}
-	if err := t.appendEvent(f, tl, &Event{TS: now, Kind: KindRecovered, Data: data}); err != nil {
+	if err := t.appendEvent(f, tl, &Event{TS: now, Payload: p}); err != nil {
 		return rec, err
 	}
 	if err := f.Close(); err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/event"
 )
 
 // snapshot reads every regular file of a task folder except its lock.
@@ -88,7 +90,7 @@ func TestRecoverAfterCrashAfterAppend(t *testing.T) {
 	}
 	evs, _ := tk.Transcript()
 	last := evs[len(evs)-1]
-	if last.Kind != KindRecovered || last.State != nil || last.Data["rolled_forward_to"] == nil || !last.TS.Equal(t0) {
+	if last.Kind != event.KindRecovered || last.State != nil || last.Data["rolled_forward_to"] == nil || !last.TS.Equal(t0) {
 		t.Fatalf("last event = %+v", last)
 	}
 	mustVerify(t, tk)
@@ -252,7 +254,7 @@ func TestRecoverRefusesInconsistency(t *testing.T) {
 			editState(t, tk, func(s *State) { s.Phase = "done" })
 		}, StateFile, "$.phase"},
 		{"actors edited", func(t *testing.T, tk *Task) {
-			editState(t, tk, func(s *State) { s.Actors["planning"]["status"] = "review_ready" })
+			editState(t, tk, func(s *State) { a := s.Actors["planning"]; a.Status = "review_ready"; s.Actors["planning"] = a })
 		}, StateFile, "$.actors"},
 		{"revision ahead", func(t *testing.T, tk *Task) {
 			editState(t, tk, func(s *State) { s.Revision = 9 })

@@ -10,8 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // File names inside a task folder.
@@ -25,29 +26,24 @@ const (
 // maxStateSize is the largest state.json ReadState accepts.
 const maxStateSize = 1 << 20
 
-// phaseList is the valid phases in lifecycle order, as shown in messages.
-const phaseList = "planning, plan_review, codegen, review, test, accept, revert, done"
-
-// Phases returns the valid phase names in lifecycle order.
-func Phases() []string { return strings.Split(phaseList, ", ") }
-
-// ValidPhase reports whether p is one of the phases.
-func ValidPhase(p string) bool {
-	switch p {
-	case "planning", "plan_review", "codegen", "review", "test", "accept", "revert", "done":
-		return true
-	}
-	return false
-}
-
 // State is the content of state.json.
 type State struct {
-	Phase     string                    `json:"phase"`
-	Actors    map[string]map[string]any `json:"actors"` // numbers decode as json.Number
-	Revision  int64                     `json:"revision"`
-	Task      string                    `json:"task"`
-	CreatedAt time.Time                 `json:"created_at"`
-	UpdatedAt time.Time                 `json:"updated_at"`
+	Phase     lifecycle.Phase `json:"phase"`
+	Actors    Actors          `json:"actors"`
+	Revision  int64           `json:"revision"`
+	Task      string          `json:"task"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// Actor returns the sub-state of phase p's actor (a copy; the zero Actor
+// when there is none).
+func (s State) Actor(p lifecycle.Phase) Actor { return s.Actors[p].Clone() }
+
+// Clone returns a copy of s that shares no actor with it.
+func (s State) Clone() State {
+	s.Actors = s.Actors.Clone()
+	return s
 }
 
 // fieldProblem is what parseState finds wrong, before it is given a file.
@@ -156,10 +152,10 @@ func parseStateMode(data []byte, prefix string, withActors bool) (State, *fieldP
 
 	phase, ok := present(obj, "phase")
 	if !ok {
-		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + phaseList, Got: "nothing (the field is missing)"}
+		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + lifecycle.PhaseList(), Got: "nothing (the field is missing)"}
 	}
-	if err := json.Unmarshal(phase, &s.Phase); err != nil || !ValidPhase(s.Phase) {
-		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + phaseList, Got: describe(phase)}
+	if err := json.Unmarshal(phase, &s.Phase); err != nil || !s.Phase.Valid() {
+		return s, &fieldProblem{Field: field("phase"), Expected: "one of " + lifecycle.PhaseList(), Got: describe(phase)}
 	}
 
 	rev, ok := present(obj, "revision")
@@ -203,24 +199,21 @@ func parseStateMode(data []byte, prefix string, withActors bool) (State, *fieldP
 	return s, nil
 }
 
-func parseActors(raw json.RawMessage, path string) (map[string]map[string]any, *fieldProblem) {
-	if jsonKind(raw) != "object" {
-		return nil, &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw)}
+func parseActors(raw json.RawMessage, path string) (Actors, *fieldProblem) {
+	if p := checkActors(raw, path); p != nil {
+		return nil, p
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, &fieldProblem{Field: path, Expected: "a JSON object of per-phase objects", Got: describe(raw), Err: err}
 	}
-	actors := make(map[string]map[string]any, len(m))
+	actors := make(Actors, len(m))
 	for k, v := range m {
-		sub, ok := v.(map[string]any)
-		if !ok {
-			b, _ := json.Marshal(v)
-			return nil, &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(b)}
+		var a Actor
+		if err := a.UnmarshalJSON(v); err != nil {
+			return nil, &fieldProblem{Field: path + "." + k, Expected: "a JSON object", Got: describe(v), Err: err}
 		}
-		actors[k] = sub
+		actors[lifecycle.Phase(k)] = a
 	}
 	return actors, nil
 }
@@ -310,7 +303,7 @@ func encodeJSON(v any) ([]byte, error) {
 // writeState replaces state.json atomically and durably.
 func writeState(fsys fileSystem, dir string, s State) error {
 	if s.Actors == nil {
-		s.Actors = map[string]map[string]any{}
+		s.Actors = Actors{}
 	}
 	data, err := encodeJSON(s)
 	if err != nil {
@@ -342,9 +335,9 @@ func sameState(a, b State) (bool, string, error) {
 	return true, "", nil
 }
 
-func encodeActors(a map[string]map[string]any) ([]byte, error) {
+func encodeActors(a Actors) ([]byte, error) {
 	if a == nil {
-		a = map[string]map[string]any{}
+		a = Actors{}
 	}
 	b, err := encodeJSON(a)
 	if err != nil {

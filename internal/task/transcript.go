@@ -138,9 +138,13 @@ func (t *Task) undoAppend(f file, tl logTail, cause error) error {
 }
 
 // Append adds an event that does not change the state (model_call,
-// user_input, phase_started, …) to the transcript: same chain, no state.
+// user_input, …) to the transcript: same chain, no state. Writers pass
+// the payload of its kind (NewEvent).
 // The caller must hold the task's lock.
 func (t *Task) Append(ev Event) error {
+	if err := ev.flatten(); err != nil {
+		return fmt.Errorf("append to task %s: %w", t.ID, err)
+	}
 	if ev.Kind == "" {
 		return fmt.Errorf("append to task %s: event kind is empty", t.ID)
 	}

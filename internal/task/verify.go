@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/orchdev/orch/internal/event"
 )
 
 // maxProblems caps the problems Verify lists; the rest are counted.
@@ -80,7 +82,7 @@ func (t *Task) Verify() (VerifyReport, error) {
 			return v.rep, fmt.Errorf("verify task %s: %w", t.ID, err)
 		}
 		if v.rep.Events == 0 {
-			v.add(0, "%s: no complete event: expected a %q event first", TranscriptFile, KindCreated)
+			v.add(0, "%s: no complete event: expected a %q event first", TranscriptFile, event.KindCreated)
 		}
 	}
 	v.checkState(t, last, prev)
@@ -129,8 +131,8 @@ func (v *verifier) chain(f *os.File) (last, before *Event, err error) {
 			}
 		}
 		prevSeq = ev.Seq
-		if n == 1 && (ev.Kind != KindCreated || ev.State == nil) {
-			v.add(n, "the first event must be %q and carry the first state, got kind %q", KindCreated, ev.Kind)
+		if n == 1 && (ev.Kind != event.KindCreated || ev.State == nil) {
+			v.add(n, "the first event must be %q and carry the first state, got kind %q", event.KindCreated, ev.Kind)
 		}
 		if ev.State != nil {
 			if ev.State.Revision != lastRev+1 {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // tenEvents makes a task whose transcript has ten lines.
@@ -13,7 +15,7 @@ func tenEvents(t *testing.T) *Task {
 	p := newProject(t)
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
-	for i, ph := range []string{"plan_review", "codegen", "review", "test", "accept"} {
+	for i, ph := range []lifecycle.Phase{"plan_review", "codegen", "review", "test", "accept"} {
 		step(t, tk, ph)
 		if err := tk.Append(Event{TS: t0, Kind: "model_call", Data: map[string]any{"n": i}}); err != nil {
 			t.Fatal(err)
