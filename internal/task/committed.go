@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/orchdev/orch/internal/event"
 )
 
 // Pending is a state change the transcript holds that state.json does not
@@ -16,11 +18,11 @@ import (
 // between appending the event and replacing state.json. The next mutating
 // command rolls state.json forward to it (Recover).
 type Pending struct {
-	Seq      int64  `json:"seq"`      // the event's line
-	Kind     string `json:"kind"`     // the event's kind
-	Revision int64  `json:"revision"` // the revision it commits
-	Behind   int64  `json:"behind"`   // state.json's revision, one less
-	Moves    int    `json:"moves"`    // archive moves the event carries (possibly not done yet)
+	Seq      int64      `json:"seq"`      // the event's line
+	Kind     event.Kind `json:"kind"`     // the event's kind
+	Revision int64      `json:"revision"` // the revision it commits
+	Behind   int64      `json:"behind"`   // state.json's revision, one less
+	Moves    int        `json:"moves"`    // archive moves the event carries (possibly not done yet)
 }
 
 // String says what happened and what comes next.

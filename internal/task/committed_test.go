@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // A commit whose state.json rename fails (an I/O error, or a kill at that
@@ -74,8 +76,8 @@ func TestCommittedStateDamage(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		edit   func(t *testing.T, tk *Task, lines []string) []string
-		phase  string // what CommittedState reports
-		wantIn string // verify's problem
+		phase  lifecycle.Phase // what CommittedState reports
+		wantIn string          // verify's problem
 	}{
 		{name: "state.json two behind", phase: "plan_review", wantIn: "does not match the transcript's last state",
 			edit: func(t *testing.T, tk *Task, lines []string) []string {
