@@ -15,19 +15,18 @@ import (
 	"time"
 )
 
-// TestCancelStopsHooks: cancelling the context stops git and the hook it
-// runs (the whole process group), and the call returns the context error.
-func TestCancelStopsHooks(t *testing.T) {
+// TestCancelStopsChildren: cancelling the context stops git and the
+// helper it runs (here a clean filter; hooks never run), the whole process
+// group, and the call returns the context error.
+func TestCancelStopsChildren(t *testing.T) {
 	t.Parallel()
 	r, _ := seedRepo(t, map[string]string{"a": "a\n"})
 	fifo := filepath.Join(t.TempDir(), "pid")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	hook := "#!/bin/sh\necho $$ > '" + fifo + "'\nexec sleep 300\n"
-	if err := os.WriteFile(filepath.Join(r.Dir, ".git", "hooks", "pre-commit"), []byte(hook), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	runGit(t, r.Dir, "config", "filter.slow.clean", "sh -c 'echo $$ > "+fifo+"; exec sleep 300'")
+	writeFile(t, r, ".gitattributes", "a filter=slow\n")
 	writeFile(t, r, "a", "changed\n")
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -37,7 +36,7 @@ func TestCancelStopsHooks(t *testing.T) {
 		_, err := r.Commit(ctx, "m", []string{"a"})
 		done <- err
 	}()
-	f, err := os.Open(fifo) // blocks until the hook writes its pid
+	f, err := os.Open(fifo) // blocks until the filter writes its pid
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +56,13 @@ func TestCancelStopsHooks(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.Dir, ".git", "index.lock")); !os.IsNotExist(err) {
 		t.Errorf("git left index.lock behind (err %v)", err)
 	}
-	// The hook's sleep got SIGTERM with the group; wait (bounded) until it
+	// The filter's sleep got SIGTERM with the group; wait (bounded) until it
 	// is gone or a zombie.
 	deadline := time.Now().Add(10 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("hook process %d survived the cancellation", pid)
+			t.Fatalf("filter process %d survived the cancellation", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

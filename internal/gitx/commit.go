@@ -15,9 +15,8 @@ import (
 // included (registered with `git add --intent-to-add` first, and
 // unregistered again if the commit fails), and a path deleted from the work
 // tree or removed with `git rm` is committed as a deletion. Other staged
-// and unstaged changes of the user stay exactly as they were. Hooks run as
-// usual. A missing identity fails with git's own message; gitx never
-// invents one. ErrNothingToCommit when the paths do not differ from HEAD;
+// and unstaged changes of the user stay exactly as they were. No hook runs.
+// A missing identity fails with git's own message; gitx never invents one. ErrNothingToCommit when the paths do not differ from HEAD;
 // ErrOperationInProgress during a merge, rebase, etc.
 func (r *Repo) Commit(ctx context.Context, msg string, paths []string) (string, error) {
 	if len(paths) == 0 {

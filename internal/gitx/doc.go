@@ -3,7 +3,8 @@
 //
 // Every operation executes git (it never re-implements it) with a context,
 // "-C <dir>", LC_ALL=C, GIT_TERMINAL_PROMPT=0, no pager, literal pathspecs
-// and no optional locks. Variables that would redirect git to another
+// no optional locks, hooks disabled (core.hooksPath=/dev/null) and no
+// fs monitor. Variables that would redirect git to another
 // repository or index (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, ...) are
 // removed from the inherited environment; Repo.Env is appended after it.
 //

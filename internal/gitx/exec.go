@@ -41,6 +41,12 @@ var fixedEnv = []string{
 	"GIT_OPTIONAL_LOCKS=0", // read-only commands do not write the index
 }
 
+// safeConfig is passed as -c to every git command. Hooks never run for
+// anything orch does in a repository (a hook is code from the repository,
+// possibly planted by a test suite, running outside any sandbox), and no
+// file-system monitor daemon is started.
+var safeConfig = []string{"core.hooksPath=/dev/null", "core.fsmonitor=false"}
+
 // waitDelay bounds how long a cancelled git may take to exit after the
 // termination signal before it is killed.
 const waitDelay = 5 * time.Second
@@ -78,15 +84,20 @@ func (r *Repo) run(ctx context.Context, c call) ([]byte, error) {
 // runFull is run that also returns stderr, for commands that report
 // outcomes there even when they succeed.
 func (r *Repo) runFull(ctx context.Context, c call) (stdout, stderr []byte, err error) {
-	args := make([]string, 0, 4+2*len(c.config)+len(c.args))
+	args := make([]string, 0, 4+2*(len(safeConfig)+len(c.config))+len(c.args))
 	args = append(args, "--no-pager", "-C", r.Dir)
-	for _, kv := range c.config {
+	for _, kv := range append(safeConfig[:len(safeConfig):len(safeConfig)], c.config...) {
 		args = append(args, "-c", kv)
 	}
 	args = append(args, c.sub)
 	args = append(args, c.args...)
 
 	cmd := exec.CommandContext(ctx, "git", args...)
+	if r.Fault != nil {
+		if err := r.Fault(c.sub, c.args); err != nil {
+			return nil, nil, &Error{Subcommand: c.sub, Args: args, ExitCode: -1, Err: err}
+		}
+	}
 	cmd.Env = r.environ(c.env)
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)

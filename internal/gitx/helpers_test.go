@@ -67,7 +67,9 @@ func runGit(t testing.TB, dir string, args ...string) string {
 }
 
 func gitOut(dir string, stdin []byte, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	// The tests' own git commands run no hooks either: a test that plants
+	// hooks checks that gitx never runs them.
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null"}, args...)...)
 	cmd.Env = append(os.Environ(), testIdentity...)
 	cmd.Env = append(cmd.Env, "LC_ALL=C", "GIT_EDITOR=true")
 	if stdin != nil {

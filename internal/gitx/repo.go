@@ -20,6 +20,10 @@ import (
 type Repo struct {
 	Dir string
 	Env []string
+	// Fault, when set (tests only), is called before every git command
+	// with its subcommand and arguments; a non-nil error is returned as
+	// that command's failure without running it.
+	Fault func(sub string, args []string) error
 }
 
 // Open finds the work tree containing dir (`git rev-parse --show-toplevel`).

@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -54,10 +55,36 @@ const defaultTrailerSearch = 1000
 // (after trimming space). It returns the newest such commit's sha, or ""
 // and no error when there is none or HEAD is unborn.
 func (r *Repo) FindCommitWithTrailer(ctx context.Context, key, value string, limit int) (string, error) {
+	found, err := r.FindCommitsWithTrailer(ctx, key, value, limit)
+	if err != nil || len(found) == 0 {
+		return "", err
+	}
+	return found[0].SHA, nil
+}
+
+// TrailerCommit is a commit found by its trailers.
+type TrailerCommit struct {
+	SHA      string
+	Trailers map[string][]string // as CommitTrailers returns them
+}
+
+// Trailer returns the first value of key (compared case-insensitively), or "".
+func (c TrailerCommit) Trailer(key string) string {
+	for k, vs := range c.Trailers {
+		if strings.EqualFold(k, key) && len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
+}
+
+// FindCommitsWithTrailer is FindCommitWithTrailer returning every match,
+// newest first, with all of each commit's trailers.
+func (r *Repo) FindCommitsWithTrailer(ctx context.Context, key, value string, limit int) ([]TrailerCommit, error) {
 	key = strings.TrimSpace(key)
 	value = strings.TrimSpace(value)
 	if key == "" || strings.ContainsAny(key, ": \t\n") {
-		return "", fmt.Errorf("find trailer: invalid key %q", key)
+		return nil, fmt.Errorf("find trailer: invalid key %q", key)
 	}
 	if limit <= 0 {
 		limit = defaultTrailerSearch
@@ -65,33 +92,33 @@ func (r *Repo) FindCommitWithTrailer(ctx context.Context, key, value string, lim
 	head, err := r.Head(ctx)
 	if err != nil {
 		if isNoCommits(err) {
-			return "", nil
+			return nil, nil
 		}
-		return "", err
+		return nil, err
 	}
 	out, err := r.run(ctx, call{sub: "log", args: []string{
 		"-z", "--no-color", fmt.Sprintf("--max-count=%d", limit), "--format=%H%n" + trailerFormat, head, "--",
 	}})
 	if err != nil {
-		return "", fmt.Errorf("find trailer %s: %w", key, err)
+		return nil, fmt.Errorf("find trailer %s: %w", key, err)
 	}
 	records, err := parseLogTrailers(out)
 	if err != nil {
-		return "", fmt.Errorf("find trailer %s: %w", key, err)
+		return nil, fmt.Errorf("find trailer %s: %w", key, err)
 	}
+	var found []TrailerCommit
 	for _, rec := range records {
+		match := false
 		for k, vs := range rec.trailers {
-			if !strings.EqualFold(k, key) {
-				continue
-			}
-			for _, v := range vs {
-				if v == value {
-					return rec.sha, nil
-				}
+			if strings.EqualFold(k, key) && slices.Contains(vs, value) {
+				match = true
 			}
 		}
+		if match {
+			found = append(found, TrailerCommit{SHA: rec.sha, Trailers: rec.trailers})
+		}
 	}
-	return "", nil
+	return found, nil
 }
 
 type commitTrailers struct {
