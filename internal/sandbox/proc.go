@@ -109,6 +109,14 @@ func Start(l Launch) (*Process, []string, error) {
 			notes = append(notes, "cgroup limit not set: "+p)
 		}
 	}
+	if l.Sandbox != nil {
+		if err := l.Sandbox.handOverDir(); err != nil {
+			if cg != nil {
+				_ = cg.remove()
+			}
+			return nil, notes, err
+		}
+	}
 	p, startNotes, err := start(l, marker, cg)
 	notes = append(notes, startNotes...)
 	if err != nil && cg != nil {
@@ -136,15 +144,20 @@ func start(l Launch, marker string, cg *suiteCgroup) (*Process, []string, error)
 		}
 		defer infoR.Close()
 		extra = []*os.File{infoW, blockR} // fds 3 and 4
-		argv = append([]string{l.Sandbox.bwrap}, l.Sandbox.args(l.Argv, 3, 4)...)
+		argv = append([]string{l.Sandbox.host.bwrap}, l.Sandbox.args(l.Argv, 3, 4)...)
 	} else {
 		extra = []*os.File{blockR} // fd 3
 		argv = append([]string{gateShell, "-c", gateScript, "orch-suite"}, l.Argv...)
 	}
+	dir := l.Dir
+	if l.Sandbox != nil {
+		// bwrap enters the directory itself (--chdir), inside the sandbox.
+		dir = "/"
+	}
 	cmd := &exec.Cmd{
 		Path:        argv[0],
 		Args:        argv,
-		Dir:         l.Dir,
+		Dir:         dir,
 		Env:         append(slices.Clip(l.Env), marker),
 		Stdout:      l.Stdout,
 		Stderr:      l.Stderr,
@@ -202,7 +215,10 @@ func start(l Launch, marker string, cg *suiteCgroup) (*Process, []string, error)
 			g.limits.add(p, m)
 		}
 	}
-	nproc := l.Sandbox != nil && os.Geteuid() != 0 && ownUserNS(target)
+	// RLIMIT_NPROC counts per user namespace and uid: it bounds the suite
+	// alone only in a user namespace of its own (never as root, whose
+	// suites run as SuiteUID in the host's).
+	nproc := l.Sandbox != nil && ownUserNS(target)
 	p, m, err := applyRlimits(target, l.MaxProcesses, l.MaxMemory, nproc)
 	switch {
 	case errors.Is(err, syscall.ESRCH):

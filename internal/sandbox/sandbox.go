@@ -25,17 +25,17 @@ const installHint = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewr
 // isolationArgs are the bwrap options that isolate a suite, without the
 // binds of its directory, caches and home. Available probes exactly
 // these.
-func isolationArgs(tmpfsSize int64) []string {
+func isolationArgs(h host, tmpfsSize int64) []string {
 	args := []string{
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
 	}
-	args = append(args, tmpfsArgs("/tmp", tmpfsSize)...)
+	args = append(args, tmpfsArgs("/tmp", tmpfsSize, h.tmpfsPerms(true))...)
 	// /run holds the sockets of local daemons (docker, dbus, databases):
 	// a read-only bind does not stop connect(2) on a Unix socket.
 	if info, err := os.Stat("/run"); err == nil && info.IsDir() {
-		args = append(args, tmpfsArgs("/run", tmpfsSize)...)
+		args = append(args, tmpfsArgs("/run", tmpfsSize, h.tmpfsPerms(false))...)
 	}
 	args = append(args,
 		"--unshare-net",
@@ -43,37 +43,37 @@ func isolationArgs(tmpfsSize int64) []string {
 		"--die-with-parent",
 		"--new-session",
 	)
-	if os.Geteuid() != 0 {
-		// A user namespace of its own makes RLIMIT_NPROC count the
-		// suite's processes only (bwrap creates one anyway unless it is
-		// setuid).
-		args = append(args, "--unshare-user-try")
-	}
-	return args
+	return append(args, h.identityArgs()...)
 }
 
 // tmpfsArgs mounts an empty tmpfs on dest, of at most size bytes when size
-// is positive.
-func tmpfsArgs(dest string, size int64) []string {
-	if size > 0 {
-		return []string{"--size", strconv.FormatInt(size, 10), "--tmpfs", dest}
+// is positive, with the given mode (octal; empty: bwrap's default).
+func tmpfsArgs(dest string, size int64, perms string) []string {
+	var args []string
+	if perms != "" {
+		args = append(args, "--perms", perms)
 	}
-	return []string{"--tmpfs", dest}
+	if size > 0 {
+		args = append(args, "--size", strconv.FormatInt(size, 10))
+	}
+	return append(args, "--tmpfs", dest)
 }
 
 // Available reports whether the bwrap sandbox works here by running
-// `true` inside it with the same isolation options Run uses. It returns
-// "bwrap", or an error (wrapping ErrNoSandbox) that says why not and what
-// to do.
+// `true` inside it with the same isolation options (and, as root, the same
+// drop to SuiteUID) a suite gets. It returns "bwrap", or an error
+// (wrapping ErrNoSandbox) that says why not and what to do.
 func Available() (string, error) {
-	path, err := exec.LookPath("bwrap")
+	h, err := currentHost()
 	if err != nil {
-		return "", &Error{Reason: fmt.Sprintf("bwrap is not installed (%v)", err)}
+		return "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(isolationArgs(0), "--", "true")
-	cmd := exec.CommandContext(ctx, path, args...)
+	args := append(isolationArgs(h, 0), "--")
+	args = append(append(args, h.dropArgs()...), "true")
+	cmd := exec.CommandContext(ctx, h.bwrap, args...)
+	cmd.Dir = "/"
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -82,7 +82,7 @@ func Available() (string, error) {
 			msg = "no output"
 		}
 		return "", &Error{Reason: fmt.Sprintf("%s cannot create a sandbox here (%v): %s (user namespaces may be disabled for unprivileged users, or a container forbids them)",
-			path, err, clip(msg, 500))}
+			h.bwrap, err, clip(msg, 500))}
 	}
 	return "bwrap", nil
 }
@@ -101,14 +101,6 @@ func Check(mode string) error {
 		return err
 	}
 	return fmt.Errorf("%w: sandbox %q is not auto, bwrap or none", ErrInvalidMode, mode)
-}
-
-// bwrapHasSize reports whether this bwrap knows --size (0.7 and later).
-func bwrapHasSize(bwrap string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, _ := exec.CommandContext(ctx, bwrap, "--help").CombinedOutput()
-	return bytes.Contains(out, []byte("--size"))
 }
 
 // Config describes the sandbox of one run. Every path is absolute.
@@ -144,7 +136,7 @@ type Config struct {
 // with New, give it to Start through Launch.Sandbox, and Close it when the
 // run ends.
 type Sandbox struct {
-	bwrap      string   // path of the bwrap binary
+	host       host     // bwrap, its features, and whether orch is root
 	dir        string   // absolute directory, bound read-write
 	goCacheDir string   // GOCACHE, bound read-write (never the user's cache)
 	tmpfsSize  int64    // bound of each tmpfs (0: bwrap cannot set one)
@@ -156,6 +148,7 @@ type Sandbox struct {
 	setEnv     map[string]string
 	describe   string   // the note about it
 	tempDirs   []string // removed by Close
+	handedOver bool     // dir belongs to SuiteUID until Close
 }
 
 // New prepares the sandbox: it checks that bwrap works, makes the go build
@@ -166,14 +159,14 @@ func New(cfg Config) (*Sandbox, []string, error) {
 	if _, err := Available(); err != nil {
 		return nil, nil, err
 	}
-	bwrap, err := exec.LookPath("bwrap")
+	h, err := currentHost()
 	if err != nil {
-		return nil, nil, &Error{Reason: err.Error()}
+		return nil, nil, err
 	}
 	if !filepath.IsAbs(cfg.Dir) {
 		return nil, nil, fmt.Errorf("sandbox: directory %q is not absolute", cfg.Dir)
 	}
-	s := &Sandbox{bwrap: bwrap, dir: filepath.Clean(cfg.Dir), setEnv: maps.Clone(cfg.SetEnv)}
+	s := &Sandbox{host: h, dir: filepath.Clean(cfg.Dir), setEnv: maps.Clone(cfg.SetEnv)}
 	if s.readOnly, err = bindPaths(cfg.ReadOnly, "read-only"); err != nil {
 		return nil, nil, err
 	}
@@ -203,7 +196,7 @@ func New(cfg Config) (*Sandbox, []string, error) {
 		s.goCacheDir = gc
 		cache = "a fresh GOCACHE for this run, removed afterwards"
 	}
-	if bwrapHasSize(bwrap) {
+	if h.size {
 		s.tmpfsSize = cfg.MaxMemory
 	}
 	sandboxed := s.Env(cfg.Env, nil)
@@ -215,8 +208,31 @@ func New(cfg Config) (*Sandbox, []string, error) {
 	if gerr != nil {
 		notes = append(notes, fmt.Sprintf("could not ask git for the git directories of %s (%v): only its .git is bound read-only", s.dir, gerr))
 	}
+	if h.hardened() {
+		// The suite runs as SuiteUID: its caches must be its own.
+		for _, d := range append([]string{s.goCacheDir}, s.writable...) {
+			if err := handOver(d, SuiteUID, SuiteGID, nil); err != nil {
+				_ = s.Close()
+				return nil, nil, fmt.Errorf("sandbox: hand %s to uid %d: %w", d, SuiteUID, err)
+			}
+		}
+	}
 	s.describe = s.description(cache)
 	return s, append([]string{s.describe}, notes...), nil
+}
+
+// handOverDir gives the directory to the suite's user (root only): what
+// git checked out and what orch wrote there since (a report folder) is
+// root's. The git files and folders stay root's.
+func (s *Sandbox) handOverDir() error {
+	if !s.host.hardened() {
+		return nil
+	}
+	if err := handOver(s.dir, SuiteUID, SuiteGID, s.gitDirs); err != nil {
+		return fmt.Errorf("sandbox: hand %s to uid %d: %w", s.dir, SuiteUID, err)
+	}
+	s.handedOver = true
+	return nil
 }
 
 // bindPaths checks the extra binds of a Config: absolute, existing,
@@ -241,9 +257,16 @@ func bindPaths(paths []string, what string) ([]string, error) {
 	return out, nil
 }
 
-// Close removes what New made for the run (a fresh go build cache).
+// Close removes what New made for the run (a fresh go build cache) and,
+// as root, gives the directory back to orch's user.
 func (s *Sandbox) Close() error {
 	var errs []error
+	if s.handedOver {
+		if err := handOver(s.dir, os.Geteuid(), os.Getegid(), s.gitDirs); err != nil {
+			errs = append(errs, fmt.Errorf("give %s back: %w", s.dir, err))
+		}
+		s.handedOver = false
+	}
 	for _, d := range s.tempDirs {
 		if err := os.RemoveAll(d); err != nil {
 			errs = append(errs, fmt.Errorf("remove %s: %w", d, err))
@@ -267,9 +290,17 @@ func (s *Sandbox) GoCacheDir() string { return s.goCacheDir }
 // read it in /proc/*/cmdline): bwrap hands its own, already filtered,
 // environment to the command.
 func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
-	args := isolationArgs(s.tmpfsSize)
-	for _, h := range s.homes {
-		args = append(args, tmpfsArgs(h, s.tmpfsSize)...)
+	h := s.host
+	args := isolationArgs(h, s.tmpfsSize)
+	for _, home := range s.homes {
+		args = append(args, tmpfsArgs(home, s.tmpfsSize, h.tmpfsPerms(true))...)
+	}
+	if h.hardened() {
+		// bwrap makes the folders leading to a bind inside a tmpfs
+		// root's and closed: open them to the suite's user.
+		for _, d := range s.parentsInTmpfs() {
+			args = append(args, "--perms", "0755", "--dir", d)
+		}
 	}
 	for _, k := range s.keep {
 		args = append(args, "--ro-bind", k, k)
@@ -291,7 +322,37 @@ func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
 		"--block-fd", strconv.Itoa(blockFD),
 		"--",
 	)
+	args = append(args, h.dropArgs()...)
 	return append(args, argv...)
+}
+
+// parentsInTmpfs returns the folders bwrap creates inside the sandbox's
+// tmpfs mounts (/tmp, /run, the hidden homes) on the way to a bind, from
+// the top down.
+func (s *Sandbox) parentsInTmpfs() []string {
+	mounts := append([]string{"/tmp", "/run"}, s.homes...)
+	binds := slices.Concat(s.keep, []string{s.dir, s.goCacheDir}, s.writable, s.readOnly, s.gitDirs)
+	var out []string
+	for _, b := range binds {
+		for _, m := range mounts {
+			if !within(b, m) || b == m {
+				continue
+			}
+			rel, _ := filepath.Rel(m, filepath.Dir(b))
+			if rel == "." {
+				continue
+			}
+			p := m
+			for _, part := range strings.Split(rel, string(filepath.Separator)) {
+				p = filepath.Join(p, part)
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	return out
 }
 
 // description is the note about the sandbox.
@@ -332,13 +393,22 @@ func (s *Sandbox) description(cache string) string {
 //     clearer failure than a DNS timeout; GOMODCACHE stays readable, so
 //     modules already downloaded work;
 //   - TMPDIR=/tmp and XDG_CACHE_HOME under it: writable places besides the
-//     directory and the (empty, throw-away) home.
+//     directory and the (empty, throw-away) home;
+//   - as root, safe.directory=* through GIT_CONFIG_COUNT (unless that is
+//     set already): the suite runs as SuiteUID while the repository is
+//     root's, and git refuses to read a repository of another user.
 func (s *Sandbox) Env(env []string, suiteEnv map[string]string) []string {
 	set := map[string]string{
 		"GOCACHE":        s.goCacheDir,
 		"GOPROXY":        "off",
 		"TMPDIR":         "/tmp",
 		"XDG_CACHE_HOME": xdgCache,
+	}
+	_, inEnv := LookupEnv(env, "GIT_CONFIG_COUNT")
+	if _, inSuite := suiteEnv["GIT_CONFIG_COUNT"]; s.host.hardened() && !inEnv && !inSuite {
+		set["GIT_CONFIG_COUNT"] = "1"
+		set["GIT_CONFIG_KEY_0"] = "safe.directory"
+		set["GIT_CONFIG_VALUE_0"] = "*"
 	}
 	maps.Copy(set, s.setEnv)
 	for name := range suiteEnv {
