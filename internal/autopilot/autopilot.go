@@ -14,20 +14,19 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/worker"
 )
 
-// Actions run each phase's work for a task. A nil action means the phase
-// cannot be automated here; the autopilot stops and says so.
-type Actions struct {
-	Plan       func(ctx context.Context, id string) error
-	Answer     func(ctx context.Context, id, question, text string) error
-	ReviewPlan func(ctx context.Context, id string) error
-	Codegen    func(ctx context.Context, id string) error
-	ReviewCode func(ctx context.Context, id string) error
-	Test       func(ctx context.Context, id string) error
-	Accept     func(ctx context.Context, id string) error // records "accepted"; only with Yes
-	Revert     func(ctx context.Context, id, reason string) error
+// Workers finds each phase's worker (worker.Registry; tests bring their
+// own). A phase without a worker cannot be automated here; the autopilot
+// stops and says so. The accept worker runs only with Yes and must hold
+// the decision to take (worker.Deps.Accept).
+type Workers interface {
+	For(p lifecycle.Phase) (worker.Worker, bool)
 }
+
+// Answerer records a person's answer to an open question (agent.Answer).
+type Answerer func(ctx context.Context, id, question, text string) error
 
 // Options configure a run.
 type Options struct {
@@ -40,8 +39,13 @@ type Options struct {
 	MaxAttempts int
 	// Answers answer open blocking questions by id.
 	Answers map[string]string
+	// Answer records them; nil means questions stop the run.
+	Answer Answerer
 	// Event receives progress; may be nil.
 	Event func(Event)
+	// Worked receives each phase's outcome after its work succeeded (the
+	// demo narrates from it); may be nil.
+	Worked func(lifecycle.Phase, worker.Outcome)
 }
 
 // Event is one step of the run, streamed as a JSON line by `orch run --json`.
@@ -87,7 +91,7 @@ const maxSteps = 200
 // Run drives task id until done, --until, a gate, the attempt bound, or a
 // phase that does not move. Errors of the work (a model failure, an invalid
 // artifact) end the run and are returned as they are.
-func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, acts Actions, opt Options) (Result, error) {
+func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, workers Workers, opt Options) (Result, error) {
 	if opt.MaxAttempts <= 0 {
 		opt.MaxAttempts = 3
 	}
@@ -141,12 +145,18 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, acts Acti
 		if err != nil {
 			return res, err
 		}
-		work := func(action string, attempt int, fn func() error, missing bool) error {
-			if missing {
+		work := func(attempt int, run worker.Run) error {
+			w, ok := workers.For(phase)
+			if !ok {
 				return errStop
 			}
-			emit(Event{Event: "work", Phase: phase, Action: action, Attempt: attempt})
-			return fn()
+			emit(Event{Event: "work", Phase: phase, Action: w.Command(), Attempt: attempt})
+			run.Task = id
+			out, err := w.Work(ctx, run)
+			if err == nil && opt.Worked != nil {
+				opt.Worked(phase, out)
+			}
+			return err
 		}
 		switch phase {
 		case lifecycle.Planning:
@@ -155,9 +165,9 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, acts Acti
 				if open := plan.Value.OpenQuestions(); len(open) > 0 {
 					answered := 0
 					for _, q := range open {
-						if ans, ok := opt.Answers[q.ID]; ok && acts.Answer != nil {
+						if ans, ok := opt.Answers[q.ID]; ok && opt.Answer != nil {
 							emit(Event{Event: "work", Phase: phase, Action: "answer " + q.ID})
-							if err := acts.Answer(ctx, id, q.ID, ans); err != nil {
+							if err := opt.Answer(ctx, id, q.ID, ans); err != nil {
 								return res, err
 							}
 							answered++
@@ -172,24 +182,24 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, acts Acti
 			if planRounds > opt.MaxAttempts+2 {
 				return stop(phase, StopStuck, fmt.Sprintf("%d planning rounds without a plan ready for review: %s", planRounds-1, v.Reason))
 			}
-			err = work("plan", planRounds, func() error { return acts.Plan(ctx, id) }, acts.Plan == nil)
+			err = work(planRounds, worker.Run{})
 		case lifecycle.PlanReview:
-			err = work("review plan", 0, func() error { return acts.ReviewPlan(ctx, id) }, acts.ReviewPlan == nil)
+			err = work(0, worker.Run{})
 		case lifecycle.Codegen:
 			if codegenRuns >= opt.MaxAttempts {
 				return stop(phase, StopAttempts, fmt.Sprintf("codegen ran %d times without passing review and tests: look at history/ and the last report, then `orch codegen` or `orch redo`", codegenRuns))
 			}
 			codegenRuns++
-			err = work("codegen", codegenRuns, func() error { return acts.Codegen(ctx, id) }, acts.Codegen == nil)
+			err = work(codegenRuns, worker.Run{})
 		case lifecycle.Review:
-			err = work("review code", 0, func() error { return acts.ReviewCode(ctx, id) }, acts.ReviewCode == nil)
+			err = work(0, worker.Run{})
 		case lifecycle.Test:
-			err = work("test", 0, func() error { return acts.Test(ctx, id) }, acts.Test == nil)
+			err = work(0, worker.Run{})
 		case lifecycle.Accept:
 			if !opt.Yes {
 				return stop(phase, StopGate, "the accept decision is yours: `orch accept` (or run with --yes to accept when the evidence is complete)")
 			}
-			err = work("accept", 0, func() error { return acts.Accept(ctx, id) }, acts.Accept == nil)
+			err = work(0, worker.Run{})
 		case lifecycle.Revert:
 			if !opt.Yes {
 				return stop(phase, StopGate, "a revert was requested: `orch revert --reason ...` (or run with --yes)")
@@ -198,7 +208,7 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, acts Acti
 			if d := artifact.LoadDecision(t.Dir); d.OK() && len(d.Value.Reasons) > 0 {
 				reason = strings.Join(d.Value.Reasons, "; ")
 			}
-			err = work("revert", 0, func() error { return acts.Revert(ctx, id, reason) }, acts.Revert == nil)
+			err = work(0, worker.Run{Reason: reason})
 		}
 		if errors.Is(err, errStop) {
 			return stop(phase, StopStuck, fmt.Sprintf("%s cannot be automated here", phase))

@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // fake writes artifacts by hand, as a person or tool would, so the
@@ -34,9 +35,19 @@ func (f *fake) write(rel, content string) {
 	}
 }
 
-func (f *fake) actions() Actions {
-	return Actions{
-		Plan: func(ctx context.Context, id string) error {
+// fakeWorker is a worker of phase p that runs fn.
+func fakeWorker(p lifecycle.Phase, fn func() error) worker.Worker {
+	return worker.Func(p, string(p), func(context.Context, worker.Run) (worker.Outcome, error) { return worker.Outcome{}, fn() })
+}
+
+func (f *fake) answer(ctx context.Context, id, q, text string) error {
+	f.write("planning/planning.ai.json", `{"id":"t","title":"T","brief":"b","questions":[{"id":"q1","text":"which?","blocking":true,"answer":"`+text+`"}],"file_plan":[{"path":"a.go","intent":"create"}]}`)
+	return nil
+}
+
+func (f *fake) workers() worker.Set {
+	return worker.Set{
+		lifecycle.Planning: fakeWorker(lifecycle.Planning, func() error {
 			if f.question {
 				f.question = false
 				f.write("planning/planning.ai.json", `{"id":"t","title":"T","brief":"b","questions":[{"id":"q1","text":"which?","blocking":true,"answer":null}],"file_plan":[{"path":"a.go","intent":"create"}]}`)
@@ -44,35 +55,31 @@ func (f *fake) actions() Actions {
 			}
 			f.write("planning/planning.ai.json", `{"id":"t","title":"T","brief":"b","file_plan":[{"path":"a.go","intent":"create"}]}`)
 			return nil
-		},
-		Answer: func(ctx context.Context, id, q, text string) error {
-			f.write("planning/planning.ai.json", `{"id":"t","title":"T","brief":"b","questions":[{"id":"q1","text":"which?","blocking":true,"answer":"`+text+`"}],"file_plan":[{"path":"a.go","intent":"create"}]}`)
-			return nil
-		},
-		ReviewPlan: func(ctx context.Context, id string) error {
+		}),
+		lifecycle.PlanReview: fakeWorker(lifecycle.PlanReview, func() error {
 			f.reviewPlan = true
 			f.write("review/plan-review.json", `{"ok":true,"blocked":false,"reviewers":[]}`)
 			return nil
-		},
-		Codegen: func(ctx context.Context, id string) error {
+		}),
+		lifecycle.Codegen: fakeWorker(lifecycle.Codegen, func() error {
 			f.codegens++
 			f.write("code/files/a.go", "package a\n")
 			f.write("code/diff.patch", "--- /dev/null\n+++ b/a.go\n@@ -0,0 +1 @@\n+package a\n")
 			return nil
-		},
-		ReviewCode: func(ctx context.Context, id string) error {
+		}),
+		lifecycle.Review: fakeWorker(lifecycle.Review, func() error {
 			f.write("review/code-review.json", `{"ok":true,"issues":[]}`)
 			return nil
-		},
-		Test: func(ctx context.Context, id string) error {
+		}),
+		lifecycle.Test: fakeWorker(lifecycle.Test, func() error {
 			pass := f.testsPass(f.codegens)
 			f.write("test/report.json", `{"status":"completed","overall_pass":`+map[bool]string{true: "true", false: "false"}[pass]+`,"summary":{"passed":1,"failed":0,"skipped":0,"error":0},"suites":[]}`)
 			return nil
-		},
-		Accept: func(ctx context.Context, id string) error {
+		}),
+		lifecycle.Accept: fakeWorker(lifecycle.Accept, func() error {
 			f.write("accept/decision.json", `{"verdict":"accepted","reasons":["autopilot"],"decider":{"kind":"human"}}`)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -118,7 +125,8 @@ func TestRun(t *testing.T) {
 			}
 			var events []Event
 			tt.opt.Event = func(e Event) { events = append(events, e) }
-			res, err := Run(context.Background(), o, "t", f.actions(), tt.opt)
+			tt.opt.Answer = f.answer
+			res, err := Run(context.Background(), o, "t", f.workers(), tt.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,9 +146,9 @@ func TestRun(t *testing.T) {
 
 func TestRunStuckPhase(t *testing.T) {
 	o, f := setup(t)
-	acts := f.actions()
-	acts.ReviewCode = func(ctx context.Context, id string) error { return nil } // writes nothing
-	res, err := Run(context.Background(), o, "t", acts, Options{Yes: true})
+	ws := f.workers()
+	ws[lifecycle.Review] = fakeWorker(lifecycle.Review, func() error { return nil }) // writes nothing
+	res, err := Run(context.Background(), o, "t", ws, Options{Yes: true})
 	if err != nil {
 		t.Fatal(err)
 	}

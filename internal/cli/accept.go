@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 func newAcceptCmd(env *Env) *cobra.Command {
@@ -70,10 +72,11 @@ In a terminal without --verdict, orch shows the evidence and asks.`,
 			if err := phases.CheckDecision(opt); err != nil {
 				return usagef("orch: " + err.Error())
 			}
-			res, err := phases.Accept(cmd.Context(), o, cfg, tid, opt)
+			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Accept, worker.Run{Task: tid, Accept: &opt})
 			if err != nil {
 				return err
 			}
+			res := w.Result.(phases.AcceptResult)
 			d := res.Decision
 			if asJSON {
 				return json.NewEncoder(out).Encode(d)

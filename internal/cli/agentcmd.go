@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path"
@@ -9,8 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // agentCall is the frame shared by the commands that run an agent (plan,
@@ -18,6 +22,7 @@ import (
 // task, and where output and streamed tokens go.
 type agentCall struct {
 	o      *orchestrator.Orchestrator
+	cfg    config.Config
 	rt     *agent.Runtime
 	tid    string
 	out    io.Writer
@@ -33,10 +38,24 @@ func (env *Env) startAgent(cmd *cobra.Command, wait time.Duration, id string, fr
 	if err != nil {
 		return nil, err
 	}
-	a := &agentCall{o: o, tid: tid, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+	a := &agentCall{o: o, cfg: cfg, tid: tid, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
 	a.stream = !asJSON && isTerminal(a.errw)
 	a.rt = env.agentRuntime(o.Project, cfg, fresh, a.errw, a.stream)
 	return a, nil
+}
+
+// work runs phase p's worker (internal/worker's registry) for the task.
+func (a *agentCall) work(ctx context.Context, p lifecycle.Phase) (worker.Outcome, error) {
+	return work(ctx, worker.Deps{Orch: a.o, Config: a.cfg, Agents: a.rt}, p, worker.Run{Task: a.tid})
+}
+
+// work runs phase p's worker from the registry over deps.
+func work(ctx context.Context, deps worker.Deps, p lifecycle.Phase, run worker.Run) (worker.Outcome, error) {
+	w, ok := worker.Registry(deps).For(p)
+	if !ok {
+		return worker.Outcome{}, fmt.Errorf("orch: no worker for phase %s", p)
+	}
+	return w.Work(ctx, run)
 }
 
 // finish ends the streamed tokens' line and, on failure, shows the

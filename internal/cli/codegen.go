@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
 
@@ -62,9 +63,10 @@ codegen; the last answer is kept in history/).`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out := a.o, a.rt, a.tid, a.out
-			res, err := agent.Codegen(cmd.Context(), rt, o, tid)
-			if err := a.finish(res.Phase, err); err != nil {
+			o, tid, out := a.o, a.tid, a.out
+			w, err := a.work(cmd.Context(), lifecycle.Codegen)
+			res, _ := w.Result.(agent.CodegenResult)
+			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
 			next := suggestNext(o, tid)

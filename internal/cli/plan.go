@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
 
@@ -60,9 +61,10 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out := a.o, a.rt, a.tid, a.out
-			res, err := agent.Plan(cmd.Context(), rt, o, tid)
-			if err := a.finish(res.Phase, err); err != nil {
+			tid, out := a.tid, a.out
+			w, err := a.work(cmd.Context(), lifecycle.Planning)
+			res, _ := w.Result.(agent.PlanResult)
+			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
 			next := planNext(res)

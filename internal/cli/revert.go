@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 func newRevertCmd(env *Env) *cobra.Command {
@@ -34,14 +36,15 @@ To revert an accepted change, record that decision first:
 			if strings.TrimSpace(reason) == "" {
 				return usagef("orch: revert needs a non-blank --reason")
 			}
-			o, _, tid, err := env.phaseSetup(wait, id)
+			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {
 				return err
 			}
-			res, err := phases.Revert(cmd.Context(), o, tid, reason)
+			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Revert, worker.Run{Task: tid, Reason: reason})
 			if err != nil {
 				return err
 			}
+			res := w.Result.(phases.RevertResult)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return json.NewEncoder(out).Encode(res.Record)

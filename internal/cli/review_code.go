@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
 
@@ -51,9 +52,10 @@ stay invalid (no review is written).`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out := a.o, a.rt, a.tid, a.out
-			res, err := agent.ReviewCode(cmd.Context(), rt, o, tid)
-			if err := a.finish(res.Phase, err); err != nil {
+			o, tid, out := a.o, a.tid, a.out
+			w, err := a.work(cmd.Context(), lifecycle.Review)
+			res, _ := w.Result.(agent.CodeReviewResult)
+			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
 			next := suggestNext(o, tid)

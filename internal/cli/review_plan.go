@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // newReviewPlanCmd is `orch review plan`; the caller mounts it under
@@ -40,9 +41,10 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 			if err != nil {
 				return err
 			}
-			o, rt, tid, out := a.o, a.rt, a.tid, a.out
-			res, err := agent.ReviewPlan(cmd.Context(), rt, o, tid)
-			if err := a.finish(res.Phase, err); err != nil {
+			tid, out := a.tid, a.out
+			w, err := a.work(cmd.Context(), lifecycle.PlanReview)
+			res, _ := w.Result.(agent.PlanReviewResult)
+			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
 			r := res.Review

@@ -14,11 +14,11 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
-	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 func newRunCmd(env *Env) *cobra.Command {
@@ -78,8 +78,14 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 				printRunEvent(out, e)
 			}
 			stream := errw
-			acts := autopilotActions(env, o, cfg, rt, sandbox, stream)
-			res, err := autopilot.Run(cmd.Context(), o, tid, acts, opt)
+			test := phases.TestOptions{Sandbox: sandbox, Stream: stream, Env: env.environ()}
+			workers := worker.Registry(worker.Deps{Orch: o, Config: cfg, Agents: rt, Test: test, Accept: &phases.AcceptOptions{
+				Verdict: artifact.VerdictAccepted, Reasons: []string{"accepted by orch run --yes: reviews passed and the tests pass"},
+				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, "") + " (orch run --yes)"},
+				Test:    test,
+			}})
+			opt.Answer = func(ctx context.Context, id, q, text string) error { return agent.Answer(ctx, o, id, q, text) }
+			res, err := autopilot.Run(cmd.Context(), o, tid, workers, opt)
 			printNotes(errw, rt)
 			if err != nil {
 				return err
@@ -105,35 +111,6 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", "sandbox for the test phase: auto, bwrap or none")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "stream events as JSON lines (see internal/autopilot.Event)")
 	return cmd
-}
-
-// autopilotActions wires the phases' work for the autopilot.
-func autopilotActions(env *Env, o *orchestrator.Orchestrator, cfg config.Config, rt *agent.Runtime, sandbox string, stream io.Writer) autopilot.Actions {
-	return autopilot.Actions{
-		Plan: func(ctx context.Context, id string) error { _, err := agent.Plan(ctx, rt, o, id); return err },
-		Answer: func(ctx context.Context, id, q, text string) error {
-			return agent.Answer(ctx, o, id, q, text)
-		},
-		ReviewPlan: func(ctx context.Context, id string) error { _, err := agent.ReviewPlan(ctx, rt, o, id); return err },
-		Codegen:    func(ctx context.Context, id string) error { _, err := agent.Codegen(ctx, rt, o, id); return err },
-		ReviewCode: func(ctx context.Context, id string) error { _, err := agent.ReviewCode(ctx, rt, o, id); return err },
-		Test: func(ctx context.Context, id string) error {
-			_, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: sandbox, Stream: stream, Env: env.environ()})
-			return err
-		},
-		Accept: func(ctx context.Context, id string) error {
-			_, err := phases.Accept(ctx, o, cfg, id, phases.AcceptOptions{
-				Verdict: artifact.VerdictAccepted, Reasons: []string{"accepted by orch run --yes: reviews passed and the tests pass"},
-				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, "") + " (orch run --yes)"},
-				Test:    phases.TestOptions{Sandbox: sandbox, Stream: stream, Env: env.environ()},
-			})
-			return err
-		},
-		Revert: func(ctx context.Context, id, reason string) error {
-			_, err := phases.Revert(ctx, o, id, reason)
-			return err
-		},
-	}
 }
 
 func printRunEvent(w io.Writer, e autopilot.Event) {

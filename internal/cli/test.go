@@ -9,8 +9,10 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 func newTestCmd(env *Env) *cobra.Command {
@@ -49,10 +51,11 @@ itself failed (the patch does not apply, a command is missing).`,
 			if asJSON {
 				stream = cmd.ErrOrStderr()
 			}
-			res, err := phases.Test(cmd.Context(), o, cfg, tid, phases.TestOptions{Keep: keep, Sandbox: sandbox, Stream: stream, Env: env.environ()})
+			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Test, worker.Run{Task: tid, Test: &phases.TestOptions{Keep: keep, Sandbox: sandbox, Stream: stream, Env: env.environ()}})
 			if err != nil {
 				return err
 			}
+			res := w.Result.(phases.TestResult)
 			out := cmd.OutOrStdout()
 			rep := res.Report
 			if asJSON {

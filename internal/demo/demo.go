@@ -28,6 +28,7 @@ import (
 	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 //go:embed sample/* script.json
@@ -124,89 +125,35 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	res.TaskDir = t.Dir
 	say("task %s: %q\n", TaskID, Brief)
 
-	acts := autopilot.Actions{
-		Plan: func(ctx context.Context, id string) error {
-			r, err := agent.Plan(ctx, rt, o, id)
-			if err == nil {
-				say("  planner, round %d: %s", r.Round, r.Status)
-				for _, q := range r.Open {
-					say("    question %s (blocking): %s", q.ID, q.Text)
-				}
-			}
-			return err
-		},
-		Answer: func(ctx context.Context, id, q, text string) error {
-			say("  you answer %s: %s", q, text)
-			return agent.Answer(ctx, o, id, q, text)
-		},
-		ReviewPlan: func(ctx context.Context, id string) error {
-			r, err := agent.ReviewPlan(ctx, rt, o, id)
-			if err == nil {
-				say("  %d plan reviewers: ok=%v blocked=%v", len(r.Review.Reviewers), r.Review.OK, r.Review.Blocked)
-				for _, v := range r.Review.Reviewers {
-					for _, s := range v.Suggestions {
-						say("    %s suggests: %s", v.ID, s)
-					}
-				}
-			}
-			return err
-		},
-		Codegen: func(ctx context.Context, id string) error {
-			_, err := agent.Codegen(ctx, rt, o, id)
-			if err == nil {
-				if cf := artifact.ScanCodeFiles(t.Dir); cf.OK() {
-					say("  codegen wrote %s and computed code/diff.patch", strings.Join(cf.Value, ", "))
-				}
-			}
-			return err
-		},
-		ReviewCode: func(ctx context.Context, id string) error {
-			_, err := agent.ReviewCode(ctx, rt, o, id)
-			if err == nil {
-				if cr := artifact.LoadCodeReview(t.Dir); cr.OK() {
-					say("  code reviewers: ok=%v, %d issue(s), %d blocking", cr.Value.OK, len(cr.Value.Issues), len(cr.Value.BlockingIssues()))
-				}
-			}
-			return err
-		},
-		Test: func(ctx context.Context, id string) error {
-			say("  running the tests in an isolated worktree (the first run builds Go's standard library into orch's cache once)…")
-			r, err := phases.Test(ctx, o, cfg, id, phases.TestOptions{Sandbox: mode, Env: opt.Environ})
-			if err == nil {
-				rep := r.Report
-				say("  tests: %s, overall_pass=%v (%d passed, %d failed; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary.Passed, rep.Summary.Failed+rep.Summary.Error, rep.Sandbox)
-				for _, s := range rep.Suites {
-					for _, c := range s.Cases {
-						if c.Status == "fail" {
-							say("    FAIL %s", c.Name)
-						}
-					}
-				}
-			}
-			return err
-		},
-		Accept: func(ctx context.Context, id string) error {
-			r, err := phases.Accept(ctx, o, cfg, id, phases.AcceptOptions{
-				Verdict: artifact.VerdictAccepted, Reasons: []string{"reviews passed and the tests pass (demo)"},
-				Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: phases.TestOptions{Sandbox: mode, Env: opt.Environ},
-			})
-			if err == nil {
-				res.Commit = r.Decision.Commit
-				say("  you accept: committed %.12s with the trailers Orch-Task and Orch-Plan", r.Decision.Commit)
-			}
-			return err
-		},
-	}
-	popt := autopilot.Options{Yes: true, Answers: map[string]string{}, Event: func(e autopilot.Event) {
-		if e.Event == "next" {
-			say("→ %s → %s: %s", e.From, e.To, e.Reason)
-		}
+	test := phases.TestOptions{Sandbox: mode, Env: opt.Environ}
+	workers := worker.Registry(worker.Deps{Orch: o, Config: cfg, Agents: rt, Test: test, Accept: &phases.AcceptOptions{
+		Verdict: artifact.VerdictAccepted, Reasons: []string{"reviews passed and the tests pass (demo)"},
+		Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: test,
+	}})
+	// The demo is the autopilot, narrated: what each step did, from the
+	// autopilot's own events and each phase's outcome.
+	popt := autopilot.Options{Yes: true, Answers: map[string]string{}, Answer: func(ctx context.Context, id, q, text string) error {
+		return agent.Answer(ctx, o, id, q, text)
 	}}
+	popt.Event = func(e autopilot.Event) {
+		switch {
+		case e.Event == "next":
+			say("→ %s → %s: %s", e.From, e.To, e.Reason)
+		case e.Event == "work" && strings.HasPrefix(e.Action, "answer "):
+			q := strings.TrimPrefix(e.Action, "answer ")
+			say("  you answer %s: %s", q, popt.Answers[q])
+		case e.Event == "work" && e.Phase == lifecycle.Test:
+			say("  running the tests in an isolated worktree (the first run builds Go's standard library into orch's cache once)…")
+		}
+	}
+	popt.Worked = func(_ lifecycle.Phase, out worker.Outcome) {
+		narrate(say, t.Dir, out, &res)
+	}
 	if opt.Provider == "script" {
 		popt.Answers["q1"] = "Characters (runes): multi-byte text must stay intact."
 	}
 	for round := 0; ; round++ {
-		r, err := autopilot.Run(ctx, o, TaskID, acts, popt)
+		r, err := autopilot.Run(ctx, o, TaskID, workers, popt)
 		if err != nil {
 			return res, err
 		}
@@ -252,6 +199,45 @@ Look around:
     accept/     decision.json, summary.md
     history/    the first codegen attempt and its failing test report`, dir, t.Dir)
 	return res, nil
+}
+
+// narrate says what a phase's work did.
+func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *Result) {
+	switch r := out.Result.(type) {
+	case agent.PlanResult:
+		say("  planner, round %d: %s", r.Round, r.Status)
+		for _, q := range r.Open {
+			say("    question %s (blocking): %s", q.ID, q.Text)
+		}
+	case agent.PlanReviewResult:
+		say("  %d plan reviewers: ok=%v blocked=%v", len(r.Review.Reviewers), r.Review.OK, r.Review.Blocked)
+		for _, v := range r.Review.Reviewers {
+			for _, s := range v.Suggestions {
+				say("    %s suggests: %s", v.ID, s)
+			}
+		}
+	case agent.CodegenResult:
+		if cf := artifact.ScanCodeFiles(taskDir); cf.OK() {
+			say("  codegen wrote %s and computed code/diff.patch", strings.Join(cf.Value, ", "))
+		}
+	case agent.CodeReviewResult:
+		if cr := artifact.LoadCodeReview(taskDir); cr.OK() {
+			say("  code reviewers: ok=%v, %d issue(s), %d blocking", cr.Value.OK, len(cr.Value.Issues), len(cr.Value.BlockingIssues()))
+		}
+	case phases.TestResult:
+		rep := r.Report
+		say("  tests: %s, overall_pass=%v (%d passed, %d failed; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary.Passed, rep.Summary.Failed+rep.Summary.Error, rep.Sandbox)
+		for _, s := range rep.Suites {
+			for _, c := range s.Cases {
+				if c.Status == "fail" {
+					say("    FAIL %s", c.Name)
+				}
+			}
+		}
+	case phases.AcceptResult:
+		res.Commit = r.Decision.Commit
+		say("  you accept: committed %.12s with the trailers Orch-Task and Orch-Plan", r.Decision.Commit)
+	}
 }
 
 // writeSample creates the sample repository with one commit.
