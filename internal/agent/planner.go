@@ -20,7 +20,7 @@ type PlanResult struct {
 	Phase orchestrator.PhaseResult
 	// Round is actors.planning.round after the round.
 	Round int
-	// Status is the planning sub-state orch decided (see PlanningStatus).
+	// Status is the planning sub-state orch decided (see lifecycle.PlanningStatus).
 	Status string
 	// Plan is planning.ai.json as written.
 	Plan artifact.Plan
@@ -84,7 +84,7 @@ func planRound(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, r
 	if !plan.OK() {
 		return orchestrator.Outcome{}, fmt.Errorf("planning round %d: the staged plan does not read back: %v", round, plan.Err)
 	}
-	status := PlanningStatus(plan, fp)
+	status := string(lifecycle.PlanningStatus(lifecycle.Snapshot{Plan: plan, FilePlan: fp}))
 	open := plan.Value.OpenQuestions()
 
 	line := roundLine(round, status, rt.Now(), res.Provider, res.Model, built)

@@ -68,20 +68,14 @@ type PlanReviewResult struct {
 	Review PlanReviewFile
 }
 
-// AggregatePlanReview computes the conservative verdict: blocked when any
-// reviewer is not ok with severity blocking; ok only when every reviewer
-// is ok and nothing blocks. No reviewers is not ok.
+// AggregatePlanReview computes the conservative verdict of the reviewers'
+// answers with the lifecycle's rule (lifecycle.PlanReviewVerdict).
 func AggregatePlanReview(vs []PlanReviewerVerdict) (ok, blocked bool) {
-	ok = len(vs) > 0
-	for _, v := range vs {
-		if !v.OK && v.Severity == artifact.SeverityBlocking {
-			blocked = true
-		}
-		if !v.OK {
-			ok = false
-		}
+	rs := make([]artifact.Reviewer, len(vs))
+	for i, v := range vs {
+		rs[i] = artifact.Reviewer{ID: v.ID, OK: v.OK, Severity: v.Severity}
 	}
-	return ok && !blocked, blocked
+	return lifecycle.PlanReviewVerdict(rs)
 }
 
 // personaPattern keeps persona names usable in roles and file names.
