@@ -11,7 +11,7 @@ var (
 	severities      = []string{SeverityInfo, SeverityMinor, SeverityMajor, SeverityBlocking}
 	issueKinds      = []string{"code", "plan", "test", "security", "style"}
 	codegenStatuses = []string{CodegenCompleted, CodegenPlanUnclear, CodegenFailed}
-	reportStatuses  = []string{TestRunning, TestCompleted, TestError}
+	reportStatuses  = []string{TestRunning, TestCompleted, TestError, TestNoTests}
 	suiteKinds      = []string{"test", "lint"}
 	verdicts        = []string{VerdictAccepted, VerdictChangesRequested, VerdictRejected, VerdictRevert}
 	targets         = []string{"codegen", "review", "planning"}
@@ -244,6 +244,7 @@ func DecodeTestReport(file string, data []byte) (TestReport, error) {
 			OverallPass: c.boolean(sv.field("overall_pass"), true),
 			Summary:     c.summary(sv.field("summary")),
 			Log:         c.str(sv.field("log"), false),
+			JudgedBy:    c.str(sv.field("judged_by"), false),
 		}
 		for _, cv := range c.array(sv.field("cases"), false) {
 			if !c.object(cv, true) {

@@ -169,12 +169,21 @@ func (r *CodeReview) BlockingIssues() []Issue {
 	return out
 }
 
-// Test report statuses.
+// Test report statuses. TestError is the runner's failure (a missing
+// command, a suite that could not collect its tests, a sandbox that could
+// not start) and TestNoTests a run in which no test ran (no suite found or
+// configured, or every test suite ran zero tests): neither is a test
+// failure, so neither takes test → codegen.
 const (
 	TestRunning   = "running"
 	TestCompleted = "completed"
 	TestError     = "error"
+	TestNoTests   = "no_tests"
 )
+
+// JudgedByExitCode is Suite.JudgedBy for a suite whose per-test counts
+// could not be read: its one case stands for the whole command.
+const JudgedByExitCode = "exit_code"
 
 // Summary counts test cases.
 type Summary struct {
@@ -204,6 +213,9 @@ type Suite struct {
 	Summary     Summary `json:"summary"`
 	Cases       []Case  `json:"cases,omitempty"`
 	Log         string  `json:"log,omitempty"`
+	// JudgedBy is JudgedByExitCode when the suite's counts could not be
+	// read; empty when its cases are the runner's own tests.
+	JudgedBy string `json:"judged_by,omitempty"`
 }
 
 // TestReport is test/report.json.

@@ -68,7 +68,11 @@ itself failed (the patch does not apply, a command is missing).`,
 					fmt.Fprintf(out, "note: %s\n", n)
 				}
 				for _, s := range rep.Suites {
-					fmt.Fprintf(out, "suite %-12s %-4s exit %-3d pass=%-5v %d passed, %d failed, %d skipped  (%s)\n", s.ID, s.Kind, s.ExitCode, s.OverallPass, s.Summary.Passed, s.Summary.Failed+s.Summary.Error, s.Summary.Skipped, s.Log)
+					judged := ""
+					if s.JudgedBy == artifact.JudgedByExitCode {
+						judged = ", judged by its exit code"
+					}
+					fmt.Fprintf(out, "suite %-12s %-4s exit %-3d pass=%-5v %d passed, %d failed, %d skipped  (%s%s)\n", s.ID, s.Kind, s.ExitCode, s.OverallPass, s.Summary.Passed, s.Summary.Failed+s.Summary.Error, s.Summary.Skipped, s.Log, judged)
 				}
 				sb := ""
 				if rep.Sandbox != "" {
@@ -81,6 +85,9 @@ itself failed (the patch does not apply, a command is missing).`,
 			}
 			if rep.Status == artifact.TestError {
 				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: the test runner failed (not a test failure): " + rep.Error}
+			}
+			if rep.Status == artifact.TestNoTests {
+				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: no test ran (not a test failure): " + rep.Error}
 			}
 			if !asJSON {
 				if rep.OverallPass {

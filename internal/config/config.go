@@ -87,7 +87,18 @@ type Test struct {
 	MaxProcesses int `toml:"max_processes"`
 	// MaxMemory bounds the memory of each suite ("4GiB").
 	MaxMemory ByteSize `toml:"max_memory"`
-	Suites    []Suite  `toml:"suites"`
+	// Setup are commands run in the test worktree, inside the sandbox,
+	// before the suites (an offline install: "npm ci --offline").
+	Setup []Command `toml:"setup"`
+	// ReadOnlyPaths are shown read-only to the suites: an absolute or
+	// "~/" path at its own place, a relative one (an untracked folder of
+	// the working tree) at the same place in the test worktree.
+	ReadOnlyPaths []string `toml:"read_only_paths"`
+	// BuildCache keeps build caches per repository and toolchain under
+	// orch's cache folder (cargo's target folder, Gradle's home, Go's
+	// build cache) between runs; false builds from scratch every run.
+	BuildCache bool    `toml:"build_cache"`
+	Suites     []Suite `toml:"suites"`
 }
 
 // Suite is one configured test or lint suite.
@@ -95,8 +106,8 @@ type Suite struct {
 	Name    string            `toml:"name"`
 	Kind    string            `toml:"kind"` // test or lint
 	Command Command           `toml:"command"`
-	Format  string            `toml:"format"` // go-json, junit or "" (exit code)
-	Report  string            `toml:"report"` // JUnit XML path relative to the worktree
+	Format  string            `toml:"format"` // go-json, junit, libtest, tap or "" (exit code)
+	Report  string            `toml:"report"` // JUnit XML file, folder or glob relative to the worktree
 	Timeout Duration          `toml:"timeout"`
 	Env     map[string]string `toml:"env"`
 }
@@ -141,7 +152,7 @@ type Context struct {
 // Default returns the embedded defaults.
 func Default() Config {
 	return Config{
-		Test: Test{Sandbox: "auto", Timeout: Duration(10 * time.Minute), MaxLogBytes: 10 << 20, MaxProcesses: 4096, MaxMemory: 4 << 30},
+		Test: Test{Sandbox: "auto", Timeout: Duration(10 * time.Minute), MaxLogBytes: 10 << 20, MaxProcesses: 4096, MaxMemory: 4 << 30, BuildCache: true},
 		Review: Review{
 			PlanPersonas: []string{"product", "architecture", "implementation", "testing", "risk"},
 			CodePersonas: []string{"correctness", "tests", "security", "maintainability"},
@@ -237,6 +248,25 @@ func (c *Config) validate(file string) error {
 	if c.Test.MaxMemory < MinMemory {
 		return bad("test.max_memory", fmt.Sprintf("expected at least %s, got %s", MinMemory, c.Test.MaxMemory))
 	}
+	for i, cmd := range c.Test.Setup {
+		if len(cmd) == 0 || cmd[0] == "" {
+			return bad(fmt.Sprintf("test.setup[%d]", i), "expected a command (a string run by sh -c, or an array)")
+		}
+	}
+	for i, p := range c.Test.ReadOnlyPaths {
+		key := fmt.Sprintf("test.read_only_paths[%d]", i)
+		clean := strings.TrimPrefix(p, "~/")
+		switch {
+		case strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0):
+			return bad(key, "expected a path, got an empty one")
+		case filepath.IsAbs(p):
+			if filepath.Clean(p) == "/" {
+				return bad(key, "expected a folder or file, not the root folder")
+			}
+		case !filepath.IsLocal(clean):
+			return bad(key, fmt.Sprintf("expected an absolute path, a path under ~/, or one relative to the repository that stays inside it, got %q", p))
+		}
+	}
 	names := map[string]bool{}
 	for i, s := range c.Test.Suites {
 		key := fmt.Sprintf("test.suites[%d]", i)
@@ -258,9 +288,9 @@ func (c *Config) validate(file string) error {
 			return bad(key+".command", "expected a command (a string run by sh -c, or an array)")
 		}
 		switch s.Format {
-		case "", "go-json", "junit":
+		case "", "go-json", "junit", "libtest", "tap":
 		default:
-			return bad(key+".format", fmt.Sprintf("expected \"go-json\", \"junit\" or \"\", got %q", s.Format))
+			return bad(key+".format", fmt.Sprintf("expected \"go-json\", \"junit\", \"libtest\", \"tap\" or \"\" (judged by the exit code), got %q", s.Format))
 		}
 		if s.Format == "junit" && s.Report == "" {
 			return bad(key+".report", "format junit needs the report path the command writes")

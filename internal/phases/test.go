@@ -171,7 +171,7 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		}
 	}
 
-	suites, notes, err := suitesFor(cfg, wtDir)
+	suites, notes, err := suitesFor(cfg, wtDir, repo.Dir)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -179,20 +179,37 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return rep, kept, fmt.Errorf("create %s: %w", logDir, err)
 	}
-	cache := ""
-	if dir, err := os.UserCacheDir(); err == nil {
-		cache = filepath.Join(dir, "orch", "sandbox-gocache")
-		_ = os.MkdirAll(cache, 0o755)
-	}
 	env := opt.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	tr, info, err := testrun.Run(ctx, suites, testrun.Options{
+	cache, buildCache := "", ""
+	if dir, err := os.UserCacheDir(); err == nil && cfg.Test.BuildCache {
+		cache = filepath.Join(dir, "orch", "sandbox-gocache")
+		_ = os.MkdirAll(cache, 0o755)
+		buildCache = filepath.Join(dir, "orch", "build", testrun.RepoKey(repo.Dir))
+	}
+	runOpt := testrun.Options{
 		Dir: wtDir, LogDir: logDir, Sandbox: mode, Stream: opt.Stream, Env: env,
 		AllowEnv: cfg.Test.EnvAllow, MaxLogBytes: cfg.Test.MaxLogBytes, GoCacheDir: cache,
 		MaxProcesses: cfg.Test.MaxProcesses, MaxMemory: int64(cfg.Test.MaxMemory),
-	})
+		Deps: repo.Dir, BuildCache: buildCache,
+	}
+	for _, c := range cfg.Test.Setup {
+		runOpt.Setup = append(runOpt.Setup, testrun.Suite{Command: c, Timeout: cfg.Test.Timeout.Std()})
+	}
+	home, _ := os.UserHomeDir()
+	for _, p := range cfg.Test.ReadOnlyPaths {
+		switch {
+		case strings.HasPrefix(p, "~/") && home != "":
+			runOpt.ReadOnly = append(runOpt.ReadOnly, filepath.Join(home, p[2:]))
+		case filepath.IsAbs(p):
+			runOpt.ReadOnly = append(runOpt.ReadOnly, p)
+		default:
+			runOpt.ReadOnlyInDir = append(runOpt.ReadOnlyInDir, p)
+		}
+	}
+	tr, info, err := testrun.Run(ctx, suites, runOpt)
 	rep.TestReport = tr
 	if rep.Suites == nil {
 		rep.Suites = []artifact.Suite{}
@@ -226,9 +243,10 @@ func sandboxReady(cfg config.Config, opt TestOptions) error {
 }
 
 // suitesFor returns the configured suites, or detected ones with notes.
-func suitesFor(cfg config.Config, dir string) ([]testrun.Suite, []string, error) {
+// deps is the user's working tree (its virtualenv and node_modules).
+func suitesFor(cfg config.Config, dir, deps string) ([]testrun.Suite, []string, error) {
 	if len(cfg.Test.Suites) == 0 {
-		suites, notes, err := testrun.Detect(dir)
+		suites, notes, err := testrun.Detect(dir, testrun.DetectOptions{Deps: deps})
 		if err != nil {
 			return nil, nil, fmt.Errorf("detect test suites: %w", err)
 		}

@@ -123,6 +123,11 @@ type Config struct {
 	// path, over the hidden homes (dependency caches a suite reads, such as
 	// ~/.m2/repository). Each must exist.
 	ReadOnly []string
+	// Mounts are further files or folders bound read-only at another path
+	// (a dependency folder of the user's working tree, such as
+	// node_modules, at the same place in Dir). Each source must exist;
+	// each target must be absolute.
+	Mounts []Mount
 	// Writable are further folders bound read-write (caches orch made for
 	// the suites). Each must exist, and must never be a cache the user's
 	// own builds read: a suite can write into it.
@@ -130,6 +135,11 @@ type Config struct {
 	// SetEnv are variables the sandbox sets for every suite (a cache
 	// location, say), unless the suite's own configuration sets them.
 	SetEnv map[string]string
+}
+
+// Mount binds Source read-only at Target.
+type Mount struct {
+	Source, Target string
 }
 
 // Sandbox is the bwrap sandbox of one run, shared by its suites. Make it
@@ -143,6 +153,7 @@ type Sandbox struct {
 	homes      []string // home folders hidden under an empty tmpfs
 	keep       []string // folders under a home bound back read-only (toolchains)
 	readOnly   []string // Config.ReadOnly
+	mounts     []Mount  // Config.Mounts, sources resolved
 	writable   []string // Config.Writable
 	gitDirs    []string // git files and folders bound read-only over everything
 	setEnv     map[string]string
@@ -172,6 +183,16 @@ func New(cfg Config) (*Sandbox, []string, error) {
 	}
 	if s.writable, err = bindPaths(cfg.Writable, "writable"); err != nil {
 		return nil, nil, err
+	}
+	for _, m := range cfg.Mounts {
+		src, err := bindPaths([]string{m.Source}, "read-only")
+		if err != nil {
+			return nil, nil, err
+		}
+		if !filepath.IsAbs(m.Target) || filepath.Clean(m.Target) == "/" {
+			return nil, nil, fmt.Errorf("sandbox: mount target %q is not an absolute path below /", m.Target)
+		}
+		s.mounts = append(s.mounts, Mount{Source: src[0], Target: filepath.Clean(m.Target)})
 	}
 	var cache string
 	if cfg.GoCacheDir != "" {
@@ -313,6 +334,9 @@ func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
 	for _, r := range s.readOnly {
 		args = append(args, "--ro-bind", r, r)
 	}
+	for _, m := range s.mounts {
+		args = append(args, "--ro-bind", m.Source, m.Target)
+	}
 	for _, g := range s.gitDirs {
 		args = append(args, "--ro-bind", g, g)
 	}
@@ -370,6 +394,9 @@ func (s *Sandbox) description(cache string) string {
 	}
 	if len(s.readOnly) > 0 {
 		b.WriteString("; also read-only: " + strings.Join(s.readOnly, ", "))
+	}
+	for _, m := range s.mounts {
+		b.WriteString("; " + m.Source + " read-only at " + m.Target)
 	}
 	if len(s.gitDirs) > 0 {
 		b.WriteString("; git directories read-only: " + strings.Join(s.gitDirs, ", "))

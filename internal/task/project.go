@@ -87,12 +87,16 @@ const configTemplate = `# orch project configuration.
 # max_log_bytes = 10485760
 # max_processes = 4096        # per suite (cgroup, or RLIMIT_NPROC in the sandbox)
 # max_memory = "4GiB"         # per suite (cgroup, and RLIMIT_DATA per process)
+# setup = []                  # commands run in the sandbox before the suites ("npm ci --offline")
+# read_only_paths = []        # shown read-only to suites: "/opt/sdk", "~/.cache/x", "third_party/untracked"
+# build_cache = true          # cargo target, Gradle home, Go build cache kept per repository and toolchain
 #
 # [[test.suites]]             # without suites, orch detects them from the repository
 # name = "unit"
 # kind = "test"               # test | lint
 # command = "go test -json ./..."
-# format = "go-json"          # go-json | junit | "" (exit code decides)
+# format = "go-json"          # go-json | junit | libtest | tap | "" (exit code decides)
+# report = ""                 # junit: a file, a folder ("target/surefire-reports/") or a glob
 
 # [providers.default]         # without providers, orch picks one from the environment:
 # type = "openai"             # ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), OLLAMA_HOST

@@ -16,21 +16,48 @@ import (
 // relative to the directory.
 const PytestReport = ".orch-test/pytest.xml"
 
+// Reports of the JVM build tools, relative to the directory.
+const (
+	SurefireReports       = "target/surefire-reports/"
+	SurefireModuleReports = "*/target/surefire-reports/*.xml"
+	GradleReports         = "build/test-results/test/"
+	GradleProjectReports  = "*/build/test-results/test/*.xml"
+)
+
 // maxBuildFile bounds the build files Detect reads.
 const maxBuildFile = 4 << 20
 
+// DetectOptions tell Detect where the user's installed dependencies are.
+type DetectOptions struct {
+	// Deps is the user's working tree, whose untracked dependency folders
+	// (.venv, venv, node_modules) Run makes visible read-only in the
+	// directory; empty means the directory itself.
+	Deps string
+	// LookPath finds a program; nil means exec.LookPath.
+	LookPath func(string) (string, error)
+}
+
 // Detect guesses the suites of the project in dir from its build files:
 //
-//	go.mod                         go test -json ./... (test, go-json) and go vet ./... (lint)
-//	package.json with scripts.test npm test (npm's "no test specified" placeholder does not count)
-//	pyproject.toml, pytest.ini, tox.ini [pytest] or setup.cfg [tool:pytest]
-//	                               pytest --junitxml=.orch-test/pytest.xml (junit)
-//	Cargo.toml                     cargo test
-//	Makefile with a test target    make test, only when nothing above found a test suite
+//	go.mod          go test -json ./... (test, go-json: tests only) and go vet ./... (lint, counted apart)
+//	package.json    the test script through the package manager its lockfile names
+//	                (pnpm-lock.yaml: pnpm test, yarn.lock: yarn test, else npm test), read as TAP
+//	                (node --test, tape) or judged by its exit code; npm's placeholder script is no suite
+//	pytest          pytest.ini, tox.ini [pytest], setup.cfg [tool:pytest], pyproject.toml, setup.py
+//	                or conftest.py: pytest with a JUnit report in .orch-test/pytest.xml, run by the
+//	                python of a virtualenv (.venv, venv) in Deps when there is one; a src layout
+//	                gets PYTHONPATH=src so the tests import the code under test
+//	Cargo.toml      cargo test --no-fail-fast (libtest: every test binary, even after a failure)
+//	pom.xml         mvn -B -o -q -fae test (offline: the sandbox has no network), surefire reports
+//	gradlew         ./gradlew test --offline --continue when the wrapper is in the repository
+//	                (else gradle on PATH), JUnit reports in build/test-results/test
+//	Makefile/justfile with a test target: make test / just test, only when nothing above found
+//	                a test suite
 //
-// The notes say what was chosen and why. No build file gives an empty slice
-// and no error: the caller reports "no tests configured", never a pass.
-func Detect(dir string) ([]Suite, []string, error) {
+// The notes say what was chosen and why. Detect sets no timeout: the
+// caller's default applies. No build file gives an empty slice and no
+// error: the caller reports no_tests, never a pass.
+func Detect(dir string, opt DetectOptions) ([]Suite, []string, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("detect suites: %w", err)
@@ -38,22 +65,30 @@ func Detect(dir string) ([]Suite, []string, error) {
 	if !info.IsDir() {
 		return nil, nil, fmt.Errorf("detect suites: %s is not a directory", dir)
 	}
-	d := detector{dir: dir}
-	for _, step := range []func() error{d.goModule, d.npm, d.pytest, d.cargo, d.makefile} {
+	d := detector{dir: dir, deps: opt.Deps, lookPath: opt.LookPath}
+	if d.deps == "" {
+		d.deps = dir
+	}
+	if d.lookPath == nil {
+		d.lookPath = exec.LookPath
+	}
+	for _, step := range []func() error{d.goModule, d.npm, d.pytest, d.cargo, d.maven, d.gradle, d.makefile, d.justfile} {
 		if err := step(); err != nil {
 			return nil, nil, err
 		}
 	}
 	if len(d.suites) == 0 {
-		d.note("no go.mod, package.json test script, pytest configuration, Cargo.toml or Makefile test target found: no tests configured")
+		d.note("no go.mod, package.json test script, pytest configuration, Cargo.toml, pom.xml, Gradle build, or Makefile or justfile test target found: no tests configured")
 	}
 	return d.suites, d.notes, nil
 }
 
 type detector struct {
-	dir    string
-	suites []Suite
-	notes  []string
+	dir      string
+	deps     string
+	lookPath func(string) (string, error)
+	suites   []Suite
+	notes    []string
 }
 
 func (d *detector) note(format string, args ...any) {
@@ -61,10 +96,13 @@ func (d *detector) note(format string, args ...any) {
 }
 
 func (d *detector) add(s Suite) {
-	if s.Timeout == 0 {
-		s.Timeout = DefaultTimeout
-	}
 	d.suites = append(d.suites, s)
+}
+
+// exists reports whether name is in dir (any type).
+func (d *detector) exists(name string) bool {
+	_, err := os.Lstat(filepath.Join(d.dir, name))
+	return err == nil
 }
 
 // read returns the content of a regular file in dir, or ok false when it
@@ -98,7 +136,7 @@ func (d *detector) goModule() error {
 	}
 	d.add(Suite{Name: "go-test", Kind: KindTest, Command: []string{"go", "test", "-json", "./..."}, Format: FormatGoJSON})
 	d.add(Suite{Name: "go-vet", Kind: KindLint, Command: []string{"go", "vet", "./..."}})
-	d.note("go.mod found: go test -json ./... (test, results read from the JSON events) and go vet ./... (lint)")
+	d.note("go.mod found: go test -json ./... (test, results read from the JSON events) and go vet ./... (lint, counted apart from the tests)")
 	return nil
 }
 
@@ -117,11 +155,28 @@ func (d *detector) npm() error {
 	switch {
 	case strings.TrimSpace(script) == "":
 		d.note("package.json has no scripts.test: no npm suite")
+		return nil
 	case strings.Contains(script, "no test specified") && strings.Contains(script, "exit 1"):
 		d.note("package.json scripts.test is npm's placeholder (%q): no npm suite", script)
-	default:
-		d.add(Suite{Name: "npm-test", Kind: KindTest, Command: []string{"npm", "test"}})
-		d.note("package.json scripts.test found (%q): npm test, judged by its exit code", script)
+		return nil
+	}
+	manager, why := "npm", "no pnpm or yarn lockfile"
+	switch {
+	case d.exists("pnpm-lock.yaml"):
+		manager, why = "pnpm", "pnpm-lock.yaml found"
+	case d.exists("yarn.lock"):
+		manager, why = "yarn", "yarn.lock found"
+	case d.exists("package-lock.json"):
+		why = "package-lock.json found"
+	}
+	counts := "read as TAP when it prints TAP (node --test, tape), otherwise judged by its exit code"
+	if strings.Contains(script, "node --test") || strings.Contains(script, "node --experimental-test") {
+		counts = "node's test runner: counts read from its TAP output"
+	}
+	d.add(Suite{Name: manager + "-test", Kind: KindTest, Command: []string{manager, "test"}, Format: FormatTAP})
+	d.note("package.json scripts.test found (%q): %s test (%s); %s", script, manager, why, counts)
+	if _, err := os.Stat(filepath.Join(d.deps, "node_modules")); err != nil {
+		d.note("no node_modules in %s: if the script needs packages, run %s install there first (the sandbox has no network and sees node_modules read-only)", d.deps, manager)
 	}
 	return nil
 }
@@ -164,18 +219,61 @@ func (d *detector) pytest() error {
 		}
 	}
 	if why == "" {
+		for _, f := range []string{"setup.py", "conftest.py"} {
+			if d.exists(f) {
+				why = f + " (assuming pytest)"
+				break
+			}
+		}
+	}
+	if why == "" {
 		return nil
 	}
-	argv := []string{"pytest"}
-	how := "pytest is on PATH"
-	if _, err := exec.LookPath("pytest"); err != nil {
-		argv = []string{"python3", "-m", "pytest"}
-		how = "no pytest on PATH, so python3 -m pytest"
+	var argv []string
+	var how string
+	for _, venv := range []string{".venv", "venv"} {
+		py := filepath.Join(d.deps, venv, "bin", "python")
+		if info, err := os.Stat(py); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			argv, how = []string{py, "-m", "pytest"}, "the virtualenv "+filepath.Join(d.deps, venv)+"'s python -m pytest"
+			break
+		}
+	}
+	if argv == nil {
+		if _, err := d.lookPath("pytest"); err == nil {
+			argv, how = []string{"pytest"}, "pytest is on PATH"
+		} else {
+			argv, how = []string{"python3", "-m", "pytest"}, "no virtualenv and no pytest on PATH, so python3 -m pytest"
+		}
 	}
 	argv = append(argv, "--junitxml="+PytestReport)
-	d.add(Suite{Name: "pytest", Kind: KindTest, Command: argv, Format: FormatJUnit, Report: PytestReport})
+	s := Suite{Name: "pytest", Kind: KindTest, Command: argv, Format: FormatJUnit, Report: PytestReport}
+	if pkg := d.srcPackage(); pkg != "" {
+		s.Env = map[string]string{"PYTHONPATH": "src"}
+		how += fmt.Sprintf("; src layout (src/%s): PYTHONPATH=src, so the tests import the code under test", pkg)
+	}
+	d.add(s)
 	d.note("%s found: pytest with a JUnit report in %s (%s)", why, PytestReport, how)
 	return nil
+}
+
+// srcPackage returns the name of a Python package or module in src/, if
+// any.
+func (d *detector) srcPackage() string {
+	entries, err := os.ReadDir(filepath.Join(d.dir, "src"))
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(d.dir, "src", name, "__init__.py")); err == nil {
+				return name
+			}
+		} else if strings.HasSuffix(name, ".py") {
+			return name
+		}
+	}
+	return ""
 }
 
 // hasSection reports whether an INI-style file has a line equal to header.
@@ -199,8 +297,56 @@ func (d *detector) cargo() error {
 	if err != nil || !ok {
 		return err
 	}
-	d.add(Suite{Name: "cargo-test", Kind: KindTest, Command: []string{"cargo", "test"}})
-	d.note("Cargo.toml found: cargo test, judged by its exit code")
+	d.add(Suite{Name: "cargo-test", Kind: KindTest, Command: []string{"cargo", "test", "--no-fail-fast"}, Format: FormatLibtest})
+	d.note("Cargo.toml found: cargo test --no-fail-fast (every test binary runs even after a failure; counts read from libtest's output)")
+	return nil
+}
+
+func (d *detector) maven() error {
+	data, ok, err := d.read("pom.xml")
+	if err != nil || !ok {
+		return err
+	}
+	report, where := SurefireReports, "target/surefire-reports"
+	if strings.Contains(string(data), "<modules>") {
+		report, where = SurefireModuleReports, "each module's target/surefire-reports"
+	}
+	d.add(Suite{Name: "maven-test", Kind: KindTest, Command: []string{"mvn", "-B", "-o", "-q", "-fae", "test"}, Format: FormatJUnit, Report: report})
+	msg := "pom.xml found: mvn -B -o -q -fae test (offline, since the sandbox has no network: plugins and dependencies come from ~/.m2/repository, read-only; -fae runs every module), JUnit reports from " + where
+	if d.exists("mvnw") {
+		msg += "; mvnw is not used (it downloads Maven into ~/.m2/wrapper)"
+	}
+	d.note("%s", msg)
+	return nil
+}
+
+func (d *detector) gradle() error {
+	build := ""
+	for _, f := range []string{"build.gradle.kts", "build.gradle", "settings.gradle.kts", "settings.gradle"} {
+		if d.exists(f) {
+			build = f
+			break
+		}
+	}
+	if build == "" {
+		return nil
+	}
+	report, where := GradleReports, "build/test-results/test"
+	for _, f := range []string{"settings.gradle.kts", "settings.gradle"} {
+		data, ok, err := d.read(f)
+		if err != nil {
+			return err
+		}
+		if ok && strings.Contains(string(data), "include") {
+			report, where = GradleProjectReports, "each project's build/test-results/test"
+		}
+	}
+	argv, how := []string{"./gradlew", "test", "--offline", "--continue"}, "the wrapper gradlew is in the repository"
+	if info, err := os.Stat(filepath.Join(d.dir, "gradlew")); err != nil || !info.Mode().IsRegular() {
+		argv, how = []string{"gradle", "test", "--offline", "--continue"}, "no gradlew in the repository, so gradle from PATH"
+	}
+	d.add(Suite{Name: "gradle-test", Kind: KindTest, Command: argv, Format: FormatJUnit, Report: report})
+	d.note("%s found: %s (%s; offline, since the sandbox has no network; --continue runs every project), JUnit reports from %s", build, strings.Join(argv, " "), how, where)
 	return nil
 }
 
@@ -241,6 +387,47 @@ func hasMakeTarget(makefile, target string) bool {
 			if t == target {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+func (d *detector) justfile() error {
+	for _, name := range []string{"justfile", "Justfile", ".justfile"} {
+		data, ok, err := d.read(name)
+		if err != nil {
+			return err
+		}
+		if !ok || !hasJustRecipe(string(data), "test") {
+			continue
+		}
+		for _, s := range d.suites {
+			if s.Kind == KindTest {
+				d.note("%s has a test recipe, not used: %s already runs the tests", name, displayCommand(s.Command))
+				return nil
+			}
+		}
+		d.add(Suite{Name: "just-test", Kind: KindTest, Command: []string{"just", "test"}})
+		d.note("%s has a test recipe: just test, judged by its exit code", name)
+		return nil
+	}
+	return nil
+}
+
+// hasJustRecipe reports whether a justfile defines recipe at the start of
+// a line ("test:", "test *args:", "@test:"), not a variable ("test := x").
+func hasJustRecipe(justfile, recipe string) bool {
+	for line := range strings.Lines(justfile) {
+		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' {
+			continue
+		}
+		line = strings.TrimPrefix(line, "@")
+		head, rest, ok := strings.Cut(line, ":")
+		if !ok || strings.HasPrefix(rest, "=") {
+			continue
+		}
+		if f := strings.Fields(head); len(f) > 0 && f[0] == recipe {
+			return true
 		}
 	}
 	return false

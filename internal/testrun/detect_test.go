@@ -11,14 +11,20 @@ import (
 
 func TestDetect(t *testing.T) {
 	pytestCmd := "pytest --junitxml=" + PytestReport
-	if _, err := exec.LookPath("pytest"); err != nil {
-		pytestCmd = "python3 -m pytest --junitxml=" + PytestReport
+	deps := t.TempDir() // the user's working tree, with a virtualenv
+	writeFiles(t, deps, map[string]string{".venv/bin/python": "#!/bin/sh\n", "node_modules/.keep": ""})
+	if err := os.Chmod(filepath.Join(deps, ".venv/bin/python"), 0o755); err != nil {
+		t.Fatal(err)
 	}
+	venvCmd := filepath.Join(deps, ".venv/bin/python") + " -m pytest --junitxml=" + PytestReport
 	tests := []struct {
 		name  string
 		files map[string]string
+		deps  string   // DetectOptions.Deps
+		noPy  bool     // no pytest on PATH
 		want  []string // "name kind format: command"
 		note  string   // a substring of some note
+		env   string   // "NAME=value" every suite sets
 	}{
 		{name: "empty", files: nil, want: nil, note: "no tests configured"},
 		{
@@ -30,8 +36,26 @@ func TestDetect(t *testing.T) {
 		{
 			name:  "npm with a test script",
 			files: map[string]string{"package.json": `{"scripts":{"test":"jest"}}`},
-			want:  []string{"npm-test test : npm test"},
-			note:  `scripts.test found ("jest")`,
+			want:  []string{"npm-test test tap: npm test"},
+			note:  `scripts.test found ("jest"): npm test (no pnpm or yarn lockfile); read as TAP when it prints TAP`,
+		},
+		{
+			name:  "node's test runner",
+			files: map[string]string{"package.json": `{"scripts":{"test":"node --test && tsd"}}`, "package-lock.json": "{}"},
+			want:  []string{"npm-test test tap: npm test"},
+			note:  "package-lock.json found); node's test runner: counts read from its TAP output",
+		},
+		{
+			name:  "pnpm lockfile",
+			files: map[string]string{"package.json": `{"scripts":{"test":"vitest run"}}`, "pnpm-lock.yaml": ""},
+			want:  []string{"pnpm-test test tap: pnpm test"},
+			note:  "pnpm-lock.yaml found",
+		},
+		{
+			name:  "yarn lockfile, no node_modules installed",
+			files: map[string]string{"package.json": `{"scripts":{"test":"mocha"}}`, "yarn.lock": ""},
+			want:  []string{"yarn-test test tap: yarn test"},
+			note:  "run yarn install there first",
 		},
 		{
 			name:  "npm placeholder is no test",
@@ -80,7 +104,54 @@ func TestDetect(t *testing.T) {
 		{
 			name:  "cargo",
 			files: map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n"},
-			want:  []string{"cargo-test test : cargo test"},
+			want:  []string{"cargo-test test libtest: cargo test --no-fail-fast"},
+			note:  "every test binary runs even after a failure",
+		},
+		{
+			name:  "python src layout in a virtualenv",
+			files: map[string]string{"pyproject.toml": "[project]\n", "src/cachetools/__init__.py": "", "tests/test_x.py": ""},
+			deps:  deps,
+			want:  []string{"pytest test junit: " + venvCmd},
+			note:  "src layout (src/cachetools): PYTHONPATH=src",
+			env:   "PYTHONPATH=src",
+		},
+		{
+			name:  "setup.py without pytest on PATH",
+			files: map[string]string{"setup.py": "", "src/mod.py": ""},
+			noPy:  true,
+			want:  []string{"pytest test junit: python3 -m pytest --junitxml=" + PytestReport},
+			note:  "setup.py (assuming pytest)",
+			env:   "PYTHONPATH=src",
+		},
+		{
+			name:  "maven",
+			files: map[string]string{"pom.xml": "<project></project>", "mvnw": ""},
+			want:  []string{"maven-test test junit: mvn -B -o -q -fae test"},
+			note:  "mvnw is not used",
+		},
+		{
+			name:  "maven modules",
+			files: map[string]string{"pom.xml": "<project><modules><module>a</module></modules></project>"},
+			want:  []string{"maven-test test junit: mvn -B -o -q -fae test"},
+			note:  "each module's target/surefire-reports",
+		},
+		{
+			name:  "gradle wrapper",
+			files: map[string]string{"build.gradle.kts": "", "gradlew": "#!/bin/sh\n"},
+			want:  []string{"gradle-test test junit: ./gradlew test --offline --continue"},
+			note:  "the wrapper gradlew is in the repository",
+		},
+		{
+			name:  "gradle without wrapper, multi-project",
+			files: map[string]string{"settings.gradle": "include 'app'\n"},
+			want:  []string{"gradle-test test junit: gradle test --offline --continue"},
+			note:  "each project's build/test-results/test",
+		},
+		{
+			name:  "justfile",
+			files: map[string]string{"justfile": "set shell := [\"bash\", \"-c\"]\n\n# run tests\ntest *args:\n    cargo nextest run {{args}}\n"},
+			want:  []string{"just-test test : just test"},
+			note:  "justfile has a test recipe",
 		},
 		{
 			name:  "makefile with test target",
@@ -102,14 +173,18 @@ func TestDetect(t *testing.T) {
 		{
 			name:  "polyglot repository gets every suite",
 			files: map[string]string{"go.mod": "module x\n", "package.json": `{"scripts":{"test":"vitest run"}}`},
-			want:  []string{"go-test test go-json: go test -json ./...", "go-vet lint : go vet ./...", "npm-test test : npm test"},
+			want:  []string{"go-test test go-json: go test -json ./...", "go-vet lint : go vet ./...", "npm-test test tap: npm test"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, tt.files)
-			suites, notes, err := Detect(dir)
+			look := func(string) (string, error) { return "/usr/bin/pytest", nil }
+			if tt.noPy {
+				look = func(f string) (string, error) { return "", exec.ErrNotFound }
+			}
+			suites, notes, err := Detect(dir, DetectOptions{Deps: tt.deps, LookPath: look})
 			if err != nil {
 				t.Fatalf("Detect: %v", err)
 			}
@@ -119,11 +194,16 @@ func TestDetect(t *testing.T) {
 				if err := validateSuite(s); err != nil {
 					t.Errorf("detected suite %s is invalid: %v", s.Name, err)
 				}
-				if s.Timeout != DefaultTimeout {
-					t.Errorf("suite %s timeout %s, want %s", s.Name, s.Timeout, DefaultTimeout)
+				// The configured default applies (issue 9: detection
+				// used to fill in its own 15 minutes first).
+				if s.Timeout != 0 {
+					t.Errorf("suite %s timeout %s, want none set", s.Name, s.Timeout)
 				}
-				if s.Format == FormatJUnit && s.Report != PytestReport {
-					t.Errorf("suite %s report %q, want %q", s.Name, s.Report, PytestReport)
+				if tt.env != "" {
+					name, value, _ := strings.Cut(tt.env, "=")
+					if s.Env[name] != value {
+						t.Errorf("suite %s env %v, want %s", s.Name, s.Env, tt.env)
+					}
 				}
 			}
 			if !slices.Equal(got, tt.want) {
@@ -139,17 +219,17 @@ func TestDetect(t *testing.T) {
 func TestDetectErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"package.json": "{not json"})
-	if _, _, err := Detect(dir); err == nil || !strings.Contains(err.Error(), "package.json") {
+	if _, _, err := Detect(dir, DetectOptions{}); err == nil || !strings.Contains(err.Error(), "package.json") {
 		t.Errorf("Detect with a broken package.json: err = %v, want one naming package.json", err)
 	}
-	if _, _, err := Detect(filepath.Join(dir, "missing")); err == nil {
+	if _, _, err := Detect(filepath.Join(dir, "missing"), DetectOptions{}); err == nil {
 		t.Error("Detect of a missing directory: no error")
 	}
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Detect(file); err == nil {
+	if _, _, err := Detect(file, DetectOptions{}); err == nil {
 		t.Error("Detect of a file: no error")
 	}
 }
@@ -174,6 +254,27 @@ func TestHasMakeTarget(t *testing.T) {
 	for _, tt := range tests {
 		if got := hasMakeTarget(tt.makefile, "test"); got != tt.want {
 			t.Errorf("hasMakeTarget(%q) = %v, want %v", tt.makefile, got, tt.want)
+		}
+	}
+}
+
+func TestHasJustRecipe(t *testing.T) {
+	tests := []struct {
+		justfile string
+		want     bool
+	}{
+		{"test:\n", true},
+		{"test *args:\n", true},
+		{"@test:\n  echo\n", true},
+		{"test := 'x'\n", false},
+		{"tests:\n", false},
+		{"    test:\n", false},
+		{"# test:\n", false},
+		{"build: test\n", false},
+	}
+	for _, tt := range tests {
+		if got := hasJustRecipe(tt.justfile, "test"); got != tt.want {
+			t.Errorf("hasJustRecipe(%q) = %v, want %v", tt.justfile, got, tt.want)
 		}
 	}
 }

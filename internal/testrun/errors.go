@@ -19,7 +19,4 @@ var (
 	// ErrInvalidOptions marks unusable Options (missing directory,
 	// unknown sandbox mode).
 	ErrInvalidOptions = errors.New("invalid options")
-	// ErrNotJUnit is returned by ParseJUnit when the input has no
-	// <testsuites> or <testsuite> root element.
-	ErrNotJUnit = errors.New("not a JUnit XML report")
 )

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/testreport"
 )
 
 // sandboxModes are the modes the process tests run in; bwrap only where it
@@ -307,7 +308,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	if err := os.Mkdir(gone, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	opt.readOnly = []string{gone}
+	opt.ReadOnly = []string{gone}
 	r, _, err := newRunner(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +324,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	if res.problem == "" || !strings.Contains(res.problem, "bwrap could not set up the sandbox") || res.suite.OverallPass {
 		t.Errorf("result %+v, want a runner failure about the sandbox", res)
 	}
-	if c := findCase(t, res.suite.Cases, caseCommand); c.Status != StatusError {
+	if c := findCase(t, res.suite.Cases, caseCommand); c.Status != testreport.StatusError {
 		t.Errorf("case %+v, want an error", c)
 	}
 	log := string(readFile(t, filepath.Join(opt.LogDir, "setup.log")))

@@ -7,21 +7,29 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/sandbox"
+	"github.com/orchdev/orch/internal/testreport"
 )
 
-// Run executes the suites one after another in opt.Dir and returns the
-// test report.
+// Run executes the setup commands (Options.Setup) and then the suites one
+// after another in opt.Dir and returns the test report.
 //
-// Status is "completed" when every suite ran (passed or failed); OverallPass
-// is true only when every suite passed and at least one ran. No suites gives
-// Status "completed", OverallPass false and Error "no tests configured". A
-// suite whose program does not exist makes Status "error": the runner
-// failed, not the tests.
+// Status is "completed" when every suite ran (passed or failed);
+// OverallPass is true only when every suite passed and a test ran. The
+// summary counts the test suites' cases (a lint suite's are in its own
+// summary). Runner failures are never test failures:
+//   - "no_tests" when there is no suite (Error NoTestsMessage), or when no
+//     test suite ran a test and nothing failed;
+//   - "error" when a setup command failed, or a suite could not run: its
+//     program does not exist (also exit 127 from a shell or script), its
+//     tests could not be collected, it wrote no report, its tool stopped
+//     before building or running anything, or the sandbox did not start.
+//     Error says which suite and what to configure.
 //
 // The error is non-nil only when nothing useful could be run (bad options,
 // an invalid suite, no working bwrap while the sandbox is not "none", an
@@ -39,11 +47,15 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 		if opt.Sandbox == SandboxNone {
 			info.Sandbox = SandboxNone // nothing ran, but the opt-out stands
 		}
-		report.Status = artifact.TestCompleted
-		report.Error = "no tests configured"
+		report.Status = artifact.TestNoTests
+		report.Error = NoTestsMessage
 		return report, info, nil
 	}
 	if err := validateSuites(suites); err != nil {
+		return fail(fmt.Errorf("run tests: %w", err))
+	}
+	setup, err := setupSuites(opt.Setup, suites)
+	if err != nil {
 		return fail(fmt.Errorf("run tests: %w", err))
 	}
 	r, notes, err := newRunner(opt)
@@ -62,13 +74,36 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	}
 
 	var problems []string
-	for _, s := range suites {
+	for _, s := range setup {
 		if ctx.Err() != nil {
 			break
 		}
 		res := r.runSuite(ctx, s)
+		for _, n := range res.notes {
+			info.Notes = append(info.Notes, fmt.Sprintf("setup %s: %s", s.Name, n))
+		}
+		switch {
+		case res.problem != "":
+			problems = append(problems, fmt.Sprintf("setup command %s (%s) could not run: %s; see %s", s.Name, res.suite.Command, res.problem, res.suite.Log))
+		case !res.suite.OverallPass:
+			problems = append(problems, fmt.Sprintf("setup command %s (%s) failed with exit status %d: no suite was run; see %s and fix [test] setup in .orch/config.toml", s.Name, res.suite.Command, res.suite.ExitCode, res.suite.Log))
+		default:
+			info.Notes = append(info.Notes, fmt.Sprintf("setup %s (%s) done; its log is %s", s.Name, res.suite.Command, res.suite.Log))
+		}
+		if len(problems) > 0 {
+			break
+		}
+	}
+	setupFailed := len(problems) > 0
+	for _, s := range suites {
+		if ctx.Err() != nil || setupFailed {
+			break
+		}
+		res := r.runSuite(ctx, s)
 		report.Suites = append(report.Suites, res.suite)
-		report.Summary = addSummary(report.Summary, res.suite.Summary)
+		if s.Kind == KindTest {
+			report.Summary = testreport.Add(report.Summary, res.suite.Summary)
+		}
 		for _, n := range res.notes {
 			info.Notes = append(info.Notes, fmt.Sprintf("suite %s: %s", s.Name, n))
 		}
@@ -91,10 +126,45 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	}
 	report.Status = artifact.TestCompleted
 	report.OverallPass = len(report.Suites) > 0
+	failed, tests, ran := false, 0, 0
 	for _, s := range report.Suites {
 		report.OverallPass = report.OverallPass && s.OverallPass
+		failed = failed || !s.OverallPass
+		if s.Kind == KindTest {
+			tests++
+			if n := s.Summary.Passed + s.Summary.Failed + s.Summary.Skipped + s.Summary.Error; n > 0 {
+				ran++
+			}
+		}
+	}
+	if tests > 0 && ran == 0 && !failed {
+		report.Status = artifact.TestNoTests
+		report.OverallPass = false
+		report.Error = fmt.Sprintf("the test suites ran no test (%d suite(s), 0 tests): nothing was tested. Check the suites' commands and test paths under [[test.suites]] in .orch/config.toml", tests)
 	}
 	return report, info, nil
+}
+
+// NoTestsMessage is the report's Error when there is no suite.
+const NoTestsMessage = "no tests configured: no test suite was found or configured, so nothing was tested. Add [[test.suites]] to .orch/config.toml (see the README's test phase section), then run orch test again"
+
+// setupSuites checks the setup commands and names them setup-1, setup-2...
+// (names no suite may take).
+func setupSuites(setup []Suite, suites []Suite) ([]Suite, error) {
+	out := make([]Suite, len(setup))
+	for i, s := range setup {
+		s.Name = fmt.Sprintf("setup-%d", i+1)
+		s.Kind = KindTest
+		s.Format, s.Report = FormatExitCode, ""
+		if err := validateSuite(s); err != nil {
+			return nil, fmt.Errorf("setup command %d: %w", i+1, err)
+		}
+		if slices.ContainsFunc(suites, func(x Suite) bool { return x.Name == s.Name }) {
+			return nil, fmt.Errorf("%w: suite name %q is taken by the setup commands", ErrInvalidSuite, s.Name)
+		}
+		out[i] = s
+	}
+	return out, nil
 }
 
 // runner holds what every suite of one Run shares.
@@ -177,13 +247,25 @@ func newRunner(opt Options) (*runner, []string, error) {
 	if !opt.noCgroups {
 		r.cgroups = sandbox.ReadCgroups()
 	}
+	d, err := prepareDeps(opt, dir, r.env)
+	if err != nil {
+		return nil, nil, err
+	}
+	notes = append(notes, d.notes...)
 	if mode == SandboxNone {
 		notes = append(notes, "sandbox disabled (sandbox \"none\", an explicit opt-out): suites run with the user's full access to files, network and credentials on disk")
+		if err := d.link(); err != nil {
+			return nil, notes, err
+		}
+		if len(d.links) > 0 {
+			notes = append(notes, "without a sandbox the dependency folders are symlinked into the worktree, not read-only")
+		}
+		r.env = sandbox.MergeEnv(r.env, d.env)
 		return r, notes, nil
 	}
 	sb, sbNotes, err := sandbox.New(sandbox.Config{
 		Dir: dir, Env: r.env, GoCacheDir: opt.GoCacheDir, MaxMemory: maxMem,
-		ReadOnly: opt.readOnly,
+		ReadOnly: d.readOnly, Mounts: d.mounts, Writable: d.writable, SetEnv: d.env,
 	})
 	if err != nil {
 		return nil, notes, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/sandbox"
+	"github.com/orchdev/orch/internal/testreport"
 )
 
 // goModule is a small module; body is the content of its x_test.go.
@@ -48,22 +49,22 @@ func TestRunGoModules(t *testing.T) {
 			pass:       true,
 			testSuite:  artifact.Summary{Passed: 2, Skipped: 1},
 			wantCase:   "TestAdd",
-			wantStatus: StatusPass,
+			wantStatus: testreport.StatusPass,
 		},
 		{
 			name:       "failing module",
 			body:       "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(1, 2); got != 4 {\n\t\tt.Errorf(\"Add(1, 2) = %d, want 4\", got)\n\t}\n}\n",
 			testSuite:  artifact.Summary{Passed: 1, Failed: 1},
 			wantCase:   "TestAdd",
-			wantStatus: StatusFail,
+			wantStatus: testreport.StatusFail,
 			wantMsg:    "x_test.go:7: Add(1, 2) = 3, want 4",
 		},
 		{
 			name:       "module whose tests do not build",
 			body:       "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) { Sub(1, 2) }\n",
 			testSuite:  artifact.Summary{Passed: 1, Error: 1},
-			wantCase:   caseBuildFailed,
-			wantStatus: StatusError,
+			wantCase:   testreport.CaseBuildFailed,
+			wantStatus: testreport.StatusError,
 			wantMsg:    "build failed: ./x_test.go:5:30: undefined: Sub",
 		},
 	}
@@ -71,7 +72,7 @@ func TestRunGoModules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := goModule(t, tt.body)
-			suites, _, err := Detect(dir)
+			suites, _, err := Detect(dir, DetectOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,8 +108,9 @@ func TestRunGoModules(t *testing.T) {
 			if vet.ID != "go-vet" || vet.Kind != KindLint {
 				t.Errorf("second suite = %+v, want go-vet lint", vet)
 			}
-			if report.Summary != addSummary(test.Summary, vet.Summary) {
-				t.Errorf("report summary %+v is not the sum of the suites", report.Summary)
+			// go vet is a lint suite: counted apart, not in the tests'.
+			if report.Summary != test.Summary {
+				t.Errorf("report summary %+v is not the test suite's %+v (lint %+v)", report.Summary, test.Summary, vet.Summary)
 			}
 			// The log holds readable text, not JSON events.
 			log, err := os.ReadFile(filepath.Join(opt.LogDir, "go-test.log"))
@@ -156,7 +158,7 @@ func TestRunExitCodeSuites(t *testing.T) {
 			suites:  []Suite{sh("one", "echo hi"), {Name: "lint", Kind: KindLint, Command: []string{"true"}}},
 			pass:    true,
 			exits:   []int{0, 0},
-			summary: artifact.Summary{Passed: 2},
+			summary: artifact.Summary{Passed: 1}, // the lint suite is not counted
 		},
 		{
 			name:    "one fails",
@@ -168,7 +170,7 @@ func TestRunExitCodeSuites(t *testing.T) {
 			name:    "a failing lint fails the report",
 			suites:  []Suite{sh("tests", "true"), {Name: "vet", Kind: KindLint, Command: []string{"false"}}},
 			exits:   []int{0, 1},
-			summary: artifact.Summary{Passed: 1, Failed: 1},
+			summary: artifact.Summary{Passed: 1},
 		},
 		{
 			name:    "killed by a signal",
@@ -196,8 +198,11 @@ func TestRunExitCodeSuites(t *testing.T) {
 					t.Errorf("suite %s exit %d overall_pass %v", s.ID, s.ExitCode, s.OverallPass)
 				}
 				c := findCase(t, s.Cases, tt.suites[i].Name)
-				if s.ExitCode != 0 && c.Message != "exited with status "+strconv.Itoa(s.ExitCode) {
+				if s.ExitCode != 0 && c.Message != "exited with status "+strconv.Itoa(s.ExitCode)+" (judged by its exit code)" {
 					t.Errorf("case message %q", c.Message)
+				}
+				if s.JudgedBy != artifact.JudgedByExitCode {
+					t.Errorf("suite %s judged_by %q, want %q", s.ID, s.JudgedBy, artifact.JudgedByExitCode)
 				}
 			}
 			if !slices.Equal(exits, tt.exits) {
@@ -215,8 +220,8 @@ func TestRunNoSuites(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if report.Status != artifact.TestCompleted || report.OverallPass || report.Error != "no tests configured" || report.Suites == nil {
-		t.Errorf("report %+v, want completed, not passing, \"no tests configured\", empty suites", report)
+	if report.Status != artifact.TestNoTests || report.OverallPass || report.Error != NoTestsMessage || report.Suites == nil {
+		t.Errorf("report %+v, want no_tests, not passing, NoTestsMessage, empty suites", report)
 	}
 	_, info, _ := Run(context.Background(), nil, Options{Sandbox: SandboxNone})
 	if info.Sandbox != SandboxNone {
@@ -252,7 +257,7 @@ func TestRunCommandNotFound(t *testing.T) {
 	if s.ExitCode != 127 || s.OverallPass || s.Summary.Error != 1 {
 		t.Errorf("missing suite = %+v, want exit 127, one error case", s)
 	}
-	if c := findCase(t, s.Cases, caseCommand); c.Status != StatusError {
+	if c := findCase(t, s.Cases, caseCommand); c.Status != testreport.StatusError {
 		t.Errorf("case %+v", c)
 	}
 	if !report.Suites[2].OverallPass {
@@ -278,7 +283,10 @@ func TestRunInvalid(t *testing.T) {
 		{"duplicate name", []Suite{good, good}, nil, ErrInvalidSuite},
 		{"empty command", []Suite{{Name: "e", Kind: KindTest}}, nil, ErrInvalidSuite},
 		{"bad kind", []Suite{{Name: "k", Kind: "bench", Command: []string{"true"}}}, nil, ErrInvalidSuite},
-		{"bad format", []Suite{{Name: "f", Kind: KindTest, Command: []string{"true"}, Format: "tap"}}, nil, ErrInvalidSuite},
+		{"bad format", []Suite{{Name: "f", Kind: KindTest, Command: []string{"true"}, Format: "xunit"}}, nil, ErrInvalidSuite},
+		{"report glob with **", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit, Report: "build/**/*.xml"}}, nil, ErrInvalidSuite},
+		{"bad report glob", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit, Report: "build/[.xml"}}, nil, ErrInvalidSuite},
+		{"setup with an empty command", []Suite{good}, func(o *Options) { o.Setup = []Suite{{Command: nil}} }, ErrInvalidSuite},
 		{"junit without report", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit}}, nil, ErrInvalidSuite},
 		{"report escaping the directory", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit, Report: "../r.xml"}}, nil, ErrInvalidSuite},
 		{"absolute report", []Suite{{Name: "j", Kind: KindTest, Command: []string{"true"}, Format: FormatJUnit, Report: "/tmp/r.xml"}}, nil, ErrInvalidSuite},
@@ -355,7 +363,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 			}
 			res := report.Suites[0]
 			c := findCase(t, res.Cases, caseTimeout)
-			if c.Status != StatusFail || c.Message != "timed out after 1s" {
+			if c.Status != testreport.StatusFail || c.Message != "timed out after 1s" {
 				t.Errorf("timeout case %+v", c)
 			}
 			if res.ExitCode != tt.exitCode || res.OverallPass || res.Summary.Failed != 1 {
@@ -418,7 +426,7 @@ func TestRunCancel(t *testing.T) {
 	if len(report.Suites) != 1 {
 		t.Fatalf("suites %+v, want only the cancelled one", report.Suites)
 	}
-	if c := findCase(t, report.Suites[0].Cases, caseCancelled); c.Status != StatusError {
+	if c := findCase(t, report.Suites[0].Cases, caseCancelled); c.Status != testreport.StatusError {
 		t.Errorf("cancel case %+v", c)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pids")) {
@@ -522,7 +530,7 @@ func TestRunSanitizesEnv(t *testing.T) {
 }
 
 func TestRunJUnitSuites(t *testing.T) {
-	fixture, err := filepath.Abs("testdata/junit/pytest.xml")
+	fixture, err := filepath.Abs("../testreport/testdata/junit/pytest.xml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,6 +542,7 @@ func TestRunJUnitSuites(t *testing.T) {
 		wantCase string
 		wantMsg  string
 		wantNote bool
+		runner   bool // a runner error (status error), not a test failure
 	}{
 		{
 			name:     "report written",
@@ -547,9 +556,26 @@ func TestRunJUnitSuites(t *testing.T) {
 			script:   "exit 0",
 			stale:    true,
 			summary:  artifact.Summary{Error: 1},
+			wantCase: caseCommand,
+			wantMsg:  "exited with status 0 and left no readable JUnit report at out/report.xml (the suite wrote no JUnit report at out/report.xml): check the suite's command and report path, and that its tools and dependencies are available offline in the sandbox",
+			wantNote: true,
+			runner:   true,
+		},
+		{
+			name:     "no report and a compile error: the change's failure",
+			script:   "echo '[ERROR] COMPILATION ERROR :'; exit 1",
+			summary:  artifact.Summary{Error: 1},
 			wantCase: caseReport,
 			wantMsg:  "the suite wrote no JUnit report at out/report.xml",
 			wantNote: true,
+		},
+		{
+			name:     "pytest collected nothing",
+			script:   "printf '<testsuites><testsuite name=\"pytest\" tests=\"0\"/></testsuites>' > out/report.xml; echo 'no tests ran in 0.01s'; exit 5",
+			summary:  artifact.Summary{Error: 1},
+			wantCase: caseCommand,
+			wantMsg:  "exited with status 5 and its JUnit report holds no test (last line: no tests ran in 0.01s): no test ran (pytest exits 5 when it collects none). Check the suite's command and test paths",
+			runner:   true,
 		},
 		{
 			name:     "broken report",
@@ -579,8 +605,12 @@ func TestRunJUnitSuites(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			if report.Status != artifact.TestCompleted || report.OverallPass {
-				t.Errorf("report status %q overall_pass %v, want completed, false", report.Status, report.OverallPass)
+			wantStatus := artifact.TestCompleted
+			if tt.runner {
+				wantStatus = artifact.TestError
+			}
+			if report.Status != wantStatus || report.OverallPass {
+				t.Errorf("report status %q overall_pass %v, want %s, false", report.Status, report.OverallPass, wantStatus)
 			}
 			res := report.Suites[0]
 			if res.Summary != tt.summary {
@@ -615,7 +645,10 @@ func TestRunReportSymlinkStaysInside(t *testing.T) {
 			t.Fatalf("a report symlinked outside the directory was read: %+v", report.Suites[0].Cases)
 		}
 	}
-	findCase(t, report.Suites[0].Cases, caseReport)
+	// A report orch may not read is the runner's error.
+	if c := findCase(t, report.Suites[0].Cases, caseCommand); report.Status != artifact.TestError || !strings.Contains(c.Message, "path escapes") {
+		t.Errorf("report status %s, case %+v: want a runner error about the report", report.Status, c)
+	}
 }
 
 func TestRunSandboxModes(t *testing.T) {

@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/sandbox"
+	"github.com/orchdev/orch/internal/testreport"
 )
 
 // Bounds of the end of a suite.
@@ -76,12 +78,13 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		res.suite.ExitCode = 127
 		return r.runnerFailure(res, out, caseCommand, err.Error())
 	}
-	if s.Report != "" {
+	if s.Report != "" && !reportIsSet(s.Report) {
 		if err := r.clearReport(s.Report); err != nil {
 			return r.runnerFailure(res, out, caseReport, err.Error())
 		}
 	}
 
+	startTime := time.Now()
 	run, startNotes, err := r.start(s, prog, env, out)
 	res.notes = append(res.notes, startNotes...)
 	if err != nil {
@@ -96,9 +99,9 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	case <-run.g.Exited():
 	case <-suiteCtx.Done():
 		if ctx.Err() != nil {
-			endCase = &artifact.Case{Name: caseCancelled, Status: StatusError, Message: "cancelled: " + ctx.Err().Error()}
+			endCase = &artifact.Case{Name: caseCancelled, Status: testreport.StatusError, Message: "cancelled: " + ctx.Err().Error()}
 		} else {
-			endCase = &artifact.Case{Name: caseTimeout, Status: StatusFail, Message: fmt.Sprintf("timed out after %s", timeout)}
+			endCase = &artifact.Case{Name: caseTimeout, Status: testreport.StatusFail, Message: fmt.Sprintf("timed out after %s", timeout)}
 		}
 		out.note("\n[orch: %s; stopping every process of the suite]\n", endCase.Message)
 		if n := run.g.Stop(r.grace); n != "" {
@@ -132,25 +135,41 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		}
 		return r.runnerFailure(res, out, caseCommand, msg)
 	}
-	cases, caseProblem := r.collect(s, run)
-	if endCase != nil {
-		cases = append(cases, *endCase)
-	} else if s.Format == FormatExitCode {
-		c := artifact.Case{Name: s.Name, Status: StatusPass}
-		if res.suite.ExitCode != 0 {
-			c.Status, c.Message = StatusFail, fmt.Sprintf("exited with status %d", res.suite.ExitCode)
-		}
-		cases = append(cases, c)
-	} else if res.suite.ExitCode != 0 && !hasFailure(cases) {
-		cases = append(cases, artifact.Case{Name: caseExit, Status: StatusFail,
-			Message: fmt.Sprintf("exited with status %d without a failing test case", res.suite.ExitCode)})
-	}
+	cases, caseProblem := r.collect(s, run, startTime)
 	if caseProblem != "" {
 		res.notes = append(res.notes, caseProblem)
 	}
+	if endCase == nil {
+		if msg := runnerProblem(s, res.suite.ExitCode, cases, run.tail.String()); msg != "" {
+			return r.runnerFailure(res, out, caseCommand, msg)
+		}
+	}
+	if endCase != nil {
+		cases = append(cases, *endCase)
+	} else if len(cases) == 0 && (s.Format == FormatExitCode || run.text != nil && !run.recognised) {
+		// Nothing to count: the exit code decides, and the report says so.
+		c := artifact.Case{Name: s.Name, Status: testreport.StatusPass, Message: "judged by its exit code"}
+		if res.suite.ExitCode != 0 {
+			c.Status, c.Message = testreport.StatusFail, fmt.Sprintf("exited with status %d (judged by its exit code)", res.suite.ExitCode)
+		}
+		cases = append(cases, c)
+		res.suite.JudgedBy = artifact.JudgedByExitCode
+		if s.Format != FormatExitCode {
+			res.notes = append(res.notes, fmt.Sprintf("its output held no %s results, so its tests could not be counted: judged by its exit code", s.Format))
+		}
+	} else if res.suite.ExitCode != 0 && !hasFailure(cases) {
+		cases = append(cases, artifact.Case{Name: caseExit, Status: testreport.StatusFail,
+			Message: fmt.Sprintf("exited with status %d without a failing test case", res.suite.ExitCode)})
+	} else if len(cases) == 0 && s.Kind == KindTest {
+		res.notes = append(res.notes, "ran no tests")
+	}
 	res.suite.Cases = cases
-	res.suite.Summary = summarize(cases)
-	res.suite.OverallPass = endCase == nil && res.suite.ExitCode == 0 && !hasFailure(cases)
+	res.suite.Summary = testreport.Summarize(cases)
+	if run.totals != nil && endCase == nil {
+		res.suite.Summary = *run.totals
+		res.suite.Summary.Error += testreport.Summarize(cases).Error
+	}
+	res.suite.OverallPass = endCase == nil && res.suite.ExitCode == 0 && !hasFailure(cases) && (run.totals == nil || run.totals.Failed == 0)
 	out.note("[orch: suite %s finished: exit status %d, %d passed, %d failed, %d skipped, %d errors]\n",
 		s.Name, res.suite.ExitCode, res.suite.Summary.Passed, res.suite.Summary.Failed, res.suite.Summary.Skipped, res.suite.Summary.Error)
 	if err := out.Close(); err != nil {
@@ -162,9 +181,9 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 // runnerFailure records a suite that could not run: one error case, and a
 // problem that turns the report's status into "error".
 func (r *runner) runnerFailure(res suiteResult, out *cappedWriter, name, msg string) suiteResult {
-	c := artifact.Case{Name: name, Status: StatusError, Message: truncateRunes(msg, maxMessage)}
+	c := artifact.Case{Name: name, Status: testreport.StatusError, Message: testreport.TruncateRunes(msg, testreport.MaxMessage)}
 	res.suite.Cases = []artifact.Case{c}
-	res.suite.Summary = summarize(res.suite.Cases)
+	res.suite.Summary = testreport.Summarize(res.suite.Cases)
 	res.suite.OverallPass = false
 	if res.suite.ExitCode == 0 {
 		res.suite.ExitCode = -1
@@ -181,7 +200,7 @@ func (r *runner) runnerFailure(res suiteResult, out *cappedWriter, name, msg str
 
 func hasFailure(cases []artifact.Case) bool {
 	for _, c := range cases {
-		if c.Status == StatusFail || c.Status == StatusError {
+		if c.Status == testreport.StatusFail || c.Status == testreport.StatusError {
 			return true
 		}
 	}
@@ -210,16 +229,21 @@ func (r *runner) clearReport(report string) error {
 // started is a running suite and the goroutines reading its output.
 type started struct {
 	g       *sandbox.Process
-	parser  *goParser // for FormatGoJSON
-	readErr error     // of the go-json parser
+	parser  *testreport.GoParser  // for FormatGoJSON
+	text    testreport.TextParser // for FormatLibtest and FormatTAP
+	readErr error                 // of the parser
 	readers sync.WaitGroup
 	pipes   []*os.File // read ends, closed by drain
+	tail    *tailBuf   // the last output, for the messages of runner errors
+	// what the text parser read besides cases
+	totals     *artifact.Summary
+	recognised bool
 }
 
 // start launches the suite with its output wired to out, in its cgroup
 // and with its limits applied before its command runs.
 func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*started, []string, error) {
-	run := &started{}
+	run := &started{tail: &tailBuf{}}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("create pipe: %w", err)
@@ -257,22 +281,32 @@ func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*
 	}
 	run.g = g
 
-	if s.Format == FormatGoJSON {
-		run.parser = newGoParser(func(text string) { _, _ = io.WriteString(out, text) })
+	both := io.MultiWriter(out, run.tail)
+	write := func(text string) { _, _ = io.WriteString(both, text) }
+	switch s.Format {
+	case FormatGoJSON:
+		run.parser = testreport.NewGoParser(write)
 		run.readers.Add(2)
 		go func() {
 			defer run.readers.Done()
-			run.readErr = run.parser.consume(run.pipes[0])
+			run.readErr = run.parser.Consume(run.pipes[0])
 		}()
 		go func() {
 			defer run.readers.Done()
-			_, _ = io.Copy(out, run.pipes[1])
+			_, _ = io.Copy(both, run.pipes[1])
 		}()
-	} else {
+	case FormatLibtest, FormatTAP:
+		run.text, _ = testreport.NewTextParser(s.Format, write)
 		run.readers.Add(1)
 		go func() {
 			defer run.readers.Done()
-			_, _ = io.Copy(out, run.pipes[0])
+			run.readErr = run.text.Consume(run.pipes[0])
+		}()
+	default:
+		run.readers.Add(1)
+		go func() {
+			defer run.readers.Done()
+			_, _ = io.Copy(both, run.pipes[0])
 		}()
 	}
 	return run, notes, nil
@@ -320,56 +354,30 @@ func closeAll(a, b []*os.File) {
 
 // collect reads the suite's cases from its parser or report. The problem,
 // if any, is a remark for RunInfo; the cases already say what went wrong.
-func (r *runner) collect(s Suite, run *started) ([]artifact.Case, string) {
-	switch s.Format {
-	case FormatGoJSON:
-		cases := run.parser.finish()
+func (r *runner) collect(s Suite, run *started, since time.Time) ([]artifact.Case, string) {
+	readErr := func(cases []artifact.Case) ([]artifact.Case, string) {
 		if run.readErr != nil && !errors.Is(run.readErr, os.ErrClosed) {
-			cases = append(cases, artifact.Case{Name: caseResults, Status: StatusError, Message: truncateRunes(run.readErr.Error(), maxMessage)})
+			cases = append(cases, artifact.Case{Name: caseResults, Status: testreport.StatusError, Message: testreport.TruncateRunes(run.readErr.Error(), testreport.MaxMessage)})
 			return cases, run.readErr.Error()
 		}
 		return cases, ""
+	}
+	switch s.Format {
+	case FormatGoJSON:
+		return readErr(run.parser.Finish())
+	case FormatLibtest, FormatTAP:
+		res := run.text.Finish()
+		run.totals, run.recognised = res.Totals, res.Recognised
+		cases, problem := readErr(res.Cases)
+		if len(res.Notes) > 0 {
+			problem = strings.TrimPrefix(problem+"; "+strings.Join(res.Notes, "; "), "; ")
+		}
+		return cases, problem
 	case FormatJUnit:
-		return r.readReport(s.Report)
+		return r.readReports(s.Report, since)
 	}
 	if s.Report != "" {
-		return r.readReport(s.Report)
+		return r.readReports(s.Report, since)
 	}
 	return nil, ""
-}
-
-// readReport parses the suite's JUnit report inside the directory.
-func (r *runner) readReport(report string) ([]artifact.Case, string) {
-	errCase := func(msg string) ([]artifact.Case, string) {
-		return []artifact.Case{{Name: caseReport, Status: StatusError, Message: truncateRunes(msg, maxMessage)}}, msg
-	}
-	root, err := os.OpenRoot(r.dir)
-	if err != nil {
-		return errCase(fmt.Sprintf("open %s: %v", r.dir, err))
-	}
-	defer root.Close()
-	f, err := root.Open(report)
-	if errors.Is(err, fs.ErrNotExist) {
-		return errCase(fmt.Sprintf("the suite wrote no JUnit report at %s", report))
-	}
-	if err != nil {
-		return errCase(fmt.Sprintf("open JUnit report %s: %v", report, err))
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return errCase(fmt.Sprintf("stat JUnit report %s: %v", report, err))
-	}
-	if !info.Mode().IsRegular() {
-		return errCase(fmt.Sprintf("JUnit report %s is not a regular file", report))
-	}
-	if info.Size() > maxReportBytes {
-		return errCase(fmt.Sprintf("JUnit report %s is larger than %d bytes", report, maxReportBytes))
-	}
-	cases, _, err := ParseJUnit(io.LimitReader(f, maxReportBytes))
-	if err != nil {
-		msg := fmt.Sprintf("JUnit report %s: %v", report, err)
-		return append(cases, artifact.Case{Name: caseReport, Status: StatusError, Message: truncateRunes(msg, maxMessage)}), msg
-	}
-	return cases, ""
 }

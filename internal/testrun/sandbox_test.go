@@ -40,7 +40,7 @@ func TestSandboxGoTestSlow(t *testing.T) {
 // sandbox-only cache.
 func checkSandboxedGo(t *testing.T, dir string, passed int) {
 	t.Helper()
-	suites, _, err := Detect(dir)
+	suites, _, err := Detect(dir, DetectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package testrun
 import (
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,8 +22,13 @@ const (
 const (
 	FormatExitCode = ""        // the exit code alone decides
 	FormatGoJSON   = "go-json" // stdout is a `go test -json` event stream
-	FormatJUnit    = "junit"   // Suite.Report names a JUnit XML file
+	FormatJUnit    = "junit"   // Suite.Report names JUnit XML: a file, a folder or a glob
+	FormatLibtest  = "libtest" // the output is `cargo test`'s (libtest), every test binary
+	FormatTAP      = "tap"     // the output is TAP (node --test, tape) or node's spec summary
 )
+
+// Formats lists the result formats, for messages and configuration.
+var Formats = []string{FormatGoJSON, FormatJUnit, FormatLibtest, FormatTAP}
 
 // Sandbox modes of Options.Sandbox (the sandbox package's). The sandbox
 // fails closed: "auto" (the default) and "bwrap" both mean bwrap, and Run
@@ -68,12 +74,17 @@ type Suite struct {
 	// Env sets extra variables for this suite. They come from the project's
 	// configuration and are not sanitized.
 	Env map[string]string
-	// Report is an optional JUnit XML file, relative to the directory,
-	// that the command writes. Run removes a stale one before the suite
-	// starts and reads it afterwards.
+	// Report is where the command writes JUnit XML, relative to the
+	// directory: a file ("out/junit.xml"), a folder whose *.xml files are
+	// read ("target/surefire-reports/", or any existing folder), or a glob
+	// ("build/test-results/*/*.xml", "**" not supported). Run removes a
+	// stale report file before the suite starts; from a folder or glob
+	// only files written since the suite started are read.
 	Report string
-	// Format says where results come from: FormatGoJSON, FormatJUnit or
-	// FormatExitCode.
+	// Format says where results come from: FormatGoJSON, FormatJUnit,
+	// FormatLibtest, FormatTAP or FormatExitCode. With a text format,
+	// output that holds no test results means the suite is judged by its
+	// exit code (and says so).
 	Format string
 }
 
@@ -102,6 +113,12 @@ type Options struct {
 	// MaxLogBytes caps each suite's log (and its live output); zero means
 	// DefaultMaxLogBytes.
 	MaxLogBytes int64
+	// Setup are commands run before the suites, one after another, in the
+	// directory and the sandbox with the suites' limits (an offline
+	// install, a code generator). Only Command, Timeout and Env count;
+	// their logs are LogDir/setup-N.log. One that fails or cannot start
+	// makes the report's status "error" and no suite runs.
+	Setup []Suite
 	// GoCacheDir, when set and a sandbox is used, is bound read-write into
 	// the sandbox and used as GOCACHE, so sandboxed go builds are cached
 	// between runs. It must never be the user's own build cache: a suite
@@ -110,10 +127,32 @@ type Options struct {
 	// packages a test needs every time, some 20 s on two cores).
 	GoCacheDir string
 
+	// Deps is the user's working tree. The dependency folders installed
+	// there that the directory lacks (git ignores them: node_modules,
+	// .venv, venv, vendor, and node_modules one level down for
+	// workspaces) are made visible in the directory without copying: bound
+	// read-only in the sandbox (and at their own path, where a virtualenv's
+	// scripts point), symlinked without it. Empty: none.
+	Deps string
+	// ReadOnly are files or folders (absolute paths) the sandbox shows
+	// read-only at their own path, over the hidden home ([test]
+	// read_only_paths). Missing ones are skipped with a note.
+	ReadOnly []string
+	// ReadOnlyInDir are paths relative to Deps bound read-only at the same
+	// place in the directory (untracked files [test] read_only_paths
+	// names). Missing ones are skipped with a note.
+	ReadOnlyInDir []string
+	// BuildCache, when set, is orch's folder for this repository's build
+	// caches: Run keeps a cargo target folder per Rust toolchain
+	// (CARGO_TARGET_DIR) and a Gradle home (GRADLE_USER_HOME) in it,
+	// writable by the suites, so a second run builds incrementally. It
+	// must never hold the user's own caches. The user's dependency caches
+	// (npm's, ~/.m2/repository, ~/.gradle/caches, pip's; cargo's registry
+	// is a toolchain folder) are shown read-only whether or not it is set.
+	BuildCache string
+
 	// noCgroups keeps Run from using cgroups (tests of the fallbacks).
 	noCgroups bool
-	// readOnly are extra read-only binds of the sandbox (tests).
-	readOnly []string
 }
 
 // RunInfo tells how Run ran the suites.
@@ -161,7 +200,7 @@ func validateSuite(s Suite) error {
 		return fmt.Errorf("%w: empty command", ErrInvalidSuite)
 	}
 	switch s.Format {
-	case FormatExitCode, FormatGoJSON:
+	case FormatExitCode, FormatGoJSON, FormatLibtest, FormatTAP:
 	case FormatJUnit:
 		if s.Report == "" {
 			return fmt.Errorf("%w: format %q needs a report path", ErrInvalidSuite, FormatJUnit)
@@ -169,8 +208,17 @@ func validateSuite(s Suite) error {
 	default:
 		return fmt.Errorf("%w: unknown format %q", ErrInvalidSuite, s.Format)
 	}
-	if s.Report != "" && !filepath.IsLocal(s.Report) {
-		return fmt.Errorf("%w: report path %q must be relative and stay inside the directory", ErrInvalidSuite, s.Report)
+	if s.Report != "" {
+		clean := strings.TrimSuffix(filepath.ToSlash(s.Report), "/")
+		if !filepath.IsLocal(clean) || strings.Contains(clean, "\\") {
+			return fmt.Errorf("%w: report path %q must be relative and stay inside the directory", ErrInvalidSuite, s.Report)
+		}
+		if _, err := path.Match(clean, ""); err != nil {
+			return fmt.Errorf("%w: report glob %q: %v", ErrInvalidSuite, s.Report, err)
+		}
+		if strings.Contains(clean, "**") {
+			return fmt.Errorf("%w: report glob %q: ** is not supported; name each level with *", ErrInvalidSuite, s.Report)
+		}
 	}
 	if s.Timeout < 0 {
 		return fmt.Errorf("%w: negative timeout %s", ErrInvalidSuite, s.Timeout)

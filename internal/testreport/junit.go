@@ -1,4 +1,4 @@
-package testrun
+package testreport
 
 import (
 	"bufio"
@@ -29,7 +29,7 @@ const maxXMLDepth = 256
 func ParseJUnit(r io.Reader) ([]artifact.Case, artifact.Summary, error) {
 	p := junitParser{}
 	err := p.parse(r)
-	return p.cases, summarize(p.cases), err
+	return p.cases, Summarize(p.cases), err
 }
 
 type junitCase struct {
@@ -39,8 +39,8 @@ type junitCase struct {
 	status   string // decided by children: error > fail > skip
 	attrStat string // ctest-style status attribute
 	message  string
-	detail   boundedBuf // failure/error/skipped text
-	output   boundedBuf // system-out / system-err
+	detail   BoundedBuf // failure/error/skipped text
+	output   BoundedBuf // system-out / system-err
 }
 
 type junitParser struct {
@@ -206,16 +206,16 @@ func (p *junitParser) endCase() {
 	case jc.suite != "" && jc.suite != c.Name:
 		c.Package = jc.suite
 	}
-	c.Name = truncateRunes(strings.TrimSpace(c.Name), 1000)
-	c.Package = truncateRunes(c.Package, 1000)
+	c.Name = TruncateRunes(strings.TrimSpace(c.Name), 1000)
+	c.Package = TruncateRunes(c.Package, 1000)
 	if c.Status != StatusPass {
 		detail := strings.TrimSpace(jc.detail.String())
 		msg := strings.TrimSpace(jc.message)
 		if msg == "" {
-			msg = firstLine(detail)
+			msg = FirstLine(detail)
 		}
-		c.Message = truncateRunes(firstNonBlank(msg), maxMessage)
-		var out boundedBuf
+		c.Message = TruncateRunes(firstNonBlank(msg), MaxMessage)
+		var out BoundedBuf
 		out.WriteString(detail)
 		if o := strings.TrimSpace(jc.output.String()); o != "" {
 			if detail != "" {

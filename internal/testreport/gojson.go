@@ -1,4 +1,4 @@
-package testrun
+package testreport
 
 import (
 	"bufio"
@@ -11,22 +11,14 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 )
 
-// Case statuses.
-const (
-	StatusPass  = "pass"
-	StatusFail  = "fail"
-	StatusSkip  = "skip"
-	StatusError = "error"
-)
-
 // maxJSONLine bounds one line of a `go test -json` stream. Longer lines
 // (a test printing megabytes without a newline) are dropped with a marker.
 const maxJSONLine = 1 << 20
 
-// Names of the cases made for package-level failures.
+// Names of the cases made for package-level failures of go test.
 const (
-	caseBuildFailed   = "[build failed]"
-	casePackageFailed = "[package failed]"
+	CaseBuildFailed   = "[build failed]"
+	CasePackageFailed = "[package failed]"
 )
 
 // goEvent is one test2json event (see `go doc test2json`).
@@ -47,50 +39,50 @@ type goEvent struct {
 // case, bounded, and only for cases that did not pass. Lines that are not
 // JSON events are tolerated. The error is only for a failing reader.
 func ParseGoTestJSON(r io.Reader) ([]artifact.Case, artifact.Summary, error) {
-	p := newGoParser(nil)
-	err := p.consume(r)
-	cases := p.finish()
-	return cases, summarize(cases), err
+	p := NewGoParser(nil)
+	err := p.Consume(r)
+	cases := p.Finish()
+	return cases, Summarize(cases), err
 }
 
 type goCase struct {
 	c      artifact.Case
-	out    boundedBuf
+	out    BoundedBuf
 	done   bool
 	outEnd bool // output after the result is no longer interesting
 }
 
 type goPackage struct {
-	out       boundedBuf
+	out       BoundedBuf
 	failed    bool // a test of the package failed
 	errorCase bool // an error case was made for the package
 }
 
-type goParser struct {
+type GoParser struct {
 	onOutput func(string) // live text output, may be nil
 	cases    map[[2]string]*goCase
 	order    []*goCase
 	pkgs     map[string]*goPackage
-	builds   map[string]*boundedBuf // build output per ImportPath
+	builds   map[string]*BoundedBuf // build output per ImportPath
 	buildOrd []string
 	failed   map[string]bool // ImportPaths whose build failed
 	claimed  map[string]bool // ImportPaths a package fail pointed to
 	extra    []artifact.Case // package-level error cases in order
 }
 
-func newGoParser(onOutput func(string)) *goParser {
-	return &goParser{
+func NewGoParser(onOutput func(string)) *GoParser {
+	return &GoParser{
 		onOutput: onOutput,
 		cases:    map[[2]string]*goCase{},
 		pkgs:     map[string]*goPackage{},
-		builds:   map[string]*boundedBuf{},
+		builds:   map[string]*BoundedBuf{},
 		failed:   map[string]bool{},
 		claimed:  map[string]bool{},
 	}
 }
 
 // consume reads lines until EOF.
-func (p *goParser) consume(r io.Reader) error {
+func (p *GoParser) Consume(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte
 	tooLong := 0
@@ -124,13 +116,13 @@ func (p *goParser) consume(r io.Reader) error {
 	}
 }
 
-func (p *goParser) text(s string) {
+func (p *GoParser) text(s string) {
 	if p.onOutput != nil {
 		p.onOutput(s)
 	}
 }
 
-func (p *goParser) line(line []byte) {
+func (p *GoParser) line(line []byte) {
 	trimmed := bytes.TrimSpace(line)
 	var ev goEvent
 	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &ev) != nil || ev.Action == "" {
@@ -140,7 +132,7 @@ func (p *goParser) line(line []byte) {
 	p.event(ev)
 }
 
-func (p *goParser) pkg(name string) *goPackage {
+func (p *GoParser) pkg(name string) *goPackage {
 	pk := p.pkgs[name]
 	if pk == nil {
 		pk = &goPackage{}
@@ -149,7 +141,7 @@ func (p *goParser) pkg(name string) *goPackage {
 	return pk
 }
 
-func (p *goParser) testCase(pkg, test string) *goCase {
+func (p *GoParser) testCase(pkg, test string) *goCase {
 	key := [2]string{pkg, test}
 	gc := p.cases[key]
 	if gc == nil {
@@ -160,7 +152,7 @@ func (p *goParser) testCase(pkg, test string) *goCase {
 	return gc
 }
 
-func (p *goParser) event(ev goEvent) {
+func (p *GoParser) event(ev goEvent) {
 	out := ""
 	if ev.Output != nil {
 		out = *ev.Output
@@ -170,7 +162,7 @@ func (p *goParser) event(ev goEvent) {
 		p.text(out)
 		b := p.builds[ev.ImportPath]
 		if b == nil {
-			b = &boundedBuf{}
+			b = &BoundedBuf{}
 			p.builds[ev.ImportPath] = b
 			p.buildOrd = append(p.buildOrd, ev.ImportPath)
 		}
@@ -179,7 +171,7 @@ func (p *goParser) event(ev goEvent) {
 		if !p.failed[ev.ImportPath] {
 			p.failed[ev.ImportPath] = true
 			if p.builds[ev.ImportPath] == nil {
-				p.builds[ev.ImportPath] = &boundedBuf{}
+				p.builds[ev.ImportPath] = &BoundedBuf{}
 				p.buildOrd = append(p.buildOrd, ev.ImportPath)
 			}
 		}
@@ -192,7 +184,7 @@ func (p *goParser) event(ev goEvent) {
 	}
 }
 
-func (p *goParser) testEvent(ev goEvent, out string) {
+func (p *GoParser) testEvent(ev goEvent, out string) {
 	gc := p.testCase(ev.Package, ev.Test)
 	switch ev.Action {
 	case "output":
@@ -207,7 +199,7 @@ func (p *goParser) testEvent(ev goEvent, out string) {
 		if ev.Action == "pass" {
 			// A passing test keeps no output; late output is not kept.
 			gc.outEnd = true
-			gc.out = boundedBuf{}
+			gc.out = BoundedBuf{}
 		}
 		if ev.Action == "fail" {
 			p.pkg(ev.Package).failed = true
@@ -215,7 +207,7 @@ func (p *goParser) testEvent(ev goEvent, out string) {
 	}
 }
 
-func (p *goParser) packageEvent(ev goEvent, out string) {
+func (p *GoParser) packageEvent(ev goEvent, out string) {
 	pk := p.pkg(ev.Package)
 	switch ev.Action {
 	case "output":
@@ -226,7 +218,7 @@ func (p *goParser) packageEvent(ev goEvent, out string) {
 	}
 }
 
-func (p *goParser) packageFailed(ev goEvent, pk *goPackage) {
+func (p *GoParser) packageFailed(ev goEvent, pk *goPackage) {
 	// Tests still running when their package failed (a panic, a timeout)
 	// failed with it.
 	for _, gc := range p.order {
@@ -241,10 +233,10 @@ func (p *goParser) packageFailed(ev goEvent, pk *goPackage) {
 		return
 	}
 	pk.errorCase = true
-	c := artifact.Case{Name: casePackageFailed, Package: ev.Package, Status: StatusError, Elapsed: ev.Elapsed}
+	c := artifact.Case{Name: CasePackageFailed, Package: ev.Package, Status: StatusError, Elapsed: ev.Elapsed}
 	if ev.FailedBuild != "" {
 		p.claimed[ev.FailedBuild] = true
-		c.Name = caseBuildFailed
+		c.Name = CaseBuildFailed
 		c.Message = "build failed: " + ev.FailedBuild
 		if b := p.builds[ev.FailedBuild]; b != nil && b.Len() > 0 {
 			c.Output = b.String()
@@ -252,14 +244,14 @@ func (p *goParser) packageFailed(ev goEvent, pk *goPackage) {
 				c.Message = "build failed: " + m
 			}
 		}
-		c.Message = truncateRunes(c.Message, maxMessage)
+		c.Message = TruncateRunes(c.Message, MaxMessage)
 	} else {
 		c.Output = pk.out.String()
 		c.Message = "package failed without a failing test"
-		if m := firstLine(c.Output); m != "" && m != "FAIL" {
+		if m := FirstLine(c.Output); m != "" && m != "FAIL" {
 			c.Message += ": " + m
 		}
-		c.Message = truncateRunes(c.Message, maxMessage)
+		c.Message = TruncateRunes(c.Message, MaxMessage)
 	}
 	p.extra = append(p.extra, c)
 }
@@ -267,7 +259,7 @@ func (p *goParser) packageFailed(ev goEvent, pk *goPackage) {
 // firstMeaningful returns the first line of compiler output that is not the
 // "# package" header.
 func firstMeaningful(s string) string {
-	return firstLine(stripHashLines(s))
+	return FirstLine(stripHashLines(s))
 }
 
 func stripHashLines(s string) string {
@@ -282,7 +274,7 @@ func stripHashLines(s string) string {
 }
 
 // finish turns the collected events into cases.
-func (p *goParser) finish() []artifact.Case {
+func (p *GoParser) Finish() []artifact.Case {
 	cases := make([]artifact.Case, 0, len(p.order)+len(p.extra))
 	for _, gc := range p.order {
 		c := gc.c
@@ -293,7 +285,7 @@ func (p *goParser) finish() []artifact.Case {
 		if c.Status != StatusPass {
 			c.Output = gc.out.String()
 			if c.Message == "" {
-				c.Message = firstLine(c.Output)
+				c.Message = FirstLine(c.Output)
 			}
 			if c.Message == "" && c.Status == StatusFail {
 				c.Message = "test failed" // a parent whose subtests failed says no more
@@ -311,30 +303,7 @@ func (p *goParser) finish() []artifact.Case {
 		if m := firstMeaningful(out); m != "" {
 			msg = "build failed: " + m
 		}
-		cases = append(cases, artifact.Case{Name: caseBuildFailed, Package: ip, Status: StatusError, Message: truncateRunes(msg, maxMessage), Output: out})
+		cases = append(cases, artifact.Case{Name: CaseBuildFailed, Package: ip, Status: StatusError, Message: TruncateRunes(msg, MaxMessage), Output: out})
 	}
 	return cases
-}
-
-// summarize counts cases by status.
-func summarize(cases []artifact.Case) artifact.Summary {
-	var s artifact.Summary
-	for _, c := range cases {
-		switch c.Status {
-		case StatusPass:
-			s.Passed++
-		case StatusFail:
-			s.Failed++
-		case StatusSkip:
-			s.Skipped++
-		default:
-			s.Error++
-		}
-	}
-	return s
-}
-
-// addSummary returns a+b.
-func addSummary(a, b artifact.Summary) artifact.Summary {
-	return artifact.Summary{Passed: a.Passed + b.Passed, Failed: a.Failed + b.Failed, Skipped: a.Skipped + b.Skipped, Error: a.Error + b.Error}
 }

@@ -1,4 +1,4 @@
-package testrun
+package testreport
 
 import (
 	"errors"

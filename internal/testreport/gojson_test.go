@@ -1,4 +1,4 @@
-package testrun
+package testreport
 
 import (
 	"errors"
@@ -37,8 +37,8 @@ func TestParseGoTestJSONRecorded(t *testing.T) {
 		{"TestPanic", "example.com/gx/d", StatusFail, "panic: kaboom [recovered, repanicked]", "goroutine"},
 		{"TestFast", "example.com/gx/f", StatusPass, "", ""},
 		{"TestHangs", "example.com/gx/f", StatusFail, "test did not finish: its package failed", "panic: test timed out after 3s"},
-		{caseBuildFailed, "example.com/gx/b", StatusError, "build failed: b/b_test.go:5:28: undefined: undefined", "# example.com/gx/b"},
-		{casePackageFailed, "example.com/gx/e", StatusError, "package failed without a failing test: setup failed", "FAIL\texample.com/gx/e"},
+		{CaseBuildFailed, "example.com/gx/b", StatusError, "build failed: b/b_test.go:5:28: undefined: undefined", "# example.com/gx/b"},
+		{CasePackageFailed, "example.com/gx/e", StatusError, "package failed without a failing test: setup failed", "FAIL\texample.com/gx/e"},
 	}
 	if len(cases) != len(tests) {
 		t.Errorf("%d cases, want %d: %+v", len(cases), len(tests), cases)
@@ -109,7 +109,7 @@ func TestParseGoTestJSONEdgeCases(t *testing.T) {
 			stream: `{"ImportPath":"p/q [p/q.test]","Action":"build-output","Output":"# p/q\n"}` + "\n" +
 				`{"ImportPath":"p/q [p/q.test]","Action":"build-output","Output":"q.go:1: syntax error\n"}` + "\n" +
 				`{"ImportPath":"p/q [p/q.test]","Action":"build-fail"}` + "\n",
-			want: []want{{caseBuildFailed, StatusError, "build failed: q.go:1: syntax error"}},
+			want: []want{{CaseBuildFailed, StatusError, "build failed: q.go:1: syntax error"}},
 		},
 		{
 			name:   "package fail after a failing test adds no error case",
@@ -142,7 +142,7 @@ func TestParseGoTestJSONEdgeCases(t *testing.T) {
 					t.Errorf("case %d = {%q %q %q}, want {%q %q %q}", i, c.Name, c.Status, c.Message, w.name, w.status, w.message)
 				}
 			}
-			if sum != summarize(cases) {
+			if sum != Summarize(cases) {
 				t.Errorf("summary %+v does not count the cases", sum)
 			}
 		})
@@ -163,11 +163,11 @@ func TestParseGoTestJSONBoundsOutput(t *testing.T) {
 	b.WriteString(strings.Repeat("y", maxJSONLine+10) + "\n")
 
 	var texts []string
-	p := newGoParser(func(s string) { texts = append(texts, s) })
-	if err := p.consume(strings.NewReader(b.String())); err != nil {
+	p := NewGoParser(func(s string) { texts = append(texts, s) })
+	if err := p.Consume(strings.NewReader(b.String())); err != nil {
 		t.Fatal(err)
 	}
-	cases := p.finish()
+	cases := p.Finish()
 	c := findCase(t, cases, "TestLoud")
 	if len(c.Output) > caseOutputHead+caseOutputTail+200 {
 		t.Errorf("output of %d bytes kept, want at most about %d", len(c.Output), caseOutputHead+caseOutputTail)
@@ -219,7 +219,7 @@ func FuzzParseGoTestJSON(f *testing.F) {
 // checkCases asserts the invariants every parser result keeps.
 func checkCases(t *testing.T, cases []artifact.Case, sum artifact.Summary) {
 	t.Helper()
-	if sum != summarize(cases) {
+	if sum != Summarize(cases) {
 		t.Fatalf("summary %+v does not count the cases", sum)
 	}
 	for _, c := range cases {
@@ -234,7 +234,7 @@ func checkCases(t *testing.T, cases []artifact.Case, sum artifact.Summary) {
 		if len(c.Output) > 2*(caseOutputHead+caseOutputTail)+200 {
 			t.Fatalf("case %q kept %d bytes of output", c.Name, len(c.Output))
 		}
-		if len([]rune(c.Message)) > maxMessage {
+		if len([]rune(c.Message)) > MaxMessage {
 			t.Fatalf("case %q message has %d runes", c.Name, len([]rune(c.Message)))
 		}
 	}

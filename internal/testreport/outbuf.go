@@ -1,4 +1,4 @@
-package testrun
+package testreport
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 const (
 	caseOutputHead = 4 << 10  // first bytes kept
 	caseOutputTail = 12 << 10 // last bytes kept
-	maxMessage     = 300      // characters of a case message
+	MaxMessage     = 300      // characters of a case message
 )
 
-// boundedBuf keeps the first caseOutputHead and the last caseOutputTail
+// BoundedBuf keeps the first caseOutputHead and the last caseOutputTail
 // bytes written to it and counts what it dropped in between.
-type boundedBuf struct {
+type BoundedBuf struct {
 	head    []byte
 	tail    []byte // ring of the last bytes, start at tailPos when full
 	tailPos int
@@ -23,7 +23,7 @@ type boundedBuf struct {
 	dropped int64
 }
 
-func (b *boundedBuf) WriteString(s string) {
+func (b *BoundedBuf) WriteString(s string) {
 	if room := caseOutputHead - len(b.head); room > 0 {
 		n := min(room, len(s))
 		b.head = append(b.head, s[:n]...)
@@ -50,11 +50,11 @@ func (b *boundedBuf) WriteString(s string) {
 	}
 }
 
-func (b *boundedBuf) Len() int { return len(b.head) + len(b.tail) }
+func (b *BoundedBuf) Len() int { return len(b.head) + len(b.tail) }
 
 // String returns the kept output, with a marker where bytes were dropped.
 // The result is valid UTF-8 (cut runes are replaced).
-func (b *boundedBuf) String() string {
+func (b *BoundedBuf) String() string {
 	var sb strings.Builder
 	sb.Write(b.head)
 	if b.dropped > 0 {
@@ -71,21 +71,21 @@ func (b *boundedBuf) String() string {
 
 // firstLine returns the first line of s that says something: not blank and
 // not one of the framing lines go test prints around a test. The result is
-// trimmed and at most maxMessage characters long.
-func firstLine(s string) string {
+// trimmed and at most MaxMessage characters long.
+func FirstLine(s string) string {
 	for line := range strings.Lines(s) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- ") {
 			continue
 		}
-		return truncateRunes(line, maxMessage)
+		return TruncateRunes(line, MaxMessage)
 	}
 	return ""
 }
 
 // truncateRunes shortens s to at most n runes, marking the cut with "…",
 // and makes it valid UTF-8.
-func truncateRunes(s string, n int) string {
+func TruncateRunes(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if utf8.RuneCountInString(s) <= n {
 		return s

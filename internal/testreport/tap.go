@@ -1,0 +1,271 @@
+package testreport
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+var (
+	tapVersion  = regexp.MustCompile(`^TAP version \d+$`)
+	tapSubtest  = regexp.MustCompile(`^( *)# Subtest: (.*)$`)
+	tapLine     = regexp.MustCompile(`^( *)(ok|not ok)\b(?: +\d+)?(?: *-)? *(.*)$`)
+	tapYAMLOpen = regexp.MustCompile(`^( *)---$`)
+	tapTotal    = regexp.MustCompile(`^# (tests|pass|fail|cancelled|skipped|todo)\s+(\d+)$`)
+	specTotal   = regexp.MustCompile(`^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$`)
+	specFail    = regexp.MustCompile(`^( *)✖ (.+?)(?: \([\d.]+m?s\))?$`)
+	specParent  = regexp.MustCompile(`^( *)▶ (.+)$`)
+	specSkip    = regexp.MustCompile(`^( *)﹣ (.+?)(?: \([\d.]+m?s\))? # (SKIP|TODO)\b.*$`)
+	// tapDirective is a "# SKIP reason" or "# TODO reason" after a
+	// description; a "#" escaped as "\#" is not one.
+	tapDirective = regexp.MustCompile(`(?i)(?:^|[^\\])#\s*(skip|todo)\b\S*\s*(.*)$`)
+)
+
+// TAPParser reads the Test Anything Protocol as node's test runner
+// (`node --test`, the default reporter when the output is not a
+// terminal), tape and tap print it: one case per "ok"/"not ok" test point
+// at any nesting depth, named by its "# Subtest:" path, except node's
+// suites (a YAML block with type: 'suite'). "# SKIP" makes a case
+// skipped, and so does "# TODO" (a test not expected to pass yet); a
+// failure's YAML block is its output and its error line its message.
+// Node's "# tests N" totals (summed over several runs in one script) are
+// checked against the cases; a difference becomes a note.
+//
+// It also reads the totals of node's spec reporter ("ℹ tests N", the
+// default on a terminal and in newer node versions): the counts then come
+// from those totals and the cases are the failing and skipped tests.
+type TAPParser struct {
+	onOutput func(string)
+	cases    []artifact.Case
+	pending  *tapPoint
+	path     []string // "# Subtest:" names by nesting level
+	tap      bool     // a TAP version line or test point was seen
+	totals   map[string]int
+	nTotals  int // "# tests" lines seen
+	spec     map[string]int
+	nSpec    int
+	specCase []artifact.Case
+	inFailed bool            // in the spec reporter's "failing tests:" recap
+	parents  map[string]bool // "▶" lines (suites, tests with subtests) by indent and name
+}
+
+type tapPoint struct {
+	c      artifact.Case
+	indent int
+	yaml   bool // in its YAML block
+	yamlIn int  // indentation of the YAML block
+	suite  bool
+	out    BoundedBuf
+	errMsg string
+	inErr  bool // reading a multi-line "error: |-" value
+}
+
+// NewTAPParser returns a parser passing the text on to onOutput (may be
+// nil).
+func NewTAPParser(onOutput func(string)) *TAPParser {
+	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, parents: map[string]bool{}}
+}
+
+// ParseTAP reads a whole TAP (or node spec reporter) output.
+func ParseTAP(r io.Reader) (Result, error) {
+	p := NewTAPParser(nil)
+	err := p.Consume(r)
+	return p.Finish(), err
+}
+
+// Consume reads r to its end.
+func (p *TAPParser) Consume(r io.Reader) error {
+	return consumeLines(r, p.onOutput, p.line)
+}
+
+func (p *TAPParser) line(line string) {
+	if pt := p.pending; pt != nil && pt.yaml {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "..." {
+			pt.yaml = false
+			p.flush()
+			return
+		}
+		pt.out.WriteString(line + "\n")
+		body := strings.TrimPrefix(line, strings.Repeat(" ", pt.yamlIn))
+		switch {
+		case body == "type: 'suite'" || body == "type: suite":
+			pt.suite = true
+		case strings.HasPrefix(body, "error: "):
+			v := strings.TrimPrefix(body, "error: ")
+			if v == "|-" || v == "|" || v == ">-" || v == ">" {
+				pt.inErr = true
+			} else {
+				pt.errMsg = strings.Trim(v, `'"`)
+			}
+		case pt.inErr && strings.HasPrefix(body, "  "):
+			if pt.errMsg == "" && strings.TrimSpace(body) != "" {
+				pt.errMsg = strings.TrimSpace(body)
+			}
+		default:
+			pt.inErr = false
+		}
+		return
+	}
+	if m := tapYAMLOpen.FindStringSubmatch(line); m != nil && p.pending != nil && len(m[1]) >= p.pending.indent {
+		p.pending.yaml, p.pending.yamlIn = true, len(m[1])
+		return
+	}
+	if tapVersion.MatchString(line) {
+		p.flush()
+		p.tap = true
+		p.path = p.path[:0]
+		return
+	}
+	if m := tapSubtest.FindStringSubmatch(line); m != nil {
+		p.flush()
+		p.setPath(len(m[1])/4, m[2])
+		return
+	}
+	if m := tapLine.FindStringSubmatch(line); m != nil {
+		p.flush()
+		p.point(len(m[1]), m[2] == "ok", m[3])
+		return
+	}
+	p.flush()
+	if m := tapTotal.FindStringSubmatch(line); m != nil {
+		if m[1] == "tests" {
+			p.nTotals++
+		}
+		n, _ := strconv.Atoi(m[2])
+		p.totals[m[1]] += n
+		return
+	}
+	if m := specTotal.FindStringSubmatch(line); m != nil {
+		if m[1] == "tests" {
+			p.nSpec++
+			p.inFailed = false
+		}
+		n, _ := strconv.Atoi(m[2])
+		p.spec[m[1]] += n
+		return
+	}
+	if strings.HasPrefix(line, "✖ failing tests:") {
+		p.inFailed = true
+		return
+	}
+	if m := specParent.FindStringSubmatch(line); m != nil {
+		p.inFailed = false
+		if len(p.parents) < 100000 {
+			p.parents[m[1]+m[2]] = true
+		}
+		return
+	}
+	if p.inFailed {
+		return
+	}
+	if m := specFail.FindStringSubmatch(line); m != nil {
+		if p.parents[m[1]+m[2]] {
+			return // a suite, or a test whose subtests failed
+		}
+		p.specCase = append(p.specCase, artifact.Case{Name: TruncateRunes(m[2], 1000), Status: StatusFail, Message: "test failed"})
+		return
+	}
+	if m := specSkip.FindStringSubmatch(line); m != nil {
+		p.specCase = append(p.specCase, artifact.Case{Name: TruncateRunes(m[2], 1000), Status: StatusSkip})
+	}
+}
+
+func (p *TAPParser) setPath(level int, name string) {
+	if level > 64 {
+		level = 64
+	}
+	for len(p.path) <= level {
+		p.path = append(p.path, "")
+	}
+	p.path = p.path[:level+1]
+	p.path[level] = name
+}
+
+// point starts a test point; it becomes a case when its YAML block (if
+// any) has been read.
+func (p *TAPParser) point(indent int, ok bool, rest string) {
+	p.tap = true
+	desc, status, msg := rest, StatusPass, ""
+	if !ok {
+		status = StatusFail
+	}
+	if m := tapDirective.FindStringSubmatchIndex(rest); m != nil {
+		kind := strings.ToLower(rest[m[2]:m[3]])
+		desc = strings.TrimSpace(rest[:m[2]])
+		desc = strings.TrimSpace(strings.TrimSuffix(desc, "#"))
+		msg = strings.TrimSpace(rest[m[4]:m[5]])
+		switch {
+		case kind == "skip":
+			status = StatusSkip
+		case kind == "todo":
+			status = StatusSkip
+			msg = strings.TrimSpace("todo " + msg)
+		}
+	}
+	desc = strings.ReplaceAll(strings.TrimSpace(desc), `\#`, "#")
+	level := indent / 4
+	name := desc
+	if level < len(p.path) && p.path[level] == desc && level > 0 {
+		name = strings.Join(p.path[:level+1], " > ")
+	} else if level > 0 && level <= len(p.path) {
+		name = strings.Join(append(append([]string{}, p.path[:level]...), desc), " > ")
+	}
+	if strings.TrimSpace(name) == "" {
+		name = "(unnamed)"
+	}
+	p.pending = &tapPoint{c: artifact.Case{Name: TruncateRunes(name, 1000), Status: status, Message: TruncateRunes(msg, MaxMessage)}, indent: indent}
+}
+
+// flush turns the pending test point into a case.
+func (p *TAPParser) flush() {
+	pt := p.pending
+	if pt == nil {
+		return
+	}
+	p.pending = nil
+	if pt.suite {
+		return
+	}
+	c := pt.c
+	if c.Status == StatusFail {
+		c.Output = strings.TrimSpace(pt.out.String())
+		if c.Message == "" {
+			c.Message = TruncateRunes(pt.errMsg, MaxMessage)
+		}
+		if c.Message == "" {
+			c.Message = "test failed"
+		}
+	}
+	p.cases = append(p.cases, c)
+}
+
+// Finish returns the cases read.
+func (p *TAPParser) Finish() Result {
+	p.flush()
+	if p.tap {
+		res := Result{Cases: p.cases, Recognised: true}
+		if p.nTotals > 0 {
+			sum := Summarize(p.cases)
+			t := p.totals
+			if t["tests"] != len(p.cases) || t["pass"] != sum.Passed || t["fail"]+t["cancelled"] != sum.Failed {
+				res.Notes = append(res.Notes, fmt.Sprintf("the runner's totals say %d tests (%d passed, %d failed, %d cancelled, %d skipped, %d todo); orch read %d test points (%d passed, %d failed, %d skipped)",
+					t["tests"], t["pass"], t["fail"], t["cancelled"], t["skipped"], t["todo"], len(p.cases), sum.Passed, sum.Failed, sum.Skipped))
+			}
+		}
+		return res
+	}
+	if p.nSpec > 0 {
+		s := p.spec
+		return Result{Cases: p.specCase, Recognised: true, Totals: &artifact.Summary{
+			Passed:  s["pass"],
+			Failed:  s["fail"] + s["cancelled"],
+			Skipped: s["skipped"] + s["todo"],
+		}}
+	}
+	return Result{}
+}

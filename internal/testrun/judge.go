@@ -1,0 +1,150 @@
+package testrun
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/testreport"
+)
+
+// tailSize is how much of a suite's latest output tailBuf keeps.
+const tailSize = 16 << 10
+
+// tailBuf keeps the last tailSize bytes written to it.
+type tailBuf struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuf) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - tailSize; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuf) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.ToValidUTF8(string(t.buf), "\uFFFD")
+}
+
+// ExitCommandNotFound is the shell's exit status for a command it could not
+// find (also npm's and make's, which run scripts through the shell).
+const ExitCommandNotFound = 127
+
+// collectionFailure is the message pytest gives the error case of a test
+// module it could not import.
+const collectionFailure = "collection failure"
+
+// buildFailed matches the lines of compilers and build tools that say the
+// code did not compile: then a missing report is the change's fault, not
+// the runner's.
+var buildFailed = regexp.MustCompile(`COMPILATION ERROR|Compilation failure|Compilation failed|compileJava FAILED|compileTestJava FAILED|could not compile|SyntaxError|error TS\d+|error\[E\d+\]`)
+
+// runnerProblem says why a suite that ran is the runner's failure rather
+// than its tests': the command (or one its script runs) was not found,
+// pytest could not collect the tests, the suite wrote no report, or the
+// tool stopped before it ran or built anything. Empty means the cases
+// stand. tail is the end of the suite's output.
+func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string {
+	real := realFailures(cases)
+	if exit == ExitCommandNotFound && real == 0 {
+		what := lastLine(tail, func(l string) bool {
+			return strings.Contains(l, "not found") || strings.Contains(l, "No such file") || strings.Contains(l, "command not found")
+		})
+		if what == "" {
+			what = "exit status 127"
+		} else {
+			what += " (exit status 127)"
+		}
+		return fmt.Sprintf("%v: %s: the suite's command, or one its script runs, is missing in the sandbox. Install it, make it visible read-only ([test] read_only_paths, or dependencies such as node_modules installed in the working tree), install it offline with [test] setup, or configure the suite's command under [[test.suites]]", ErrCommandNotFound, what)
+	}
+	if n, first := collectionErrors(cases); n > 0 {
+		return fmt.Sprintf("the tests could not be collected: %d test module(s) failed to import (first: %s), so no test ran. Make the code importable in the sandbox: a src layout needs PYTHONPATH=src (detected suites set it), a virtualenv in .venv or venv is used when present, dependencies can be installed offline with [test] setup; or configure the suite under [[test.suites]]. If the change itself broke the import, send the task back with orch next --override", n, first)
+	}
+	last := lastLine(tail, func(l string) bool {
+		return !strings.HasPrefix(l, "[orch:")
+	})
+	if last != "" {
+		last = " (last line: " + testreport.TruncateRunes(last, 200) + ")"
+	}
+	if s.Format == FormatJUnit && onlyReportErrors(cases) {
+		if exit != 0 && buildFailed.MatchString(tail) {
+			return "" // the code did not compile: the change's failure
+		}
+		return fmt.Sprintf("exited with status %d and left no readable JUnit report at %s (%s)%s: check the suite's command and report path, and that its tools and dependencies are available offline in the sandbox", exit, s.Report, cases[0].Message, last)
+	}
+	if exit == 0 || real > 0 {
+		return ""
+	}
+	switch {
+	case s.Format == FormatJUnit && len(cases) == 0:
+		return fmt.Sprintf("exited with status %d and its JUnit report holds no test%s: no test ran (pytest exits 5 when it collects none). Check the suite's command and test paths", exit, last)
+	case s.Format == FormatGoJSON && len(cases) == 0:
+		return fmt.Sprintf("go test exited with status %d before reporting any test or build result%s: check the module (go.mod) and that its dependencies are in the module cache", exit, last)
+	case s.Format == FormatLibtest && len(cases) == 0:
+		return fmt.Sprintf("cargo exited with status %d before building or running any test%s: its dependencies must be available offline (run cargo fetch outside the sandbox, vendor them, or use [test] setup)", exit, last)
+	}
+	return ""
+}
+
+// realFailures counts the failing and error cases that are tests (not
+// orch's own cases about a missing report or unreadable results).
+func realFailures(cases []artifact.Case) int {
+	n := 0
+	for _, c := range cases {
+		if c.Status == testreport.StatusFail || (c.Status == testreport.StatusError && c.Name != caseReport && c.Name != caseResults && c.Message != collectionFailure) {
+			n++
+		}
+	}
+	return n
+}
+
+// onlyReportErrors reports whether the cases are only orch's report errors.
+func onlyReportErrors(cases []artifact.Case) bool {
+	for _, c := range cases {
+		if c.Name != caseReport {
+			return false
+		}
+	}
+	return len(cases) > 0
+}
+
+// collectionErrors counts pytest's collection failures and describes the
+// first: the module and its "E   " line.
+func collectionErrors(cases []artifact.Case) (int, string) {
+	n, first := 0, ""
+	for _, c := range cases {
+		if c.Status != testreport.StatusError || c.Message != collectionFailure {
+			continue
+		}
+		n++
+		if first == "" {
+			first = c.Name
+			if e := lastLine(c.Output, func(l string) bool { return strings.HasPrefix(l, "E ") }); e != "" {
+				first += ": " + strings.TrimSpace(strings.TrimPrefix(e, "E "))
+			}
+			first = testreport.TruncateRunes(first, 200)
+		}
+	}
+	return n, first
+}
+
+// lastLine returns the last non-blank line of s that keep accepts, trimmed.
+func lastLine(s string, keep func(string) bool) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && keep(l) {
+			return l
+		}
+	}
+	return ""
+}

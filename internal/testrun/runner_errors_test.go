@@ -1,0 +1,232 @@
+package testrun
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+// TestRunRunnerErrorsAreNotTestFailures: what keeps the tests from running
+// makes the report "error" (or "no_tests"), never a failed test that would
+// send the change back to codegen.
+func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
+	libtest, err := os.ReadFile("../testreport/testdata/libtest/no-fail-fast.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture := filepath.Join(t.TempDir(), "cargo.txt")
+	if err := os.WriteFile(fixture, libtest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		suite   Suite
+		status  string
+		msg     string // in the report's error
+		summary artifact.Summary
+		pass    bool
+	}{
+		{
+			name:   "a missing tool in a shell command (exit 127)",
+			suite:  sh("jest", "jest --ci"),
+			status: artifact.TestError,
+			msg:    "jest: not found (exit status 127)",
+		},
+		{
+			name:   "a missing tool in an npm-like script (exit 127 after output)",
+			suite:  sh("npm-test", "echo '> node --test && tsd'; echo 'sh: 1: tsd: not found' >&2; exit 127"),
+			status: artifact.TestError,
+			msg:    "sh: 1: tsd: not found (exit status 127)",
+		},
+		{
+			name:   "a missing program in the array form",
+			suite:  Suite{Name: "missing", Kind: KindTest, Command: []string{"no-such-runner-xyz"}},
+			status: artifact.TestError,
+			msg:    "command not found: no-such-runner-xyz is not in PATH",
+		},
+		{
+			name: "pytest collection errors",
+			suite: Suite{Name: "pytest", Kind: KindTest, Format: FormatJUnit, Report: "r.xml", Command: []string{"sh", "-c",
+				`printf '<testsuites><testsuite name="pytest" errors="1" tests="1"><testcase classname="" name="tests.test_a"><error message="collection failure">ImportError while importing test module\nE   ModuleNotFoundError: No module named %s</error></testcase></testsuite></testsuites>' "'cachetools'" > r.xml; exit 2`}},
+			status: artifact.TestError,
+			msg:    "1 test module(s) failed to import (first: tests.test_a: ModuleNotFoundError: No module named 'cachetools')",
+		},
+		{
+			name:   "cargo stops before building anything",
+			suite:  Suite{Name: "cargo", Kind: KindTest, Format: FormatLibtest, Command: []string{"sh", "-c", "echo 'error: failed to get `serde` as a dependency of package `x`' >&2; exit 101"}},
+			status: artifact.TestError,
+			msg:    "cargo exited with status 101 before building or running any test (last line: error: failed to get `serde` as a dependency of package `x`)",
+		},
+		{
+			name:   "go test without a module",
+			suite:  Suite{Name: "go", Kind: KindTest, Format: FormatGoJSON, Command: []string{"sh", "-c", "echo 'go: cannot find main module' >&2; exit 1"}},
+			status: artifact.TestError,
+			msg:    "go test exited with status 1 before reporting any test or build result (last line: go: cannot find main module)",
+		},
+		{
+			name:    "a suite that ran no test",
+			suite:   Suite{Name: "empty", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", "printf 'TAP version 13\\n1..0\\n# tests 0\\n'"}},
+			status:  artifact.TestNoTests,
+			msg:     "the test suites ran no test",
+			summary: artifact.Summary{},
+		},
+		{
+			name:    "libtest counts across binaries",
+			suite:   Suite{Name: "cargo", Kind: KindTest, Format: FormatLibtest, Command: []string{"sh", "-c", "cat " + shellQuote(fixture) + "; exit 101"}},
+			status:  artifact.TestCompleted,
+			summary: artifact.Summary{Passed: 3, Failed: 2, Skipped: 1},
+		},
+		{
+			name:    "TAP without TAP: judged by the exit code",
+			suite:   Suite{Name: "jest", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", "echo 'Tests: 3 passed'"}},
+			status:  artifact.TestCompleted,
+			summary: artifact.Summary{Passed: 1},
+			pass:    true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			report, _, err := Run(context.Background(), []Suite{tt.suite}, options(t, dir))
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Status != tt.status || report.OverallPass != tt.pass {
+				t.Fatalf("report status %s overall_pass %v (error %q), want %s", report.Status, report.OverallPass, report.Error, tt.status)
+			}
+			if !strings.Contains(report.Error, tt.msg) {
+				t.Errorf("report error %q lacks %q", report.Error, tt.msg)
+			}
+			if tt.status == artifact.TestCompleted && report.Summary != tt.summary {
+				t.Errorf("summary %+v, want %+v", report.Summary, tt.summary)
+			}
+			if tt.status == artifact.TestError && (report.Summary.Failed != 0 || report.Suites[0].Summary.Failed != 0) {
+				t.Errorf("a runner error counted as a failed test: %+v", report.Suites[0])
+			}
+		})
+	}
+}
+
+func TestRunJudgedByExitCodeSaysSo(t *testing.T) {
+	t.Parallel()
+	report, info, err := Run(context.Background(), []Suite{{Name: "tap", Kind: KindTest, Format: FormatTAP, Command: []string{"true"}}}, options(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := report.Suites[0]
+	if s.JudgedBy != artifact.JudgedByExitCode || !s.OverallPass {
+		t.Errorf("suite %+v: want passed, judged by exit code", s)
+	}
+	if !containsNote(info.Notes, "judged by its exit code") {
+		t.Errorf("notes %q do not say the suite was judged by its exit code", info.Notes)
+	}
+}
+
+func containsNote(notes []string, s string) bool {
+	for _, n := range notes {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRunJUnitFolderAndGlob(t *testing.T) {
+	const stale = `<testsuite><testcase name="stale"/></testsuite>`
+	write := func(name, cases string) string {
+		return "mkdir -p " + filepath.Dir(name) + "; printf '<testsuite name=\"s\">" + cases + "</testsuite>' > " + name + "; "
+	}
+	tests := []struct {
+		name    string
+		report  string
+		script  string
+		summary artifact.Summary
+		status  string
+	}{
+		{"surefire folder", "target/surefire-reports/",
+			write("target/surefire-reports/TEST-a.xml", `<testcase name="a1"/><testcase name="a2"><failure message="x"/></testcase>`) +
+				write("target/surefire-reports/TEST-b.xml", `<testcase name="b1"><skipped/></testcase>`) +
+				"echo text > target/surefire-reports/a.txt; exit 1",
+			artifact.Summary{Passed: 1, Failed: 1, Skipped: 1}, artifact.TestCompleted},
+		{"existing folder without a slash", "target/surefire-reports",
+			write("target/surefire-reports/TEST-a.xml", `<testcase name="a1"/>`),
+			artifact.Summary{Passed: 1}, artifact.TestCompleted},
+		{"gradle glob", "*/build/test-results/test/*.xml",
+			write("app/build/test-results/test/TEST-x.xml", `<testcase name="x"/>`) +
+				write("lib/build/test-results/test/TEST-y.xml", `<testcase name="y"/>`),
+			artifact.Summary{Passed: 2}, artifact.TestCompleted},
+		{"only stale files", "old/", "true", artifact.Summary{}, artifact.TestError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"old/TEST-old.xml": stale})
+			old := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(filepath.Join(dir, "old/TEST-old.xml"), old, old); err != nil {
+				t.Fatal(err)
+			}
+			s := Suite{Name: "junit", Kind: KindTest, Format: FormatJUnit, Report: tt.report, Command: []string{"sh", "-c", tt.script}}
+			report, _, err := Run(context.Background(), []Suite{s}, options(t, dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if report.Status != tt.status {
+				t.Fatalf("status %s (%s), want %s", report.Status, report.Error, tt.status)
+			}
+			if tt.status == artifact.TestCompleted && report.Summary != tt.summary {
+				t.Errorf("summary %+v, want %+v (cases %+v)", report.Summary, tt.summary, report.Suites[0].Cases)
+			}
+			if tt.status == artifact.TestError && !strings.Contains(report.Error, "1 older files ignored") {
+				t.Errorf("error %q does not mention the stale report", report.Error)
+			}
+		})
+	}
+}
+
+func TestRunSetup(t *testing.T) {
+	t.Parallel()
+	t.Run("setup runs first, in the directory", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		opt := options(t, dir)
+		opt.Setup = []Suite{{Command: []string{"sh", "-c", "echo ready > installed"}}}
+		report, info, err := Run(context.Background(), []Suite{sh("t", "test -f installed")}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report.Status != artifact.TestCompleted || !report.OverallPass || len(report.Suites) != 1 {
+			t.Fatalf("report %+v, want one passing suite after setup", report)
+		}
+		if !containsNote(info.Notes, "setup setup-1 (sh -c 'echo ready > installed') done") {
+			t.Errorf("notes %q lack the setup", info.Notes)
+		}
+		if _, err := os.Stat(filepath.Join(opt.LogDir, "setup-1.log")); err != nil {
+			t.Errorf("setup log: %v", err)
+		}
+	})
+	t.Run("a failing setup is a runner error and no suite runs", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		opt := options(t, dir)
+		opt.Setup = []Suite{{Command: []string{"sh", "-c", "npm ci --offline; exit 1"}}, {Command: []string{"touch", "never"}}}
+		report, _, err := Run(context.Background(), []Suite{sh("t", "touch ran")}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report.Status != artifact.TestError || len(report.Suites) != 0 || !strings.Contains(report.Error, "setup command setup-1") || !strings.Contains(report.Error, "[test] setup") {
+			t.Fatalf("report %+v, want a setup error and no suite", report)
+		}
+		for _, f := range []string{"ran", "never"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("%s exists: a command ran after the failed setup", f)
+			}
+		}
+	})
+}
