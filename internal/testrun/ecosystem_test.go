@@ -1,0 +1,287 @@
+package testrun
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+// Fixture projects per ecosystem, made in the test, detected and run the
+// way orch test runs them: in the bwrap sandbox, with the user's
+// dependency folders in a separate working tree (Options.Deps). CI
+// (.ci/run) installs the toolchains and sets ORCH_REQUIRE_ECOSYSTEMS=1, so
+// a missing one fails there; elsewhere the test skips and says why.
+
+// requireTool skips (or, with ORCH_REQUIRE_ECOSYSTEMS=1, fails) when a
+// program or file is missing.
+func requireTool(t *testing.T, name, why string) {
+	t.Helper()
+	var err error
+	if filepath.IsAbs(name) {
+		_, err = os.Stat(name)
+	} else {
+		_, err = exec.LookPath(name)
+	}
+	if err != nil {
+		if os.Getenv("ORCH_REQUIRE_ECOSYSTEMS") == "1" {
+			t.Fatalf("ORCH_REQUIRE_ECOSYSTEMS=1 but %s is missing (%s): %v", name, why, err)
+		}
+		t.Skipf("%s is missing (%s; .ci/run installs it): %v", name, why, err)
+	}
+}
+
+// runDetected detects the suites of dir and runs them in the sandbox with
+// deps as the user's working tree.
+func runDetected(t *testing.T, dir, deps string, mutate func(*Options, []Suite)) (artifact.TestReport, RunInfo) {
+	t.Helper()
+	suites, notes, err := Detect(dir, DetectOptions{Deps: deps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(suites) == 0 {
+		t.Fatalf("nothing detected: %q", notes)
+	}
+	opt := options(t, dir)
+	opt.Sandbox = SandboxBwrap
+	opt.Deps = deps
+	opt.BuildCache = filepath.Join(t.TempDir(), "build")
+	if mutate != nil {
+		mutate(&opt, suites)
+	}
+	report, info, err := Run(context.Background(), suites, opt)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return report, info
+}
+
+func logOf(t *testing.T, report artifact.TestReport, info RunInfo) string {
+	var b strings.Builder
+	for _, n := range info.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
+	for _, s := range report.Suites {
+		for _, c := range s.Cases {
+			b.WriteString(s.ID + ": " + c.Name + " " + c.Status + " " + c.Message + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestEcosystemNode(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "node", "Node's test runner")
+	requireTool(t, "npm", "npm test")
+	t.Parallel()
+	dir, deps := t.TempDir(), t.TempDir()
+	project := map[string]string{
+		"package.json": `{"name":"fx","version":"1.0.0","scripts":{"test":"node --test && typecheck"}}`,
+		"test/math.test.mjs": `import { test, describe, it } from 'node:test';
+import assert from 'node:assert';
+import { add } from 'leftpad-fx';
+describe('add', () => {
+  it('adds', () => assert.strictEqual(add(1, 2), 3));
+  it.skip('later', () => {});
+});
+test('node_modules is read-only', async () => {
+  const fs = await import('node:fs');
+  assert.throws(() => fs.writeFileSync('node_modules/leftpad-fx/x', 'x'), /EROFS|EACCES|EPERM/);
+});
+`,
+	}
+	writeFiles(t, dir, project)
+	writeFiles(t, deps, project)
+	// What `npm install` left in the user's working tree: a package and a
+	// tool on node_modules/.bin.
+	writeFiles(t, deps, map[string]string{
+		"node_modules/leftpad-fx/package.json": `{"name":"leftpad-fx","version":"1.0.0","type":"module","main":"index.js"}`,
+		"node_modules/leftpad-fx/index.js":     "export const add = (a, b) => a + b;\n",
+		"node_modules/.bin/typecheck":          "#!/bin/sh\necho typecheck ok\n",
+	})
+	if err := os.Chmod(filepath.Join(deps, "node_modules/.bin/typecheck"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	report, info := runDetected(t, dir, deps, nil)
+	if report.Status != artifact.TestCompleted || !report.OverallPass || report.Summary != (artifact.Summary{Passed: 2, Skipped: 1}) {
+		t.Fatalf("report %s pass %v summary %+v (error %q), want 2 passed 1 skipped\n%s", report.Status, report.OverallPass, report.Summary, report.Error, logOf(t, report, info))
+	}
+	if _, err := os.Stat(filepath.Join(deps, "node_modules/leftpad-fx/x")); err == nil {
+		t.Error("a suite wrote into the user's node_modules")
+	}
+
+	// Without the installed tool the script's `typecheck` is missing: a
+	// runner error saying what to do, not a failed test.
+	if err := os.Remove(filepath.Join(deps, "node_modules/.bin/typecheck")); err != nil {
+		t.Fatal(err)
+	}
+	dir2 := t.TempDir()
+	writeFiles(t, dir2, project)
+	report, info = runDetected(t, dir2, deps, nil)
+	if report.Status != artifact.TestError || !strings.Contains(report.Error, "typecheck: not found") {
+		t.Fatalf("without the tool: status %s error %q, want a runner error naming typecheck\n%s", report.Status, report.Error, logOf(t, report, info))
+	}
+}
+
+func TestEcosystemPython(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "/usr/bin/python3", "Debian's python3 with python3-pytest")
+	if err := exec.Command("/usr/bin/python3", "-c", "import pytest").Run(); err != nil {
+		requireTool(t, "/nonexistent/python3-pytest", "import pytest failed: apt-get install python3-pytest")
+	}
+	t.Parallel()
+	project := map[string]string{
+		"pyproject.toml":            "[project]\nname = \"fx\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n",
+		"src/fx/__init__.py":        "def add(a, b):\n    return a + b\n",
+		"tests/test_add.py":         "import pytest\nfrom fx import add\n\ndef test_adds():\n    assert add(1, 2) == 3\n\ndef test_wrong():\n    assert add(1, 2) == 4\n\n@pytest.mark.skip(reason='later')\ndef test_later():\n    pass\n",
+		"tests/test_more.py":        "from fx import add\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+		"tests/test_venv_marker.py": "import os, sys\n\ndef test_interpreter():\n    assert os.environ.get('FX_EXPECT_VENV') != '1' or '.venv' in sys.prefix\n",
+	}
+	t.Run("src layout", func(t *testing.T) {
+		t.Parallel()
+		dir, deps := t.TempDir(), t.TempDir()
+		writeFiles(t, dir, project)
+		writeFiles(t, deps, project)
+		report, info := runDetected(t, dir, deps, func(o *Options, s []Suite) {
+			o.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+		})
+		if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != (artifact.Summary{Passed: 3, Failed: 1, Skipped: 1}) {
+			t.Fatalf("report %s summary %+v (error %q), want 3 passed 1 failed 1 skipped\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+		}
+	})
+	t.Run("a virtualenv in the working tree", func(t *testing.T) {
+		t.Parallel()
+		dir, deps := t.TempDir(), t.TempDir()
+		writeFiles(t, dir, project)
+		writeFiles(t, deps, project)
+		if out, err := exec.Command("/usr/bin/python3", "-m", "venv", "--without-pip", "--system-site-packages", filepath.Join(deps, ".venv")).CombinedOutput(); err != nil {
+			t.Fatalf("python3 -m venv: %v\n%s", err, out)
+		}
+		report, info := runDetected(t, dir, deps, func(o *Options, s []Suite) {
+			s[0].Env["FX_EXPECT_VENV"] = "1"
+		})
+		if !strings.HasPrefix(report.Suites[0].Command, filepath.Join(deps, ".venv")) {
+			t.Errorf("suite command %q does not use the virtualenv", report.Suites[0].Command)
+		}
+		if report.Status != artifact.TestCompleted || report.Summary != (artifact.Summary{Passed: 3, Failed: 1, Skipped: 1}) {
+			t.Fatalf("report %s summary %+v (error %q)\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+		}
+	})
+	t.Run("an import error is a collection error, not a failure", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"pytest.ini":       "[pytest]\n",
+			"tests/test_x.py":  "from missingpkg import x\n\ndef test_x():\n    pass\n",
+			"tests/test_ok.py": "def test_ok():\n    pass\n",
+		})
+		report, info := runDetected(t, dir, "", func(o *Options, s []Suite) {
+			o.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+		})
+		if report.Status != artifact.TestError || !strings.Contains(report.Error, "No module named 'missingpkg'") || report.Summary.Failed != 0 {
+			t.Fatalf("report %s summary %+v error %q, want a collection error\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+		}
+	})
+}
+
+func TestEcosystemRust(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "cargo", "cargo test")
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"Cargo.toml":  "[package]\nname = \"fx\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+		"src/lib.rs":  "/// ```\n/// assert_eq!(fx::add(1, 1), 2);\n/// ```\npub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 4); }\n    #[test]\n    fn wrong() { assert_eq!(super::add(2, 2), 5); }\n    #[test]\n    #[ignore]\n    fn slow() {}\n}\n",
+		"tests/it.rs": "#[test]\nfn integration() { assert_eq!(fx::add(1, 2), 3); }\n",
+	})
+	cache := filepath.Join(t.TempDir(), "build")
+	mutate := func(o *Options, s []Suite) { o.BuildCache = cache }
+	report, info := runDetected(t, dir, "", mutate)
+	// cargo test --no-fail-fast: the integration test and the doc test run
+	// although the unit tests failed.
+	want := artifact.Summary{Passed: 3, Failed: 1, Skipped: 1}
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != want {
+		t.Fatalf("report %s summary %+v (error %q), want %+v\n%s", report.Status, report.Summary, report.Error, want, logOf(t, report, info))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "target")); err == nil {
+		t.Error("cargo built into the worktree's target/, not orch's build cache")
+	}
+	matches, _ := filepath.Glob(filepath.Join(cache, "cargo-target-*", "debug"))
+	if len(matches) != 1 {
+		t.Fatalf("no cargo target folder in the build cache %s: %v", cache, matches)
+	}
+	// The second run in a new worktree reuses the build: nothing of the
+	// crate's dependencies (none) or itself is compiled from scratch.
+	dir2 := t.TempDir()
+	if err := os.CopyFS(dir2, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	report, info = runDetected(t, dir2, "", mutate)
+	if report.Summary != want {
+		t.Fatalf("second run summary %+v\n%s", report.Summary, logOf(t, report, info))
+	}
+}
+
+func TestEcosystemMaven(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "mvn", "Maven")
+	// No Maven Central here: the plugins come from Debian's packages
+	// (libsurefire-java, libmaven-compiler-plugin-java,
+	// libmaven-resources-plugin-java, junit4) in /usr/share/maven-repo.
+	requireTool(t, "/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3", "Debian's libsurefire-java 2.22.3")
+	requireTool(t, "/usr/share/maven-repo/junit/junit/4.x", "Debian's junit4")
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pom.xml": `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId><artifactId>fx</artifactId><version>1.0</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source><maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.x</version><scope>test</scope></dependency></dependencies>
+  <build><plugins>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.0</version></plugin>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.10.1</version></plugin>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>2.22.3</version></plugin>
+  </plugins></build>
+</project>
+`,
+		"src/main/java/com/example/Calc.java":     "package com.example;\npublic class Calc { public static int add(int a, int b) { return a + b; } }\n",
+		"src/test/java/com/example/CalcTest.java": "package com.example;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Ignore;\nimport org.junit.Test;\npublic class CalcTest {\n  @Test public void adds() { assertEquals(4, Calc.add(2, 2)); }\n  @Test public void wrong() { assertEquals(5, Calc.add(2, 2)); }\n  @Ignore(\"later\") @Test public void later() { }\n}\n",
+		"src/test/java/com/example/MoreTest.java": "package com.example;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Test;\npublic class MoreTest {\n  @Test public void zero() { assertEquals(0, Calc.add(0, 0)); }\n}\n",
+	})
+	report, info := runDetected(t, dir, "", func(o *Options, s []Suite) {
+		// The detected command, with Debian's repository as the local one
+		// (the user's ~/.m2/repository plays this part elsewhere).
+		s[0].Env = map[string]string{"MAVEN_OPTS": "-Dmaven.repo.local=/usr/share/maven-repo"}
+	})
+	want := artifact.Summary{Passed: 2, Failed: 1, Skipped: 1}
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != want {
+		t.Fatalf("report %s summary %+v (error %q), want %+v (two surefire reports)\n%s", report.Status, report.Summary, report.Error, want, logOf(t, report, info))
+	}
+
+	// A compile error is the change's failure (back to codegen), not the
+	// runner's.
+	dir2 := t.TempDir() // a new worktree: the first run's reports are not in it
+	if err := os.CopyFS(filepath.Join(dir2, "src"), os.DirFS(filepath.Join(dir, "src"))); err != nil {
+		t.Fatal(err)
+	}
+	pom, err := os.ReadFile(filepath.Join(dir, "pom.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir2, map[string]string{"pom.xml": string(pom), "src/main/java/com/example/Calc.java": "package com.example;\npublic class Calc { broken }\n"})
+	report, info = runDetected(t, dir2, "", func(o *Options, s []Suite) {
+		s[0].Env = map[string]string{"MAVEN_OPTS": "-Dmaven.repo.local=/usr/share/maven-repo"}
+	})
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary.Error == 0 {
+		t.Fatalf("compile error: report %s summary %+v (error %q), want completed with an error case\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+	}
+}
