@@ -78,8 +78,10 @@ type Test struct {
 	Sandbox string `toml:"sandbox"`
 	// Timeout is the default per-suite timeout.
 	Timeout Duration `toml:"timeout"`
-	// EnvAllow names environment variables passed to suites even though
-	// they look secret.
+	// EnvAllow names environment variables passed to suites besides the
+	// built-in allow-list (PATH, HOME, the locale, the toolchains' own
+	// variables), whatever they look like: exact names, or prefixes
+	// ending in "*" ("MYAPP_*").
 	EnvAllow []string `toml:"env_allow"`
 	// MaxLogBytes caps each suite's log.
 	MaxLogBytes int64 `toml:"max_log_bytes"`
@@ -229,6 +231,10 @@ func Parse(file string, data []byte) (Config, error) {
 	return cfg, cfg.validate(file)
 }
 
+// envAllowRE is an entry of [test] env_allow: a name, or a non-empty
+// prefix followed by "*".
+var envAllowRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\*?$`)
+
 func (c *Config) validate(file string) error {
 	bad := func(key, msg string) error { return &Error{File: file, Key: key, Msg: msg} }
 	switch c.Test.Sandbox {
@@ -265,6 +271,11 @@ func (c *Config) validate(file string) error {
 			}
 		case !filepath.IsLocal(clean):
 			return bad(key, fmt.Sprintf("expected an absolute path, a path under ~/, or one relative to the repository that stays inside it, got %q", p))
+		}
+	}
+	for i, name := range c.Test.EnvAllow {
+		if !envAllowRE.MatchString(name) {
+			return bad(fmt.Sprintf("test.env_allow[%d]", i), fmt.Sprintf("expected a variable name or a prefix ending in \"*\" (such as \"MYAPP_*\"), got %q; a lone \"*\" is refused, it would pass every secret", name))
 		}
 	}
 	names := map[string]bool{}

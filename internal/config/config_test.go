@@ -27,7 +27,7 @@ func TestParse(t *testing.T) {
 [test]
 sandbox = "none"
 timeout = "90s"
-env_allow = ["MY_TOKEN"]
+env_allow = ["MY_TOKEN", "MYAPP_*"]
 max_processes = 512
 max_memory = "2GiB"
 [[test.suites]]
@@ -84,6 +84,10 @@ plan_personas = ["risk"]
 		{"[test]\nmax_memory = \"9999999999TiB\"", "too large"},
 		{"[test]\nsandbox = \"docker\"", "test.sandbox: expected \"auto\", \"bwrap\" or \"none\", got \"docker\""},
 		{"[test]\ntimeout = \"soon\"", "expected a duration"},
+		{"[test]\nenv_allow = [\"A\", \"*\"]", `test.env_allow[1]: expected a variable name or a prefix ending in "*" (such as "MYAPP_*"), got "*"`},
+		{"[test]\nenv_allow = [\"MY TOKEN\"]", "test.env_allow[0]"},
+		{"[test]\nenv_allow = [\"A=b\"]", "test.env_allow[0]"},
+		{"[test]\nenv_allow = [\"\"]", "test.env_allow[0]"},
 		{"[test]\nsandbox = 3", "config.toml"},
 		{"[tset]\nx = 1", "tset"},
 		{"[test]\nsandboxx = \"none\"", "test.sandboxx: unknown key"},

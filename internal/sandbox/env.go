@@ -6,18 +6,34 @@ import (
 	"strings"
 )
 
-// SanitizeEnv returns env ("NAME=value" entries) without the variables a
-// test suite must not see: names containing KEY, SECRET, TOKEN, PASSWORD,
-// PASSWD or CREDENTIAL (case-insensitive), the model providers' OPENAI_*,
-// ANTHROPIC_* and OLLAMA_* variables, and the SSH/GPG agent sockets. Names
-// listed in allow (exact match) pass through anyway. Malformed entries
-// (no '=' or an empty name) are dropped; when a name repeats, the last value
-// wins and keeps the position of the first. The input is not modified.
-func SanitizeEnv(env []string, allow []string) []string {
-	allowed := make(map[string]bool, len(allow))
-	for _, a := range allow {
-		allowed[a] = true
+// Variables a suite gets from orch's environment: what builds and tests
+// need, nothing else. A name that looks like it holds a secret is dropped
+// even when it matches (authLike), unless the configuration's env_allow
+// names it.
+var (
+	// allowedNames pass as they are.
+	allowedNames = []string{
+		"PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "TMPDIR", "CI", "NO_COLOR",
+		"JAVA_HOME", "VIRTUAL_ENV",
 	}
+	// allowedPrefixes are the toolchains' own variables (and the locale).
+	allowedPrefixes = []string{"LC_", "CARGO_", "RUSTUP_", "NODE_", "PYTHON", "CGO_"}
+	// authWords in a name mark it as holding a secret or a way in.
+	authWords = []string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION", "DSN", "WEBHOOK"}
+)
+
+// FilterEnv returns the entries of env ("NAME=value") a test suite may
+// see: the allow-list — PATH, HOME, LANG, LANGUAGE, LC_*, TERM, TZ,
+// TMPDIR, CI, NO_COLOR, the toolchains' variables (Go's GO* such as
+// GOFLAGS and GOPATH, CGO_*, CARGO_*, RUSTUP_*, JAVA_HOME, NODE_*,
+// PYTHON*, VIRTUAL_ENV) minus any whose name looks like a secret
+// (authLike: GOAUTH, NODE_AUTH_TOKEN, CARGO_REGISTRY_TOKEN) — plus the
+// names in allow, which pass whatever they look like. An allow entry is
+// an exact name or a prefix ending in "*" ("MYAPP_*"). Malformed entries
+// (no '=' or an empty name) are dropped; when a name repeats, the last
+// value wins and keeps the position of the first. The input is not
+// modified.
+func FilterEnv(env []string, allow []string) []string {
 	out := make([]string, 0, len(env))
 	index := make(map[string]int, len(env))
 	for _, kv := range env {
@@ -25,7 +41,7 @@ func SanitizeEnv(env []string, allow []string) []string {
 		if !ok || name == "" {
 			continue
 		}
-		if !allowed[name] && secretName(name) {
+		if !allowedByConfig(name, allow) && (!allowedName(name) || authLike(name)) {
 			continue
 		}
 		if i, seen := index[name]; seen {
@@ -38,23 +54,74 @@ func SanitizeEnv(env []string, allow []string) []string {
 	return out
 }
 
-// secretName reports whether a variable name looks like it holds a secret.
-func secretName(name string) bool {
+// EnvNames returns the names of env's entries, sorted: what a report
+// shows of an environment (never the values).
+func EnvNames(env []string) []string {
+	names := make([]string, 0, len(env))
+	for _, kv := range env {
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// allowedName reports whether name is on the allow-list.
+func allowedName(name string) bool {
+	if slices.Contains(allowedNames, name) {
+		return true
+	}
+	for _, p := range allowedPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return goVariable(name)
+}
+
+// goVariable reports whether name is one of Go's: GO and upper-case
+// letters or digits (GOFLAGS, GO111MODULE), never GOOGLE_* or another
+// underscored name.
+func goVariable(name string) bool {
+	rest, ok := strings.CutPrefix(name, "GO")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, r := range rest {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// authLike reports whether a name looks like it holds a secret or grants
+// access: it contains one of authWords, or PAT as a word of its own
+// (GH_PAT; not PYTHONPATH), case-insensitively.
+func authLike(name string) bool {
 	upper := strings.ToUpper(name)
-	// Name fragments that mark a variable as secret.
-	for _, w := range [...]string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL"} {
+	for _, w := range authWords {
 		if strings.Contains(upper, w) {
 			return true
 		}
 	}
-	// Model providers: none of their variables reaches a suite.
-	for _, p := range [...]string{"OPENAI_", "ANTHROPIC_", "OLLAMA_"} {
-		if strings.HasPrefix(upper, p) {
+	return slices.Contains(strings.FieldsFunc(upper, func(r rune) bool { return r == '_' || r == '-' || r == '.' }), "PAT")
+}
+
+// allowedByConfig reports whether an entry of allow (a name, or a prefix
+// ending in "*") names name.
+func allowedByConfig(name string, allow []string) bool {
+	for _, a := range allow {
+		if prefix, ok := strings.CutSuffix(a, "*"); ok {
+			if prefix != "" && strings.HasPrefix(name, prefix) {
+				return true
+			}
+		} else if a == name {
 			return true
 		}
 	}
-	// Agent sockets give access to credentials without holding them.
-	return upper == "SSH_AUTH_SOCK" || upper == "GPG_AGENT_INFO"
+	return false
 }
 
 // MergeEnv returns base with the variables of extra set (added or

@@ -2,10 +2,11 @@ package sandbox
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
-func TestSanitizeEnv(t *testing.T) {
+func TestFilterEnv(t *testing.T) {
 	tests := []struct {
 		name  string
 		env   []string
@@ -13,55 +14,62 @@ func TestSanitizeEnv(t *testing.T) {
 		want  []string
 	}{
 		{
-			name: "plain variables pass",
-			env:  []string{"PATH=/bin", "HOME=/root", "GOFLAGS=-mod=mod"},
-			want: []string{"PATH=/bin", "HOME=/root", "GOFLAGS=-mod=mod"},
+			name: "what builds and tests need passes",
+			env: []string{"PATH=/bin", "HOME=/root", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm", "TZ=UTC", "TMPDIR=/t", "CI=true",
+				"GOFLAGS=-mod=mod", "GO111MODULE=on", "GOPATH=/g", "GOPRIVATE=example.com", "CGO_ENABLED=0",
+				"CARGO_HOME=/c", "RUSTUP_HOME=/r", "JAVA_HOME=/j", "NODE_OPTIONS=--x", "NODE_ENV=test",
+				"PYTHONPATH=/p", "PYTHONDONTWRITEBYTECODE=1", "VIRTUAL_ENV=/v"},
+			want: []string{"PATH=/bin", "HOME=/root", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm", "TZ=UTC", "TMPDIR=/t", "CI=true",
+				"GOFLAGS=-mod=mod", "GO111MODULE=on", "GOPATH=/g", "GOPRIVATE=example.com", "CGO_ENABLED=0",
+				"CARGO_HOME=/c", "RUSTUP_HOME=/r", "JAVA_HOME=/j", "NODE_OPTIONS=--x", "NODE_ENV=test",
+				"PYTHONPATH=/p", "PYTHONDONTWRITEBYTECODE=1", "VIRTUAL_ENV=/v"},
 		},
 		{
-			name: "secret-looking names are dropped, any case",
-			env: []string{"PATH=/bin", "FAKE_API_KEY=k", "GITHUB_TOKEN=t", "db_password=p", "MySecret=s",
-				"AWS_SECRET_ACCESS_KEY=a", "NPM_PASSWD=x", "GOOGLE_APPLICATION_CREDENTIALS=/c", "KEEP=1"},
-			want: []string{"PATH=/bin", "KEEP=1"},
+			name: "secrets that got through the old name filter stay home",
+			env: []string{"PATH=/bin", "DATABASE_URL=postgres://u:pw@db/x", "SENTRY_DSN=https://k@sentry.io/1",
+				"SLACK_WEBHOOK_URL=https://hooks.slack.com/x", "GH_PAT=ghp_x", "NPM_AUTH=x", "DOCKER_AUTH_CONFIG={}",
+				"NODE_AUTH_TOKEN=npm_x", "AWS_ACCESS_KEY_ID=a", "KUBECONFIG=/k", "SSH_AUTH_SOCK=/s", "PGPASSWORD=p"},
+			want: []string{"PATH=/bin"},
 		},
 		{
-			name: "provider variables are dropped whatever their name",
-			env:  []string{"OPENAI_BASE_URL=http://x", "ANTHROPIC_MODEL=m", "OLLAMA_HOST=h", "openai_org=o", "MY_OPENAI_URL=u"},
-			want: []string{"MY_OPENAI_URL=u"},
+			name: "auth-like names under a toolchain prefix are dropped",
+			env:  []string{"GOAUTH=netrc", "CARGO_REGISTRY_TOKEN=t", "CARGO_REGISTRIES_X_TOKEN=t", "NODE_AUTH_TOKEN=t", "PYTHON_KEYRING_BACKEND=k", "GOFLAGS=-v"},
+			want: []string{"GOFLAGS=-v"},
 		},
 		{
-			name: "agent sockets are dropped",
-			env:  []string{"SSH_AUTH_SOCK=/run/ssh", "GPG_AGENT_INFO=x", "TERM=xterm"},
-			want: []string{"TERM=xterm"},
+			name: "names that only look like a toolchain's do not pass (GOOGLE alone is Go-shaped)",
+			env:  []string{"GOOGLE_APPLICATION_CREDENTIALS=/c", "GOOGLE=x", "GO=x", "Go_x=1", "NODEJS_X=1", "path=/x", "OPENAI_API_KEY=k", "ANTHROPIC_BASE_URL=u", "USER=root", "EDITOR=vi"},
+			want: []string{"GOOGLE=x"},
 		},
 		{
-			name:  "allowed names pass even if they look secret",
-			env:   []string{"GITHUB_TOKEN=t", "FAKE_API_KEY=k", "OLLAMA_HOST=h"},
-			allow: []string{"GITHUB_TOKEN", "OLLAMA_HOST"},
-			want:  []string{"GITHUB_TOKEN=t", "OLLAMA_HOST=h"},
+			name:  "env_allow passes names on purpose, secret-looking or not",
+			env:   []string{"DATABASE_URL=postgres://db", "MY_TOKEN=t", "APP_MODE=x", "APP_LEVEL=y", "OTHER=z"},
+			allow: []string{"DATABASE_URL", "MY_TOKEN", "APP_*"},
+			want:  []string{"DATABASE_URL=postgres://db", "MY_TOKEN=t", "APP_MODE=x", "APP_LEVEL=y"},
 		},
 		{
-			name:  "allow is exact, not case-insensitive",
-			env:   []string{"github_token=t"},
-			allow: []string{"GITHUB_TOKEN"},
+			name:  "env_allow is exact: no case folding, a lone * allows nothing",
+			env:   []string{"database_url=x", "SECRET=y"},
+			allow: []string{"DATABASE_URL", "*"},
 			want:  []string{},
 		},
 		{
 			name: "malformed entries are dropped, last duplicate wins in first position",
-			env:  []string{"=x", "NOEQUALS", "A=1", "B=2", "A=3", "EMPTY="},
-			want: []string{"A=3", "B=2", "EMPTY="},
+			env:  []string{"=x", "NOEQUALS", "PATH=1", "HOME=2", "PATH=3", "TERM="},
+			want: []string{"PATH=3", "HOME=2", "TERM="},
 		},
 		{
 			name: "values do not matter, only names",
-			env:  []string{"NOTE=my TOKEN is secret"},
-			want: []string{"NOTE=my TOKEN is secret"},
+			env:  []string{"TERM=my TOKEN is secret"},
+			want: []string{"TERM=my TOKEN is secret"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := slices.Clone(tt.env)
-			got := SanitizeEnv(tt.env, tt.allow)
+			got := FilterEnv(tt.env, tt.allow)
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("SanitizeEnv(%q, %q) = %q, want %q", tt.env, tt.allow, got, tt.want)
+				t.Errorf("FilterEnv(%q, %q) = %q, want %q", tt.env, tt.allow, got, tt.want)
 			}
 			if !slices.Equal(in, tt.env) {
 				t.Errorf("input modified: %q", tt.env)
@@ -70,13 +78,24 @@ func TestSanitizeEnv(t *testing.T) {
 	}
 }
 
+// TestEnvNames: names only, sorted, once each.
+func TestEnvNames(t *testing.T) {
+	got := EnvNames([]string{"B=1", "A=secret value", "B=2", "broken", "=x"})
+	if want := []string{"A", "B"}; !slices.Equal(got, want) {
+		t.Errorf("EnvNames = %q, want %q", got, want)
+	}
+	if strings.Contains(strings.Join(got, ","), "secret") {
+		t.Errorf("EnvNames leaked a value: %q", got)
+	}
+}
+
 func TestMergeEnv(t *testing.T) {
 	got := MergeEnv([]string{"A=1", "B=2", "C=3"}, map[string]string{"B": "x", "D": "y"})
 	want := []string{"A=1", "C=3", "B=x", "D=y"}
 	if !slices.Equal(got, want) {
-		t.Errorf("mergeEnv = %q, want %q", got, want)
+		t.Errorf("MergeEnv = %q, want %q", got, want)
 	}
 	if v, ok := LookupEnv([]string{"P=1", "P=2"}, "P"); !ok || v != "2" {
-		t.Errorf("lookupEnv = %q %v, want last value 2", v, ok)
+		t.Errorf("LookupEnv = %q %v, want last value 2", v, ok)
 	}
 }

@@ -83,7 +83,7 @@ const configTemplate = `# orch project configuration.
 # [test]
 # sandbox = "auto"            # auto | bwrap: bubblewrap, or refuse | none: opt out (recorded)
 # timeout = "10m"             # default per-suite timeout
-# env_allow = []              # secret-looking variables passed to suites on purpose
+# env_allow = []              # variables passed to suites besides the allow-list ("NAME" or "PREFIX_*")
 # max_log_bytes = 10485760
 # max_processes = 4096        # per suite (cgroup, or RLIMIT_NPROC in the sandbox)
 # max_memory = "4GiB"         # per suite (cgroup, and RLIMIT_DATA per process)

@@ -16,7 +16,7 @@
 //
 // The suites run through package sandbox: under bubblewrap unless
 // Options.Sandbox is "none" (an explicit opt-out, noted in RunInfo), with
-// an environment filtered by sandbox.SanitizeEnv, held until their limits
+// an environment filtered by sandbox.FilterEnv, held until their limits
 // are in place, and stopped with every process they started. Its doc
 // comment says what the sandbox guarantees and what it cannot.
 package testrun

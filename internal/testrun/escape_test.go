@@ -118,7 +118,7 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 	}
 	port := listenTCP(t)
 
-	run := func(t *testing.T, mode string, allow []string) (escapeFixture, map[string]bool, RunInfo) {
+	run := func(t *testing.T, mode string, allow []string) (escapeFixture, map[string]bool, RunInfo, artifact.TestReport) {
 		t.Helper()
 		f := newEscapeFixture(t, realHome)
 		opt := options(t, f.worktree)
@@ -128,7 +128,7 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 		s := sh("escape", escapeScript)
 		s.Env = map[string]string{"MAIN_GIT": f.mainGit, "PORT": port}
 		report, info, err := Run(context.Background(), []Suite{s}, opt)
-		if err != nil || report.Status != artifact.TestCompleted || !report.OverallPass {
+		if err != nil || len(report.Suites) != 1 || report.Suites[0].ExitCode != 0 {
 			log, _ := os.ReadFile(filepath.Join(opt.LogDir, "escape.log"))
 			t.Fatalf("Run: %+v, %v\n%s", report, err, log)
 		}
@@ -137,7 +137,7 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 			k, v, _ := strings.Cut(line, "=")
 			results[k] = v
 		}
-		return f, f.escaped(t, results), info
+		return f, f.escaped(t, results), info, report
 	}
 
 	probes := []struct {
@@ -156,15 +156,26 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 		{"tcp-connect", false},
 	}
 	t.Run("control without sandbox", func(t *testing.T) {
-		_, got, _ := run(t, SandboxNone, []string{"SEEDED_API_TOKEN"})
+		f, got, _, report := run(t, SandboxNone, []string{"SEEDED_API_TOKEN"})
 		for _, p := range probes {
 			if !got[p.name] {
 				t.Errorf("without the sandbox, probe %s did not work: the probe is broken", p.name)
 			}
 		}
+		// The suite exited 0, but it planted a hook: the report must not
+		// say pass.
+		hook := filepath.Join(f.mainGit, "hooks", "pre-commit")
+		if report.Status != artifact.TestError || report.OverallPass || report.Suites[0].OverallPass ||
+			!strings.Contains(report.Error, hook) || !strings.Contains(report.Error, filepath.Join(f.mainGit, "config")) {
+			t.Errorf("a suite that changed the git hooks and config was reported %q, pass=%v: %s", report.Status, report.OverallPass, report.Error)
+		}
+		findCase(t, report.Suites[0].Cases, caseGit)
 	})
 	t.Run("bwrap", func(t *testing.T) {
-		f, got, info := run(t, SandboxBwrap, nil)
+		f, got, info, report := run(t, SandboxBwrap, nil)
+		if report.Status != artifact.TestCompleted || !report.OverallPass {
+			t.Errorf("the sandboxed suite that escaped nothing: %+v", report)
+		}
 		for _, p := range probes {
 			if got[p.name] != p.inSandbox {
 				t.Errorf("under bwrap, probe %s worked=%v, want %v", p.name, got[p.name], p.inSandbox)

@@ -63,6 +63,8 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	if err != nil {
 		return fail(fmt.Errorf("run tests: %w", err))
 	}
+	info.Env = sandbox.EnvNames(r.env)
+	info.Notes = append(info.Notes, "environment passed to the suites (names only; the allow-list plus env_allow): "+strings.Join(info.Env, " "))
 	defer func() {
 		if err := r.close(); err != nil {
 			info.Notes = append(info.Notes, "cleanup: "+err.Error())
@@ -100,6 +102,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 			break
 		}
 		res := r.runSuite(ctx, s)
+		r.checkGit(&res)
 		report.Suites = append(report.Suites, res.suite)
 		if s.Kind == KindTest {
 			report.Summary = testreport.Add(report.Summary, res.suite.Summary)
@@ -179,6 +182,11 @@ type runner struct {
 	maxProcs int
 	maxMem   int64
 	cgroups  sandbox.Cgroups
+	// gitWatch fingerprints the directory's git hooks and config; a suite
+	// that changed them got out of its sandbox.
+	gitWatch *sandbox.GitWatch
+	// gitChanged is what changed, once seen (reported once).
+	gitChanged []string
 	// limits are the mechanisms of the first suite that started.
 	limits     Limits
 	limitsSeen bool
@@ -237,7 +245,7 @@ func newRunner(opt Options) (*runner, []string, error) {
 	r := &runner{
 		dir:      dir,
 		logDir:   opt.LogDir,
-		env:      sandbox.SanitizeEnv(base, opt.AllowEnv),
+		env:      sandbox.FilterEnv(base, opt.AllowEnv),
 		stream:   opt.Stream,
 		maxLog:   maxLog,
 		grace:    KillGrace,
@@ -246,6 +254,9 @@ func newRunner(opt Options) (*runner, []string, error) {
 	}
 	if !opt.noCgroups {
 		r.cgroups = sandbox.ReadCgroups()
+	}
+	if r.gitWatch, err = sandbox.WatchGit(dir); err != nil {
+		return nil, nil, fmt.Errorf("fingerprint the git hooks and config of %s: %w", dir, err)
 	}
 	d, err := prepareDeps(opt, dir, r.env)
 	if err != nil {
@@ -272,6 +283,26 @@ func newRunner(opt Options) (*runner, []string, error) {
 	}
 	r.sandbox = sb
 	return r, append(notes, sbNotes...), nil
+}
+
+// checkGit turns a suite after which the directory's git hooks, config or
+// link changed into a runner failure: whatever it reported, it got out of
+// its sandbox (or something else changed them meanwhile), and its pass is
+// worth nothing. Only the first suite that changed them is blamed.
+func (r *runner) checkGit(res *suiteResult) {
+	if r.gitChanged != nil {
+		return
+	}
+	changed := r.gitWatch.Changed()
+	if len(changed) == 0 {
+		return
+	}
+	r.gitChanged = changed
+	msg := fmt.Sprintf("git hooks, config or links changed while the suite ran: %s; a suite changed what runs outside its sandbox (or something else did meanwhile): check them before you trust this repository, and run the tests again", strings.Join(changed, ", "))
+	res.suite.Cases = append(res.suite.Cases, artifact.Case{Name: caseGit, Status: testreport.StatusError, Message: testreport.TruncateRunes(msg, testreport.MaxMessage)})
+	res.suite.Summary = testreport.Summarize(res.suite.Cases)
+	res.suite.OverallPass = false
+	res.problem = msg
 }
 
 // limitsInfo is RunInfo.Limits.

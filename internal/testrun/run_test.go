@@ -500,32 +500,55 @@ func TestRunCapsOutput(t *testing.T) {
 	}
 }
 
-func TestRunSanitizesEnv(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	opt := options(t, dir)
-	opt.Env = append(os.Environ(), "FAKE_API_KEY=leak1", "GITHUB_TOKEN=leak2", "OPENAI_BASE_URL=leak3", "ALLOWED_TOKEN=visible", "PLAIN_VAR=plain")
-	opt.AllowEnv = []string{"ALLOWED_TOKEN"}
-	s := sh("env", "env > env.txt")
-	s.Env = map[string]string{"SUITE_VAR": "from-config"}
-	report, _, err := Run(context.Background(), []Suite{s}, opt)
-	if err != nil || !report.OverallPass {
-		t.Fatalf("Run: %+v, %v", report, err)
+// TestRunFiltersEnv: suites get the allow-list plus env_allow, with and
+// without the sandbox; the secrets that passed orch's earlier name filter
+// do not reach them, and the report names what passed, never a value.
+func TestRunFiltersEnv(t *testing.T) {
+	secrets := []string{
+		"DATABASE_URL=postgres://orch:leak-db@db.invalid/app", "SENTRY_DSN=https://leak-sentry@sentry.invalid/1",
+		"SLACK_WEBHOOK_URL=https://hooks.slack.invalid/leak-slack", "GH_PAT=ghp_leak-pat", "NPM_AUTH=leak-npm",
+		"DOCKER_AUTH_CONFIG={\"auths\":\"leak-docker\"}", "NODE_AUTH_TOKEN=leak-node",
+		"FAKE_API_KEY=leak-key", "GITHUB_TOKEN=leak-gh", "OPENAI_BASE_URL=leak-openai", "PLAIN_VAR=leak-plain",
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "env.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := string(data)
-	for _, leaked := range []string{"leak1", "leak2", "leak3", "FAKE_API_KEY", "GITHUB_TOKEN"} {
-		if strings.Contains(env, leaked) {
-			t.Errorf("the suite saw %q", leaked)
-		}
-	}
-	for _, want := range []string{"ALLOWED_TOKEN=visible", "PLAIN_VAR=plain", "SUITE_VAR=from-config"} {
-		if !strings.Contains(env, want) {
-			t.Errorf("the suite did not see %q", want)
-		}
+	for _, mode := range sandboxModes() {
+		t.Run(mode, func(t *testing.T) {
+			requireMode(t, mode)
+			t.Parallel()
+			dir := t.TempDir()
+			opt := options(t, dir)
+			opt.Sandbox = mode
+			opt.Env = append(slices.Clone(os.Environ()), append(slices.Clone(secrets), "ALLOWED_TOKEN=visible", "MYAPP_MODE=visible-too", "NODE_ENV=test")...)
+			opt.AllowEnv = []string{"ALLOWED_TOKEN", "MYAPP_*"}
+			s := sh("env", "env > env.txt")
+			s.Env = map[string]string{"SUITE_VAR": "from-config"}
+			report, info, err := Run(context.Background(), []Suite{s}, opt)
+			if err != nil || !report.OverallPass {
+				t.Fatalf("Run: %+v, %v", report, err)
+			}
+			env := string(readFile(t, filepath.Join(dir, "env.txt")))
+			for _, kv := range secrets {
+				name, value, _ := strings.Cut(kv, "=")
+				if strings.Contains(env, name+"=") || strings.Contains(env, value) {
+					t.Errorf("%s reached the suite", name)
+				}
+			}
+			for _, want := range []string{"ALLOWED_TOKEN=visible", "MYAPP_MODE=visible-too", "NODE_ENV=test", "SUITE_VAR=from-config", "PATH="} {
+				if !strings.Contains(env, want) {
+					t.Errorf("the suite did not see %q", want)
+				}
+			}
+			notes := strings.Join(info.Notes, "\n")
+			for _, name := range []string{"ALLOWED_TOKEN", "MYAPP_MODE", "NODE_ENV", "PATH"} {
+				if !slices.Contains(info.Env, name) || !strings.Contains(notes, name) {
+					t.Errorf("RunInfo.Env %q and the notes do not name %s", info.Env, name)
+				}
+			}
+			for _, v := range []string{"visible", "leak", os.Getenv("PATH")} {
+				if v != "" && (strings.Contains(notes, "="+v) || strings.Contains(notes, " "+v)) {
+					t.Errorf("the notes show the value %q:\n%s", v, notes)
+				}
+			}
+		})
 	}
 }
 

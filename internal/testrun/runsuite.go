@@ -37,6 +37,7 @@ const (
 	caseReport    = "[junit report]"
 	caseCommand   = "[command]"
 	caseResults   = "[results]"
+	caseGit       = "[git directory]"
 )
 
 // suiteResult is one suite's outcome plus what Run reports about it.

@@ -106,9 +106,11 @@ type Options struct {
 	// Stream receives live output; may be nil.
 	Stream io.Writer
 	// Env is the base environment; nil means the current process's.
-	// Run filters it with sandbox.SanitizeEnv.
+	// Run filters it with sandbox.FilterEnv.
 	Env []string
-	// AllowEnv names variables passed through even if they look secret.
+	// AllowEnv names variables passed besides the allow-list (exact
+	// names, or prefixes ending in "*"), whatever they look like: the
+	// configuration's [test] env_allow.
 	AllowEnv []string
 	// MaxLogBytes caps each suite's log (and its live output); zero means
 	// DefaultMaxLogBytes.
@@ -162,8 +164,13 @@ type RunInfo struct {
 	Sandbox string
 	// Limits are the resource bounds of the suites and what enforced them.
 	Limits Limits
+	// Env are the names (never the values) of the variables the suites
+	// got from orch's environment, sorted; a suite's configured env and
+	// the sandbox's own settings (GOCACHE, TMPDIR...) come on top.
+	Env []string
 	// Notes are human-readable remarks (the sandbox and its mounts, the
-	// opt-out, leftover processes killed, and the like).
+	// opt-out, the environment's names, leftover processes killed, and
+	// the like).
 	Notes []string
 }
 
