@@ -30,7 +30,9 @@ func TestGitWatch(t *testing.T) {
 	}{
 		{"nothing", func(*testing.T, string, string) {}, func(string, string) []string { return nil }},
 		{"a hook planted",
-			func(t *testing.T, g, _ string) { writeFiles(t, g, map[string]string{"hooks/pre-commit": "#!/bin/sh\n"}) },
+			func(t *testing.T, g, _ string) {
+				writeFiles(t, g, map[string]string{"hooks/pre-commit": "#!/bin/sh\n"})
+			},
 			func(g, _ string) []string { return []string{filepath.Join(g, "hooks", "pre-commit")} }},
 		{"a sample hook made executable",
 			func(t *testing.T, g, _ string) {
