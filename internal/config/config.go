@@ -116,11 +116,14 @@ type Suite struct {
 
 // Provider configures one model provider.
 type Provider struct {
-	Type       string   `toml:"type"` // openai, anthropic, command, script
-	BaseURL    string   `toml:"base_url"`
-	Model      string   `toml:"model"`
-	APIKeyEnv  string   `toml:"api_key_env"` // the NAME of the environment variable holding the key
-	Command    Command  `toml:"command"`
+	Type      string  `toml:"type"` // openai, anthropic, command, script
+	BaseURL   string  `toml:"base_url"`
+	Model     string  `toml:"model"`
+	APIKeyEnv string  `toml:"api_key_env"` // the NAME of the environment variable holding the key
+	Command   Command `toml:"command"`
+	// Protocol is the command protocol version a command provider
+	// speaks: 1 (default) or 2 (tool calling; docs/command-protocol.md).
+	Protocol   int      `toml:"protocol"`
 	Script     string   `toml:"script"`
 	Timeout    Duration `toml:"timeout"`
 	MaxRetries int      `toml:"max_retries"`
@@ -318,12 +321,18 @@ func (c *Config) validate(file string) error {
 			if len(p.Command) == 0 {
 				return bad(key+".command", "a command provider needs a command")
 			}
+			if p.Protocol < 0 || p.Protocol > 2 {
+				return bad(key+".protocol", fmt.Sprintf("expected command protocol version 1 or 2, got %d", p.Protocol))
+			}
 		case "script":
 			if p.Script == "" {
 				return bad(key+".script", "a script provider needs the script file's path")
 			}
 		default:
 			return bad(key+".type", fmt.Sprintf("expected \"openai\", \"anthropic\", \"command\" or \"script\", got %q", p.Type))
+		}
+		if p.Protocol != 0 && p.Type != "command" {
+			return bad(key+".protocol", "only a command provider has a protocol version")
 		}
 		if p.APIKeyEnv != "" && strings.ContainsAny(p.APIKeyEnv, "= \t") {
 			return bad(key+".api_key_env", "expected the NAME of an environment variable, not its value")

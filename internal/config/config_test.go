@@ -100,6 +100,8 @@ plan_personas = ["risk"]
 		{"[providers.x]\ntype = \"gemini\"", "providers.x.type"},
 		{"[providers.x]\ntype = \"openai\"\napi_key_env = \"sk-abc def\"", "NAME of an environment variable"},
 		{"[roles]\nplanner = \"nope\"", "roles.planner: names provider \"nope\""},
+		{"[providers.x]\ntype = \"command\"\ncommand = \"x\"\nprotocol = 3", "providers.x.protocol: expected command protocol version 1 or 2, got 3"},
+		{"[providers.x]\ntype = \"openai\"\nprotocol = 2", "providers.x.protocol: only a command provider"},
 		{"[test\n", "line 2: expected"},
 		{"[context]\nallow_paths = [\"*\"]", "context.allow_paths[0]: \"*\" would allow every file of its folder"},
 		{"[context]\nallow_paths = [\".env.example\", \"../x.pem\"]", "context.allow_paths[1]: expected a clean path"},

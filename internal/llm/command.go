@@ -29,6 +29,7 @@ type commandProvider struct {
 	argv    []string
 	model   string
 	timeout time.Duration
+	version int // protocol version spoken: 1 or 2
 	opts    options
 }
 
@@ -36,32 +37,39 @@ func newCommand(cfg Config, name string, timeout time.Duration, o options) (Prov
 	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
 		return nil, &ConfigError{Provider: name, Msg: "command provider has no command; set its argv"}
 	}
+	version := cfg.CommandProtocol
+	switch version {
+	case 0:
+		version = CommandProtocolV1
+	case CommandProtocolV1, CommandProtocolV2:
+	default:
+		return nil, &ConfigError{Provider: name, Msg: fmt.Sprintf("command protocol version %d is unknown; use 1 or 2", version)}
+	}
 	return &commandProvider{
 		name:    name,
 		argv:    append([]string(nil), cfg.Command...),
 		model:   cfg.Model,
 		timeout: timeout,
+		version: version,
 		opts:    o,
 	}, nil
 }
 
 func (p *commandProvider) Name() string { return p.name }
 
+// SupportsTools reports whether the command speaks protocol version 2.
+func (p *commandProvider) SupportsTools() bool { return p.version >= CommandProtocolV2 }
+
 func (p *commandProvider) Complete(parent context.Context, req Request) (Response, error) {
 	model := req.Model
 	if model == "" {
 		model = p.model
 	}
-	in, err := json.Marshal(commandRequest{
-		Version:     commandProtocolVersion,
-		Role:        req.Role,
-		Model:       model,
-		Messages:    nonNilMessages(req.Messages),
-		Schema:      req.Schema,
-		SchemaName:  req.SchemaName,
-		MaxTokens:   req.MaxTokens,
-		Temperature: req.Temperature,
-	})
+	creq, err := encodeCommandRequest(p.version, req, model)
+	if err != nil {
+		return Response{}, &ConfigError{Provider: p.name, Msg: err.Error()}
+	}
+	in, err := json.Marshal(creq)
 	if err != nil {
 		return Response{}, &ConfigError{Provider: p.name, Msg: fmt.Sprintf("encode request: %v", err)}
 	}
@@ -102,7 +110,7 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 	if stdout.overflow {
 		return Response{}, &ProtocolError{Provider: p.name, Msg: fmt.Sprintf("command %s wrote more than %d bytes to stdout", p.argv[0], maxCommandStdout)}
 	}
-	out, err := decodeCommandResponse(stdout.Bytes())
+	out, err := decodeCommandResponse(stdout.Bytes(), p.version)
 	if err != nil {
 		return Response{}, &ProtocolError{
 			Provider: p.name,
@@ -112,6 +120,9 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 	}
 	if out.Refusal != "" {
 		return Response{}, &RefusalError{Provider: p.name, Message: out.Refusal}
+	}
+	if len(out.ToolCalls) > 0 && len(req.Tools) == 0 {
+		return Response{}, &ProtocolError{Provider: p.name, Msg: fmt.Sprintf("command %s called tool %q but the request offers no tools", p.argv[0], shorten(out.ToolCalls[0].Name, 80))}
 	}
 	if out.Model == "" {
 		out.Model = model
@@ -126,14 +137,8 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 		Provider:   p.name,
 		StopReason: out.StopReason,
 		Latency:    p.opts.now().Sub(start),
+		ToolCalls:  out.ToolCalls,
 	}, nil
-}
-
-func nonNilMessages(m []Message) []Message {
-	if m == nil {
-		return []Message{}
-	}
-	return m
 }
 
 // killGroup kills the command's whole process group.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestCommandGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Response{Text: "Plan looks sound.", Usage: Usage{InputTokens: 120, OutputTokens: 7}, Model: "local-test-model", Provider: "local", StopReason: "stop"}
-	if resp != want {
+	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("response\n got %+v\nwant %+v", resp, want)
 	}
 	if len(tokens) != 1 || tokens[0] != want.Text {
@@ -260,7 +261,7 @@ func TestDecodeCommandResponse(t *testing.T) {
 		{"text", `{"text":"hi"}`, commandResponse{Text: "hi"}, ""},
 		{"surrounding whitespace", " \n{\"text\":\"hi\"}\n\n", commandResponse{Text: "hi"}, ""},
 		{"all fields", `{"text":"x","usage":{"input_tokens":1,"output_tokens":2},"model":"m","stop_reason":"stop","unknown":[1]}`,
-			commandResponse{Text: "x", Usage: Usage{1, 2}, Model: "m", StopReason: "stop"}, ""},
+			commandResponse{Text: "x", Usage: Usage{InputTokens: 1, OutputTokens: 2}, Model: "m", StopReason: "stop"}, ""},
 		{"json value", `{"json":{"b":[1, 2],"a":null}}`, commandResponse{Text: `{"b":[1,2],"a":null}`}, ""},
 		{"empty text is an answer", `{"text":""}`, commandResponse{}, ""},
 		{"refusal only", `{"refusal":"no"}`, commandResponse{Refusal: "no"}, ""},
@@ -278,7 +279,7 @@ func TestDecodeCommandResponse(t *testing.T) {
 		{"truncated", `{"text":"a`, commandResponse{}, "not a valid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := decodeCommandResponse([]byte(tc.in))
+			got, err := decodeCommandResponse([]byte(tc.in), CommandProtocolV1)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Errorf("error %v, want one containing %q", err, tc.wantErr)
@@ -288,7 +289,7 @@ func TestDecodeCommandResponse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tc.want {
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})

@@ -25,7 +25,7 @@ func FuzzDecodeCommandResponse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := decodeCommandResponse(data)
+		got, err := decodeCommandResponse(data, CommandProtocolV1)
 		if err != nil {
 			return
 		}
@@ -103,5 +103,76 @@ func FuzzCheckJSON(f *testing.F) {
 		if err == nil && v == nil && strings.TrimSpace(stripFence(text)) != "null" {
 			t.Errorf("accepted %q as nothing", text)
 		}
+	})
+}
+
+// FuzzDecodeCommandResponseV2 feeds arbitrary stdout to the version 2
+// decoder: accepted tool calls have a name, a unique id and arguments that
+// are one JSON object.
+func FuzzDecodeCommandResponseV2(f *testing.F) {
+	for _, s := range []string{
+		`{"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]}`,
+		`{"text":"t","tool_calls":[{"function":{"name":"f","arguments":{"x":1}}}]}`,
+		`{"tool_calls":[{"id":"a","function":{"name":"f"}},{"id":"a","function":{"name":"g"}}]}`,
+		`{"tool_calls":[{"function":{"name":"f","arguments":"{\"p\":\"\\ud800\"}"}}]}`,
+		`{"tool_calls":null,"text":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeCommandResponse(data, CommandProtocolV2)
+		if err != nil {
+			return
+		}
+		checkToolCalls(t, got.ToolCalls)
+		if !json.Valid(data) {
+			t.Errorf("accepted stdout that is not one JSON value: %q", data)
+		}
+	})
+}
+
+// checkToolCalls asserts what every accepted tool call satisfies.
+func checkToolCalls(t *testing.T, calls []ToolCall) {
+	t.Helper()
+	ids := map[string]bool{}
+	for i, c := range calls {
+		if strings.TrimSpace(c.Name) == "" || c.ID == "" || ids[c.ID] {
+			t.Errorf("call %d: name %q, id %q (seen %v)", i, c.Name, c.ID, ids[c.ID])
+		}
+		ids[c.ID] = true
+		var obj map[string]any
+		if err := json.Unmarshal(c.Arguments, &obj); err != nil || obj == nil {
+			t.Errorf("call %d: arguments %q are not a JSON object", i, c.Arguments)
+		}
+		if !utf8.Valid(c.Arguments) {
+			t.Errorf("call %d: arguments are not UTF-8", i)
+		}
+	}
+}
+
+// FuzzDecodeScriptToolCalls feeds arbitrary script entries with tool
+// calls to the script decoder.
+func FuzzDecodeScriptToolCalls(f *testing.F) {
+	for _, s := range []string{
+		`{"responses":[{"role":"codegen","tool_calls":[{"name":"read_file","arguments":{"path":"a"}}]}]}`,
+		`{"responses":[{"role":"codegen","tool_calls":[{"id":"x","name":"a"},{"id":"x","name":"b"}]}]}`,
+		`{"responses":[{"role":"c","tool_calls":[{"name":"f","arguments":"{}"}],"usage":{"input_tokens":1}}]}`,
+		`{"responses":[{"role":"c","text":"x","stop_reason":"length"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := decodeScript(data)
+		if err != nil {
+			return
+		}
+		var all []ToolCall
+		for _, e := range entries {
+			all = append(all, e.ToolCalls...)
+			if e.StopReason == "" || checkUsage(e.Usage) != nil {
+				t.Errorf("entry %+v", e)
+			}
+		}
+		checkToolCalls(t, all)
 	})
 }

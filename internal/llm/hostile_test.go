@@ -32,7 +32,7 @@ func TestHostileCommandStdout(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range hostile.Names(docs) {
 		data := docs[name]
-		_, derr := decodeCommandResponse(data)
+		_, derr := decodeCommandResponse(data, CommandProtocolV1)
 		if derr == nil {
 			t.Errorf("%s: decodeCommandResponse accepted it", name)
 			continue

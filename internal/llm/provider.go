@@ -163,6 +163,9 @@ type Config struct {
 	APIKeyEnv string
 	// Command is the argv of a command provider.
 	Command []string
+	// CommandProtocol is the version of the command protocol the command
+	// speaks: 1 (the default when 0) or 2 (tool calling).
+	CommandProtocol int
 	// ScriptFile is the JSON file a script provider replays.
 	ScriptFile string
 	// ScriptStateFile, when set, keeps the script cursors on disk so that

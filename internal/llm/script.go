@@ -27,7 +27,9 @@ import (
 // under a lock on "<file>.lock" at every call, so successive orch processes
 // continue the script. Delete the state file to start over.
 //
-// Answers carry no usage; OnToken, when set, receives the whole text once.
+// Answers carry the usage the script gives (none by default); OnToken,
+// when set, receives the whole text once. Scripted tool calls are replayed
+// as the model's (see scriptfile.go), so the provider speaks tool calling.
 type scriptProvider struct {
 	name      string
 	file      string
@@ -71,40 +73,48 @@ func (p *scriptProvider) Complete(ctx context.Context, req Request) (Response, e
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var (
-		text string
-		err  error
+		e   scriptEntry
+		err error
 	)
 	if p.stateFile == "" {
-		text, err = p.take(p.cursors, req.Role)
+		e, err = p.take(p.cursors, req.Role)
 	} else {
-		text, err = p.takePersistent(ctx, req.Role)
+		e, err = p.takePersistent(ctx, req.Role)
 	}
 	if err != nil {
 		return Response{}, err
 	}
-	if req.OnToken != nil && text != "" {
-		req.OnToken(text)
+	if len(e.ToolCalls) > 0 && len(req.Tools) == 0 {
+		return Response{}, &ProtocolError{Provider: p.name, Msg: fmt.Sprintf("script %s: the next entry for role %q calls tools (%s) but the request offers none", p.file, req.Role, e.ToolCalls[0].Name)}
+	}
+	if req.OnToken != nil && e.Text != "" {
+		req.OnToken(e.Text)
 	}
 	model := req.Model
 	if model == "" {
 		model = "script"
 	}
 	return Response{
-		Text:       text,
+		Text:       e.Text,
+		Usage:      e.Usage,
 		Model:      model,
 		Provider:   p.name,
-		StopReason: "stop",
+		StopReason: e.StopReason,
 		Latency:    p.opts.now().Sub(start),
+		ToolCalls:  append([]ToolCall(nil), e.ToolCalls...),
 	}, nil
 }
 
+// SupportsTools reports true: scripts replay tool calls.
+func (p *scriptProvider) SupportsTools() bool { return true }
+
 // take returns the next entry for role and advances its cursor in cursors.
-func (p *scriptProvider) take(cursors map[string]int, role string) (string, error) {
+func (p *scriptProvider) take(cursors map[string]int, role string) (scriptEntry, error) {
 	start := max(cursors[role], 0)
 	for i := start; i < len(p.entries); i++ {
 		if roleMatches(p.entries[i].Role, role) {
 			cursors[role] = i + 1
-			return p.entries[i].Text, nil
+			return p.entries[i], nil
 		}
 	}
 	used := 0
@@ -113,7 +123,7 @@ func (p *scriptProvider) take(cursors map[string]int, role string) (string, erro
 			used++
 		}
 	}
-	return "", &ScriptExhaustedError{Provider: p.name, File: p.file, Role: role, Used: used}
+	return scriptEntry{}, &ScriptExhaustedError{Provider: p.name, File: p.file, Role: role, Used: used}
 }
 
 // scriptState is the state file's content.
@@ -127,33 +137,33 @@ const (
 	scriptLockRetry    = 10 * time.Millisecond
 )
 
-func (p *scriptProvider) takePersistent(ctx context.Context, role string) (string, error) {
+func (p *scriptProvider) takePersistent(ctx context.Context, role string) (scriptEntry, error) {
 	lock := flock.New(p.stateFile + ".lock")
 	locked, err := lock.TryLockContext(ctx, scriptLockRetry)
 	if err != nil || !locked {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("orch: provider %s: call abandoned while waiting for %s: %w", p.name, lock.Path(), context.Cause(ctx))
+			return scriptEntry{}, fmt.Errorf("orch: provider %s: call abandoned while waiting for %s: %w", p.name, lock.Path(), context.Cause(ctx))
 		}
-		return "", fmt.Errorf("orch: provider %s: lock %s: %w", p.name, lock.Path(), err)
+		return scriptEntry{}, fmt.Errorf("orch: provider %s: lock %s: %w", p.name, lock.Path(), err)
 	}
 	defer func() { _ = lock.Unlock() }()
 
 	st, err := readScriptState(p.stateFile)
 	if err != nil {
-		return "", fmt.Errorf("orch: provider %s: %w", p.name, err)
+		return scriptEntry{}, fmt.Errorf("orch: provider %s: %w", p.name, err)
 	}
-	text, err := p.take(st.Cursors, role)
+	e, err := p.take(st.Cursors, role)
 	if err != nil {
-		return "", err
+		return scriptEntry{}, err
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
-		return "", fmt.Errorf("orch: provider %s: encode script state: %w", p.name, err)
+		return scriptEntry{}, fmt.Errorf("orch: provider %s: encode script state: %w", p.name, err)
 	}
 	if err := writeFileAtomic(p.stateFile, append(data, '\n'), 0o644); err != nil {
-		return "", fmt.Errorf("orch: provider %s: save script state: %w", p.name, err)
+		return scriptEntry{}, fmt.Errorf("orch: provider %s: save script state: %w", p.name, err)
 	}
-	return text, nil
+	return e, nil
 }
 
 // readScriptState reads a state file; a missing file is a fresh start.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -187,6 +188,7 @@ func TestScriptConfigErrors(t *testing.T) {
 }
 
 func TestDecodeScript(t *testing.T) {
+	se := func(role, text string) scriptEntry { return scriptEntry{Role: role, Text: text, StopReason: "stop"} }
 	for _, tc := range []struct {
 		name    string
 		in      string
@@ -194,15 +196,32 @@ func TestDecodeScript(t *testing.T) {
 		wantErr string
 	}{
 		{"text and json", `{"responses":[{"role":"a","text":"x"},{"role":"b","json":{"k": [1, 2]}}]}`,
-			[]scriptEntry{{"a", "x"}, {"b", `{"k":[1,2]}`}}, ""},
-		{"empty text allowed", `{"responses":[{"role":"a","text":""}]}`, []scriptEntry{{"a", ""}}, ""},
-		{"json scalar", `{"responses":[{"role":"a","json":"s"}]}`, []scriptEntry{{"a", `"s"`}}, ""},
+			[]scriptEntry{se("a", "x"), se("b", `{"k":[1,2]}`)}, ""},
+		{"empty text allowed", `{"responses":[{"role":"a","text":""}]}`, []scriptEntry{se("a", "")}, ""},
+		{"json scalar", `{"responses":[{"role":"a","json":"s"}]}`, []scriptEntry{se("a", `"s"`)}, ""},
+		{"tool calls with default ids and arguments", `{"responses":[{"role":"codegen","text":"look","tool_calls":[{"name":"read_file","arguments":{"path": "a.go"}},{"name":"run_tests"}]}]}`,
+			[]scriptEntry{{Role: "codegen", Text: "look", StopReason: "tool_calls", ToolCalls: []ToolCall{
+				{ID: "script_0_0", Name: "read_file", Arguments: json.RawMessage(`{"path":"a.go"}`)},
+				{ID: "script_0_1", Name: "run_tests", Arguments: json.RawMessage(`{}`)}}}}, ""},
+		{"tool calls alone, own id, usage and stop reason", `{"responses":[{"role":"codegen","tool_calls":[{"id":"c1","name":"finish","arguments":{"status":"completed"}}],"usage":{"input_tokens":10,"output_tokens":2,"cached_input_tokens":8},"stop_reason":"tool_use"}]}`,
+			[]scriptEntry{{Role: "codegen", StopReason: "tool_use", Usage: Usage{InputTokens: 10, OutputTokens: 2, CachedInputTokens: 8},
+				ToolCalls: []ToolCall{{ID: "c1", Name: "finish", Arguments: json.RawMessage(`{"status":"completed"}`)}}}}, ""},
+		{"truncated answer", `{"responses":[{"role":"codegen","text":"{\"sta","stop_reason":"length"}]}`,
+			[]scriptEntry{{Role: "codegen", Text: `{"sta`, StopReason: "length"}}, ""},
 		{"no responses", `{}`, nil, "missing or empty"},
 		{"empty list", `{"responses":[]}`, nil, "missing or empty"},
 		{"blank role", `{"responses":[{"role":" ","text":"x"}]}`, nil, "role"},
 		{"both", `{"responses":[{"role":"a","text":"x","json":1}]}`, nil, "both"},
 		{"neither", `{"responses":[{"role":"a"}]}`, nil, "needs"},
 		{"typo field", `{"responses":[{"role":"a","txt":"x"}]}`, nil, "unknown field"},
+		{"typo in a tool call", `{"responses":[{"role":"a","tool_calls":[{"name":"x","args":{}}]}]}`, nil, "unknown field"},
+		{"tool call without name", `{"responses":[{"role":"a","tool_calls":[{"arguments":{}}]}]}`, nil, "tool_calls[0]: \"name\""},
+		{"arguments not an object", `{"responses":[{"role":"a","tool_calls":[{"name":"x","arguments":[1]}]}]}`, nil, "responses[0].tool_calls[0].arguments: expected a JSON object"},
+		{"arguments as a string", `{"responses":[{"role":"a","tool_calls":[{"name":"x","arguments":"{}"}]}]}`, nil, "expected a JSON object"},
+		{"duplicate ids", `{"responses":[{"role":"a","tool_calls":[{"id":"k","name":"x"}]},{"role":"a","tool_calls":[{"id":"k","name":"y"}]}]}`, nil, "already used by responses[0]"},
+		{"default id taken", `{"responses":[{"role":"a","tool_calls":[{"id":"script_1_0","name":"x"}]},{"role":"a","tool_calls":[{"name":"y"}]}]}`, nil, "already used"},
+		{"negative usage", `{"responses":[{"role":"a","text":"x","usage":{"output_tokens":-1}}]}`, nil, "negative"},
+		{"blank stop reason", `{"responses":[{"role":"a","text":"x","stop_reason":""}]}`, nil, "stop_reason"},
 		{"trailing data", `{"responses":[{"role":"a","text":"x"}]} {}`, nil, "data after"},
 		{"not an object", `[1]`, nil, "not a script"},
 	} {
@@ -217,8 +236,8 @@ func TestDecodeScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("got %q, want %q", got, tc.want)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}
