@@ -84,3 +84,35 @@ func TestReadBatchRefusesDamagedStreams(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestGrepWords(t *testing.T) {
+	r, head := seedRepo(t, map[string]string{"a b.go": "foo Bar foo\nx Bar\nBarley\n", "d/c.md": "Bar\n", "bin.dat": "Bar\x00"})
+	writeFile(t, r, "d/c.md", "nothing\n") // the work tree differs from the index
+	writeFile(t, r, "untracked.go", "Bar\n")
+	collect := func(commit string, words ...string) string {
+		t.Helper()
+		var got []string
+		err := r.GrepWords(testCtx(t), words, commit, func(p string, line int, w string) {
+			got = append(got, p+":"+strconv.Itoa(line)+":"+w)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, " ")
+	}
+	if got, want := collect("", "Bar", "foo"), "a b.go:1:foo a b.go:1:Bar a b.go:1:foo a b.go:2:Bar d/c.md:1:Bar"; got != want {
+		t.Errorf("GrepWords(index) = %q, want %q", got, want)
+	}
+	if got, want := collect(head, "Bar"), "a b.go:1:Bar a b.go:2:Bar d/c.md:1:Bar"; got != want {
+		t.Errorf("GrepWords(HEAD) = %q, want %q", got, want)
+	}
+	if got := collect("", "Nowhere"); got != "" {
+		t.Errorf("GrepWords(no match) = %q", got)
+	}
+	if got := collect("", "-e"); got != "" {
+		t.Errorf("GrepWords(an option-like word) = %q", got)
+	}
+	if err := r.GrepWords(testCtx(t), []string{"a\nb"}, "", func(string, int, string) {}); err == nil {
+		t.Error("GrepWords accepted a word with a newline")
+	}
+}

@@ -1,0 +1,61 @@
+// Package repomap gives each agent role a ranked map of the repository for
+// its first message (contract section 8, "Context"): which files matter for
+// the task, the signatures of their definitions, and the rest as a folder
+// summary, within a token budget.
+//
+// # Use
+//
+//	ix, err := repomap.Build(ctx, repoDir, repomap.Options{
+//		CacheDir: filepath.Join(orchDir, "cache", "repomap"),
+//		Commit:   base,            // "" = the index (tracked files)
+//		Policy:   policy,          // visibility.NewPolicy(cfg.Context.AllowPaths)
+//	})
+//	text, err := ix.Map(ctx, repomap.Seeds{
+//		Brief: brief, Plan: planText, Paths: filePlanPaths,
+//	}, 2000) // tokens
+//
+// Lookups for tools: (*Index).Definitions(name) (where an identifier is
+// defined, with line and signature), (*Index).References(name) (the source
+// files that mention it), (*Index).FileDefinitions(path), (*Index).Rank
+// (every visible file, ranked for the seeds), and (*Index).Files, the
+// visibility.Files every path an agent reads must pass.
+//
+// # What it does
+//
+// Build lists the files a model may see (package visibility: tracked,
+// regular, not secret-looking), reads the source files' blobs through one
+// `git cat-file --batch`, and indexes each blob once:
+//
+//   - definitions with tree-sitter (github.com/smacker/go-tree-sitter's
+//     bundled grammars) for Go, Python, JavaScript, TypeScript/TSX, Rust and
+//     Java, with this package's own queries (lang.go): functions, methods,
+//     types, classes, interfaces, fields, top-level constants and variables;
+//   - references by scanning every identifier of the file (code, comments
+//     and strings), for those languages and other source files (C, C++, C#,
+//     Ruby, PHP, Kotlin, Swift, ...), keeping the 400 most used per file.
+//
+// The tags are cached by blob hash and language in one snapshot file under
+// CacheDir (cache.go describes the format): a warm build parses only
+// changed blobs. Damaged records are ignored and reparsed; the file is
+// replaced atomically, so concurrent builds are safe. Files above
+// MaxFileBytes (512 KiB), binary and minified files are listed, not
+// indexed. Nothing of tree-sitter is initialised before the first parse.
+//
+// Map ranks files with personalised PageRank over the reference graph (a
+// file that mentions an identifier points at the files defining it;
+// identifiers defined in many places weigh less, long compound ones more,
+// identifiers the task names ten times more). The personalisation comes
+// from the seeds: file plan paths, paths and identifiers named in the brief
+// and plan (camelCase, snake_case, `quoted`, or capitalised names the index
+// defines), the files `git grep -w -F` finds those identifiers in, and
+// files whose path contains a word of the brief. The rendered map has a
+// header, where the task's identifiers occur (path:lines, from git grep),
+// the top definitions grouped by file ("line: signature"; each further
+// definition of a file counts a little less so one file does not take the
+// whole map), more relevant files by path, and a folder summary of the
+// rest. EstimateTokens (four bytes a token) keeps it within the budget.
+//
+// Built without cgo (CGO_ENABLED=0, or no C compiler), DefinitionsAvailable
+// is false: the map still ranks by paths, references and git grep, and
+// says that definitions are missing.
+package repomap

@@ -1,0 +1,79 @@
+package repomap
+
+import (
+	"sort"
+
+	"github.com/orchdev/orch/internal/visibility"
+)
+
+// Location is one definition in one file.
+type Location struct {
+	Path string
+	Def
+}
+
+// Definitions returns where name is defined, by path then line.
+func (ix *Index) Definitions(name string) []Location {
+	id, ok := ix.ids[name]
+	if !ok {
+		return nil
+	}
+	var out []Location
+	for _, f := range ix.definers[id] {
+		for _, d := range ix.ent[f].defs {
+			if d.name == id {
+				out = append(out, Location{Path: ix.all[f].Path, Def: ix.def(d)})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// References returns the indexed source files that mention name (in code,
+// comments or strings), sorted by path. Files in languages that are not
+// indexed are not searched: git grep is the tool for them.
+func (ix *Index) References(name string) []string {
+	id, ok := ix.ids[name]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for f, e := range ix.ent {
+		if e == nil {
+			continue
+		}
+		for _, r := range e.refs {
+			if r.name == id {
+				out = append(out, ix.all[f].Path)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// FileDefinitions returns the definitions of one file in line order, and
+// false when the file is not visible or not indexed.
+func (ix *Index) FileDefinitions(p string) ([]Def, bool) {
+	f, ok := ix.byPath[p]
+	if !ok || ix.ent[f] == nil {
+		return nil, false
+	}
+	defs := make([]Def, len(ix.ent[f].defs))
+	for i, d := range ix.ent[f].defs {
+		defs[i] = ix.def(d)
+	}
+	return defs, true
+}
+
+func (ix *Index) def(d defRec) Def {
+	return Def{Name: ix.names[d.name], Kind: kindList[d.kind], Line: int(d.line), Sig: d.sig}
+}
+
+// Files is the visible file set the index was built from: the agents'
+// tools check paths against it (visibility.Files.Check).
+func (ix *Index) Files() *visibility.Files { return ix.files }
+
+// Stats describe the build.
+func (ix *Index) Stats() Stats { return ix.stats }

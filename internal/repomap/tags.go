@@ -1,0 +1,84 @@
+package repomap
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Def is one definition found in a file.
+type Def struct {
+	Name string // the defined identifier
+	Kind string // func, method, type, class, interface, field, const, var, module, macro
+	Line int    // 1-based line of the name
+	Sig  string // the definition's head on one line ("func (c *Command) Execute() error")
+}
+
+// Ref is an identifier a file uses, with how often.
+type Ref struct {
+	Name  string
+	Count int
+}
+
+// fileTags is what indexing one blob yields; cached by blob and language.
+type fileTags struct {
+	Lang Lang
+	Defs []Def
+	Refs []Ref
+}
+
+func sortDefs(defs []Def) {
+	sort.SliceStable(defs, func(i, j int) bool { return defs[i].Line < defs[j].Line })
+}
+
+// isIdent reports whether s is an ASCII identifier the index keeps as a
+// definition.
+func isIdent(s string) bool {
+	if len(s) < minDefIdent || len(s) > maxIdent {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// cutUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// printable turns source bytes into text for a prompt: invalid UTF-8 and
+// control characters other than whitespace become U+FFFD.
+func printable(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// showPath writes a repository path for the map, quoted when it holds
+// anything that could break a line or read differently than it is.
+func showPath(p string) string {
+	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	}) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
+}
