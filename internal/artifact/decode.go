@@ -197,6 +197,7 @@ func DecodeCodeReview(file string, data []byte) (CodeReview, error) {
 		})
 	}
 	r.Reviewers = c.rawArray(root.field("reviewers"), false)
+	r.DiffSHA256 = c.hexString(root.field("diff_sha256"), false, "a sha256", 64)
 	if c.err != nil {
 		return CodeReview{}, c.err
 	}
@@ -262,6 +263,7 @@ func DecodeTestReport(file string, data []byte) (TestReport, error) {
 		r.Suites = append(r.Suites, s)
 	}
 	r.Error = c.str(root.field("error"), false)
+	r.DiffSHA256 = c.hexString(root.field("diff_sha256"), false, "a sha256", 64)
 	if c.err != nil {
 		return TestReport{}, c.err
 	}

@@ -246,6 +246,9 @@ func TestDecodeCodeReview(t *testing.T) {
 	if b := r.BlockingIssues(); len(b) != 1 {
 		t.Errorf("BlockingIssues = %+v", b)
 	}
+	if r, err := DecodeCodeReview(CodeReviewFile, []byte(`{"ok":true,"issues":[],"diff_sha256":"`+strings.Repeat("AB", 32)+`"}`)); err != nil || r.DiffSHA256 != strings.Repeat("ab", 32) {
+		t.Errorf("diff_sha256 decoded as %q, %v; want it lower-cased", r.DiffSHA256, err)
+	}
 	cases := []decodeCase{
 		{name: "valid"},
 		{name: "no issues", muts: []mutation{set("issues", []any{})}},
@@ -266,6 +269,9 @@ func TestDecodeCodeReview(t *testing.T) {
 		{name: "message blank", muts: []mutation{set("issues.1.message", "\n")}, want: "$.issues[1].message: expected a non-empty string, got a blank string"},
 		{name: "file number", muts: []mutation{set("issues.0.file", 3)}, want: "$.issues[0].file: expected a string, got a number"},
 		{name: "reviewers object", muts: []mutation{set("reviewers", map[string]any{})}, want: "$.reviewers: expected an array, got an object"},
+		{name: "diff sha", muts: []mutation{set("diff_sha256", strings.Repeat("Ab", 32))}},
+		{name: "diff sha short", muts: []mutation{set("diff_sha256", "abc")}, want: `$.diff_sha256: expected a sha256 (64 hex digits), got "abc"`},
+		{name: "diff sha number", muts: []mutation{set("diff_sha256", 1)}, want: `$.diff_sha256: expected a sha256 (64 hex digits), got a number`},
 	}
 	cases = append(cases, genericCases(validCodeReview)...)
 	runDecodeTable(t, CodeReviewFile, validCodeReview, DecodeCodeReview, cases)
@@ -316,6 +322,8 @@ func TestDecodeTestReport(t *testing.T) {
 		{name: "case name number", muts: []mutation{set("suites.0.cases.0.name", 1)}, want: "$.suites[0].cases[0].name: expected a string, got a number"},
 		{name: "log number", muts: []mutation{set("suites.0.log", 1)}, want: "$.suites[0].log: expected a string, got a number"},
 		{name: "error number", muts: []mutation{set("error", 1)}, want: "$.error: expected a string, got a number"},
+		{name: "diff sha", muts: []mutation{set("diff_sha256", strings.Repeat("0f", 32))}},
+		{name: "diff sha not hex", muts: []mutation{set("diff_sha256", strings.Repeat("g", 64))}, want: `$.diff_sha256: expected a sha256 (64 hex digits), got "gggg`},
 	}
 	cases = append(cases, genericCases(validTestReport)...)
 	runDecodeTable(t, TestReportFile, validTestReport, DecodeTestReport, cases)

@@ -156,6 +156,10 @@ type CodeReview struct {
 	OK        bool              `json:"ok"`
 	Issues    []Issue           `json:"issues"`
 	Reviewers []json.RawMessage `json:"reviewers,omitempty"`
+	// DiffSHA256 is the sha256 of the code/diff.patch the review judged,
+	// when the reviewer says (lower-cased). A review naming another patch
+	// than the current one is invalid (contract section 6).
+	DiffSHA256 string `json:"diff_sha256,omitempty"`
 }
 
 // BlockingIssues returns the issues of severity blocking.
@@ -225,6 +229,11 @@ type TestReport struct {
 	Summary     Summary `json:"summary"`
 	Suites      []Suite `json:"suites"`
 	Error       string  `json:"error,omitempty"`
+	// DiffSHA256 is the sha256 of the code/diff.patch the suites ran on
+	// (orch test writes it; lower-cased). A report naming another patch than
+	// the current one is invalid; one without it is judged against the hash
+	// recorded at review → test (contract section 6).
+	DiffSHA256 string `json:"diff_sha256,omitempty"`
 }
 
 // Decision verdicts.

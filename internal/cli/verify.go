@@ -17,6 +17,9 @@ func newVerifyCmd(env *Env) *cobra.Command {
 		Short: "check the transcript's hash chain and that state.json matches the last transition",
 		Long: `Recompute the transcript's hash chain, check sequence numbers and revisions, and
 check that state.json equals the state recorded by the last state-changing event.
+A state.json exactly one step behind the last durable event, and equal to the
+state before it, is a commit interrupted between the log append and the rename:
+verify says so and exits 0 (the next orch command rolls it forward).
 Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherwise.`,
 		Example: `  orch verify --task 0007-add-retry`,
 		Args:    cobra.NoArgs,
@@ -34,6 +37,8 @@ Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherw
 				if err := json.NewEncoder(out).Encode(rep); err != nil {
 					return err
 				}
+			} else if rep.OK && rep.Pending != nil {
+				fmt.Fprintf(out, "%s: transcript verified: %d events, chain intact; %s\n", t.ID, rep.Events, rep.Pending)
 			} else if rep.OK {
 				fmt.Fprintf(out, "%s: transcript verified: %d events, chain intact, state.json matches\n", t.ID, rep.Events)
 			}
