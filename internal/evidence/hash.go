@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path"
@@ -105,3 +106,10 @@ func FilesDigest(taskDir string) (string, error) {
 	}
 	return files.Digest(), nil
 }
+
+// hasher is a running sha256 with a hex result.
+type hasher struct{ hash.Hash }
+
+func newHash() hasher { return hasher{sha256.New()} }
+
+func (h hasher) hex() string { return hex.EncodeToString(h.Sum(nil)) }

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -48,6 +49,9 @@ type Snapshot struct {
 	TestReport artifact.Loaded[artifact.TestReport]
 	Decision   artifact.Loaded[artifact.Decision]
 	Revert     artifact.Loaded[artifact.RevertRecord]
+	// Evidence holds what the gates recorded and the hashes now
+	// (contract section 6).
+	Evidence Evidence
 }
 
 // Verdict is the outcome of one condition.
@@ -240,6 +244,13 @@ func planUnclear(s Snapshot) Verdict {
 	if s.Codegen.OK() && s.Codegen.Value.Status == artifact.CodegenPlanUnclear {
 		return holds("%s status is plan_unclear", artifact.CodegenFile)
 	}
+	// Codegen works from exactly the reviewed plan: a plan edited since
+	// goes back to plan review.
+	var ee *EvidenceError
+	if errors.As(s.Evidence.Changed(HashPlan), &ee) {
+		return holds("%s changed after the %s gate (recorded sha256 %.12s…, now %s): it goes back to plan review",
+			artifact.PlanFile, ee.Bound.Edge(), ee.Bound.SHA256, shortOr(ee.Now, "missing"))
+	}
 	switch {
 	case s.FilePlan.Err != nil:
 		return Verdict{Holds: true, Reason: "the file plan is invalid: " + s.FilePlan.Err.Error(), Invalid: []error{s.FilePlan.Err}}
@@ -306,12 +317,83 @@ func codegenCompleted(s Snapshot) Verdict {
 	case (!s.CodeFiles.Present || len(s.CodeFiles.Value) == 0) && !onlyDeletes:
 		return fails("%s/ holds no file", artifact.CodeFilesDir)
 	}
-	return holds("%s parses (%d file(s)); %s/ holds %d file(s)", artifact.DiffFile, len(s.Diff.Value.Files), artifact.CodeFilesDir, len(s.CodeFiles.Value))
+	if err := s.Evidence.Changed(HashPlan); err != nil {
+		return fails("%v", err)
+	}
+	if v, ok := agreement(s); !ok {
+		return v
+	}
+	return holds("%s parses (%d file(s)) and applied to the base gives exactly %s/ (%d file(s))", artifact.DiffFile, len(s.Diff.Value.Files), artifact.CodeFilesDir, len(s.CodeFiles.Value))
+}
+
+// agreement checks the comparison of code/files/ with code/diff.patch
+// applied to the base: a disagreement is an invalid artifact naming the
+// first path; a comparison that was not or could not be made does not
+// hold.
+func agreement(s Snapshot) (Verdict, bool) {
+	a := s.Evidence.Agreement
+	var ae *artifact.Error
+	switch {
+	case a == nil:
+		return fails("%s/ and %s were not compared", artifact.CodeFilesDir, artifact.DiffFile), false
+	case a.Err == nil:
+		return Verdict{}, true
+	case errors.As(a.Err, &ae):
+		return Verdict{Reason: "invalid artifact: " + a.Err.Error(), Invalid: []error{a.Err}}, false
+	}
+	return fails("could not compare %s/ with %s: %v", artifact.CodeFilesDir, artifact.DiffFile, a.Err), false
+}
+
+// needCodeReview is need for the code review, which is also invalid when it
+// names (diff_sha256) another patch than the current one.
+func needCodeReview(s Snapshot, v *Verdict) bool {
+	if !need(s.CodeReview, artifact.CodeReviewFile, v) {
+		return false
+	}
+	if err := judgedOther(artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256, s.Evidence.Now[HashDiff],
+		"the review judged another patch: review the current one (`orch redo review`, then `orch review code`) or restore code/diff.patch"); err != nil {
+		v.Reason, v.Invalid = "invalid artifact: "+err.Error(), append(v.Invalid, err)
+		return false
+	}
+	return true
+}
+
+// needTestReport is need for the test report, which is also invalid when it
+// names (diff_sha256) another patch than the current one.
+func needTestReport(s Snapshot, v *Verdict) bool {
+	if !need(s.TestReport, artifact.TestReportFile, v) {
+		return false
+	}
+	if err := judgedOther(artifact.TestReportFile, s.TestReport.Value.DiffSHA256, s.Evidence.Now[HashDiff],
+		"the tests ran on another patch: run them on the current one (`orch redo test`, then `orch test`) or restore code/diff.patch"); err != nil {
+		v.Reason, v.Invalid = "invalid artifact: "+err.Error(), append(v.Invalid, err)
+		return false
+	}
+	return true
+}
+
+// unchanged is a verdict that does not hold, with the change as an invalid
+// artifact, when an artifact differs from what the gates bound.
+func unchanged(s Snapshot, keys ...string) (Verdict, bool) {
+	if err := s.Evidence.Changed(keys...); err != nil {
+		return Verdict{Reason: "evidence changed: " + err.Error(), Invalid: []error{err}}, false
+	}
+	return Verdict{}, true
+}
+
+func shortOr(sum, missing string) string {
+	if sum == "" {
+		return missing
+	}
+	if len(sum) > 12 {
+		return sum[:12] + "…"
+	}
+	return sum
 }
 
 func planFlawed(s Snapshot) Verdict {
 	var v Verdict
-	if !need(s.CodeReview, artifact.CodeReviewFile, &v) {
+	if !needCodeReview(s, &v) {
 		return v
 	}
 	for _, is := range s.CodeReview.Value.BlockingIssues() {
@@ -324,7 +406,7 @@ func planFlawed(s Snapshot) Verdict {
 
 func needsCodeChanges(s Snapshot) Verdict {
 	var v Verdict
-	if !need(s.CodeReview, artifact.CodeReviewFile, &v) {
+	if !needCodeReview(s, &v) {
 		return v
 	}
 	r := s.CodeReview.Value
@@ -339,7 +421,7 @@ func needsCodeChanges(s Snapshot) Verdict {
 
 func reviewPasses(s Snapshot) Verdict {
 	var v Verdict
-	if !need(s.CodeReview, artifact.CodeReviewFile, &v) {
+	if !needCodeReview(s, &v) {
 		return v
 	}
 	r := s.CodeReview.Value
@@ -349,12 +431,27 @@ func reviewPasses(s Snapshot) Verdict {
 	if b := r.BlockingIssues(); len(b) > 0 {
 		return fails("%d blocking issue(s)", len(b))
 	}
+	if v, ok := unchanged(s, HashPlan); !ok {
+		return v
+	}
+	// The change must be the one codegen → review bound. A change made
+	// since passes only when the review names it (diff_sha256) and the
+	// files agree with it again: then this gate binds it afresh.
+	if err := s.Evidence.Changed(HashFiles, HashDiff); err != nil {
+		if r.DiffSHA256 == "" {
+			return Verdict{Reason: "evidence changed: " + err.Error(), Invalid: []error{err}}
+		}
+		if v, ok := agreement(s); !ok {
+			return v
+		}
+		return holds("code review ok, no blocking issues; it judged the current patch, which was changed since codegen and agrees with %s/", artifact.CodeFilesDir)
+	}
 	return holds("code review ok, no blocking issues")
 }
 
 func testsFailed(s Snapshot) Verdict {
 	var v Verdict
-	if !need(s.TestReport, artifact.TestReportFile, &v) {
+	if !needTestReport(s, &v) {
 		return v
 	}
 	r := s.TestReport.Value
@@ -369,12 +466,17 @@ func testsFailed(s Snapshot) Verdict {
 
 func testsComplete(s Snapshot) Verdict {
 	var v Verdict
-	if !need(s.TestReport, artifact.TestReportFile, &v) {
+	if !needTestReport(s, &v) {
 		return v
 	}
 	r := s.TestReport.Value
 	if r.Status != artifact.TestCompleted {
 		return fails("test report status is %s%s", r.Status, errSuffix(r.Error))
+	}
+	// A report without diff_sha256 is judged against the patch review →
+	// test bound: the patch must still be that one.
+	if v, ok := unchanged(s, HashKeys()...); !ok {
+		return v
 	}
 	if r.OverallPass {
 		return holds("tests completed and passed: %d passed", r.Summary.Passed)
@@ -415,6 +517,9 @@ func accepted(s Snapshot) Verdict {
 	}
 	if d.Regression {
 		return fails("accepted, but a regression was found")
+	}
+	if v, ok := unchanged(s, HashKeys()...); !ok {
+		return v
 	}
 	return holds("decision verdict is accepted")
 }

@@ -45,7 +45,8 @@ func planReviewSnap(r artifact.PlanReview) Snapshot {
 func codegenSnap() Snapshot {
 	return Snapshot{Plan: ok(goodPlan), FilePlan: ok(onePlan),
 		Codegen:   ok(artifact.Codegen{Status: "completed", Base: strings.Repeat("0", 40)}),
-		CodeFiles: ok([]string{"a.go"}), Diff: ok(diffA)}
+		CodeFiles: ok([]string{"a.go"}), Diff: ok(diffA),
+		Evidence: Evidence{Agreement: &Agreement{}}}
 }
 
 // TestConditions checks every decided edge both when it holds and when it

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -258,4 +259,50 @@ func judgedOther(file, judged, now, do string) error {
 		return &artifact.Error{File: file, JSONPath: "$.diff_sha256", Expected: "the sha256 of code/diff.patch, which is missing", Got: got, Err: artifact.ErrSchema}
 	}
 	return &artifact.Error{File: file, JSONPath: "$.diff_sha256", Expected: "the sha256 of code/diff.patch now, " + now, Got: got, Err: artifact.ErrSchema}
+}
+
+// ErrUnbound is matched (through *artifact.Error) when no gate recorded the
+// patch orch accept is about to commit.
+var ErrUnbound = errors.New("no gate recorded the change")
+
+// CheckCommit reports whether patchSHA — the sha256 of the very bytes
+// `orch accept` is about to commit — is the patch the gates recorded, and
+// whether the plan, code/files/, the code review and the test report are
+// still the ones they judged; a review or report naming another patch
+// (diff_sha256) fails too. s needs Evidence (Gates, and Now for the other
+// artifacts; patchSHA stands for the patch), CodeReview and TestReport.
+//
+// It returns nil, an *EvidenceError naming the file and both hashes, or an
+// *artifact.Error (a review or report of another patch, or a patch no gate
+// recorded: ErrUnbound).
+func CheckCommit(s Snapshot, patchSHA string) error {
+	ev := s.Evidence
+	now := make(map[string]string, len(ev.Now)+1)
+	for k, v := range ev.Now {
+		now[k] = v
+	}
+	now[HashDiff] = patchSHA
+	ev.Now = now
+	if b, ok := ev.Gates[HashDiff]; !ok || b.SHA256 == "" {
+		return &artifact.Error{File: artifact.DiffFile,
+			Expected: "a patch whose sha256 a gate recorded (codegen → review, review → test, test → accept, or an override)",
+			Got:      "no such record in the transcript (sha256 now " + patchSHA + "): take the change through review and test again (`orch redo review`)",
+			Err:      ErrUnbound}
+	}
+	if err := ev.Changed(HashKeys()...); err != nil {
+		return err
+	}
+	if s.CodeReview.OK() {
+		if err := judgedOther(artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256, patchSHA,
+			"the review judged another patch: review the current one (`orch redo review`)"); err != nil {
+			return err
+		}
+	}
+	if s.TestReport.OK() {
+		if err := judgedOther(artifact.TestReportFile, s.TestReport.Value.DiffSHA256, patchSHA,
+			"the tests ran on another patch: run them again (`orch redo test`, then `orch test`)"); err != nil {
+			return err
+		}
+	}
+	return nil
 }

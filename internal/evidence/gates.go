@@ -1,0 +1,76 @@
+package evidence
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/orchdev/orch/internal/lifecycle"
+)
+
+// transcriptFile is the task's event log (task.TranscriptFile).
+const transcriptFile = "transcript.jsonl"
+
+// gateLine is what ReadGates decodes of a transcript line that moved the
+// task: its kind, the edge and the hashes it recorded.
+type gateLine struct {
+	Seq      int64             `json:"seq"`
+	Kind     string            `json:"kind"`
+	From     lifecycle.Phase   `json:"from"`
+	To       lifecycle.Phase   `json:"to"`
+	Evidence map[string]string `json:"evidence"`
+}
+
+// ReadGates reads the hashes bound by the gates of the task's current
+// attempt from its transcript (see lifecycle.FoldGates): the transition,
+// override and redo events, oldest first, complete lines only. It reads the
+// file directly and decodes only those events, so it stays cheap on a long
+// log of model calls. A missing log binds nothing; a line that moved the
+// task but does not decode is an error naming it (`orch verify` says more).
+func ReadGates(taskDir string) (lifecycle.Gates, error) {
+	f, err := os.Open(filepath.Join(taskDir, transcriptFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return lifecycle.Gates{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the gates' records: %w", err)
+	}
+	defer f.Close()
+	var evs []lifecycle.GateEvent
+	br := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' && movesTask(line) {
+			var gl gateLine
+			if err := json.Unmarshal(line, &gl); err != nil {
+				return nil, fmt.Errorf("%s line %d: %w (run `orch verify`)", transcriptFile, n, err)
+			}
+			evs = append(evs, lifecycle.GateEvent{Seq: gl.Seq, Override: gl.Kind == "override", Redo: gl.Kind == "redo",
+				From: gl.From, To: gl.To, Hashes: gl.Evidence})
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", transcriptFile, err)
+		}
+	}
+	return lifecycle.FoldGates(evs), nil
+}
+
+// movesTask reports whether a (compact JSON) transcript line is a
+// transition, override or redo event.
+func movesTask(line []byte) bool {
+	for _, k := range [][]byte{[]byte(`"kind":"transition"`), []byte(`"kind":"override"`), []byte(`"kind":"redo"`)} {
+		if bytes.Contains(line, k) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,146 @@
+package evidence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lifecycle"
+)
+
+// Now returns the sha256 of each artifact a gate can bind, as it is now, by
+// key (lifecycle.HashPlan, …); a missing or unreadable artifact has no key.
+// Hashes the snapshot already holds are reused; code/files/ gets its
+// Digest. files is code/files/ as read (empty when it is missing, nil when it is
+// invalid).
+func Now(taskDir string, s *lifecycle.Snapshot) (now map[string]string, files CodeFiles) {
+	now = map[string]string{}
+	put := func(key, file, have string) {
+		if have == "" {
+			have = hashFile(taskDir, file)
+		}
+		if have != "" {
+			now[key] = have
+		}
+	}
+	put(lifecycle.HashPlan, artifact.PlanFile, s.Plan.SHA256)
+	put(lifecycle.HashDiff, artifact.DiffFile, s.Diff.SHA256)
+	put(lifecycle.HashReview, artifact.CodeReviewFile, s.CodeReview.SHA256)
+	put(lifecycle.HashReport, artifact.TestReportFile, s.TestReport.SHA256)
+	if fs, present, err := ReadCodeFiles(taskDir); err == nil {
+		files = fs // empty when code/files/ is missing: a patch that only deletes agrees with it
+		if present {
+			now[lifecycle.HashFiles] = fs.Digest()
+		}
+	}
+	return now, files
+}
+
+// hashFile returns the sha256 of a task file's bytes, or "" when it is
+// missing, not a regular file, or cannot be read.
+func hashFile(taskDir, rel string) string {
+	p := filepath.Join(taskDir, filepath.FromSlash(rel))
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := newHash()
+	if _, err := io.Copy(h, io.LimitReader(f, artifact.MaxDiffBytes+1)); err != nil {
+		return ""
+	}
+	return h.hex()
+}
+
+// Observe fills s.Evidence for a decision in phase p: the hashes the
+// current attempt's gates bound (from the transcript), the hashes of the
+// artifacts now, and, where a condition needs it, the comparison of
+// code/files/ with code/diff.patch applied to the base — in codegen (the
+// codegen → review gate), and in review when the patch or the files are no
+// longer the ones that gate bound (a re-reviewed change must agree again).
+// repo may be nil when no comparison is needed or possible; the comparison
+// then reports that it could not be made.
+func Observe(ctx context.Context, repo *gitx.Repo, taskDir string, p lifecycle.Phase, s *lifecycle.Snapshot) error {
+	gates, err := ReadGates(taskDir)
+	if err != nil {
+		return err
+	}
+	now, files := Now(taskDir, s)
+	s.Evidence = lifecycle.Evidence{Gates: gates, Now: now}
+	switch p {
+	case lifecycle.Codegen:
+	case lifecycle.Review:
+		if now[lifecycle.HashDiff] == gates[lifecycle.HashDiff].SHA256 && now[lifecycle.HashFiles] == gates[lifecycle.HashFiles].SHA256 {
+			return nil
+		}
+	default:
+		return nil
+	}
+	if files == nil || now[lifecycle.HashDiff] == "" {
+		return nil // the conditions say what is missing or invalid
+	}
+	s.Evidence.Agreement = compare(ctx, repo, taskDir, files)
+	return nil
+}
+
+// compare runs CompareFiles on the task's patch and files against the base
+// code/codegen.json names (HEAD when it names none).
+func compare(ctx context.Context, repo *gitx.Repo, taskDir string, files CodeFiles) *lifecycle.Agreement {
+	if repo == nil {
+		return &lifecycle.Agreement{Err: errors.New("no git repository to apply the patch in")}
+	}
+	patch, err := readPatch(taskDir)
+	if err != nil {
+		return &lifecycle.Agreement{Err: err}
+	}
+	base := ""
+	if cg := artifact.LoadCodegen(taskDir); cg.OK() {
+		base = cg.Value.Base
+	} else if cg.Err != nil {
+		return &lifecycle.Agreement{Err: cg.Err}
+	}
+	if base == "" {
+		head, err := repo.Head(ctx)
+		if err != nil {
+			return &lifecycle.Agreement{Err: fmt.Errorf("no base commit: %s names none and HEAD cannot be read: %w", artifact.CodegenFile, err)}
+		}
+		base = head
+	}
+	return &lifecycle.Agreement{Err: CompareFiles(ctx, repo, base, patch, files)}
+}
+
+// readPatch reads code/diff.patch (a regular file within the size limit).
+func readPatch(taskDir string) ([]byte, error) {
+	p := filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile))
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &artifact.Error{File: artifact.DiffFile, Expected: "a patch", Got: "no file"}
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
+	case !fi.Mode().IsRegular():
+		return nil, &artifact.Error{File: artifact.DiffFile, Expected: "a regular file", Got: fi.Mode().Type().String(), Err: artifact.ErrNotRegular}
+	case fi.Size() > artifact.MaxDiffBytes:
+		return nil, &artifact.Error{File: artifact.DiffFile, Expected: fmt.Sprintf("at most %d bytes", artifact.MaxDiffBytes), Got: fmt.Sprint(fi.Size()), Err: artifact.ErrTooLarge}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, artifact.MaxDiffBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
+	}
+	return data, nil
+}
