@@ -105,11 +105,13 @@ func TestKillReadersSeeCommitted(t *testing.T) {
 			t.Fatalf("iteration %d (%s): status exited %d with %s; the log committed %s at revision %d", i, mode, code, out, phase, rev)
 		}
 		code, out = runOrch(t, dir, nil, "list", "--json")
-		var ls []struct {
-			Phase    string `json:"phase"`
-			Revision int64  `json:"revision"`
+		var ls struct {
+			Tasks []struct {
+				Phase    string `json:"phase"`
+				Revision int64  `json:"revision"`
+			} `json:"tasks"`
 		}
-		if code != 0 || json.Unmarshal([]byte(out), &ls) != nil || len(ls) != 1 || ls[0].Phase != phase || ls[0].Revision != rev {
+		if code != 0 || json.Unmarshal([]byte(out), &ls) != nil || len(ls.Tasks) != 1 || ls.Tasks[0].Phase != phase || ls.Tasks[0].Revision != rev {
 			t.Fatalf("iteration %d (%s): list exited %d with %s; the log committed %s at revision %d", i, mode, code, out, phase, rev)
 		}
 		if code, out := runOrch(t, dir, nil, "log"); code != 0 {

@@ -43,6 +43,11 @@ func newLogCmd(env *Env) *cobra.Command {
 			for _, ev := range events {
 				printEvent(out, ev)
 			}
+			// The log is what is committed; say so when state.json has
+			// not caught up with it yet.
+			if _, pending, err := t.CommittedState(); err == nil && pending != nil {
+				fmt.Fprintf(out, "note: %s\n", pending)
+			}
 			return nil
 		},
 	}

@@ -77,6 +77,9 @@ func printStatus(w io.Writer, v orchestrator.StatusView) {
 		}
 	}()
 	fmt.Fprintf(w, "task %s  phase %s  revision %d  updated %s\n", v.Task, v.Phase, v.Revision, v.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+	if v.Pending != nil {
+		fmt.Fprintf(w, "note: %s\n", v.Pending)
+	}
 	if len(v.Actors) > 0 {
 		names := make([]string, 0, len(v.Actors))
 		for k := range v.Actors {

@@ -21,7 +21,7 @@ var ErrDisagree = errors.New("code/files and code/diff.patch disagree")
 // under code/files/, the file exists after the patch if and only if
 // code/files/ has it, with the same bytes. A path of code/files/ that the
 // patch does not touch must therefore equal base's file. Nothing is written
-// to the work tree, the index or HEAD (see gitx.PatchedEntries).
+// to the repository at all (see gitx.PatchedFiles).
 //
 // It returns nil when they agree. A disagreement is an *artifact.Error
 // naming the first path in byte order (errors.Is ErrDisagree); a patch that
@@ -61,8 +61,12 @@ func CompareFiles(ctx context.Context, repo *gitx.Repo, base string, patch []byt
 		return fmt.Errorf("compare %s with %s: %w", artifact.CodeFilesDir, artifact.DiffFile, err)
 	}
 	base = sha
-	after, err := repo.PatchedEntries(ctx, base, patch, paths)
+	after, err := repo.PatchedFiles(ctx, base, patch, paths, artifact.MaxCodeFileBytes)
+	var nr *gitx.NotRegularError
 	switch {
+	case errors.As(err, &nr):
+		return &artifact.Error{File: path.Join(artifact.CodeFilesDir, nr.Path), Expected: "a path that is a regular file at the base " + short(base),
+			Got: err.Error(), Err: ErrDisagree}
 	case errors.Is(err, gitx.ErrApplyConflict), errors.Is(err, gitx.ErrInvalidPatch):
 		return &artifact.Error{File: artifact.DiffFile, Expected: fmt.Sprintf("a patch that applies to the base %.12s", base),
 			Got: err.Error(), Err: fmt.Errorf("%w: %w", ErrDisagree, err)}
@@ -78,9 +82,9 @@ func CompareFiles(ctx context.Context, repo *gitx.Repo, base string, patch []byt
 }
 
 // comparePath compares one path of base+patch with code/files/.
-func comparePath(p, base string, after map[string]gitx.TreeEntry, files CodeFiles, touched bool) error {
+func comparePath(p, base string, after map[string][]byte, files CodeFiles, touched bool) error {
 	rel := path.Join(artifact.CodeFilesDir, p)
-	e, exists := after[p]
+	want, exists := after[p]
 	content, inFiles := files[p]
 	fail := func(expected, got string) error {
 		return &artifact.Error{File: rel, Expected: expected, Got: got, Err: ErrDisagree}
@@ -89,38 +93,39 @@ func comparePath(p, base string, after map[string]gitx.TreeEntry, files CodeFile
 	switch {
 	case !exists && !inFiles:
 		return nil // deleted by the patch, and absent here: they agree
+	case !exists && touched:
+		return fail(fmt.Sprintf("no file: %s deletes %s", what, p),
+			fmt.Sprintf("a file (sha256 %s); re-run codegen, or delete it here to match the patch", short(SHA256Hex(content))))
 	case !exists:
-		id := blobOr(content, len(base))
-		if touched {
-			return fail(fmt.Sprintf("no file: %s deletes %s", what, p), "a file (blob "+id+"); re-run codegen, or delete it here to match the patch")
-		}
-		return fail(fmt.Sprintf("no file: %s has no %s and the patch does not create it", what, p), "a file (blob "+id+"); re-run codegen so that code/diff.patch is computed from code/files/")
-	case e.Mode != "100644" && e.Mode != "100755":
-		return fail(fmt.Sprintf("a regular file at %s", p), fmt.Sprintf("mode %s there after %s", e.Mode, what))
+		return fail(fmt.Sprintf("no file: %s has no %s and the patch does not create it", what, p),
+			fmt.Sprintf("a file (sha256 %s); re-run codegen so that code/diff.patch is computed from code/files/", short(SHA256Hex(content))))
 	case !inFiles:
-		return fail(fmt.Sprintf("the file %s gives (blob %s)", what, short(e.SHA)), "no file; re-run codegen so that code/files/ and code/diff.patch are made together")
-	}
-	id, err := gitx.BlobID(content, len(e.SHA))
-	if err != nil {
-		return fmt.Errorf("compare %s: %w", rel, err)
-	}
-	if id == e.SHA {
+		return fail(fmt.Sprintf("the file %s gives (sha256 %s)", what, short(SHA256Hex(want))),
+			"no file; re-run codegen so that code/files/ and code/diff.patch are made together")
+	case bytes.Equal(want, content):
 		return nil
 	}
 	how := "the patch changes it"
 	if !touched {
 		how = "the patch does not touch it, so it must equal the base's file"
 	}
-	return fail(fmt.Sprintf("the content %s gives (blob %s; %s)", what, short(e.SHA), how),
-		fmt.Sprintf("different content (blob %s); re-run codegen, or make code/files/ and code/diff.patch agree", short(id)))
+	return fail(fmt.Sprintf("the content %s gives (sha256 %s; %s)", what, short(SHA256Hex(want)), how),
+		fmt.Sprintf("different content (sha256 %s, first difference at line %d); re-run codegen, or make code/files/ and code/diff.patch agree",
+			short(SHA256Hex(content)), firstDiffLine(want, content)))
 }
 
-func blobOr(content []byte, idLen int) string {
-	id, err := gitx.BlobID(content, idLen)
-	if err != nil {
-		return "?"
+// firstDiffLine returns the 1-based line where a and b first differ.
+func firstDiffLine(a, b []byte) int {
+	line := 1
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return line
+		}
+		if a[i] == '\n' {
+			line++
+		}
 	}
-	return short(id)
+	return line
 }
 
 // short abbreviates an object id or hash for messages.

@@ -68,9 +68,9 @@ func hashFile(taskDir, rel string) string {
 // code/files/ with code/diff.patch applied to the base — in codegen (the
 // codegen → review gate), and in review when the patch or the files are no
 // longer the ones that gate bound (a re-reviewed change must agree again).
-// repo may be nil when no comparison is needed or possible; the comparison
-// then reports that it could not be made.
-func Observe(ctx context.Context, repo *gitx.Repo, taskDir string, p lifecycle.Phase, s *lifecycle.Snapshot) error {
+// repoDir is the repository the patch applies to; it is opened only when a
+// comparison is made.
+func Observe(ctx context.Context, repoDir, taskDir string, p lifecycle.Phase, s *lifecycle.Snapshot) error {
 	gates, err := ReadGates(taskDir)
 	if err != nil {
 		return err
@@ -89,15 +89,16 @@ func Observe(ctx context.Context, repo *gitx.Repo, taskDir string, p lifecycle.P
 	if files == nil || now[lifecycle.HashDiff] == "" {
 		return nil // the conditions say what is missing or invalid
 	}
-	s.Evidence.Agreement = compare(ctx, repo, taskDir, files)
+	s.Evidence.Agreement = compare(ctx, repoDir, taskDir, files)
 	return nil
 }
 
 // compare runs CompareFiles on the task's patch and files against the base
 // code/codegen.json names (HEAD when it names none).
-func compare(ctx context.Context, repo *gitx.Repo, taskDir string, files CodeFiles) *lifecycle.Agreement {
-	if repo == nil {
-		return &lifecycle.Agreement{Err: errors.New("no git repository to apply the patch in")}
+func compare(ctx context.Context, repoDir, taskDir string, files CodeFiles) *lifecycle.Agreement {
+	repo, err := gitx.Open(ctx, repoDir)
+	if err != nil {
+		return &lifecycle.Agreement{Err: fmt.Errorf("open the repository to apply the patch in: %w", err)}
 	}
 	patch, err := readPatch(taskDir)
 	if err != nil {
@@ -143,4 +144,22 @@ func readPatch(taskDir string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
 	}
 	return data, nil
+}
+
+// CheckCommit is the check `orch accept` makes right before it commits:
+// patch — the very bytes it is about to apply — must be the change every
+// gate of the task's current attempt recorded, and the plan, code/files/,
+// the code review and the test report must still be the ones they judged
+// (lifecycle.CheckCommit). It reads the transcript and the artifacts of
+// taskDir and changes nothing. The error names the file, both hashes and
+// what to do; its exit code is 4 (invalid).
+func CheckCommit(taskDir string, patch []byte) error {
+	gates, err := ReadGates(taskDir)
+	if err != nil {
+		return err
+	}
+	s := lifecycle.Snapshot{CodeReview: artifact.LoadCodeReview(taskDir), TestReport: artifact.LoadTestReport(taskDir)}
+	now, _ := Now(taskDir, &s)
+	s.Evidence = lifecycle.Evidence{Gates: gates, Now: now}
+	return lifecycle.CheckCommit(s, SHA256Hex(patch))
 }

@@ -350,7 +350,7 @@ func needCodeReview(s Snapshot, v *Verdict) bool {
 	if !need(s.CodeReview, artifact.CodeReviewFile, v) {
 		return false
 	}
-	if err := judgedOther(artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256, s.Evidence.Now[HashDiff],
+	if err := s.Evidence.judged(artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256,
 		"the review judged another patch: review the current one (`orch redo review`, then `orch review code`) or restore code/diff.patch"); err != nil {
 		v.Reason, v.Invalid = "invalid artifact: "+err.Error(), append(v.Invalid, err)
 		return false
@@ -364,7 +364,7 @@ func needTestReport(s Snapshot, v *Verdict) bool {
 	if !need(s.TestReport, artifact.TestReportFile, v) {
 		return false
 	}
-	if err := judgedOther(artifact.TestReportFile, s.TestReport.Value.DiffSHA256, s.Evidence.Now[HashDiff],
+	if err := s.Evidence.judged(artifact.TestReportFile, s.TestReport.Value.DiffSHA256,
 		"the tests ran on another patch: run them on the current one (`orch redo test`, then `orch test`) or restore code/diff.patch"); err != nil {
 		v.Reason, v.Invalid = "invalid artifact: "+err.Error(), append(v.Invalid, err)
 		return false

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 // Keys of the hashes a gate records in the "evidence" object of its
@@ -203,6 +204,9 @@ func (e *EvidenceError) Error() string {
 		HashFile(e.Key), e.Bound.Edge(), e.Bound.Seq, e.Bound.SHA256, now, e.Do())
 }
 
+// ExitCode is 4: an artifact is not what it must be.
+func (e *EvidenceError) ExitCode() exit.Code { return exit.Invalid }
+
 // Do says what to do about the change.
 func (e *EvidenceError) Do() string {
 	switch e.Key {
@@ -245,6 +249,22 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// judged checks the patch an artifact says it judged (its diff_sha256)
+// against the current code/diff.patch. When they differ because the patch
+// was edited after a gate recorded the very patch the artifact judged, the
+// error is that edit (an *EvidenceError); otherwise the artifact is of
+// another patch (judgedOther).
+func (e Evidence) judged(file, judged, do string) error {
+	now := e.Now[HashDiff]
+	if judged == "" || strings.EqualFold(judged, now) {
+		return nil
+	}
+	if b, ok := e.Gates[HashDiff]; ok && strings.EqualFold(judged, b.SHA256) {
+		return &EvidenceError{Key: HashDiff, Bound: b, Now: now}
+	}
+	return judgedOther(file, judged, now, do)
 }
 
 // judgedOther returns an *artifact.Error when an artifact that names the

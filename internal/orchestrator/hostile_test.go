@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,6 +42,14 @@ func newHostileEnv(t *testing.T) *hostileEnv {
 	repo := filepath.Join(parent, "repo")
 	write(t, parent, "sentinel/passwd", "root:x:0:0::/root:/bin/sh\n")
 	write(t, repo, "a.go", "package a\n")
+	// A real repository: codegen → review applies the patch to the base
+	// commit to compare it with code/files (contract section 6).
+	for _, args := range [][]string{{"init", "-q"}, {"add", "a.go"},
+		{"-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	p, _, err := task.InitProject(repo)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +194,11 @@ func (e *hostileEnv) toCodegen() {
 	if _, err := e.o.Next(context.Background(), "t", NextRequest{To: lifecycle.Codegen, Override: &reason}); err != nil {
 		e.t.Fatal(err)
 	}
-	write(e.t, e.tk.Dir, artifact.CodegenFile, `{"status":"completed","base":"`+strings.Repeat("ab", 20)+`"}`)
+	head, err := exec.Command("git", "-C", e.o.Project.Root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	write(e.t, e.tk.Dir, artifact.CodegenFile, `{"status":"completed","base":"`+strings.TrimSpace(string(head))+`"}`)
 	e.resetCode()
 	if v, err := e.o.Status("t"); err != nil || v.Suggested == nil || *v.Suggested != lifecycle.Review {
 		e.t.Fatalf("the valid codegen result does not lead to review: %+v, %v", v, err)

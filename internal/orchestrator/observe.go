@@ -1,9 +1,26 @@
 package orchestrator
 
 import (
+	"context"
+
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/task"
 )
+
+// observe is Observe plus the evidence of contract section 6: the hashes
+// the current attempt's gates recorded in the transcript, the hashes of the
+// artifacts now, and, where a condition needs it, the comparison of
+// code/files/ with code/diff.patch applied to the base (git, in a temporary
+// index). It never writes to the task or the repository's work tree.
+func (o *Orchestrator) observe(ctx context.Context, t *task.Task, p lifecycle.Phase) (lifecycle.Snapshot, error) {
+	s := Observe(t.Dir, p)
+	if err := evidence.Observe(ctx, o.Project.Root, t.Dir, p, &s); err != nil {
+		return s, err
+	}
+	return s, nil
+}
 
 // Observe inspects the artifacts the decisions of phase p read, and only
 // those, into a snapshot. It reads files; it never writes.

@@ -59,6 +59,10 @@ type StatusView struct {
 	// Warnings are remarks such as budgets at 80 % or more (filled by
 	// the caller, which knows the configuration).
 	Warnings []string `json:"warnings,omitempty"`
+	// Pending is set when state.json is one step behind the transcript's
+	// last durable event (an interrupted commit): the view shows that
+	// event's state, which the next orch command rolls state.json to.
+	Pending *task.Pending `json:"pending,omitempty"`
 }
 
 // edgeRecords is the decision's edges as the transcript records them.
@@ -84,13 +88,19 @@ func (o *Orchestrator) Status(id string) (StatusView, error) {
 	if err != nil {
 		return StatusView{}, err
 	}
-	st, err := t.ReadState()
+	// What is committed: state.json, or the transcript's last durable
+	// state when a command was interrupted before replacing state.json.
+	st, pending, err := t.CommittedState()
 	if err != nil {
 		return StatusView{}, err
 	}
 	phase := st.Phase
-	d := o.Table.Decide(phase, Observe(t.Dir, phase))
-	v := StatusView{Task: t.ID, Phase: phase, Revision: st.Revision, UpdatedAt: st.UpdatedAt, Actors: st.Actors, Edges: edgeViews(d), Reason: d.Reason}
+	snap, err := o.observe(context.Background(), t, phase)
+	if err != nil {
+		return StatusView{}, err
+	}
+	d := o.Table.Decide(phase, snap)
+	v := StatusView{Task: t.ID, Phase: phase, Revision: st.Revision, UpdatedAt: st.UpdatedAt, Actors: st.Actors, Edges: edgeViews(d), Reason: d.Reason, Pending: pending}
 	if v.Actors == nil {
 		v.Actors = task.Actors{}
 	}
@@ -164,11 +174,13 @@ func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (Ne
 		if pid, ok := st.Actor(from).LivePID(); ok && req.Override == nil {
 			return refused(fmt.Sprintf("orch: %s is running for task %s (pid %d): wait for it to finish", from, t.ID, pid))
 		}
-		snap := Observe(t.Dir, from)
+		snap, err := o.observe(ctx, t, from)
+		if err != nil {
+			return err
+		}
 		d := o.Table.Decide(from, snap)
-		var err error
 		if req.Override != nil {
-			res, err = o.override(t, st, d, req, strings.TrimSpace(*req.Override))
+			res, err = o.override(t, st, d, snap, req, strings.TrimSpace(*req.Override))
 		} else {
 			res, err = o.take(t, st, d, snap, req.To)
 		}
@@ -203,13 +215,21 @@ func (o *Orchestrator) take(t *task.Task, st task.State, d lifecycle.Decision, s
 					reasons = append(reasons, fmt.Sprintf("%s: %s", e.Edge.Cond, e.Reason))
 				}
 			}
-			return NextResult{}, refused(fmt.Sprintf("orch: %s → %s refused: %s", from, to, strings.Join(reasons, "; ")))
+			msg := fmt.Sprintf("orch: %s → %s refused: %s", from, to, strings.Join(reasons, "; "))
+			for _, e := range d.Edges {
+				if e.Edge.To == to && len(e.Invalid) > 0 {
+					return NextResult{}, invalid(msg, e.Invalid[0])
+				}
+			}
+			return NextResult{}, refused(msg)
 		}
 		edge = e
 	}
 	tr := event.Transition{
 		From: from, To: edge.Edge.To, Label: edge.Edge.Label,
 		Condition: edge.Edge.Cond, Reason: edge.Reason, Edges: edgeRecords(d), Inputs: inputs(snap),
+		// A gate records the sha256 of what it judged (contract section 6).
+		Evidence: snap.Evidence.Record(from, edge.Edge.To),
 	}
 	return o.commit(t, st, func(archived string) event.Payload {
 		tr.Archived = archived
@@ -232,7 +252,7 @@ func (o *Orchestrator) noEdge(id string, d lifecycle.Decision) error {
 }
 
 // override moves without checking conditions.
-func (o *Orchestrator) override(t *task.Task, st task.State, d lifecycle.Decision, req NextRequest, reason string) (NextResult, error) {
+func (o *Orchestrator) override(t *task.Task, st task.State, d lifecycle.Decision, snap lifecycle.Snapshot, req NextRequest, reason string) (NextResult, error) {
 	from := d.Phase
 	if from == lifecycle.Revert {
 		return NextResult{}, refused("orch: nothing leaves revert by override: record the revert in revert/record.json (or run `orch revert`) and `orch next`")
@@ -266,6 +286,11 @@ func (o *Orchestrator) override(t *task.Task, st task.State, d lifecycle.Decisio
 	ov := event.Override{
 		From: from, To: to, Reason: reason,
 		Path: path, SkippedPhases: skipped, SkippedConditions: skippedConds, Edges: edgeRecords(d),
+	}
+	if to.Index() > from.Index() {
+		// Skipping gates binds what is present: later gates and orch
+		// accept hold the change to these bytes.
+		ov.Evidence = snap.Evidence.Present()
 	}
 	res, err := o.commit(t, st, func(archived string) event.Payload {
 		ov.Archived = archived

@@ -99,7 +99,10 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 			if cur.Terminal() {
 				return refused(fmt.Sprintf("orch: task %s is done (terminal): `orch redo %s` re-opens it", t.ID, p))
 			}
-			snap := Observe(t.Dir, cur)
+			snap, err := o.observe(ctx, t, cur)
+			if err != nil {
+				return err
+			}
 			d := o.Table.Decide(cur, snap)
 			nr, err := o.take(t, st, d, snap, p)
 			if err != nil {

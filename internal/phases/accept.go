@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -151,6 +152,13 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		return res, err
 	}
 	if opt.Verdict == artifact.VerdictAccepted {
+		// The bytes to commit must be the ones every gate recorded
+		// (contract section 6): refuse before anything changes.
+		if patch, err := readPatch(t.Dir); err == nil {
+			if err := checkEvidence(t.Dir, id, patch); err != nil {
+				return res, err
+			}
+		}
 		ev := GatherEvidence(t.Dir)
 		if !ev.Complete && !opt.AllowIncomplete {
 			return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)}
@@ -247,6 +255,17 @@ func diffPaths(d artifact.Diff) []string {
 	return out
 }
 
+// checkEvidence refuses (exit 4) to commit a patch whose bytes are not the
+// ones every gate of the task recorded, or when the plan, files, review or
+// report changed after their gate (evidence.CheckCommit).
+func checkEvidence(taskDir, id string, patch []byte) error {
+	if err := evidence.CheckCommit(taskDir, patch); err != nil {
+		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Err: err,
+			Msg: fmt.Sprintf("orch: task %s: %v; nothing was committed", id, err)}
+	}
+	return nil
+}
+
 // decide builds the decision, applying and committing on accepted.
 func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt AcceptOptions) (Decision, error) {
 	ev := GatherEvidence(run.Task.Dir)
@@ -302,6 +321,10 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	d.Base = base
 	patch, err := readPatch(run.Task.Dir)
 	if err != nil {
+		return d, err
+	}
+	// Checked again on the very bytes about to be applied.
+	if err := checkEvidence(run.Task.Dir, run.Task.ID, patch); err != nil {
 		return d, err
 	}
 	dv := artifact.LoadDiff(run.Task.Dir)

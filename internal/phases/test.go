@@ -14,6 +14,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -117,6 +118,11 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 	if err != nil {
 		return fail("%v", err)
 	}
+	if len(patch) > 0 {
+		// The report says which patch the suites ran on (contract
+		// section 6): these very bytes are what git applies below.
+		rep.DiffSHA256 = evidence.SHA256Hex(patch)
+	}
 
 	logDir, err := run.Stage("test/logs/.keep")
 	if err != nil {
@@ -210,7 +216,9 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		}
 	}
 	tr, info, err := testrun.Run(ctx, suites, runOpt)
+	diffSHA := rep.DiffSHA256
 	rep.TestReport = tr
+	rep.DiffSHA256 = diffSHA
 	if rep.Suites == nil {
 		rep.Suites = []artifact.Suite{}
 	}
