@@ -3,6 +3,7 @@ package autopilot
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,7 +86,15 @@ func (f *fake) workers() worker.Set {
 
 func setup(t *testing.T) (*orchestrator.Orchestrator, *fake) {
 	t.Helper()
-	p, _, err := task.InitProject(t.TempDir())
+	dir := t.TempDir()
+	// A repository with a commit: codegen → review applies the patch to
+	// the base (HEAD) to compare it with code/files.
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	p, _, err := task.InitProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,9 @@ func FoldGates(evs []GateEvent) Gates {
 	// uncovers what an earlier gate bound.
 	hist := map[string][]Bound{}
 	for _, e := range evs {
+		if !e.From.Valid() || !e.To.Valid() {
+			continue // a damaged line: `orch verify` reports it
+		}
 		back := e.Redo || (e.To.Index() <= e.From.Index() && e.To != Done)
 		if back {
 			for k, bs := range hist {
