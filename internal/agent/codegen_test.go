@@ -558,7 +558,11 @@ HcmV?d00001
 // code/files, which `orch next` accepts.
 func TestCodegenOnlyDeletes(t *testing.T) {
 	f := newCGFixture(t, map[string]string{"old/legacy.go": "package old\n"})
+	// A new plan goes through planning again: codegen works from the plan
+	// that entered codegen (contract section 6).
+	f.override(lifecycle.Planning)
 	cgWrite(t, f.tk.Dir, "planning/planning.ai.json", `{"id":"fix","title":"Drop legacy","brief":"remove old/","file_plan":[{"path":"old/legacy.go","intent":"delete"}]}`)
+	f.override(lifecycle.Codegen)
 	rt := f.scriptRuntime(cgEntry{"codegen", `{"status":"completed","files":[],"deletes":["old/legacy.go"]}`})
 	res, err := Codegen(context.Background(), rt, f.o, f.id)
 	if err != nil {
