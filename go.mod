@@ -36,5 +36,6 @@ require (
 	go.opentelemetry.io/otel/metric v1.33.0 // indirect
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+	golang.org/x/term v0.47.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 )

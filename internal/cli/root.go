@@ -20,7 +20,9 @@ transition table, and records every step in an append-only, hash-chained
 transcript.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       readBuildInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: usagef(err.Error())} })
 	root.AddCommand(
 		newInitCmd(env),
@@ -44,6 +46,7 @@ transcript.`,
 		newRunCmd(env),
 		newDemoCmd(env),
 		newReplCmd(env),
+		newVersionCmd(env),
 	)
 	// Bare `orch` in a terminal is the REPL; elsewhere it prints help.
 	root.RunE = replOrHelp(env)
@@ -51,6 +54,7 @@ transcript.`,
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}
+	registerCompletions(root, env)
 	return root
 }
 

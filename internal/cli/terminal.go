@@ -1,10 +1,15 @@
 package cli
 
-import "os"
+import (
+	"os"
+
+	"golang.org/x/term"
+)
 
 // isTerminal reports whether v (a reader or writer) is an interactive
-// terminal: an *os.File on a character device, or a wrapper that says so
-// (the REPL's writers implement IsTerminal).
+// terminal: an *os.File whose descriptor is a tty (/dev/null is a
+// character device but no terminal), or a wrapper that says so (the REPL's
+// writers implement IsTerminal).
 func isTerminal(v any) bool {
 	if t, ok := v.(interface{ IsTerminal() bool }); ok {
 		return t.IsTerminal()
@@ -13,6 +18,5 @@ func isTerminal(v any) bool {
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phases"
@@ -17,7 +18,7 @@ import (
 
 func newTestCmd(env *Env) *cobra.Command {
 	var id, sandbox string
-	var keep, asJSON bool
+	var keep, asJSON, exitCode bool
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -31,11 +32,14 @@ Writes test/report.json and test/logs/. Your working tree is never touched.
 From review, orch test first takes review → test (its condition must hold).
 Then ` + "`orch next`" + ` decides: failures go back to codegen, a pass goes to accept.
 
-Exit 0 when the suites ran (pass or fail: read the summary), 4 when the runner
-itself failed (the patch does not apply, a command is missing).`,
+Exit 0 when the suites ran, whether the tests passed or failed (read the
+summary, or use --exit-code); 4 when the runner itself failed (the patch does
+not apply, a command is missing) or no test ran. With --exit-code, like
+` + "`git diff --exit-code`" + `, failing tests exit 9.`,
 		Example: `  orch test
   orch test --keep              # leave the worktree for a look
-  orch test --sandbox none      # opt out of the sandbox (recorded in the report)`,
+  orch test --sandbox none      # opt out of the sandbox (recorded in the report)
+  orch test --exit-code         # exit 9 when a test failed (for scripts and CI)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch sandbox {
@@ -96,6 +100,9 @@ itself failed (the patch does not apply, a command is missing).`,
 					fmt.Fprintln(out, "tests failed: `orch next` goes back to codegen")
 				}
 			}
+			if exitCode && !rep.OverallPass {
+				return exit.FailedError(fmt.Sprintf("orch: tests failed: %d failed, %d errors (%s)", rep.Summary.Failed, rep.Summary.Error, artifact.TestReportFile))
+			}
 			return nil
 		},
 	}
@@ -104,6 +111,7 @@ itself failed (the patch does not apply, a command is missing).`,
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the worktree and print its path")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", "auto, bwrap or none (default: .orch/config.toml's test.sandbox)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print test/report.json's content; suite output goes to stderr")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 9 when the suites ran and a test failed (default: 0, read the summary)")
 	return cmd
 }
 

@@ -19,6 +19,8 @@ const (
 	Busy     Code = 5 // task locked by another process beyond --wait
 	Gate     Code = 6 // orch run stopped at a human gate: answer the questions or decide
 	Attempts Code = 7 // orch run's codegen loop ran out of attempts
+	Provider Code = 8 // the model provider failed: unreachable, an API error, no key, a command provider that failed or printed no valid answer
+	Failed   Code = 9 // orch test --exit-code: the suites ran and a test failed
 )
 
 // Coder is an error that knows its exit code.
@@ -68,6 +70,8 @@ var (
 	ErrGate = NewSentinel(Gate, "stopped at a human gate")
 	// ErrAttempts: orch run's codegen loop ran out of attempts.
 	ErrAttempts = NewSentinel(Attempts, "out of attempts")
+	// ErrFailed: orch test --exit-code ran the suites and a test failed.
+	ErrFailed = NewSentinel(Failed, "tests failed")
 )
 
 // Error is a user-facing message of one kind (a sentinel above), with an
@@ -109,3 +113,6 @@ func GateError(msg string) error { return &Error{Kind: ErrGate, Msg: msg} }
 
 // AttemptsError is orch run's codegen loop out of attempts (exit 7).
 func AttemptsError(msg string) error { return &Error{Kind: ErrAttempts, Msg: msg} }
+
+// FailedError is orch test --exit-code reporting failed tests (exit 9).
+func FailedError(msg string) error { return &Error{Kind: ErrFailed, Msg: msg} }

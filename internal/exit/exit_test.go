@@ -25,6 +25,7 @@ func TestOf(t *testing.T) {
 		{"invalid", InvalidError("orch: bad file", errors.New("cause")), Invalid},
 		{"gate", GateError("orch: stopped"), Gate},
 		{"attempts", AttemptsError("orch: out"), Attempts},
+		{"failed", FailedError("orch: 2 failed"), Failed},
 		{"sentinel wrapped", fmt.Errorf("lock: %w", busy), Busy},
 		{"outermost wins", InvalidError("orch: x", codedCause{}), Invalid},
 		{"joined, first wins", errors.Join(errors.New("plain"), RefusedError("r"), UsageError("u")), Refused},

@@ -99,10 +99,10 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 		return Response{}, &TimeoutError{Provider: p.name, Timeout: p.timeout}
 	}
 	if runErr != nil && !(errors.Is(runErr, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success()) {
-		ce := &CommandError{Provider: p.name, Command: p.argv[0], ExitCode: -1, Stderr: stderr.String(), Err: runErr}
+		ce := &CommandError{Provider: p.name, Command: p.argv[0], Status: -1, Stderr: stderr.String(), Err: runErr}
 		var exitErr *exec.ExitError
 		if errors.As(runErr, &exitErr) && exitErr.ProcessState.Exited() {
-			ce.ExitCode = exitErr.ExitCode()
+			ce.Status = exitErr.ExitCode()
 			ce.Err = nil
 		}
 		return Response{}, ce

@@ -100,7 +100,7 @@ func TestCommandFailures(t *testing.T) {
 		}},
 		{"fail.sh", func(t *testing.T, err error) {
 			var ce *CommandError
-			if !errors.As(err, &ce) || ce.ExitCode != 3 || !strings.Contains(ce.Stderr, "backend unavailable") {
+			if !errors.As(err, &ce) || ce.Status != 3 || !strings.Contains(ce.Stderr, "backend unavailable") {
 				t.Fatalf("error %v (%T), want *CommandError with exit 3 and stderr", err, err)
 			}
 			if !strings.Contains(err.Error(), "exited with status 3") || !strings.Contains(err.Error(), "backend unavailable") {
@@ -135,7 +135,7 @@ func TestCommandNotFound(t *testing.T) {
 	}
 	_, err = p.Complete(context.Background(), basicRequest())
 	var ce *CommandError
-	if !errors.As(err, &ce) || ce.ExitCode != -1 {
+	if !errors.As(err, &ce) || ce.Status != -1 {
 		t.Errorf("error %v (%T), want *CommandError that did not start", err, err)
 	}
 }

@@ -167,19 +167,19 @@ func (e *InvalidResponseError) Unwrap() error { return e.Err }
 type CommandError struct {
 	Provider string
 	Command  string // argv[0]
-	// ExitCode is the process's exit status, -1 when it was killed or did
+	// Status is the process's exit status, -1 when it was killed or did
 	// not start.
-	ExitCode int
-	Stderr   string // the end of its stderr
-	Err      error
+	Status int
+	Stderr string // the end of its stderr
+	Err    error
 }
 
 func (e *CommandError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "orch: provider %s: command %s", e.Provider, e.Command)
 	switch {
-	case e.ExitCode >= 0:
-		fmt.Fprintf(&b, " exited with status %d", e.ExitCode)
+	case e.Status >= 0:
+		fmt.Fprintf(&b, " exited with status %d", e.Status)
 	case e.Err != nil:
 		fmt.Fprintf(&b, " failed: %v", e.Err)
 	default:

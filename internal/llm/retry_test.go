@@ -103,7 +103,7 @@ func TestErrorTexts(t *testing.T) {
 		{&APIError{Provider: "p", StatusCode: 503, Message: "busy", Attempts: 4}, "orch: provider p: HTTP 503 Service Unavailable: busy (after 4 attempts)"},
 		{&TimeoutError{Provider: "p", Timeout: 5 * time.Minute}, "orch: provider p: no answer within 5m0s; raise the provider's timeout or try again"},
 		{&RefusalError{Provider: "p"}, "orch: provider p: the model refused to answer"},
-		{&CommandError{Provider: "p", Command: "m", ExitCode: 2, Stderr: "boom\n"}, "orch: provider p: command m exited with status 2; stderr:\nboom"},
+		{&CommandError{Provider: "p", Command: "m", Status: 2, Stderr: "boom\n"}, "orch: provider p: command m exited with status 2; stderr:\nboom"},
 		{&ScriptExhaustedError{Provider: "script", File: "s.json", Role: "planner", Used: 2}, `orch: provider script: script s.json has no answer left for role "planner" (2 given); add entries with that role to its "responses" list`},
 	} {
 		if got := tc.err.Error(); got != tc.want {

@@ -1,0 +1,34 @@
+package exit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// meanings documents every exit code; README.md's table is generated from
+// it (go test ./internal/exit -update).
+var meanings = []struct {
+	code Code
+	text string
+}{
+	{OK, "done"},
+	{Internal, "unexpected internal error"},
+	{Usage, "usage error: bad flag, bad task id, unknown phase name, blank override reason, `orch accept` without `--verdict` and no terminal to ask in, not in a git repository / no `.orch/`"},
+	{Refused, "transition refused: no condition holds, `--from` mismatch, terminal state, a budget exhausted — nothing changed"},
+	{Invalid, "invalid state, artifact or configuration (the message names the file, the JSON path or key and what was expected) — nothing changed; for `orch test`: the runner itself failed or no test ran; a model answer that never became valid"},
+	{Busy, "the task is busy: its lock was not acquired within `--wait` (default 10 s); the message names the holder's pid"},
+	{Gate, "`orch run` stopped at a human gate: answer the open questions or take the accept decision"},
+	{Attempts, "`orch run` ran out of codegen attempts (`--max-attempts`)"},
+	{Provider, "the model provider failed: no API key, unreachable, an API error or timeout, a `command` provider that failed or printed no valid answer, a `script` with no answer left — nothing was recorded as the phase's result"},
+	{Failed, "`orch test --exit-code`: the suites ran and a test failed (without `--exit-code` that is exit 0)"},
+}
+
+// Table renders the exit codes as a Markdown table.
+func Table() string {
+	var b strings.Builder
+	b.WriteString("| code | meaning |\n|---|---|\n")
+	for _, m := range meanings {
+		fmt.Fprintf(&b, "| %d | %s |\n", m.code, m.text)
+	}
+	return b.String()
+}
