@@ -37,6 +37,10 @@ type host struct {
 	setuid  bool   // bwrap is installed setuid root
 	// features of this bwrap
 	size, perms, disableUserns bool
+	// nested (root only): the suite runs in a user namespace of its own,
+	// made by a second bwrap as SuiteUID, in which no further user
+	// namespace can be made. Needs unprivileged user namespaces.
+	nested bool
 	// weak (tests only) is the configuration orch had before it
 	// hardened the sandbox for root: as root, the suite kept root's
 	// capabilities. It exists to show that the escape probes work there.
@@ -79,8 +83,23 @@ func currentHost() (host, error) {
 	if h.setpriv, err = exec.LookPath("setpriv"); err != nil {
 		return h, &Error{Reason: fmt.Sprintf("as root, orch drops a suite to uid %d with setpriv (util-linux), which is not installed (%v)", SuiteUID, err)}
 	}
+	h.nested = h.disableUserns && nestedWorks(h)
 	return h, nil
 }
+
+// nestedWorks reports, once, whether the nested user namespace works here
+// as root (unprivileged user namespaces may be disabled).
+var nestedWorks = func() func(host) bool {
+	var once sync.Once
+	var ok bool
+	return func(h host) bool {
+		once.Do(func() {
+			h.nested = true
+			ok = probe(h) == nil
+		})
+		return ok
+	}
+}()
 
 // hardened reports whether the suite is dropped to SuiteUID.
 func (h host) hardened() bool { return h.root && !h.weak }
@@ -119,9 +138,15 @@ func (h host) dropArgs() []string {
 	if !h.hardened() {
 		return nil
 	}
-	return []string{h.setpriv,
+	args := []string{h.setpriv,
 		"--reuid=" + strconv.Itoa(SuiteUID), "--regid=" + strconv.Itoa(SuiteGID), "--clear-groups",
 		"--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"}
+	if h.nested {
+		// The second bwrap, as SuiteUID, keeps the first one's view
+		// (bound recursively) and forbids user namespaces below.
+		args = append(args, h.bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--dev-bind", "/", "/", "--")
+	}
+	return args
 }
 
 // tmpfsPerms is the mode of the sandbox's /tmp and hidden homes: the
@@ -175,4 +200,26 @@ func owner(info fs.FileInfo) [2]int {
 		return [2]int{int(st.Uid), int(st.Gid)}
 	}
 	return [2]int{-1, -1}
+}
+
+// describe says who the suite is, for the report.
+func (h host) describe() string {
+	var s string
+	switch {
+	case h.weak && h.root:
+		return "suite runs as root with root's capabilities (weakened for a test)"
+	case h.root:
+		s = fmt.Sprintf("suite runs as uid %d:%d (not root), no capabilities, no new privileges", SuiteUID, SuiteGID)
+		if h.nested {
+			return s + ", in a user namespace of its own where no further one can be made"
+		}
+		return s + "; further user namespaces NOT forbidden here (unprivileged user namespaces are unavailable)"
+	case h.setuid:
+		return "suite runs as you, no capabilities (setuid bwrap)"
+	}
+	s = "suite runs as you in a user namespace of its own, no capabilities"
+	if h.disableUserns {
+		return s + ", no further user namespaces"
+	}
+	return s
 }

@@ -68,6 +68,14 @@ func Available() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := probe(h); err != nil {
+		return "", err
+	}
+	return "bwrap", nil
+}
+
+// probe runs `true` in a sandbox of h.
+func probe(h host) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	args := append(isolationArgs(h, 0), "--")
@@ -81,10 +89,10 @@ func Available() (string, error) {
 		if msg == "" {
 			msg = "no output"
 		}
-		return "", &Error{Reason: fmt.Sprintf("%s cannot create a sandbox here (%v): %s (user namespaces may be disabled for unprivileged users, or a container forbids them)",
+		return &Error{Reason: fmt.Sprintf("%s cannot create a sandbox here (%v): %s (user namespaces may be disabled for unprivileged users, or a container forbids them)",
 			h.bwrap, err, clip(msg, 500))}
 	}
-	return "bwrap", nil
+	return nil
 }
 
 // Check reports whether the sandbox mode can be used here: nil for None
@@ -382,7 +390,7 @@ func (s *Sandbox) parentsInTmpfs() []string {
 // description is the note about the sandbox.
 func (s *Sandbox) description(cache string) string {
 	var b strings.Builder
-	b.WriteString("bwrap sandbox: read-only root, writable " + s.dir + " and private /tmp, /run hidden, no network, own pid namespace")
+	b.WriteString("bwrap sandbox: " + s.host.describe() + "; read-only root, writable " + s.dir + " and private /tmp, /run hidden, no network, own pid namespace")
 	if len(s.homes) > 0 {
 		b.WriteString("; home hidden under an empty tmpfs: " + strings.Join(s.homes, ", "))
 		if len(s.keep) > 0 {
