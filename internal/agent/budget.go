@@ -63,6 +63,12 @@ func estimateTokens(req llm.Request) int64 {
 	n := len(req.Schema) + len(req.SchemaName)
 	for _, m := range req.Messages {
 		n += len(m.Content) + 8
+		for _, tc := range m.ToolCalls {
+			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 8
+		}
+	}
+	for _, t := range req.Tools {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
 	return int64(n/3 + 1)
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -18,20 +19,39 @@ import (
 	"github.com/orchdev/orch/internal/orchestrator"
 )
 
-// CodegenAnswer is the codegen model's structured answer. It is untrusted:
-// checkCodegenAnswer validates it before anything is staged.
+// CodegenAnswer is the codegen model's single structured answer, where
+// tool calling is not spoken. It is untrusted: CheckCodegenAnswer and the
+// workspace validate it before anything is staged.
 type CodegenAnswer struct {
-	Status    string            `json:"status" enum:"completed,plan_unclear,failed" desc:"completed: files and deletes hold the change; plan_unclear: the plan is too unclear to implement, ask in questions; failed: you cannot do it, say why in notes"`
-	Files     []CodegenFile     `json:"files" desc:"every file you create or change, with its complete new content (not a diff)"`
+	Status    string            `json:"status" enum:"completed,plan_unclear,failed" desc:"completed: edits, files and deletes hold the change; plan_unclear: the plan is too unclear to implement, ask in questions; failed: you cannot do it, say why in notes"`
+	Edits     []CodegenEdit     `json:"edits" desc:"changes to existing files, applied in order: old_string (copied exactly from the file) is replaced by new_string"`
+	Files     []CodegenFile     `json:"files" desc:"new files, or files rewritten entirely, with their complete content; never repeat a whole file to change part of it"`
 	Deletes   []string          `json:"deletes" desc:"repository paths of files to delete"`
 	Questions []CodegenQuestion `json:"questions,omitempty" desc:"with plan_unclear: what the plan must answer"`
-	Notes     string            `json:"notes,omitempty" desc:"anything the reviewers should know, e.g. why a file outside the file plan was needed"`
+	Notes     string            `json:"notes,omitempty" desc:"anything the reviewers should know"`
 }
 
-// CodegenFile is one file of a codegen answer.
+// CodegenEdit replaces OldString with NewString in Path (every occurrence
+// with ReplaceAll; otherwise it must occur exactly once).
+type CodegenEdit struct {
+	Path       string `json:"path" desc:"repository-relative path with /"`
+	OldString  string `json:"old_string" desc:"the exact text to replace, whitespace and indentation included, long enough to occur once"`
+	NewString  string `json:"new_string" desc:"the replacement text"`
+	ReplaceAll bool   `json:"replace_all,omitempty" desc:"replace every occurrence instead of exactly one"`
+}
+
+// CodegenFile is one whole file of a codegen answer.
 type CodegenFile struct {
 	Path    string `json:"path" desc:"repository-relative path with /"`
 	Content string `json:"content" desc:"the complete content of the file"`
+}
+
+// CodegenFinish is the arguments of codegen's finish tool: the edits are
+// already in the workspace.
+type CodegenFinish struct {
+	Status    string            `json:"status" enum:"completed,plan_unclear,failed" desc:"completed: your edits hold the change; plan_unclear: the plan is too unclear to implement (or needs a file outside the file plan), ask in questions; failed: you cannot do it, say why in notes"`
+	Questions []CodegenQuestion `json:"questions,omitempty" desc:"with plan_unclear: what the plan must answer"`
+	Notes     string            `json:"notes,omitempty" desc:"anything the reviewers should know"`
 }
 
 // CodegenQuestion is a question codegen asks about the plan.
@@ -69,10 +89,16 @@ type CodegenResult struct {
 	Record CodegenRecord
 }
 
-// codegenOutput is a validated answer with the patch orch computed for it.
+// codegenOutput is a validated result: the status and signals, and the
+// change (the changed files' full content, the deleted paths, the patch
+// orch computed with git).
 type codegenOutput struct {
-	Answer CodegenAnswer
-	Patch  []byte
+	Status    string
+	Questions []CodegenQuestion
+	Notes     string
+	Files     map[string][]byte
+	Deletes   []string
+	Patch     []byte
 }
 
 // Codegen runs the codegen phase of task id: the model writes the full
@@ -128,7 +154,11 @@ func checkPlanForCodegen(taskDir string) error {
 	return nil
 }
 
-// codegenWork is the phase's work: prompt, model call, validation, staging.
+// codegenWork is the phase's work: prompt, model turns, validation,
+// staging. With tool calling the model edits a workspace (kept inside the
+// file plan, mirrored in a scratch folder of the staging area) and may run
+// the tests; without, its single answer carries edits, files and deletes,
+// applied to the same kind of workspace.
 func codegenWork(ctx context.Context, rt *Runtime, repo *gitx.Repo, run *orchestrator.Run) (CodegenRecord, error) {
 	var rec CodegenRecord
 	dir := run.Task.Dir
@@ -147,36 +177,70 @@ func codegenWork(ctx context.Context, rt *Runtime, repo *gitx.Repo, run *orchest
 	rec.Base = base
 	rec.Attempt = previousAttempts(dir) + 1
 
-	in, err := buildCodegenInput(ctx, rt, repo, dir, base, fp.Value)
+	useTools := rt.ToolsFor(RoleCodegen)
+	in, err := buildCodegenInput(ctx, rt, repo, dir, base, fp.Value, !useTools)
 	if err != nil {
 		return rec, err
 	}
 	rec.FixFrom = in.FixFrom
-	req, err := codegenRequest(rt, in)
+	scratch := filepath.Join(run.Staging, scratchDir)
+	defer os.RemoveAll(scratch)
+	tests := rt.testRunner(repo, run.Task.ID, base, filepath.Join(scratch, "tests"))
+	req, err := codegenRequest(rt, run.Task.ID, in, useTools, tests != nil)
 	if err != nil {
 		return rec, err
 	}
 
-	// A failure of git itself while checking an answer is not the model's
-	// fault: it stops the re-prompting at once and is returned as it is.
-	vctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var infra error
-	check := codegenChecker{repo: repo, base: base}
-	out, err := JSON(vctx, rt.For(run), req, func(raw []byte) (codegenOutput, error) {
-		out, problem, ierr := check.check(vctx, raw)
-		if ierr != nil {
-			infra = ierr
-			cancel(ierr)
-			return out, ierr
+	var out codegenOutput
+	if useTools {
+		ws, err := tools.NewWritable(repo, base, tools.Options{Plan: fp.Value, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
+		if err != nil {
+			return rec, fmt.Errorf("codegen: %w", err)
 		}
-		return out, problem
-	})
-	if infra != nil {
-		return rec, fmt.Errorf("codegen: checking the answer: %w", infra)
+		defer ws.Close()
+		var infra error
+		vctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		out, err = Loop(vctx, rt.For(run), req, ws, "End the run with your result; your edits so far are the change.", func(raw []byte) (codegenOutput, error) {
+			o, problem, ierr := finishCodegen(vctx, ws, raw)
+			if ierr != nil {
+				infra = ierr
+				cancel(ierr)
+				return o, ierr
+			}
+			return o, problem
+		})
+		if infra != nil {
+			return rec, fmt.Errorf("codegen: checking the result: %w", infra)
+		}
+		if err != nil {
+			return rec, fmt.Errorf("codegen: %w", err)
+		}
+	} else {
+		// A failure of git itself while checking an answer is not the
+		// model's fault: it stops the re-prompting at once.
+		vctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		var infra error
+		check := codegenChecker{repo: repo, base: base, plan: fp.Value}
+		out, err = JSON(vctx, rt.For(run), req, func(raw []byte) (codegenOutput, error) {
+			o, problem, ierr := check.check(vctx, raw)
+			if ierr != nil {
+				infra = ierr
+				cancel(ierr)
+				return o, ierr
+			}
+			return o, problem
+		})
+		if infra != nil {
+			return rec, fmt.Errorf("codegen: checking the answer: %w", infra)
+		}
+		if err != nil {
+			return rec, fmt.Errorf("codegen: %w", err)
+		}
 	}
-	if err != nil {
-		return rec, fmt.Errorf("codegen: %w", err)
+	if err := os.RemoveAll(scratch); err != nil {
+		return rec, fmt.Errorf("codegen: remove the scratch folder: %w", err)
 	}
 	fillRecord(&rec, out, fp.Value)
 	if err := stageCodegen(run, rec, out); err != nil {
@@ -185,47 +249,73 @@ func codegenWork(ctx context.Context, rt *Runtime, repo *gitx.Repo, run *orchest
 	return rec, nil
 }
 
-// codegenRequest renders the prompt into a model request.
-func codegenRequest(rt *Runtime, in codegenInput) (llm.Request, error) {
+// scratchDir is the staging sub-folder holding codegen's working copy
+// (edited files, test logs); it is removed before the run ends.
+const scratchDir = ".scratch"
+
+// codegenRequest renders the prompt into a model request: the system
+// rules, the task data (plan, file plan, failures, repository; marked as
+// the prefix worth caching), then the role's instructions.
+func codegenRequest(rt *Runtime, taskID string, in codegenInput, useTools, tests bool) (llm.Request, error) {
 	system, err := rt.Prompt("system", nil)
 	if err != nil {
 		return llm.Request{}, err
 	}
-	user, err := rt.Prompt("codegen", in)
+	data, err := rt.Prompt("codegen", in)
 	if err != nil {
 		return llm.Request{}, err
 	}
-	schema, err := llm.SchemaFor(CodegenAnswer{})
+	task, err := rt.Prompt("codegen_task", struct{ Tools, Tests, Fix bool }{useTools, tests, in.Failures != ""})
+	if err != nil {
+		return llm.Request{}, err
+	}
+	var schema json.RawMessage
+	if useTools {
+		schema, err = llm.SchemaFor(CodegenFinish{})
+	} else {
+		schema, err = llm.SchemaFor(CodegenAnswer{})
+	}
 	if err != nil {
 		return llm.Request{}, err
 	}
 	return llm.Request{
-		Role:       RoleCodegen,
-		Messages:   []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
+		Role: RoleCodegen,
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: system},
+			{Role: llm.RoleUser, Content: data, CacheBreakpoint: true},
+			{Role: llm.RoleUser, Content: task},
+		},
 		Schema:     schema,
 		SchemaName: "codegen",
 		MaxTokens:  rt.Config.Context.MaxOutputTokens,
+		CacheKey:   promptCacheKey(taskID, RoleCodegen),
 	}, nil
 }
 
-// fillRecord completes the record from a validated answer.
+// promptCacheKey groups the requests of one task and role that share a
+// prompt prefix (OpenAI's prompt_cache_key).
+func promptCacheKey(taskID, role string) string {
+	base, _, _ := strings.Cut(role, ":")
+	return "orch-" + taskID + "-" + base
+}
+
+// fillRecord completes the record from a validated result.
 func fillRecord(rec *CodegenRecord, out codegenOutput, fp artifact.FilePlan) {
-	a := out.Answer
-	rec.Status = a.Status
-	rec.Questions = a.Questions
-	rec.Notes = strings.TrimSpace(a.Notes)
+	rec.Status = out.Status
+	rec.Questions = out.Questions
+	rec.Notes = strings.TrimSpace(out.Notes)
 	rec.Files, rec.Deletes = []string{}, []string{}
-	if a.Status != artifact.CodegenCompleted {
+	if out.Status != artifact.CodegenCompleted {
 		return
 	}
 	planned := fp.Paths()
 	touched := map[string]bool{}
-	for _, f := range a.Files {
-		rec.Files = append(rec.Files, f.Path)
-		touched[f.Path] = true
+	for p := range out.Files {
+		rec.Files = append(rec.Files, p)
+		touched[p] = true
 	}
-	rec.Deletes = append(rec.Deletes, a.Deletes...)
-	for _, p := range a.Deletes {
+	rec.Deletes = append(rec.Deletes, out.Deletes...)
+	for _, p := range out.Deletes {
 		touched[p] = true
 	}
 	sort.Strings(rec.Files)
@@ -256,12 +346,12 @@ func stageCodegen(run *orchestrator.Run, rec CodegenRecord, out codegenOutput) e
 			return fmt.Errorf("stage code: %w", err)
 		}
 		defer root.Close()
-		for _, f := range out.Answer.Files {
-			rel := path.Join(artifact.CodeFilesDir, f.Path)
+		for _, p := range rec.Files {
+			rel := path.Join(artifact.CodeFilesDir, p)
 			if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
 				return fmt.Errorf("stage %s: %w", rel, err)
 			}
-			if err := root.WriteFile(rel, []byte(f.Content), 0o644); err != nil {
+			if err := root.WriteFile(rel, out.Files[p], 0o644); err != nil {
 				return fmt.Errorf("stage %s: %w", rel, err)
 			}
 		}

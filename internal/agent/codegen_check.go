@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
 )
@@ -50,9 +51,10 @@ func checkAnswerText(raw []byte) error {
 }
 
 // CheckCodegenAnswer validates a codegen answer without looking at the
-// repository: the status, every path (artifact.CheckPath), content size,
-// text (UTF-8, no NUL byte: binary content is refused), duplicates, and
-// what each status needs. Every problem found is reported.
+// repository: the status, every path (harmless forms such as "./a" made
+// plain, then artifact.CheckPath), content size, text (UTF-8, no NUL byte:
+// binary content is refused), duplicates, and what each status needs.
+// Every problem found is reported.
 func CheckCodegenAnswer(raw []byte) (CodegenAnswer, error) {
 	var a CodegenAnswer
 	if err := checkAnswerText(raw); err != nil {
@@ -62,55 +64,50 @@ func CheckCodegenAnswer(raw []byte) (CodegenAnswer, error) {
 		return a, fmt.Errorf("the answer does not match the schema: %w", err)
 	}
 	var p answerProblems
-	switch a.Status {
-	case artifact.CodegenCompleted, artifact.CodegenPlanUnclear, artifact.CodegenFailed:
-	default:
-		p.add("status: expected \"completed\", \"plan_unclear\" or \"failed\", got %q", a.Status)
+	checkStatus(&p, a.Status, a.Questions, a.Notes)
+	if a.Status == artifact.CodegenCompleted && len(a.Edits)+len(a.Files)+len(a.Deletes) == 0 {
+		p.add("status completed needs at least one entry in edits, files or deletes")
 	}
-	switch a.Status {
-	case artifact.CodegenCompleted:
-		if len(a.Files) == 0 && len(a.Deletes) == 0 {
-			p.add("status completed needs at least one file in files or one path in deletes")
-		}
-	case artifact.CodegenPlanUnclear:
-		open := 0
-		for _, q := range a.Questions {
-			if strings.TrimSpace(q.Text) != "" {
-				open++
-			}
-		}
-		if open == 0 {
-			p.add("status plan_unclear needs at least one question with a non-blank text in questions")
-		}
-	case artifact.CodegenFailed:
-		if strings.TrimSpace(a.Notes) == "" {
-			p.add("status failed needs notes saying why")
-		}
-	}
-	if len(a.Files)+len(a.Deletes) > artifact.MaxCodeFiles {
-		p.add("%d paths: at most %d are accepted", len(a.Files)+len(a.Deletes), artifact.MaxCodeFiles)
+	if len(a.Files)+len(a.Deletes) > artifact.MaxCodeFiles || len(a.Edits) > artifact.MaxCodeFiles {
+		p.add("%d paths: at most %d are accepted", len(a.Edits)+len(a.Files)+len(a.Deletes), artifact.MaxCodeFiles)
 		return a, p.err()
 	}
 	seen := map[string]string{}   // path → where it was named
 	folded := map[string]string{} // lower-cased path → path
-	claim := func(where, path string) {
-		if err := artifact.CheckPath(path); err != nil {
+	claim := func(where string, path *string, again bool) {
+		*path = tools.NormalizePath(*path)
+		if err := artifact.CheckPath(*path); err != nil {
 			p.add("%s: %v", where, err)
 			return
 		}
-		if prev, dup := seen[path]; dup {
-			p.add("%s: %q is also named at %s: name each path once", where, path, prev)
+		if prev, dup := seen[*path]; dup && !(again && strings.HasPrefix(prev, "edits[")) {
+			p.add("%s: %q is also named at %s: name each path once (several edits of one file are fine)", where, *path, prev)
 			return
 		}
-		if other, dup := folded[strings.ToLower(path)]; dup {
-			p.add("%s: %q differs from %q only in case", where, path, other)
+		if other, dup := folded[strings.ToLower(*path)]; dup && other != *path {
+			p.add("%s: %q differs from %q only in case", where, *path, other)
 			return
 		}
-		seen[path], folded[strings.ToLower(path)] = where, path
+		if _, dup := seen[*path]; !dup {
+			seen[*path], folded[strings.ToLower(*path)] = where, *path
+		}
 	}
-	for i, f := range a.Files {
-		where := fmt.Sprintf("files[%d].path", i)
-		claim(where, f.Path)
+	for i := range a.Edits {
+		e := &a.Edits[i]
+		claim(fmt.Sprintf("edits[%d].path", i), &e.Path, true)
+		switch {
+		case e.OldString == "":
+			p.add("edits[%d].old_string is empty: to create or rewrite a whole file put it in files", i)
+		case e.OldString == e.NewString:
+			p.add("edits[%d]: old_string and new_string are the same", i)
+		}
+		if strings.IndexByte(e.NewString, 0) >= 0 {
+			p.add("edits[%d].new_string (%s): contains a NUL byte: binary content is not accepted", i, strconv.Quote(shortPath(e.Path)))
+		}
+	}
+	for i := range a.Files {
+		f := &a.Files[i]
+		claim(fmt.Sprintf("files[%d].path", i), &f.Path, false)
 		switch {
 		case len(f.Content) > artifact.MaxCodeFileBytes:
 			p.add("files[%d].content (%s): %d bytes, at most %d are accepted", i, strconv.Quote(shortPath(f.Path)), len(f.Content), artifact.MaxCodeFileBytes)
@@ -120,17 +117,62 @@ func CheckCodegenAnswer(raw []byte) (CodegenAnswer, error) {
 			p.add("files[%d].content (%s): not valid UTF-8", i, strconv.Quote(shortPath(f.Path)))
 		}
 	}
-	for i, d := range a.Deletes {
-		claim(fmt.Sprintf("deletes[%d]", i), d)
+	for i := range a.Deletes {
+		claim(fmt.Sprintf("deletes[%d]", i), &a.Deletes[i], false)
 	}
-	for i, q := range a.Questions {
+	normalizeQuestions(&p, a.Questions)
+	return a, p.err()
+}
+
+// checkStatus checks the status and what it needs besides the change.
+func checkStatus(p *answerProblems, status string, questions []CodegenQuestion, notes string) {
+	switch status {
+	case artifact.CodegenCompleted:
+	case artifact.CodegenPlanUnclear:
+		open := 0
+		for _, q := range questions {
+			if strings.TrimSpace(q.Text) != "" {
+				open++
+			}
+		}
+		if open == 0 {
+			p.add("status plan_unclear needs at least one question with a non-blank text in questions")
+		}
+	case artifact.CodegenFailed:
+		if strings.TrimSpace(notes) == "" {
+			p.add("status failed needs notes saying why")
+		}
+	default:
+		p.add("status: expected \"completed\", \"plan_unclear\" or \"failed\", got %q", status)
+	}
+}
+
+// normalizeQuestions refuses blank questions and numbers those without id.
+func normalizeQuestions(p *answerProblems, qs []CodegenQuestion) {
+	for i, q := range qs {
 		if strings.TrimSpace(q.Text) == "" {
 			p.add("questions[%d].text is blank", i)
 		}
 		if strings.TrimSpace(q.ID) == "" {
-			a.Questions[i].ID = "q" + strconv.Itoa(i+1)
+			qs[i].ID = "q" + strconv.Itoa(i+1)
 		}
 	}
+}
+
+// CheckCodegenFinish validates the arguments of codegen's finish tool.
+func CheckCodegenFinish(raw []byte) (CodegenFinish, error) {
+	var a CodegenFinish
+	if err := checkAnswerText(raw); err != nil {
+		return a, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return a, fmt.Errorf("the arguments do not match finish's parameters {status, notes?, questions?} (the change is made with the edit tools, not here): %w", err)
+	}
+	var p answerProblems
+	checkStatus(&p, a.Status, a.Questions, a.Notes)
+	normalizeQuestions(&p, a.Questions)
 	return a, p.err()
 }
 
@@ -143,44 +185,86 @@ func shortPath(s string) string {
 	return s
 }
 
-// codegenChecker checks an answer against the base commit and computes
-// its patch.
+// codegenChecker checks a single answer against the base commit and the
+// file plan, and computes its patch.
 type codegenChecker struct {
 	repo *gitx.Repo
 	base string
+	plan artifact.FilePlan
 }
 
 // check validates raw. problem is the model's to fix; infra is a failure
 // of orch or git that no answer can fix.
 func (c codegenChecker) check(ctx context.Context, raw []byte) (out codegenOutput, problem, infra error) {
 	a, err := CheckCodegenAnswer(raw)
-	out.Answer = a
+	out.Status, out.Questions, out.Notes = a.Status, a.Questions, a.Notes
 	if err != nil {
 		return out, err, nil
 	}
 	if a.Status != artifact.CodegenCompleted {
 		return out, nil, nil
 	}
+	// The answer is applied to a fresh workspace: the same checks as the
+	// tools (file plan, intents, exact matches), in memory.
+	ws, err := tools.NewWritable(c.repo, c.base, tools.Options{Plan: c.plan})
+	if err != nil {
+		return out, nil, err
+	}
 	var p answerProblems
-	for i, d := range a.Deletes {
-		_, ok, err := c.repo.ShowFile(ctx, c.base, d)
-		switch {
-		case err != nil && isGitFailure(err):
+	apply := func(where, result string, isErr bool, err error) error {
+		if err != nil {
+			return err
+		}
+		if isErr {
+			p.add("%s: %s", where, result)
+		}
+		return nil
+	}
+	for i, f := range a.Files {
+		res, isErr, err := ws.Call(ctx, tools.WriteFile, mustArgs(map[string]any{"path": f.Path, "content": f.Content}))
+		if err := apply(fmt.Sprintf("files[%d]", i), res, isErr, err); err != nil {
 			return out, nil, err
-		case err != nil:
-			p.add("deletes[%d]: %q cannot be deleted: %v", i, d, err)
-		case !ok:
-			p.add("deletes[%d]: %q does not exist at the base commit", i, d)
+		}
+	}
+	for i, e := range a.Edits {
+		res, isErr, err := ws.Call(ctx, tools.EditFile, mustArgs(map[string]any{"path": e.Path, "old_string": e.OldString, "new_string": e.NewString, "replace_all": e.ReplaceAll}))
+		if err := apply(fmt.Sprintf("edits[%d]", i), res, isErr, err); err != nil {
+			return out, nil, err
+		}
+	}
+	for i, d := range a.Deletes {
+		res, isErr, err := ws.Call(ctx, tools.DeleteFile, mustArgs(map[string]any{"path": d}))
+		if err := apply(fmt.Sprintf("deletes[%d]", i), res, isErr, err); err != nil {
+			return out, nil, err
 		}
 	}
 	if err := p.err(); err != nil {
 		return out, err, nil
 	}
-	files := make(map[string][]byte, len(a.Files))
-	for _, f := range a.Files {
-		files[f.Path] = []byte(f.Content)
+	return changeOf(ctx, ws, out)
+}
+
+// finishCodegen validates codegen's finish call against the workspace.
+func finishCodegen(ctx context.Context, ws *tools.Workspace, raw []byte) (out codegenOutput, problem, infra error) {
+	a, err := CheckCodegenFinish(raw)
+	out.Status, out.Questions, out.Notes = a.Status, a.Questions, a.Notes
+	if err != nil {
+		return out, err, nil
 	}
-	patch, err := c.repo.DiffFiles(ctx, c.base, files, a.Deletes)
+	if a.Status != artifact.CodegenCompleted {
+		return out, nil, nil
+	}
+	if len(ws.Touched()) == 0 {
+		return out, fmt.Errorf("%w: you have not changed any file; make the change with the edit tools before finishing with status completed", ErrNoChange), nil
+	}
+	return changeOf(ctx, ws, out)
+}
+
+// changeOf completes out with the workspace's change: the patch git
+// computes against the base and the files it touches.
+func changeOf(ctx context.Context, ws *tools.Workspace, out codegenOutput) (codegenOutput, error, error) {
+	files, deletes := ws.Edits()
+	patch, err := ws.Patch(ctx)
 	if err != nil {
 		if isGitFailure(err) {
 			return out, nil, err
@@ -191,7 +275,7 @@ func (c codegenChecker) check(ctx context.Context, raw []byte) (out codegenOutpu
 		return out, fmt.Errorf("the change cannot be applied to the base commit: %w", err), nil
 	}
 	if len(bytes.TrimSpace(patch)) == 0 {
-		return out, fmt.Errorf("%w: every file you returned is identical to the base commit; return the changed content", ErrNoChange), nil
+		return out, fmt.Errorf("%w: every file you changed is identical to the base commit", ErrNoChange), nil
 	}
 	d, err := artifact.ParseDiff(bytes.NewReader(patch))
 	if err != nil {
@@ -200,8 +284,34 @@ func (c codegenChecker) check(ctx context.Context, raw []byte) (out codegenOutpu
 	if len(d.Files) == 0 {
 		return out, nil, errors.New("orch's own diff names no file")
 	}
+	// Only what the patch changes is staged: a file edited back to its
+	// base content is no part of the change.
+	inPatch := map[string]bool{}
+	for _, f := range d.Files {
+		inPatch[f.NewPath], inPatch[f.OldPath] = true, true
+	}
+	out.Files = map[string][]byte{}
+	for p, c := range files {
+		if inPatch[p] {
+			out.Files[p] = c
+		}
+	}
+	for _, p := range deletes {
+		if inPatch[p] {
+			out.Deletes = append(out.Deletes, p)
+		}
+	}
 	out.Patch = patch
 	return out, nil, nil
+}
+
+// mustArgs encodes tool arguments built by orch.
+func mustArgs(v map[string]any) json.RawMessage {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return data
 }
 
 // isGitFailure reports whether err is git failing (or the context ending)

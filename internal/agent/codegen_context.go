@@ -33,7 +33,10 @@ const defaultCodeContextBytes = 200_000
 // buildCodegenInput gathers the prompt's content within the configured
 // byte budget: the plan, the planned files at base, the failures of the
 // previous attempt, then neighbouring files.
-func buildCodegenInput(ctx context.Context, rt *Runtime, repo *gitx.Repo, taskDir, base string, fp artifact.FilePlan) (codegenInput, error) {
+//
+// With withFiles false (the model reads files with its tools) the planned
+// files are not included.
+func buildCodegenInput(ctx context.Context, rt *Runtime, repo *gitx.Repo, taskDir, base string, fp artifact.FilePlan, withFiles bool) (codegenInput, error) {
 	budget := rt.Config.Context.MaxContextBytes
 	if budget <= 0 {
 		budget = defaultCodeContextBytes
@@ -54,12 +57,14 @@ func buildCodegenInput(ctx context.Context, rt *Runtime, repo *gitx.Repo, taskDi
 	in.FixFrom = fails.from()
 
 	used := len(in.Plan) + len(in.FilePlan) + len(in.Failures)
-	files, err := renderPlannedFiles(ctx, repo, base, fp, budget*3/4-used)
-	if err != nil {
-		return in, err
+	if withFiles {
+		files, err := renderPlannedFiles(ctx, repo, base, fp, budget*3/4-used)
+		if err != nil {
+			return in, err
+		}
+		in.Files = files
+		used += len(in.Files)
 	}
-	in.Files = files
-	used += len(in.Files)
 
 	planned := fp.Paths()
 	if left := budget - used; left > 1000 {
@@ -126,18 +131,27 @@ func renderPlannedFiles(ctx context.Context, repo *gitx.Repo, base string, fp ar
 }
 
 // neighbours returns the other files in the planned files' folders, which
-// show the local conventions; at most a few per folder.
+// show the local conventions; at most a few per folder, those sharing a
+// planned file's extension first (code next to code, not .gitignore).
 func neighbours(ctx context.Context, repo *gitx.Repo, fp artifact.FilePlan) []string {
-	files, err := repo.ListFiles(ctx)
+	files, err := repo.LsFiles(ctx)
 	if err != nil {
 		return nil
 	}
-	sort.Strings(files)
 	planned := fp.Paths()
 	dirs := map[string]int{}
+	exts := map[string]bool{}
 	for _, f := range fp.Files {
 		dirs[path.Dir(f.Path)] = 0
+		exts[path.Ext(f.Path)] = true
 	}
+	sort.SliceStable(files, func(i, j int) bool {
+		ei, ej := exts[path.Ext(files[i])], exts[path.Ext(files[j])]
+		if ei != ej {
+			return ei
+		}
+		return files[i] < files[j]
+	})
 	const perDir = 6
 	var out []string
 	for _, f := range files {

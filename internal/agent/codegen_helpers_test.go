@@ -310,3 +310,27 @@ func userText(body map[string]any) string {
 func (a *cgAPI) runtime(f *cgFixture) *Runtime {
 	return f.runtime(config.Provider{Type: "anthropic", BaseURL: a.srv.URL, Model: "claude-test", APIKeyEnv: cgKeyEnv, MaxRetries: -1})
 }
+
+// planWith rewrites the task's plan: cgPlan's files and extra entries
+// ("path" or "path\tintent", intent update by default).
+func (f *cgFixture) planWith(extra ...string) {
+	f.t.Helper()
+	var plan map[string]any
+	if err := json.Unmarshal([]byte(cgPlan), &plan); err != nil {
+		f.t.Fatal(err)
+	}
+	files := plan["file_plan"].([]any)
+	for _, e := range extra {
+		p, intent, ok := strings.Cut(e, "\t")
+		if !ok {
+			intent = "update"
+		}
+		files = append(files, map[string]any{"path": p, "intent": intent})
+	}
+	plan["file_plan"] = files
+	data, err := json.Marshal(plan)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	cgWrite(f.t, f.tk.Dir, "planning/planning.ai.json", string(data))
+}

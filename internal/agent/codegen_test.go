@@ -239,34 +239,56 @@ func TestGatherFailuresStopsAtReplan(t *testing.T) {
 	}
 }
 
-func TestCodegenUnplannedRoutesToPlanning(t *testing.T) {
+// TestCodegenRefusesUnplannedPaths: a single answer writing or deleting a
+// path outside the file plan is refused, with the plan's paths named for
+// the model to correct; nothing is written.
+func TestCodegenRefusesUnplannedPaths(t *testing.T) {
 	f := newCGFixture(t, nil)
-	rt := f.scriptRuntime(cgEntry{"codegen", `{"status":"completed","files":[
+	bad := `{"status":"completed","files":[
 		{"path":"calc.go","content":` + jsonString(cgFixed) + `},
 		{"path":"internal/extra/extra.go","content":"package extra\n"}],"deletes":["README.md"],
-		"notes":"needed a helper package"}`})
+		"notes":"needed a helper package"}`
+	good := `{"status":"completed","edits":[{"path":"./calc.go","old_string":"a - b","new_string":"a + b"}],"files":[],"deletes":[]}`
+	rt := f.scriptRuntime(cgEntry{"codegen", bad}, cgEntry{"codegen", good})
 	res, err := Codegen(context.Background(), rt, f.o, f.id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(res.Record.Unplanned, ","); got != "README.md,internal/extra/extra.go" {
-		t.Errorf("unplanned %s", got)
+	if len(res.Record.Unplanned) != 0 || strings.Join(res.Record.Files, ",") != "calc.go" {
+		t.Errorf("record %+v", res.Record)
 	}
 	if got := strings.Join(res.Record.Untouched, ","); got != "calc_test.go" {
 		t.Errorf("untouched %s", got)
 	}
-	if f.read("code/files/internal/extra/extra.go") != "package extra\n" {
-		t.Errorf("the unplanned file was not written")
+	if f.exists("code/files/internal/extra/extra.go") || f.read("code/files/calc.go") != cgFixed {
+		t.Errorf("code/files: extra written or calc.go wrong: %q", f.read("code/files/calc.go"))
 	}
-	var rec map[string]any
-	if err := json.Unmarshal([]byte(f.read("code/codegen.json")), &rec); err != nil || rec["unplanned"] == nil {
-		t.Errorf("codegen.json %v (%v)", rec, err)
+	// The second request carried the refusal, naming the plan's paths.
+	calls := f.modelCalls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls, want 2", len(calls))
 	}
-	if !strings.Contains(f.read("code/diff.patch"), "deleted file mode") {
-		t.Errorf("the delete is not in the patch")
+	if to := f.next(); to != lifecycle.Review {
+		t.Errorf("orch next → %s, want review", to)
 	}
-	if to := f.next(); to != lifecycle.Planning {
-		t.Errorf("orch next → %s, want planning (scope mismatch)", to)
+}
+
+// TestCodegenUnplannedMessage: the refusal names the path and the plan.
+func TestCodegenUnplannedMessage(t *testing.T) {
+	f := newCGFixture(t, nil)
+	bad := `{"status":"completed","files":[{"path":"internal/extra/extra.go","content":"package extra\n"}],"deletes":[]}`
+	rt := f.scriptRuntime(cgEntry{"codegen", bad}, cgEntry{"codegen", bad}, cgEntry{"codegen", bad})
+	_, err := Codegen(context.Background(), rt, f.o, f.id)
+	if err == nil {
+		t.Fatal("accepted a path outside the file plan")
+	}
+	for _, want := range []string{"internal/extra/extra.go is outside the reviewed file plan", "calc.go (update), calc_test.go (create)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if f.exists("code") {
+		t.Error("code/ written")
 	}
 }
 
@@ -353,6 +375,9 @@ func TestCodegenHostileAnswers(t *testing.T) {
 		{"onto a symlink", file("link", "x\n"), "is a symbolic link at base"},
 		{"no change", file("calc.go", cgCalc), "identical to the base commit"},
 		{"delete missing", `{"status":"completed","files":[],"deletes":["nope.go"]}`, `"nope.go" does not exist at the base commit`},
+		{"edit missing text", `{"status":"completed","edits":[{"path":"calc.go","old_string":"a * b","new_string":"a + b"}],"files":[],"deletes":[]}`, "old_string was not found in calc.go"},
+		{"edit ambiguous", `{"status":"completed","edits":[{"path":"calc.go","old_string":"a","new_string":"A"}],"files":[],"deletes":[]}`, "occurs 7 times in calc.go"},
+		{"unplanned", file("other.go", "package calc\n"), "other.go is outside the reviewed file plan"},
 	}
 	passwd, _ := os.ReadFile("/etc/passwd")
 	for _, tc := range cases {
@@ -364,6 +389,8 @@ func TestCodegenHostileAnswers(t *testing.T) {
 			}
 			cgGit(t, f.root, "add", "link")
 			cgGit(t, f.root, "commit", "-qm", "link")
+			// Planned, so that the checks behind the file plan's are reached.
+			f.planWith("link", "link/passwd", "nope.go\tdelete")
 			answers := []cgEntry{{"codegen", tc.answer}, {"codegen", tc.answer}, {"codegen", tc.answer}}
 			if len(tc.answer) > 1<<20 {
 				// One big answer is enough: the last one decides the error.
@@ -454,7 +481,7 @@ func TestCheckCodegenAnswer(t *testing.T) {
 		{"ok", `{"status":"completed","files":[{"path":"a.go","content":"x"}],"deletes":["b.go"]}`, ""},
 		{"only deletes", `{"status":"completed","files":[],"deletes":["b.go"]}`, ""},
 		{"bad status", `{"status":"done","files":[{"path":"a.go","content":"x"}]}`, `status: expected`},
-		{"empty completed", `{"status":"completed","files":[],"deletes":[]}`, "needs at least one file"},
+		{"empty completed", `{"status":"completed","files":[],"deletes":[]}`, "needs at least one entry in edits, files or deletes"},
 		{"unclear without question", `{"status":"plan_unclear","files":[],"deletes":[],"questions":[{"id":"q","text":" "}]}`, "needs at least one question"},
 		{"failed without notes", `{"status":"failed","files":[],"deletes":[]}`, "needs notes"},
 		{"case clash", `{"status":"completed","files":[{"path":"A.go","content":"x"},{"path":"a.go","content":"y"}]}`, "only in case"},
@@ -574,5 +601,32 @@ func TestCodegenOnlyDeletes(t *testing.T) {
 	cgGit(t, f.root, "apply", "--check", filepath.Join(f.tk.Dir, "code", "diff.patch"))
 	if to := f.next(); to != lifecycle.Review {
 		t.Errorf("orch next → %s, want review", to)
+	}
+}
+
+// TestCodegenPromptHasNoUntrackedOrSecretFiles: an untracked .env (and a
+// tracked file whose name looks secret) never reaches the model, not even
+// when it sits beside the planned file.
+func TestCodegenPromptHasNoUntrackedOrSecretFiles(t *testing.T) {
+	const untracked, tracked = "OPENAI_API_KEY=sk-untracked-0123456789", "password: tracked-secret-9876"
+	f := newCGFixture(t, map[string]string{"secrets.yml": tracked + "\n", "calc_extra.go": "package calc\n// extra neighbour\n"})
+	cgWrite(t, f.root, ".env", untracked+"\n")
+	cgWrite(t, f.root, "notes.txt", "calc untracked notes\n")
+	api := newCGAPI(t, func(int, map[string]any) any { return cgGoodAnswer() })
+	if _, err := Codegen(context.Background(), api.runtime(f), f.o, f.id); err != nil {
+		t.Fatal(err)
+	}
+	reqs := api.requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request")
+	}
+	data, _ := json.Marshal(reqs)
+	for _, secret := range []string{untracked, "sk-untracked", tracked, "notes.txt", "secrets.yml", ".env"} {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("the request carries %q", secret)
+		}
+	}
+	if !strings.Contains(string(data), "extra neighbour") {
+		t.Error("the tracked neighbour is missing: the test would pass for the wrong reason")
 	}
 }

@@ -10,13 +10,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/gitx"
 )
 
 // RepoContext is what a model is told about the repository, bounded by a
 // byte budget.
 type RepoContext struct {
-	Tree    []string // tracked and untracked-not-ignored files (respects .gitignore)
+	Tree    []string // tracked files the visibility policy shows
 	Omitted int      // files left out of Tree for the budget
 	Files   []FileContent
 }
@@ -54,7 +55,7 @@ func (c RepoContext) Render() string {
 	return b.String()
 }
 
-// GatherContext lists the repository (respecting .gitignore) and includes
+// GatherContext lists the repository's tracked, visible files and includes
 // the README and the files whose path or content best match the keywords,
 // within budget bytes. priority files come first, in order.
 func GatherContext(ctx context.Context, root string, keywords []string, priority []string, budget int) (RepoContext, error) {
@@ -63,11 +64,13 @@ func GatherContext(ctx context.Context, root string, keywords []string, priority
 	if err != nil {
 		return rc, err
 	}
-	files, err := repo.ListFiles(ctx)
+	// Tracked files only, never one that looks like it holds secrets: an
+	// untracked or ignored file (.env) never reaches a model.
+	files, err := repo.LsFiles(ctx)
 	if err != nil {
 		return rc, err
 	}
-	files = filterOrch(files)
+	files = visibleOnly(files)
 	sort.Strings(files)
 	treeBudget := budget / 4
 	used := 0
@@ -80,9 +83,13 @@ func GatherContext(ctx context.Context, root string, keywords []string, priority
 		used += len(f) + 3
 	}
 	left := budget - used
+	shown := make(map[string]bool, len(files))
+	for _, f := range files {
+		shown[f] = true
+	}
 	seen := map[string]bool{}
 	add := func(p string) {
-		if seen[p] || left <= 200 {
+		if seen[p] || left <= 200 || !shown[p] {
 			return
 		}
 		seen[p] = true
@@ -108,11 +115,11 @@ func GatherContext(ctx context.Context, root string, keywords []string, priority
 	return rc, nil
 }
 
-// filterOrch drops orch's own folder from a file list.
-func filterOrch(files []string) []string {
+// visibleOnly keeps the paths the visibility policy lets reach a model.
+func visibleOnly(files []string) []string {
 	out := files[:0]
 	for _, f := range files {
-		if !strings.HasPrefix(f, ".orch/") {
+		if tools.Visible(f) {
 			out = append(out, f)
 		}
 	}

@@ -203,6 +203,11 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		booked = b
 	}
 	resp, err := lp.inner.Complete(ctx, req)
+	if err == nil && resp.Truncated() {
+		// Cut off by the output limit: not a format mistake to re-send,
+		// and never cached.
+		err = &TruncatedError{Role: req.Role, Provider: lp.inner.Name(), MaxTokens: req.MaxTokens, StopReason: resp.StopReason}
+	}
 	if run := lp.c.run; run != nil {
 		used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
 		if c, ok := lp.c.rt.cost(resp.Model, resp.Usage); ok {
@@ -227,6 +232,19 @@ func (lp *loggedProvider) keep() {
 		lp.c.rt.cachePut(lp.last.key, lp.last.resp)
 		lp.last = nil
 	}
+}
+
+// keepFor caches resp, the answer accepted after re-prompting, as the
+// answer to the original request too: the same request next time is
+// answered from the cache without repeating the retries.
+func (lp *loggedProvider) keepFor(orig llm.Request, resp llm.Response) {
+	if lp.cfg.Type == llm.TypeScript {
+		return
+	}
+	if orig.Model == "" {
+		orig.Model = lp.model
+	}
+	lp.c.rt.cachePut(cacheKey(lp.cfg, orig), resp)
 }
 
 // Text asks for a free-text answer.
@@ -260,9 +278,12 @@ func JSON[T any](ctx context.Context, c *Call, req llm.Request, validate func([]
 		var zero T
 		return zero, err
 	}
-	v, _, err := llm.CompleteJSON(ctx, p, req, validate, llm.DefaultJSONAttempts)
+	v, resps, err := llm.CompleteJSON(ctx, p, req, validate, llm.DefaultJSONAttempts)
 	if err == nil {
 		p.keep()
+		if len(resps) > 1 {
+			p.keepFor(req, resps[len(resps)-1])
+		}
 	}
 	var ie *llm.InvalidResponseError
 	if errors.As(err, &ie) && c.run != nil {
@@ -290,6 +311,22 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 	if call.Provider == "" && p != nil {
 		call.Provider = p.Name()
 	}
+	call.CachedTokensIn, call.CacheWriteTokens = resp.Usage.CachedInputTokens, resp.Usage.CacheWriteTokens
+	if len(req.Tools) > 0 {
+		// One turn of a tool loop: which turn, and what the model asked.
+		call.Turn = 1
+		for _, m := range req.Messages {
+			if m.Role == llm.RoleAssistant {
+				call.Turn++
+			}
+		}
+		call.ToolCalls = make([]string, len(resp.ToolCalls))
+		for i, tc := range resp.ToolCalls {
+			call.ToolCalls[i] = tc.Name
+		}
+	}
+	var te *TruncatedError
+	call.Truncated = errors.As(callErr, &te)
 	if call.Model == "" {
 		call.Model = req.Model
 	}
@@ -327,15 +364,22 @@ func budgetEvent(phase lifecycle.Phase, role string, err error) event.BudgetExce
 func cacheKey(cfg llm.Config, req llm.Request) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
-	_ = enc.Encode([]any{cfg.Type, cfg.Name, cfg.BaseURL, cfg.Model, cfg.Command, req.Model, req.Role, req.Messages, string(req.Schema), req.SchemaName, req.MaxTokens, req.Temperature})
+	fields := []any{cfg.Type, cfg.Name, cfg.BaseURL, cfg.Model, cfg.Command, req.Model, req.Role, req.Messages, string(req.Schema), req.SchemaName, req.MaxTokens, req.Temperature}
+	// Tools and the reasoning effort change the answer; requests without
+	// them keep the keys they always had.
+	if len(req.Tools) > 0 || req.ReasoningEffort != "" {
+		fields = append(fields, req.Tools, req.ReasoningEffort)
+	}
+	_ = enc.Encode(fields)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 type cached struct {
-	Text     string    `json:"text"`
-	Usage    llm.Usage `json:"usage"`
-	Model    string    `json:"model"`
-	Provider string    `json:"provider"`
+	Text      string         `json:"text"`
+	ToolCalls []llm.ToolCall `json:"tool_calls,omitempty"`
+	Usage     llm.Usage      `json:"usage"`
+	Model     string         `json:"model"`
+	Provider  string         `json:"provider"`
 }
 
 func (rt *Runtime) cachePath(key string) string {
@@ -351,7 +395,7 @@ func (rt *Runtime) cacheGet(key string) (llm.Response, bool) {
 	if json.Unmarshal(data, &c) != nil {
 		return llm.Response{}, false
 	}
-	return llm.Response{Text: c.Text, Usage: c.Usage, Model: c.Model, Provider: c.Provider, StopReason: "cached"}, true
+	return llm.Response{Text: c.Text, ToolCalls: c.ToolCalls, Usage: c.Usage, Model: c.Model, Provider: c.Provider, StopReason: "cached"}, true
 }
 
 func (rt *Runtime) cachePut(key string, resp llm.Response) {
@@ -359,7 +403,7 @@ func (rt *Runtime) cachePut(key string, resp llm.Response) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	data, err := json.Marshal(cached{Text: resp.Text, Usage: resp.Usage, Model: resp.Model, Provider: resp.Provider})
+	data, err := json.Marshal(cached{Text: resp.Text, ToolCalls: resp.ToolCalls, Usage: resp.Usage, Model: resp.Model, Provider: resp.Provider})
 	if err != nil {
 		return
 	}
@@ -367,4 +411,23 @@ func (rt *Runtime) cachePut(key string, resp llm.Response) {
 	if os.WriteFile(tmp, data, 0o644) == nil {
 		_ = os.Rename(tmp, path)
 	}
+}
+
+// TruncatedError: the model's answer was cut off by its output limit
+// (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens"). It
+// is reported as such, never re-sent as a format mistake.
+type TruncatedError struct {
+	Role       string
+	Provider   string
+	MaxTokens  int
+	StopReason string
+}
+
+func (e *TruncatedError) Error() string {
+	limit := "the provider's default output limit"
+	if e.MaxTokens > 0 {
+		limit = fmt.Sprintf("%d output tokens", e.MaxTokens)
+	}
+	return fmt.Sprintf("orch: provider %s: the %s's answer was cut off at %s (stop reason %q), so it is incomplete and was not used: raise [context] max_output_tokens in .orch/config.toml, or narrow the task, and run the phase again",
+		e.Provider, e.Role, limit, e.StopReason)
 }

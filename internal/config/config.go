@@ -34,6 +34,7 @@ type Config struct {
 	Roles     Roles               `toml:"roles"`
 	Review    Review              `toml:"review"`
 	Context   Context             `toml:"context"`
+	Tools     Tools               `toml:"tools"`
 	Budgets   Budgets             `toml:"budgets"`
 	// Prices override or extend the embedded price table: model name
 	// prefix → USD per million tokens.
@@ -154,6 +155,16 @@ type Context struct {
 	AllowPaths []string `toml:"allow_paths"`
 }
 
+// Tools bounds the tool loop of one agent run (contract section 8).
+type Tools struct {
+	// MaxTurns bounds the model turns of one role's run (each turn is a
+	// model_call); the run fails when the model has not finished by then.
+	MaxTurns int `toml:"max_turns"`
+	// MaxTestRuns bounds codegen's run_tests calls per run; 0 leaves the
+	// tool out.
+	MaxTestRuns int `toml:"max_test_runs"`
+}
+
 // Default returns the embedded defaults.
 func Default() Config {
 	return Config{
@@ -163,6 +174,10 @@ func Default() Config {
 			CodePersonas: []string{"correctness", "tests", "security", "maintainability"},
 		},
 		Context: Context{MaxContextBytes: 200_000, MaxOutputTokens: 16_000},
+		// A one-file change takes a handful of turns (search, read, edit,
+		// test, finish); 30 leaves room for a multi-file change while a
+		// model that loops is stopped before it costs much.
+		Tools: Tools{MaxTurns: 30, MaxTestRuns: 3},
 		// What a careful user would allow one task: a few dozen rounds of
 		// planning, review and codegen with a mid-size model.
 		Budgets: Budgets{Calls: 300, TokensIn: 5_000_000, TokensOut: 1_000_000, CostUSD: 25, WallTime: Duration(2 * time.Hour)},
@@ -384,6 +399,12 @@ func (c *Config) validate(file string) error {
 		if err := visibility.CheckAllowPattern(p); err != nil {
 			return bad(fmt.Sprintf("context.allow_paths[%d]", i), err.Error())
 		}
+	}
+	if c.Tools.MaxTurns < 1 || c.Tools.MaxTurns > 500 {
+		return bad("tools.max_turns", fmt.Sprintf("expected a number of model turns from 1 to 500, got %d", c.Tools.MaxTurns))
+	}
+	if c.Tools.MaxTestRuns < 0 || c.Tools.MaxTestRuns > 100 {
+		return bad("tools.max_test_runs", fmt.Sprintf("expected a number of test runs from 0 (no run_tests) to 100, got %d", c.Tools.MaxTestRuns))
 	}
 	return nil
 }

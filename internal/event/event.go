@@ -126,6 +126,12 @@ type ModelCall struct {
 	CostUSD   *float64        `json:"cost_usd,omitempty" doc:"cost in dollars when the price is known"`
 	Cached    bool            `json:"cached" doc:"the answer came from orch's cache"`
 	Error     string          `json:"error,omitempty" doc:"why the call failed"`
+	// Prompt caching and the tool loop.
+	CachedTokensIn   int64    `json:"cached_tokens_in,omitempty" doc:"input tokens read from the provider's prompt cache"`
+	CacheWriteTokens int64    `json:"cache_write_tokens,omitempty" doc:"input tokens written to the provider's prompt cache"`
+	Turn             int      `json:"turn,omitempty" doc:"the turn of the role's tool loop (1, 2, …); absent without tools"`
+	ToolCalls        []string `json:"tool_calls,omitempty" doc:"the tools the model called in this turn, in order"`
+	Truncated        bool     `json:"truncated,omitempty" doc:"the answer was cut off by the output limit and not used"`
 }
 
 // BudgetLimit says which budget refused a call.

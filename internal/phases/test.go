@@ -329,3 +329,15 @@ func writeJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// TestPatch runs the suites exactly as `orch test` does — a detached
+// worktree of base, patch applied, the configured or detected suites in the
+// sandbox — without a phase run: codegen's run_tests uses it on its edits
+// so far. Logs go to logDir. A failure to prepare is a report with status
+// error, as in Test.
+func TestPatch(ctx context.Context, repo *gitx.Repo, cfg config.Config, id, base string, patch []byte, logDir string, opt TestOptions) (Report, error) {
+	rep := Report{TestReport: artifact.TestReport{Status: artifact.TestError, Suites: []artifact.Suite{}}, Base: base}
+	opt.Keep = false
+	rep, _, err := testCommit(ctx, repo, cfg, id, rep, patch, logDir, opt)
+	return rep, err
+}

@@ -120,6 +120,10 @@ const configTemplate = `# orch project configuration.
 # max_output_tokens = 16000
 # allow_paths = []            # tracked files that look secret (.env*, *.pem, ...) a model may see anyway
 
+# [tools]                     # the agents' tool loop, per role and run
+# max_turns = 30              # model turns before the run fails
+# max_test_runs = 3           # codegen's run_tests calls (0 = no run_tests)
+
 # [budgets]                   # per task, checked before every model call; 0 = no limit
 # calls = 300
 # tokens_in = 5000000

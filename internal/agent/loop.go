@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/llm"
+)
+
+// TurnLimitError: a role's tool loop used every turn [tools] max_turns
+// allows without calling finish.
+type TurnLimitError struct {
+	Role  string
+	Turns int
+}
+
+func (e *TurnLimitError) Error() string {
+	return fmt.Sprintf("orch: the %s used %d model turns, the limit of [tools] max_turns, without finishing: raise it in .orch/config.toml or narrow the task, and run the phase again", e.Role, e.Turns)
+}
+
+// Ask asks role for its structured answer. When ws is given and the
+// role's provider speaks tool calling, the model works in a tool loop
+// (Loop); otherwise it answers once (JSON), re-prompted with validation
+// errors.
+func Ask[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Workspace, finish string, validate func([]byte) (T, error)) (T, error) {
+	if ws != nil {
+		p, _, _, err := c.rt.Provider(req.Role)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		if llm.SupportsTools(p) {
+			return Loop(ctx, c, req, ws, finish, validate)
+		}
+	}
+	return JSON(ctx, c, req, validate)
+}
+
+// ToolsFor reports whether role's provider speaks tool calling.
+func (rt *Runtime) ToolsFor(role string) bool {
+	p, _, _, err := rt.Provider(role)
+	return err == nil && llm.SupportsTools(p)
+}
+
+// Loop runs one role's tool loop: each model turn is a model_call
+// (budgeted before it is sent, cached by the conversation so far); the
+// tools the model calls run in ws and their results (errors included) go
+// back to it; the loop ends when finish is called with arguments validate
+// accepts — the role's answer — or after [tools] max_turns turns.
+// finish describes the finish tool; its parameters are req.Schema.
+func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Workspace, finish string, validate func([]byte) (T, error)) (T, error) {
+	var zero T
+	p, err := c.provider(req.Role)
+	if err != nil {
+		return zero, err
+	}
+	maxTurns := c.rt.Config.Tools.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = 30
+	}
+	schema := req.Schema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	r := req
+	r.Schema, r.SchemaName = nil, ""
+	r.Tools = append(ws.Definitions(), tools.FinishTool(finish, schema))
+	msgs := append([]llm.Message(nil), req.Messages...)
+	for turn := 1; turn <= maxTurns; turn++ {
+		r.Messages = msgs
+		resp, err := p.Complete(ctx, r)
+		if err != nil {
+			return zero, err
+		}
+		calls := append([]llm.ToolCall(nil), resp.ToolCalls...)
+		for i := range calls {
+			if calls[i].ID == "" {
+				calls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
+			}
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: calls})
+		if len(calls) == 0 {
+			// An answer in text instead of finish: accepted when it is a
+			// valid answer, else the model is told how to answer.
+			if v, verr := validateText(resp.Text, validate); verr == nil {
+				p.keep()
+				return v, nil
+			}
+			p.keep()
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "Work with the tools offered, and give your answer by calling " + tools.Finish + " with it as the arguments."})
+			continue
+		}
+		left := maxTurns - turn
+		finished, ok := false, true
+		var result T
+		for _, tc := range calls {
+			if tc.Name == tools.Finish {
+				v, verr := validate(tc.Arguments)
+				if verr == nil {
+					finished, result = true, v
+					break
+				}
+				ok = false
+				msgs = append(msgs, toolResult(tc.ID, "Your answer was not accepted: "+shorten(verr.Error(), 2000)+"\nCall "+tools.Finish+" again with a corrected answer.", true, left))
+				continue
+			}
+			out, isErr, err := ws.Call(ctx, tc.Name, tc.Arguments)
+			if err != nil {
+				return zero, fmt.Errorf("%s: tool %s: %w", req.Role, tc.Name, err)
+			}
+			msgs = append(msgs, toolResult(tc.ID, out, isErr, left))
+		}
+		if finished {
+			p.keep()
+			return result, nil
+		}
+		if ok {
+			p.keep()
+		}
+	}
+	return zero, &TurnLimitError{Role: req.Role, Turns: maxTurns}
+}
+
+// toolResult is the message answering one tool call; near the turn limit
+// it says how many turns are left.
+func toolResult(id, content string, isErr bool, left int) llm.Message {
+	if left <= 2 {
+		content += fmt.Sprintf("\n(%d model turn(s) left in this run: call %s soon)", left, tools.Finish)
+	}
+	return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: content, IsError: isErr}
+}
+
+// validateText accepts a text answer that is one JSON value validate
+// accepts (a surrounding code fence is tolerated).
+func validateText[T any](text string, validate func([]byte) (T, error)) (T, error) {
+	var zero T
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "```") && strings.HasSuffix(t, "```") && len(t) >= 6 {
+		t = strings.TrimSuffix(t[3:], "```")
+		if i := strings.IndexByte(t, '\n'); i >= 0 && !strings.ContainsAny(t[:i], "{[\"") {
+			t = t[i+1:]
+		}
+	}
+	if t == "" || !json.Valid([]byte(t)) {
+		return zero, errors.New("not a JSON answer")
+	}
+	return validate([]byte(t))
+}
+
+// shorten cuts s to at most n bytes, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut, _ := headText(s, n)
+	return cut + "…"
+}

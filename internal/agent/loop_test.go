@@ -1,0 +1,301 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/llm"
+)
+
+// toolRuntime is a runtime of f whose every role is served by m.
+func (f *cgFixture) toolRuntime(m *toolModel, edit func(*config.Config)) *Runtime {
+	rt := f.runtime(config.Provider{Type: "command", Command: config.Command{"false"}})
+	if edit != nil {
+		edit(&rt.Config)
+	}
+	return m.use(rt)
+}
+
+// TestCodegenToolLoop drives codegen through every tool: the model reads,
+// searches, edits, is refused outside the file plan and for a bad edit or
+// delete, sees its edits, and finishes; orch stages the edited files and
+// computes the patch; a re-run with the same inputs is answered turn by
+// turn from the cache.
+func TestCodegenToolLoop(t *testing.T) {
+	f := newCGFixture(t, map[string]string{"docs/use.md": "Call Add(2, 3).\n"})
+	cgWrite(t, f.root, ".env", "TOKEN=untracked-secret\n")
+	m := &toolModel{t: t}
+	m.turn = scripted(
+		calls(call(t, tools.Search, map[string]any{"pattern": `func Add\(`})),
+		calls(call(t, tools.ReadFile, map[string]any{"path": "./calc.go"}), call(t, tools.ReadFile, map[string]any{"path": ".env"})),
+		calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
+		calls(call(t, tools.WriteFile, map[string]any{"path": "calc_test.go", "content": cgTest})),
+		calls(call(t, tools.WriteFile, map[string]any{"path": "other.go", "content": "package calc\n"}),
+			call(t, tools.WriteFile, map[string]any{"path": "../x", "content": "x"}),
+			call(t, tools.WriteFile, map[string]any{"path": ".git/hooks/pre-commit", "content": "x"})),
+		calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a * b", "new_string": "x"}),
+			call(t, tools.DeleteFile, map[string]any{"path": "calc.go"})),
+		calls(call(t, tools.ListFiles, map[string]any{"pattern": "*.go"}), call(t, tools.ReadFile, map[string]any{"path": "calc.go", "offset": 4, "limit": 1})),
+		calls(call(t, tools.Finish, map[string]any{"status": "completed", "notes": "fixed the operator"})),
+	)
+	rt := f.toolRuntime(m, nil)
+	ctx := context.Background()
+	res, err := Codegen(ctx, rt, f.o, f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Record.Files, ","); got != "calc.go,calc_test.go" || res.Record.Status != "completed" || res.Record.Notes != "fixed the operator" {
+		t.Errorf("record %+v", res.Record)
+	}
+	if f.read("code/files/calc.go") != cgFixed || f.read("code/files/calc_test.go") != cgTest {
+		t.Errorf("code/files: %q", f.read("code/files/calc.go"))
+	}
+	if !strings.Contains(f.read("code/diff.patch"), "+func Add(a, b int) int { return a + b }") {
+		t.Errorf("diff.patch:\n%s", f.read("code/diff.patch"))
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.root, "calc.go")); string(got) != cgCalc {
+		t.Errorf("the working tree changed: %q", got)
+	}
+	if f.exists("code/.scratch") || f.exists(".scratch") {
+		t.Error("the scratch folder was committed with the artifacts")
+	}
+
+	reqs := m.requests()
+	if len(reqs) != 8 {
+		t.Fatalf("%d turns, want 8", len(reqs))
+	}
+	first := reqs[0]
+	var names []string
+	for _, tl := range first.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "list_files,read_file,search,edit_file,write_file,delete_file,run_tests,finish" {
+		t.Errorf("tools offered: %s", got)
+	}
+	if first.CacheKey == "" || len(first.Messages) != 3 || !first.Messages[1].CacheBreakpoint || first.Messages[2].CacheBreakpoint {
+		t.Errorf("layout: cache key %q, messages %d", first.CacheKey, len(first.Messages))
+	}
+	if strings.Contains(first.Messages[1].Content, "return a - b") {
+		t.Error("with tools, the planned files are read with read_file, not sent up front")
+	}
+	results := toolResults(reqs[7])
+	want := []struct {
+		has   string
+		isErr bool
+	}{
+		{"calc.go:4:func Add(a, b int) int { return a - b }", false},
+		{"     4\tfunc Add(a, b int) int { return a - b }", false},
+		{".env is not shown to agents", true},
+		{"ok: calc.go edited (1 replacement)", false},
+		{"ok: calc_test.go written", false},
+		{"other.go is outside the reviewed file plan; you may change only: calc.go (update), calc_test.go (create)", true},
+		{`unsafe path "../x"`, true},
+		{`unsafe path ".git/hooks/pre-commit"`, true},
+		{"old_string was not found in calc.go", true},
+		{"calc.go is planned with intent update, not delete", true},
+		{"calc.go\ncalc_test.go\n", false},
+		{"     4\tfunc Add(a, b int) int { return a + b }", false},
+	}
+	if len(results) != len(want) {
+		t.Fatalf("%d tool results, want %d", len(results), len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(results[i].Content, w.has) || results[i].IsError != w.isErr {
+			t.Errorf("result %d: %q (error %v), want %q (error %v)", i, results[i].Content, results[i].IsError, w.has, w.isErr)
+		}
+		if results[i].ToolCallID == "" {
+			t.Errorf("result %d answers no call", i)
+		}
+	}
+	for _, r := range reqs {
+		for _, msg := range r.Messages {
+			if strings.Contains(msg.Content, "untracked-secret") {
+				t.Fatal("the untracked .env reached the model")
+			}
+		}
+	}
+	mc := f.modelCalls()
+	if len(mc) != 8 || fmt.Sprint(mc[0]["turn"]) != "1" || fmt.Sprint(mc[7]["turn"]) != "8" {
+		t.Fatalf("model_call events: %v", mc)
+	}
+	if tc, _ := mc[4]["tool_calls"].([]any); len(tc) != 3 {
+		t.Errorf("turn 5's event lists %v", mc[4]["tool_calls"])
+	}
+
+	// The same inputs again: every turn answered from the cache.
+	if _, err := Codegen(ctx, f.toolRuntime(m, nil), f.o, f.id); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.requests()); n != 8 {
+		t.Errorf("the re-run sent %d new requests, want 0", n-8)
+	}
+	if to := f.next(); to != lifecycle.Review {
+		t.Errorf("orch next → %s", to)
+	}
+}
+
+// TestCodegenRunTests: run_tests runs the configured suite on the edits so
+// far (failing before the edit, passing after), and is refused past
+// [tools] max_test_runs.
+func TestCodegenRunTests(t *testing.T) {
+	f := newCGFixture(t, nil)
+	m := &toolModel{t: t}
+	m.turn = scripted(
+		calls(call(t, tools.RunTests, nil)),
+		calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
+		calls(call(t, tools.RunTests, map[string]any{})),
+		calls(call(t, tools.RunTests, map[string]any{})),
+		calls(call(t, tools.Finish, map[string]any{"status": "completed"})),
+	)
+	rt := f.toolRuntime(m, func(c *config.Config) {
+		c.Tools.MaxTestRuns = 2
+		c.Test.Sandbox = "none"
+		c.Test.Suites = []config.Suite{{Name: "plus", Kind: "test", Command: config.Command{"sh", "-c", "grep -q 'a + b' calc.go || { echo 'Add still subtracts'; exit 1; }"}}}
+	})
+	if _, err := Codegen(context.Background(), rt, f.o, f.id); err != nil {
+		t.Fatal(err)
+	}
+	res := toolResults(m.requests()[4])
+	if len(res) != 4 {
+		t.Fatalf("%d results", len(res))
+	}
+	if !strings.Contains(res[0].Content, "FAIL: 0 passed, 1 failed") || !strings.Contains(res[0].Content, "Add still subtracts") {
+		t.Errorf("first run: %q", res[0].Content)
+	}
+	if !strings.HasPrefix(res[2].Content, "PASS: 1 passed, 0 failed") {
+		t.Errorf("second run: %q", res[2].Content)
+	}
+	if !res[3].IsError || !strings.Contains(res[3].Content, "already used 2 times") {
+		t.Errorf("third run: %q", res[3].Content)
+	}
+	if _, err := os.Stat(filepath.Join(f.tk.Dir, "test")); err == nil {
+		t.Error("run_tests wrote test/ into the task")
+	}
+}
+
+// TestLoopTruncatedTurn: a turn cut off by the output limit ends the run
+// with a TruncatedError; nothing is re-sent, and the event says so.
+func TestLoopTruncatedTurn(t *testing.T) {
+	for _, noTools := range []bool{false, true} {
+		f := newCGFixture(t, nil)
+		m := &toolModel{t: t, noTools: noTools}
+		m.turn = scripted(llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "length"})
+		_, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+		var te *TruncatedError
+		if !errors.As(err, &te) || !strings.Contains(err.Error(), "cut off at 16000 output tokens") {
+			t.Fatalf("tools %v: error %v", !noTools, err)
+		}
+		if n := len(m.requests()); n != 1 {
+			t.Errorf("tools %v: %d requests, want 1 (a cut answer is not re-sent)", !noTools, n)
+		}
+		if mc := f.modelCalls(); len(mc) != 1 || mc[0]["truncated"] != true {
+			t.Errorf("tools %v: events %v", !noTools, mc)
+		}
+	}
+}
+
+// TestLoopTurnLimit: a model that never finishes is stopped after
+// [tools] max_turns turns.
+func TestLoopTurnLimit(t *testing.T) {
+	f := newCGFixture(t, nil)
+	m := &toolModel{t: t}
+	m.turn = scripted(calls(call(t, tools.ListFiles, map[string]any{})))
+	_, err := Codegen(context.Background(), f.toolRuntime(m, func(c *config.Config) { c.Tools.MaxTurns = 3 }), f.o, f.id)
+	var tl *TurnLimitError
+	if !errors.As(err, &tl) || tl.Turns != 3 {
+		t.Fatalf("error %v", err)
+	}
+	reqs := m.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d turns", len(reqs))
+	}
+	if last := toolResults(reqs[2]); !strings.Contains(last[len(last)-1].Content, "1 model turn(s) left") {
+		t.Errorf("the model was not warned: %q", last[len(last)-1].Content)
+	}
+}
+
+// TestLoopBudgetPerTurn: every turn is reserved against the budgets before
+// it is sent; the turn that would cross a limit is refused and recorded.
+func TestLoopBudgetPerTurn(t *testing.T) {
+	f := newCGFixture(t, nil)
+	m := &toolModel{t: t}
+	m.turn = scripted(calls(call(t, tools.ListFiles, map[string]any{})))
+	rt := f.toolRuntime(m, func(c *config.Config) {
+		c.Budgets.Phase = map[string]config.Budget{"codegen": {Calls: 2}}
+	})
+	_, err := Codegen(context.Background(), rt, f.o, f.id)
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Limit != "calls" {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(m.requests()); n != 2 {
+		t.Errorf("%d turns sent, want 2", n)
+	}
+	found := false
+	for _, ev := range f.events() {
+		if ev.Kind == "budget_exceeded" && ev.Data["role"] == RoleCodegen {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no budget_exceeded event")
+	}
+}
+
+// TestLoopInvalidFinish: finish arguments that are not a valid answer
+// come back as a tool error; the corrected finish ends the run.
+func TestLoopInvalidFinish(t *testing.T) {
+	f := newCGFixture(t, nil)
+	m := &toolModel{t: t}
+	m.turn = scripted(
+		calls(call(t, tools.Finish, map[string]any{"status": "completed"})),
+		calls(call(t, tools.Finish, map[string]any{"status": "plan_unclear", "questions": []any{map[string]any{"text": "Which operator?"}}})),
+	)
+	res, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Record.Status != "plan_unclear" || len(res.Record.Questions) != 1 || res.Record.Questions[0].ID != "q1" {
+		t.Errorf("record %+v", res.Record)
+	}
+	r := toolResults(m.requests()[1])
+	if len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Content, "you have not changed any file") {
+		t.Errorf("results %+v", r)
+	}
+}
+
+// TestJSONRetryAnswerCached: an answer accepted after a re-prompt answers
+// the original request next time, without the retries.
+func TestJSONRetryAnswerCached(t *testing.T) {
+	f := newCGFixture(t, nil)
+	m := &toolModel{t: t, noTools: true}
+	good := `{"status":"completed","edits":[{"path":"calc.go","old_string":"a - b","new_string":"a + b"}],"files":[],"deletes":[]}`
+	m.turn = scripted(llm.Response{Text: `{"status":"done"}`}, llm.Response{Text: good})
+	if _, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id); err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if !strings.Contains(reqs[0].Messages[1].Content, "return a - b") {
+		t.Error("without tools the planned file must be in the prompt")
+	}
+	if _, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.requests()); n != 2 {
+		t.Errorf("the re-run sent %d requests, want 0", n-2)
+	}
+	if f.read("code/files/calc.go") != cgFixed {
+		t.Errorf("calc.go %q", f.read("code/files/calc.go"))
+	}
+}
