@@ -177,6 +177,10 @@ func codegenWork(ctx context.Context, rt *Runtime, repo *gitx.Repo, run *orchest
 	rec.Base = base
 	rec.Attempt = previousAttempts(dir) + 1
 
+	policy, err := rt.Policy()
+	if err != nil {
+		return rec, err
+	}
 	useTools := rt.ToolsFor(RoleCodegen)
 	in, err := buildCodegenInput(ctx, rt, repo, dir, base, fp.Value, !useTools)
 	if err != nil {
@@ -193,7 +197,7 @@ func codegenWork(ctx context.Context, rt *Runtime, repo *gitx.Repo, run *orchest
 
 	var out codegenOutput
 	if useTools {
-		ws, err := tools.NewWritable(repo, base, tools.Options{Plan: fp.Value, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
+		ws, err := tools.NewWritable(repo, base, policy, tools.Options{Plan: fp.Value, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
 		if err != nil {
 			return rec, fmt.Errorf("codegen: %w", err)
 		}
@@ -222,7 +226,7 @@ func codegenWork(ctx context.Context, rt *Runtime, repo *gitx.Repo, run *orchest
 		vctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		var infra error
-		check := codegenChecker{repo: repo, base: base, plan: fp.Value}
+		check := codegenChecker{repo: repo, base: base, plan: fp.Value, policy: policy}
 		out, err = JSON(vctx, rt.For(run), req, func(raw []byte) (codegenOutput, error) {
 			o, problem, ierr := check.check(vctx, raw)
 			if ierr != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 // maxAnswerProblems bounds how many problems of one answer are reported back.
@@ -188,9 +189,10 @@ func shortPath(s string) string {
 // codegenChecker checks a single answer against the base commit and the
 // file plan, and computes its patch.
 type codegenChecker struct {
-	repo *gitx.Repo
-	base string
-	plan artifact.FilePlan
+	repo   *gitx.Repo
+	base   string
+	plan   artifact.FilePlan
+	policy visibility.Policy
 }
 
 // check validates raw. problem is the model's to fix; infra is a failure
@@ -206,7 +208,7 @@ func (c codegenChecker) check(ctx context.Context, raw []byte) (out codegenOutpu
 	}
 	// The answer is applied to a fresh workspace: the same checks as the
 	// tools (file plan, intents, exact matches), in memory.
-	ws, err := tools.NewWritable(c.repo, c.base, tools.Options{Plan: c.plan})
+	ws, err := tools.NewWritable(c.repo, c.base, c.policy, tools.Options{Plan: c.plan})
 	if err != nil {
 		return out, nil, err
 	}

@@ -68,7 +68,11 @@ func buildCodegenInput(ctx context.Context, rt *Runtime, repo *gitx.Repo, taskDi
 
 	planned := fp.Paths()
 	if left := budget - used; left > 1000 {
-		rc, err := GatherContext(ctx, repo.Dir, codegenKeywords(taskDir, fp), neighbours(ctx, repo, fp), left)
+		policy, err := rt.Policy()
+		if err != nil {
+			return in, err
+		}
+		rc, err := GatherContext(ctx, repo.Dir, policy, codegenKeywords(taskDir, fp), neighbours(ctx, repo, fp), left)
 		if err != nil {
 			return in, fmt.Errorf("codegen: repository context: %w", err)
 		}

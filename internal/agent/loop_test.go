@@ -93,7 +93,7 @@ func TestCodegenToolLoop(t *testing.T) {
 	}{
 		{"calc.go:4:func Add(a, b int) int { return a - b }", false},
 		{"     4\tfunc Add(a, b int) int { return a - b }", false},
-		{".env is not shown to agents", true},
+		{`".env" is not a tracked file of the repository`, true},
 		{"ok: calc.go edited (1 replacement)", false},
 		{"ok: calc_test.go written", false},
 		{"other.go is outside the reviewed file plan; you may change only: calc.go (update), calc_test.go (create)", true},

@@ -259,7 +259,11 @@ func plannerRequest(ctx context.Context, rt *Runtime, root, id string, round int
 	for _, k := range in.Known {
 		kw.WriteString("\n" + k.Answer)
 	}
-	rc, err := GatherContext(ctx, root, Keywords(kw.String()), priority, planContextBudget(rt.Config, b.Len()+len(system)+len(role)))
+	policy, err := rt.Policy()
+	if err != nil {
+		return llm.Request{}, err
+	}
+	rc, err := GatherContext(ctx, root, policy, Keywords(kw.String()), priority, planContextBudget(rt.Config, b.Len()+len(system)+len(role)))
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("gather repository context: %w", err)
 	}

@@ -234,7 +234,11 @@ func reviewerMessage(ctx context.Context, rt *Runtime, root, id string, planData
 	for _, f := range plan.FilePlan {
 		priority = append(priority, f.Path)
 	}
-	rc, err := GatherContext(ctx, root, Keywords(plan.Title+"\n"+plan.Brief), priority, planContextBudget(rt.Config, b.Len()+8<<10))
+	policy, err := rt.Policy()
+	if err != nil {
+		return "", err
+	}
+	rc, err := GatherContext(ctx, root, policy, Keywords(plan.Title+"\n"+plan.Brief), priority, planContextBudget(rt.Config, b.Len()+8<<10))
 	if err != nil {
 		return "", fmt.Errorf("gather repository context: %w", err)
 	}

@@ -3,15 +3,14 @@ package agent
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 // RepoContext is what a model is told about the repository, bounded by a
@@ -58,7 +57,7 @@ func (c RepoContext) Render() string {
 // GatherContext lists the repository's tracked, visible files and includes
 // the README and the files whose path or content best match the keywords,
 // within budget bytes. priority files come first, in order.
-func GatherContext(ctx context.Context, root string, keywords []string, priority []string, budget int) (RepoContext, error) {
+func GatherContext(ctx context.Context, root string, policy visibility.Policy, keywords []string, priority []string, budget int) (RepoContext, error) {
 	var rc RepoContext
 	repo, err := gitx.Open(ctx, root)
 	if err != nil {
@@ -66,11 +65,11 @@ func GatherContext(ctx context.Context, root string, keywords []string, priority
 	}
 	// Tracked files only, never one that looks like it holds secrets: an
 	// untracked or ignored file (.env) never reaches a model.
-	files, err := repo.LsFiles(ctx)
+	visible, err := visibility.List(ctx, repo, policy)
 	if err != nil {
 		return rc, err
 	}
-	files = visibleOnly(files)
+	files := visible.Paths()
 	sort.Strings(files)
 	treeBudget := budget / 4
 	used := 0
@@ -83,17 +82,13 @@ func GatherContext(ctx context.Context, root string, keywords []string, priority
 		used += len(f) + 3
 	}
 	left := budget - used
-	shown := make(map[string]bool, len(files))
-	for _, f := range files {
-		shown[f] = true
-	}
 	seen := map[string]bool{}
 	add := func(p string) {
-		if seen[p] || left <= 200 || !shown[p] {
+		if seen[p] || left <= 200 || visible.Check(p) != nil {
 			return
 		}
 		seen[p] = true
-		fc, ok := readText(filepath.Join(root, filepath.FromSlash(p)), left-len(p)-32)
+		fc, ok := readVisible(visible, p, left-len(p)-32)
 		if !ok {
 			return
 		}
@@ -109,50 +104,32 @@ func GatherContext(ctx context.Context, root string, keywords []string, priority
 			add(f)
 		}
 	}
-	for _, f := range rankFiles(root, files, keywords) {
+	for _, f := range rankFiles(visible, files, keywords) {
 		add(f)
 	}
 	return rc, nil
 }
 
-// visibleOnly keeps the paths the visibility policy lets reach a model.
-func visibleOnly(files []string) []string {
-	out := files[:0]
-	for _, f := range files {
-		if tools.Visible(f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// readText reads a text file up to max bytes; binary files are skipped.
-func readText(path string, max int) (FileContent, bool) {
+// readVisible reads up to max bytes of a visible file; binary files are
+// skipped.
+func readVisible(v *visibility.Files, p string, max int) (FileContent, bool) {
 	if max <= 0 {
 		return FileContent{}, false
 	}
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return FileContent{}, false
-	}
-	f, err := os.Open(path)
+	buf, truncated, err := v.ReadFile(p, int64(max))
 	if err != nil {
 		return FileContent{}, false
 	}
-	defer f.Close()
-	buf := make([]byte, min(int64(max), fi.Size()))
-	n, _ := f.Read(buf)
-	buf = buf[:n]
-	if !utf8.Valid(buf) && n < max || strings.ContainsRune(string(buf), 0) {
+	if !utf8.Valid(buf) && !truncated || strings.ContainsRune(string(buf), 0) {
 		return FileContent{}, false
 	}
-	return FileContent{Content: strings.ToValidUTF8(string(buf), ""), Truncated: fi.Size() > int64(n)}, true
+	return FileContent{Content: strings.ToValidUTF8(string(buf), ""), Truncated: truncated}, true
 }
 
 // rankFiles orders files by how many keywords their path mentions, then
 // (for the top candidates) their content; files matching nothing are left
 // out.
-func rankFiles(root string, files, keywords []string) []string {
+func rankFiles(visible *visibility.Files, files, keywords []string) []string {
 	type scored struct {
 		path  string
 		score int
@@ -177,7 +154,7 @@ func rankFiles(root string, files, keywords []string) []string {
 			}
 		}
 		if s == 0 && len(files) <= 2000 {
-			if fc, ok := readText(filepath.Join(root, filepath.FromSlash(f)), 64<<10); ok {
+			if fc, ok := readVisible(visible, f, 64<<10); ok {
 				lc := strings.ToLower(fc.Content)
 				for _, k := range kws {
 					if strings.Contains(lc, k) {

@@ -19,6 +19,7 @@ import (
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 // Roles of the agents, as used in config [roles] and llm.Request.Role.
@@ -131,6 +132,16 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 	}
 	rt.providers[key] = resolved{p: p, cfg: lc, model: model}
 	return p, lc, model, nil
+}
+
+// Policy is the visibility policy of the configuration: which tracked
+// files may reach a model.
+func (rt *Runtime) Policy() (visibility.Policy, error) {
+	p, err := visibility.NewPolicy(rt.Config.Context.AllowPaths)
+	if err != nil {
+		return p, &config.Error{File: filepath.Join(rt.Project.Dir, config.FileName), Key: "context.allow_paths", Msg: err.Error()}
+	}
+	return p, nil
 }
 
 // projectPath resolves a path from the configuration against the

@@ -168,7 +168,7 @@ func (w *Workspace) Search(ctx context.Context, pattern, dir, glob string) (stri
 		dir = ""
 	}
 	keep := func(p string) bool {
-		if !Visible(p) || dir != "" && !strings.HasPrefix(p, dir+"/") && p != dir {
+		if dir != "" && !strings.HasPrefix(p, dir+"/") && p != dir {
 			return false
 		}
 		return glob == "" || globMatch(glob, p)
@@ -182,7 +182,7 @@ func (w *Workspace) Search(ctx context.Context, pattern, dir, glob string) (stri
 	for p, c := range w.edits {
 		edited[p] = c
 	}
-	tracked := w.tracked
+	visible := w.visible
 	w.mu.Unlock()
 
 	var matches []gitx.GrepMatch
@@ -198,7 +198,7 @@ func (w *Workspace) Search(ctx context.Context, pattern, dir, glob string) (stri
 		}
 	}
 	for _, m := range res.Matches {
-		if _, ok := edited[m.Path]; ok || !tracked[m.Path] || !keep(m.Path) {
+		if _, ok := edited[m.Path]; ok || visible.Check(m.Path) != nil || !keep(m.Path) {
 			continue
 		}
 		matches = append(matches, m)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 // Limits of what one tool result carries back to the model.
@@ -41,8 +42,9 @@ type TestRunner func(ctx context.Context, patch []byte) (string, error)
 // Workspace is the repository as one agent run sees it. Read-only unless
 // a file plan is given.
 type Workspace struct {
-	repo *gitx.Repo
-	base string
+	repo   *gitx.Repo
+	base   string
+	policy visibility.Policy
 
 	// plan maps each planned path to its intent; nil means read-only.
 	plan      map[string]string
@@ -55,8 +57,8 @@ type Workspace struct {
 	maxTestRuns int
 
 	mu       sync.Mutex
-	files    []string        // visible tracked paths, sorted; nil until listed
-	tracked  map[string]bool // the same as a set
+	visible  *visibility.Files // the base's files a model may see; nil until listed
+	files    []string          // their paths, sorted
 	edits    map[string]*string
 	testRuns int
 }
@@ -74,15 +76,16 @@ type Options struct {
 	MaxTestRuns int
 }
 
-// New returns a read-only workspace over repo at commit base.
-func New(repo *gitx.Repo, base string) *Workspace {
-	return &Workspace{repo: repo, base: base}
+// New returns a read-only workspace over repo at commit base, showing the
+// files policy lets reach a model.
+func New(repo *gitx.Repo, base string, policy visibility.Policy) *Workspace {
+	return &Workspace{repo: repo, base: base, policy: policy}
 }
 
 // NewWritable returns a codegen workspace: reads see the edits so far,
 // writes stay inside opt.Plan.
-func NewWritable(repo *gitx.Repo, base string, opt Options) (*Workspace, error) {
-	w := New(repo, base)
+func NewWritable(repo *gitx.Repo, base string, policy visibility.Policy, opt Options) (*Workspace, error) {
+	w := New(repo, base, policy)
 	w.plan = map[string]string{}
 	for _, f := range opt.Plan.Files {
 		w.plan[f.Path] = f.Intent
@@ -126,25 +129,20 @@ func (w *Workspace) Files(ctx context.Context) ([]string, error) {
 }
 
 func (w *Workspace) listLocked(ctx context.Context) ([]string, error) {
-	if w.files != nil {
+	if w.visible != nil {
 		return w.files, nil
 	}
-	all, err := w.repo.LsFiles(ctx)
+	v, err := visibility.ListAt(ctx, w.repo, w.base, w.policy)
 	if err != nil {
 		return nil, err
 	}
-	files := make([]string, 0, len(all))
-	set := make(map[string]bool, len(all))
-	for _, f := range all {
-		if Visible(f) {
-			files = append(files, f)
-			set[f] = true
-		}
-	}
-	sort.Strings(files)
-	w.files, w.tracked = files, set
-	return files, nil
+	w.visible, w.files = v, v.Paths()
+	return w.files, nil
 }
+
+// shown reports whether path at the base may reach a model (listLocked
+// must have run).
+func (w *Workspace) shownLocked(p string) bool { return w.visible.Check(p) == nil }
 
 // ToolError is a refusal or failure the model reads as the tool's result.
 type ToolError struct{ Msg string }
@@ -181,7 +179,7 @@ func (w *Workspace) contentLocked(ctx context.Context, p string) (data string, e
 	if _, err := w.listLocked(ctx); err != nil {
 		return "", false, err
 	}
-	if !w.tracked[p] {
+	if !w.shownLocked(p) {
 		return "", false, nil
 	}
 	b, ok, err := w.repo.ShowFile(ctx, w.base, p)
@@ -195,14 +193,23 @@ func (w *Workspace) contentLocked(ctx context.Context, p string) (data string, e
 	return string(b), ok, nil
 }
 
-// readable checks a path given to a read tool.
+// readable checks a path given to a read tool: safe, and (unless the run
+// created it) one of the base's files a model may see.
 func (w *Workspace) readable(ctx context.Context, p string) (string, error) {
 	p = NormalizePath(p)
 	if err := artifact.CheckPath(p); err != nil {
 		return p, toolErr("%v", err)
 	}
-	if !Visible(p) {
-		return p, toolErr("%s is not shown to agents (orch's folder, git's, or a file that may hold secrets)", p)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.listLocked(ctx); err != nil {
+		return p, err
+	}
+	if _, edited := w.edits[p]; edited {
+		return p, nil
+	}
+	if err := w.visible.Check(p); err != nil {
+		return p, toolErr("%v", err)
 	}
 	return p, nil
 }
