@@ -3,13 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
@@ -173,8 +171,6 @@ func (rt *Runtime) codePersonas() ([]string, error) {
 
 // codeReviewInput is the data of prompts/code_reviewer.md.
 type codeReviewInput struct {
-	Persona  string
-	Focus    string
 	Plan     string
 	FilePlan string
 	Notes    string
@@ -242,27 +238,39 @@ func codeReviewWork(ctx context.Context, rt *Runtime, run *orchestrator.Run, per
 	in.Notes = codegenNotes(dir)
 	in.Diff, _ = readFileHead(dir, artifact.DiffFile, budget*2/3)
 
-	answers := make([]CodePersonaAnswer, len(personas))
-	errs := make([]error, len(personas))
-	call := rt.For(run)
-	var wg sync.WaitGroup
-	for i, persona := range personas {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a, err := askCodeReviewer(ctx, rt, call, in, persona, paths)
-			answers[i], errs[i] = CodePersonaAnswer{Persona: persona, Answer: a}, err
-		}()
+	shared, err := rt.Prompt("code_review", in)
+	if err != nil {
+		return CodeReviewRecord{}, err
 	}
-	wg.Wait()
-	var failed []error
-	for i, err := range errs {
-		if err != nil {
-			failed = append(failed, fmt.Errorf("reviewer %s: %w", personas[i], err))
-		}
+	ws, err := changeWorkspace(ctx, rt, run.Task.Dir, RoleCodeReviewer+":"+personas[0])
+	if err != nil {
+		return CodeReviewRecord{}, err
 	}
-	if len(failed) > 0 {
-		return CodeReviewRecord{}, fmt.Errorf("code review: %w", errors.Join(failed...))
+	schema, err := llm.SchemaFor(CodeReviewerAnswer{})
+	if err != nil {
+		return CodeReviewRecord{}, err
+	}
+	panel := reviewPanel[CodePersonaAnswer]{
+		Role: RoleCodeReviewer, Shared: shared, Schema: schema, SchemaName: "code_review",
+		Workspace: ws, Finish: "Give your verdict on the change.", TaskID: run.Task.ID,
+		Persona: func(persona string) (string, error) {
+			focus := codePersonaFocus[persona]
+			if focus == "" {
+				focus = "Review the change from the point of view its name, " + persona + ", suggests."
+			}
+			return rt.Prompt("code_reviewer", struct {
+				Persona, Focus string
+				Tools          bool
+			}{persona, focus, ws != nil})
+		},
+		Validate: func(persona string, raw []byte) (CodePersonaAnswer, error) {
+			a, err := CheckCodeReviewerAnswer(raw, paths)
+			return CodePersonaAnswer{Persona: persona, Answer: a}, err
+		},
+	}
+	answers, err := panel.ask(ctx, rt, rt.For(run), personas)
+	if err != nil {
+		return CodeReviewRecord{}, fmt.Errorf("code review: %w", err)
 	}
 	rec := AggregateCodeReview(answers)
 	rec.DiffSHA256 = d.SHA256
@@ -270,35 +278,6 @@ func codeReviewWork(ctx context.Context, rt *Runtime, run *orchestrator.Run, per
 		rec.Base = cg.Value.Base
 	}
 	return rec, stageCodeReview(run, rec)
-}
-
-// askCodeReviewer asks one persona for its verdict.
-func askCodeReviewer(ctx context.Context, rt *Runtime, call *Call, in codeReviewInput, persona string, paths map[string]bool) (CodeReviewerAnswer, error) {
-	in.Persona = persona
-	in.Focus = codePersonaFocus[persona]
-	if in.Focus == "" {
-		in.Focus = "Review the change from the point of view its name, " + persona + ", suggests."
-	}
-	system, err := rt.Prompt("system", nil)
-	if err != nil {
-		return CodeReviewerAnswer{}, err
-	}
-	user, err := rt.Prompt("code_reviewer", in)
-	if err != nil {
-		return CodeReviewerAnswer{}, err
-	}
-	schema, err := llm.SchemaFor(CodeReviewerAnswer{})
-	if err != nil {
-		return CodeReviewerAnswer{}, err
-	}
-	req := llm.Request{
-		Role:       RoleCodeReviewer + ":" + persona,
-		Messages:   []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
-		Schema:     schema,
-		SchemaName: "code_review",
-		MaxTokens:  rt.Config.Context.MaxOutputTokens,
-	}
-	return JSON(ctx, call, req, func(raw []byte) (CodeReviewerAnswer, error) { return CheckCodeReviewerAnswer(raw, paths) })
 }
 
 // codegenNotes returns the notes and unplanned paths codegen recorded.

@@ -299,3 +299,124 @@ func TestJSONRetryAnswerCached(t *testing.T) {
 		t.Errorf("calc.go %q", f.read("code/files/calc.go"))
 	}
 }
+
+// TestReviewersShareOneEngine: plan reviewers with tools read the
+// repository and finish; one reviewer's failure does not cancel the others
+// (each finishes and is cached, so the re-run asks only the one that
+// failed); every persona gets the same shared prefix, marked for caching,
+// with its own instructions last.
+func TestReviewersShareOneEngine(t *testing.T) {
+	f := newCGFixture(t, nil)
+	f.override(lifecycle.PlanReview)
+	failRisk := true
+	verdict := map[string]any{"ok": true, "severity": "info", "decision": "approve", "blocking_issues": []any{}, "suggestions": []any{}, "summary": "fine"}
+	m := &toolModel{t: t}
+	m.turn = func(n int, req llm.Request) (llm.Response, error) {
+		if req.Role == "plan_reviewer:risk" && failRisk {
+			return llm.Response{}, errors.New("the risk model is down")
+		}
+		if len(toolResults(req)) == 0 {
+			return calls(call(t, tools.ReadFile, map[string]any{"path": "calc.go"})), nil
+		}
+		return calls(call(t, tools.Finish, verdict)), nil
+	}
+	_, err := ReviewPlan(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	if err == nil || !strings.Contains(err.Error(), "risk") || !strings.Contains(err.Error(), "the risk model is down") {
+		t.Fatalf("error %v", err)
+	}
+	byRole := map[string]int{}
+	var shared string
+	for _, r := range m.requests() {
+		byRole[r.Role]++
+		if len(r.Messages) < 3 || !r.Messages[1].CacheBreakpoint || r.CacheKey != "orch-fix-plan_reviewer" {
+			t.Fatalf("%s: layout %+v", r.Role, r.Messages)
+		}
+		if shared == "" {
+			shared = r.Messages[1].Content
+		} else if r.Messages[1].Content != shared {
+			t.Errorf("%s: a different shared prefix", r.Role)
+		}
+		persona := strings.TrimPrefix(r.Role, "plan_reviewer:")
+		if !strings.Contains(r.Messages[2].Content, "as the "+persona+" reviewer") {
+			t.Errorf("%s: the persona is not in the last message", r.Role)
+		}
+	}
+	for _, p := range []string{"product", "architecture", "implementation", "testing"} {
+		if byRole["plan_reviewer:"+p] != 2 {
+			t.Errorf("%s made %d requests, want 2 (read, finish): cancelled by the failure?", p, byRole["plan_reviewer:"+p])
+		}
+	}
+	if strings.Contains(shared, "return a - b") {
+		t.Error("with tools the files are read, not sent up front")
+	}
+	read := toolResults(m.requests()[len(m.requests())-1])
+	if len(read) != 1 || !strings.Contains(read[0].Content, "return a - b") {
+		t.Errorf("read_file result %+v", read)
+	}
+
+	failRisk = false
+	before := len(m.requests())
+	res, err := ReviewPlan(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Review.OK || len(res.Review.Reviewers) != 5 {
+		t.Errorf("review %+v", res.Review)
+	}
+	for _, r := range m.requests()[before:] {
+		if r.Role != "plan_reviewer:risk" {
+			t.Errorf("the re-run asked %s again instead of using its cached answers", r.Role)
+		}
+	}
+}
+
+// TestCodeReviewersReadTheChange: code reviewers with tools see the
+// changed files as the change leaves them.
+func TestCodeReviewersReadTheChange(t *testing.T) {
+	f := newCGFixture(t, nil)
+	m := &toolModel{t: t}
+	m.turn = func(n int, req llm.Request) (llm.Response, error) {
+		if req.Role == RoleCodegen {
+			if len(toolResults(req)) == 0 {
+				return calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})), nil
+			}
+			return calls(call(t, tools.Finish, map[string]any{"status": "completed"})), nil
+		}
+		if len(toolResults(req)) == 0 {
+			return calls(call(t, tools.ReadFile, map[string]any{"path": "calc.go"}), call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a", "new_string": "b"})), nil
+		}
+		return calls(call(t, tools.Finish, map[string]any{"ok": true, "issues": []any{}})), nil
+	}
+	if _, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id); err != nil {
+		t.Fatal(err)
+	}
+	if to := f.next(); to != lifecycle.Review {
+		t.Fatalf("next → %s", to)
+	}
+	res, err := ReviewCode(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Review.OK || len(res.Review.Reviewers) != 4 {
+		t.Errorf("review %+v", res.Review)
+	}
+	for _, r := range m.requests() {
+		if !strings.HasPrefix(r.Role, RoleCodeReviewer) || len(toolResults(r)) == 0 {
+			continue
+		}
+		var names []string
+		for _, tl := range r.Tools {
+			names = append(names, tl.Name)
+		}
+		if got := strings.Join(names, ","); got != "list_files,read_file,search,finish" {
+			t.Errorf("%s was offered %s", r.Role, got)
+		}
+		res := toolResults(r)
+		if !strings.Contains(res[0].Content, "return a + b") {
+			t.Errorf("%s read %q, want the changed file", r.Role, res[0].Content)
+		}
+		if !res[1].IsError || !strings.Contains(res[1].Content, "unknown tool") {
+			t.Errorf("%s could call edit_file: %q", r.Role, res[1].Content)
+		}
+	}
+}

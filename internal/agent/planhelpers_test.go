@@ -269,6 +269,16 @@ func (r plChatRequest) system() string {
 	return ""
 }
 
+// all joins every message's text (a reviewer's persona comes last).
+func (r plChatRequest) all() string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		b.WriteString(m.Content)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 func (r plChatRequest) user() string {
 	for _, m := range r.Messages {
 		if m.Role == "user" {

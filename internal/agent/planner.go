@@ -63,11 +63,15 @@ func planRound(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrator, r
 		return orchestrator.Outcome{}, err
 	}
 	round := run.State.Actor(lifecycle.Planning).Round + 1
-	req, err := plannerRequest(ctx, rt, o.Project.Root, run.Task.ID, round, in)
+	ws, err := readOnlyWorkspace(ctx, rt, o.Project.Root, RolePlanner)
 	if err != nil {
 		return orchestrator.Outcome{}, err
 	}
-	built, err := JSON(ctx, rt.For(run), req, func(raw []byte) (builtPlan, error) {
+	req, err := plannerRequest(ctx, rt, o.Project.Root, run.Task.ID, round, in, ws == nil)
+	if err != nil {
+		return orchestrator.Outcome{}, err
+	}
+	built, err := Ask(ctx, rt.For(run), req, ws, "Give the complete plan.", func(raw []byte) (builtPlan, error) {
 		return buildPlan(raw, run.Task.ID, in.Brief, in.Known, o.Project.Root)
 	})
 	if err != nil {
@@ -199,10 +203,12 @@ type plannerPromptData struct {
 	HasPlan bool
 }
 
-// plannerRequest builds the model request of a round. The role's
-// instructions are the system message; everything read from the task and
-// the repository is data in the user message, each part delimited.
-func plannerRequest(ctx context.Context, rt *Runtime, root, id string, round int, in planningInputs) (llm.Request, error) {
+// plannerRequest builds the model request of a round: the system rules,
+// everything read from the task and the repository as data (each part
+// delimited; the prefix worth caching), then the planner's instructions.
+// With withFiles false (the planner reads with its tools) the repository
+// part is the file list only.
+func plannerRequest(ctx context.Context, rt *Runtime, root, id string, round int, in planningInputs, withFiles bool) (llm.Request, error) {
 	system, err := rt.Prompt("system", nil)
 	if err != nil {
 		return llm.Request{}, err
@@ -267,15 +273,20 @@ func plannerRequest(ctx context.Context, rt *Runtime, root, id string, round int
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("gather repository context: %w", err)
 	}
+	if !withFiles {
+		rc.Files = nil
+	}
 	b.WriteString("\n## Repository\n\n")
 	b.WriteString(planDataBlock("repository", rc.Render()))
 
 	return llm.Request{
 		Role: RolePlanner,
 		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: system + "\n\n" + role},
-			{Role: llm.RoleUser, Content: b.String()},
+			{Role: llm.RoleSystem, Content: system},
+			{Role: llm.RoleUser, Content: b.String(), CacheBreakpoint: true},
+			{Role: llm.RoleUser, Content: role},
 		},
+		CacheKey:   promptCacheKey(id, RolePlanner),
 		Schema:     schema,
 		SchemaName: "plan",
 		MaxTokens:  rt.Config.Context.MaxOutputTokens,

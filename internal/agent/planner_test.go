@@ -247,7 +247,7 @@ func TestPlanPromptInjection(t *testing.T) {
 	}
 	// The same system message as for an innocent brief.
 	clean := plNewEnv(t, nil, plBrief, "")
-	req, err := plannerRequest(plBackground, clean.runtime(), clean.root, "t1", 1, planningInputs{Brief: plBrief})
+	req, err := plannerRequest(plBackground, clean.runtime(), clean.root, "t1", 1, planningInputs{Brief: plBrief}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestPlanSeesFeedbackAndAnswers(t *testing.T) {
 	calls := 0
 	api := newPLOpenAI(t, func(r plChatRequest) string {
 		if r.ResponseFormat.JSONSchema.Name == "plan_review" {
-			if strings.Contains(r.system(), "as the risk reviewer") {
+			if strings.Contains(r.all(), "as the risk reviewer") {
 				return plJSON(t, plVerdict(false, "major", "revise", "handle context cancellation between attempts"))
 			}
 			return plJSON(t, plVerdict(true, "info", "approve"))

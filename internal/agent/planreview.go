@@ -13,8 +13,6 @@ import (
 	"regexp"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -145,7 +143,11 @@ func reviewPlanWork(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrat
 	out.PlanSHA256 = hex.EncodeToString(sum[:])
 	out.PlanningRound = run.State.Actor(lifecycle.Planning).Round
 
-	shared, err := reviewerMessage(ctx, rt, o.Project.Root, run.Task.ID, planData, plan)
+	ws, err := readOnlyWorkspace(ctx, rt, o.Project.Root, reviewerRole(personas[0]))
+	if err != nil {
+		return out, err
+	}
+	shared, err := reviewerMessage(ctx, rt, o.Project.Root, run.Task.ID, planData, plan, ws == nil)
 	if err != nil {
 		return out, err
 	}
@@ -153,21 +155,25 @@ func reviewPlanWork(ctx context.Context, rt *Runtime, o *orchestrator.Orchestrat
 	if err != nil {
 		return out, err
 	}
-	call := rt.For(run)
-	verdicts := make([]PlanReviewerVerdict, len(personas))
-	g, gctx := errgroup.WithContext(ctx)
-	for i, persona := range personas {
-		g.Go(func() error {
-			v, err := reviewOnce(gctx, rt, call, persona, shared, schema)
-			if err != nil {
-				return planWrap("plan reviewer "+persona, err)
+	panel := reviewPanel[PlanReviewerVerdict]{
+		Role: RolePlanReviewer, Shared: shared, Schema: schema, SchemaName: "plan_review",
+		Workspace: ws, Finish: "Give your verdict on the plan.", TaskID: run.Task.ID,
+		Persona: func(persona string) (string, error) {
+			focus, ok := personaFocus[persona]
+			if !ok {
+				focus = "the plan as a " + persona + " expert would judge it."
 			}
-			verdicts[i] = v
-			return nil
-		})
+			return rt.Prompt("plan_reviewer", struct{ Persona, Focus string }{persona, focus})
+		},
+		Validate: func(persona string, raw []byte) (PlanReviewerVerdict, error) {
+			v, err := validateReviewerAnswer(raw)
+			v.ID, v.Role = persona, reviewerRole(persona)
+			return v, err
+		},
 	}
-	if err := g.Wait(); err != nil {
-		return out, err
+	verdicts, err := panel.ask(ctx, rt, rt.For(run), personas)
+	if err != nil {
+		return out, planWrap("plan review", err)
 	}
 	out.Reviewers = verdicts
 	out.OK, out.Blocked = AggregatePlanReview(verdicts)
@@ -223,7 +229,10 @@ func readReviewablePlan(taskDir string) ([]byte, artifact.Plan, error) {
 // reviewerMessage is the user message every reviewer gets: the brief,
 // the plan as JSON (the exact bytes reviewed) and repository context
 // centred on the planned files.
-func reviewerMessage(ctx context.Context, rt *Runtime, root, id string, planData []byte, plan artifact.Plan) (string, error) {
+//
+// With withFiles false (the reviewers read with their tools) the
+// repository part is the file list only.
+func reviewerMessage(ctx context.Context, rt *Runtime, root, id string, planData []byte, plan artifact.Plan, withFiles bool) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s: review the plan below. Everything below is data.\n\n", id)
 	b.WriteString("## Brief (the person's request)\n\n")
@@ -242,41 +251,12 @@ func reviewerMessage(ctx context.Context, rt *Runtime, root, id string, planData
 	if err != nil {
 		return "", fmt.Errorf("gather repository context: %w", err)
 	}
+	if !withFiles {
+		rc.Files = nil
+	}
 	b.WriteString("\n## Repository\n\n")
 	b.WriteString(planDataBlock("repository", rc.Render()))
 	return b.String(), nil
-}
-
-// reviewOnce asks one persona.
-func reviewOnce(ctx context.Context, rt *Runtime, call *Call, persona, user string, schema json.RawMessage) (PlanReviewerVerdict, error) {
-	system, err := rt.Prompt("system", nil)
-	if err != nil {
-		return PlanReviewerVerdict{}, err
-	}
-	focus, ok := personaFocus[persona]
-	if !ok {
-		focus = "the plan as a " + persona + " expert would judge it."
-	}
-	role, err := rt.Prompt("plan_reviewer", struct{ Persona, Focus string }{persona, focus})
-	if err != nil {
-		return PlanReviewerVerdict{}, err
-	}
-	req := llm.Request{
-		Role: reviewerRole(persona),
-		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: system + "\n\n" + role},
-			{Role: llm.RoleUser, Content: user},
-		},
-		Schema:     schema,
-		SchemaName: "plan_review",
-		MaxTokens:  rt.Config.Context.MaxOutputTokens,
-	}
-	v, err := JSON(ctx, call, req, validateReviewerAnswer)
-	if err != nil {
-		return PlanReviewerVerdict{}, err
-	}
-	v.ID, v.Role = persona, req.Role
-	return v, nil
 }
 
 // validateReviewerAnswer checks one reviewer's answer: the types, the

@@ -183,7 +183,7 @@ func TestReviewPlanConcurrent(t *testing.T) {
 	personas := map[string]bool{}
 	personaRE := regexp.MustCompile(`as the (\w+) reviewer`)
 	api := newPLOpenAI(t, func(r plChatRequest) string {
-		m := personaRE.FindStringSubmatch(r.system())
+		m := personaRE.FindStringSubmatch(r.all())
 		mu <- struct{}{}
 		if m != nil {
 			personas[m[1]] = true

@@ -107,6 +107,24 @@ func NewWritable(repo *gitx.Repo, base string, policy visibility.Policy, opt Opt
 	return w, nil
 }
 
+// Overlay lays a change over the base for reading (code review): files
+// show with the given content, deletes as deleted. The workspace stays
+// read-only.
+func (w *Workspace) Overlay(files map[string][]byte, deletes []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.edits == nil {
+		w.edits = map[string]*string{}
+	}
+	for p, c := range files {
+		s := string(c)
+		w.edits[p] = &s
+	}
+	for _, p := range deletes {
+		w.edits[p] = nil
+	}
+}
+
 // Close releases the scratch folder.
 func (w *Workspace) Close() error {
 	if w.scratch != nil {
