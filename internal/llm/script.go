@@ -105,8 +105,17 @@ func (p *scriptProvider) Complete(ctx context.Context, req Request) (Response, e
 	}, nil
 }
 
-// SupportsTools reports true: scripts replay tool calls.
-func (p *scriptProvider) SupportsTools() bool { return true }
+// SupportsTools reports whether the script replays tool calls: a script
+// whose entries are only answers stands for a model without tool calling
+// (agents then ask for one structured answer, as with command protocol 1).
+func (p *scriptProvider) SupportsTools() bool {
+	for _, e := range p.entries {
+		if len(e.ToolCalls) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // take returns the next entry for role and advances its cursor in cursors.
 func (p *scriptProvider) take(cursors map[string]int, role string) (scriptEntry, error) {

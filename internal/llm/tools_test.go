@@ -233,3 +233,19 @@ func TestDecodeCommandToolCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptWithoutToolCallsSpeaksNone: a script of answers only stands
+// for a model without tool calling.
+func TestScriptWithoutToolCallsSpeaksNone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "answers.json")
+	if err := os.WriteFile(path, []byte(`{"responses":[{"role":"codegen","json":{"status":"completed"}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Config{Type: TypeScript, ScriptFile: path}, env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if SupportsTools(p) {
+		t.Fatal("a script without tool calls reports tool support")
+	}
+}
