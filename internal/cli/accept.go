@@ -96,7 +96,7 @@ In a terminal without --verdict, orch shows the evidence and asks.`,
 			if d.IncompleteEvidence && d.Verdict == artifact.VerdictAccepted {
 				fmt.Fprintln(out, "recorded: the evidence was incomplete")
 			}
-			fmt.Fprintln(out, "next: orch next")
+			fmt.Fprintf(out, "next: %s\n", env.command("next"))
 			return nil
 		},
 	}

@@ -76,11 +76,11 @@ The task must be in planning, with no planning round running. The next
 			}
 			fmt.Fprintf(out, "%s %s in %s: %s\n", verb, qid, artifact.PlanFile, res.Question.Text)
 			if len(open) > 0 {
-				fmt.Fprintf(out, "still open: %s (answer with `orch answer ID TEXT`)\n", strings.Join(open, ", "))
+				fmt.Fprintf(out, "still open: %s (answer with `%s`)\n", strings.Join(open, ", "), env.command("answer ID TEXT"))
 			} else {
 				fmt.Fprintln(out, "no open blocking question left")
 			}
-			fmt.Fprintln(out, "next: `orch plan` runs the next planning round with your answer")
+			fmt.Fprintf(out, "next: `%s` runs the next planning round with your answer\n", env.command("plan"))
 			return nil
 		},
 	}

@@ -80,7 +80,7 @@ codegen; the last answer is kept in history/).`,
 			if len(rec.FixFrom) > 0 {
 				fmt.Fprintf(out, "fix round: the model was shown the failures in %s\n", strings.Join(rec.FixFrom, ", "))
 			}
-			printCodegen(out, rec)
+			printCodegen(out, env, rec)
 			fmt.Fprintf(out, "next: %s\n", next.text())
 			return nil
 		},
@@ -93,7 +93,7 @@ codegen; the last answer is kept in history/).`,
 }
 
 // printCodegen shows what codegen wrote.
-func printCodegen(w io.Writer, rec agent.CodegenRecord) {
+func printCodegen(w io.Writer, env *Env, rec agent.CodegenRecord) {
 	switch rec.Status {
 	case artifact.CodegenPlanUnclear:
 		fmt.Fprintln(w, "the model finds the plan unclear; its questions:")
@@ -125,7 +125,7 @@ func printCodegen(w io.Writer, rec agent.CodegenRecord) {
 		added, removed := agent.DiffTotals(rec.DiffStat)
 		fmt.Fprintf(w, "%s: %d file(s) changed, +%d -%d\n", artifact.DiffFile, len(rec.DiffStat), added, removed)
 		if len(rec.Unplanned) > 0 {
-			fmt.Fprintf(w, "outside the file plan: %s (scope mismatch: `orch next` goes back to planning)\n", strings.Join(rec.Unplanned, ", "))
+			fmt.Fprintf(w, "outside the file plan: %s (scope mismatch: `%s` goes back to planning)\n", strings.Join(rec.Unplanned, ", "), env.command("next"))
 		}
 		if len(rec.Untouched) > 0 {
 			fmt.Fprintf(w, "planned but left unchanged: %s\n", strings.Join(rec.Untouched, ", "))

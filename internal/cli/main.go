@@ -35,6 +35,9 @@ type Env struct {
 	Hooks task.Hooks
 	// LLMOptions are passed to model providers (tests inject HTTP clients).
 	LLMOptions []llm.Option
+	// REPL is set for commands typed in the REPL: hints name slash
+	// commands (/codegen) instead of shell ones (orch codegen).
+	REPL bool
 }
 
 // Main runs orch with the process's arguments and returns its exit code.

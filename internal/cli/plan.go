@@ -90,7 +90,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 				fmt.Fprintf(out, "removed answer(s) the model wrote itself to %s: only you answer questions\n", strings.Join(res.Dropped, ", "))
 			}
 			if len(res.Open) > 0 {
-				fmt.Fprintln(out, "open blocking question(s) — answer each with `orch answer ID TEXT`:")
+				fmt.Fprintf(out, "open blocking question(s) — answer each with `%s`:\n", env.command("answer ID TEXT"))
 				for _, q := range res.Open {
 					fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
 				}

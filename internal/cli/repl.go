@@ -105,6 +105,7 @@ func (env *Env) runLine(term bool) repl.RunFunc {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		e := *env
 		e.Args = args
+		e.REPL = true
 		e.Stdout, e.Stderr = stdout, stderr
 		if !term {
 			e.Stdin = strings.NewReader("")

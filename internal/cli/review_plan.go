@@ -68,11 +68,11 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 			fmt.Fprintf(out, "wrote %s, %s\n", artifact.PlanReviewFile, strings.TrimSuffix(artifact.PlanReviewFile, ".json")+".md")
 			switch {
 			case r.OK:
-				fmt.Fprintln(out, "next: `orch next` moves to codegen")
+				fmt.Fprintf(out, "next: `%s` moves to codegen\n", env.command("next"))
 			case r.Blocked:
-				fmt.Fprintln(out, "next: `orch next` goes back to planning (blocked); then `orch plan` revises the plan with the reviewers' issues")
+				fmt.Fprintf(out, "next: `%s` goes back to planning (blocked); then `%s` revises the plan with the reviewers' issues\n", env.command("next"), env.command("plan"))
 			default:
-				fmt.Fprintln(out, "next: `orch next` goes back to planning (changes requested); then `orch plan` revises the plan with the reviewers' issues")
+				fmt.Fprintf(out, "next: `%s` goes back to planning (changes requested); then `%s` revises the plan with the reviewers' issues\n", env.command("next"), env.command("plan"))
 			}
 			return nil
 		},

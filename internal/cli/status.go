@@ -39,16 +39,30 @@ func newStatusCmd(env *Env) *cobra.Command {
 				return err
 			}
 			v.Warnings = budgetWarnings(o.Project, tid)
+			open := ""
+			if t, err := o.Project.Open(tid); err == nil {
+				open = firstOpenQuestion(t, v.Phase)
+			}
+			s := stepFor(v, open)
 			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(v)
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(statusJSON{StatusView: v, Run: s.Args})
 			}
 			printStatus(cmd.OutOrStdout(), v)
+			fmt.Fprintln(cmd.OutOrStdout(), env.stepLine(s))
 			return nil
 		},
 	}
 	taskFlag(cmd, &id)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {task, phase, revision, actors, edges[], suggested, reason}")
 	return cmd
+}
+
+// statusJSON is `orch status --json`: the contract's fields plus run, the
+// command that moves the task on ("codegen", "answer q1 TEXT"; "" when
+// none), without the leading "orch".
+type statusJSON struct {
+	orchestrator.StatusView
+	Run string `json:"run"`
 }
 
 // budgetWarnings lists the budgets at 80 % or more. Status stays useful
@@ -118,7 +132,7 @@ func printStatus(w io.Writer, v orchestrator.StatusView) {
 		fmt.Fprintf(w, "invalid: %s\n", inv)
 	}
 	if v.Suggested != nil {
-		fmt.Fprintf(w, "suggested: %s (%s)\nrun `orch next` to take it\n", *v.Suggested, v.Reason)
+		fmt.Fprintf(w, "suggested: %s (%s)\n", *v.Suggested, v.Reason)
 		return
 	}
 	fmt.Fprintf(w, "suggested: none: %s\n", v.Reason)

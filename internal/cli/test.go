@@ -95,9 +95,9 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 			}
 			if !asJSON {
 				if rep.OverallPass {
-					fmt.Fprintln(out, "tests passed: `orch next` moves to accept")
+					fmt.Fprintf(out, "tests passed: `%s` moves to accept\n", env.command("next"))
 				} else {
-					fmt.Fprintln(out, "tests failed: `orch next` goes back to codegen")
+					fmt.Fprintf(out, "tests failed: `%s` goes back to codegen\n", env.command("next"))
 				}
 			}
 			if exitCode && !rep.OverallPass {
