@@ -333,4 +333,8 @@ func (f *cgFixture) planWith(extra ...string) {
 		f.t.Fatal(err)
 	}
 	cgWrite(f.t, f.tk.Dir, "planning/planning.ai.json", string(data))
+	// Back through plan review, so the gate records the plan codegen now
+	// works from.
+	f.override(lifecycle.PlanReview)
+	f.override(lifecycle.Codegen)
 }
