@@ -3,24 +3,38 @@
 // that leaves no process behind. Package testrun decides what to run and
 // reads the results; this package decides how a command is held.
 //
-// The API a runner uses: New (with Config: the directory, the
-// environment, extra read-only binds, extra writable cache folders, extra
-// variables) makes the Sandbox of a run, Sandbox.Env the environment of
-// one suite in it, Start (with Launch) starts a suite, and its Process is
-// waited for (Exited, WaitGone), stopped (Stop) and finished (Finish).
-// SanitizeEnv filters the environment, Check and Available tell whether
-// bwrap works here.
+// The API a runner uses:
+//   - FilterEnv turns orch's environment into the suites' (an allow-list
+//     plus the configuration's env_allow), EnvNames names it for a report;
+//   - New (Config: the directory, that environment, extra read-only binds
+//     at their own path or another, extra writable cache folders, extra
+//     variables) makes the Sandbox of a run; Sandbox.Env is the
+//     environment of one suite in it; Close ends the run;
+//   - Start (Launch) starts a suite, sandboxed or not; its Process is
+//     waited for (Exited, WaitGone), stopped (Stop) and finished (Finish);
+//   - WatchGit fingerprints git's hooks and config: a suite after which
+//     they changed got out, and is never a pass;
+//   - Check and Available tell whether bwrap works here.
 //
 // The sandbox fails closed: unless the mode is None (an explicit
 // opt-out, to be recorded), every suite runs under bubblewrap, and New
 // and Check refuse with ErrNoSandbox (saying how to install bubblewrap or
-// opt out)
-// when bwrap does not work here. Check tells callers in advance.
+// opt out) when bwrap does not work here. Check tells callers in advance.
 // Inside the sandbox a suite has:
+//   - no privilege: as a normal user, a user namespace of its own, no
+//     capabilities and (where bwrap can) no further user namespaces; as
+//     root, bwrap builds the sandbox with root's rights and setpriv drops
+//     the suite to SuiteUID/SuiteGID (65534) with no groups, empty
+//     capability and bounding sets and no new privileges, then a second
+//     bwrap as that user gives it a user namespace in which no further one
+//     can be made (identity.go). A user namespace made by root alone would
+//     map the suite to root outside, the owner of /etc/shadow and /root.
+//     The directory is handed to SuiteUID for each suite (git's files
+//     stay root's) and given back by Close;
 //   - a read-only view of the machine, a private /tmp, an empty /run, no
-//     network, its own pid namespace and (when not root) user namespace;
-//   - the directory and a dedicated GOCACHE writable, nothing else of the
-//     host;
+//     network, its own pid namespace;
+//   - the directory, a dedicated GOCACHE and Config.Writable writable,
+//     nothing else of the host;
 //   - the user's home folders ($HOME, orch's own $HOME, the password
 //     database's) under an empty tmpfs, so ~/.ssh, ~/.aws, ~/.config and
 //     the rest are not readable; toolchains in them are bound back
@@ -34,22 +48,18 @@
 //     `git status` and `git log` work.
 //
 // Every suite, sandboxed or not:
-//   - has its environment sanitized (SanitizeEnv: names with KEY, SECRET,
-//     TOKEN, PASSWORD... and the model providers' variables are removed,
-//     unless listed in Options.AllowEnv);
+//   - gets the environment FilterEnv passes: PATH, HOME, the locale, TERM,
+//     TZ, TMPDIR, CI and the toolchains' variables minus auth-like names,
+//     plus env_allow; nothing else (DATABASE_URL, SENTRY_DSN, GH_PAT...);
 //   - is held before its command runs until its limits are in place
 //     (bwrap's --block-fd, or a /bin/sh gate without sandbox): a cgroup of
 //     its own when orch may create one (pids.max for MaxProcesses, memory
 //     max for MaxMemory, v2 or v1), RLIMIT_DATA per process, RLIMIT_NPROC
-//     inside bwrap's user namespace, and each tmpfs of the sandbox capped
-//     at MaxMemory; RunInfo.Limits says which mechanisms held;
-//   - has its output go live to Options.Stream and to LogDir/<suite>.log,
-//     capped at Options.MaxLogBytes; the rest is dropped with a marker and a
-//     count, never buffered in memory (orch's peak RSS stays far under
-//     200 MiB — about 15 MiB measured — while a suite prints 1 GB; see
-//     memory_test.go);
+//     inside bwrap's user namespace when orch is not root, and each tmpfs
+//     of the sandbox capped at MaxMemory; Process.Limits says which
+//     mechanisms held;
 //   - is stopped at its timeout or a cancelled context — SIGTERM, then
-//     SIGKILL after KillGrace, repeated until nothing is left — and Run
+//     SIGKILL after the grace, repeated until nothing is left — and Stop
 //     returns only when no process of it remains. Its processes are found
 //     by its session (the leader's zombie is reaped last, so the ids are
 //     not reused meanwhile), the sandbox's pid namespace (whose end kills
@@ -59,9 +69,13 @@
 //
 // What cannot be guaranteed:
 //   - without a writable cgroup and as root, the process count is not
-//     bounded (root is exempt from RLIMIT_NPROC); outside bwrap,
-//     RLIMIT_NPROC is not used at all, since it counts every process of the
-//     user. RunInfo.Limits and a note say so;
+//     bounded (RLIMIT_NPROC would count every process of uid 65534, or
+//     of root without a sandbox); outside bwrap, RLIMIT_NPROC is not used
+//     at all, since it counts every process of the user. Limits and a note
+//     say so;
+//   - as root where unprivileged user namespaces are disabled, the suite
+//     still runs as SuiteUID without capabilities, but further user
+//     namespaces are not forbidden (the sandbox's note says so);
 //   - without a cgroup, memory is bounded per process (RLIMIT_DATA), not
 //     per suite;
 //   - without the sandbox ("none"), a process that leaves the session
@@ -73,5 +87,7 @@
 //   - under bwrap SIGTERM ends the sandbox at once (bwrap does not forward
 //     it), so the grace period only matters without a sandbox;
 //   - the sandbox does not hide other users' world-readable files, nor
-//     system-wide secrets readable by the user outside their home.
+//     system-wide secrets readable by the user outside their home;
+//   - without the sandbox, a suite runs as the user — as root, with every
+//     capability.
 package sandbox

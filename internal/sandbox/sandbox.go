@@ -364,6 +364,9 @@ func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
 func (s *Sandbox) parentsInTmpfs() []string {
 	mounts := append([]string{"/tmp", "/run"}, s.homes...)
 	binds := slices.Concat(s.keep, []string{s.dir, s.goCacheDir}, s.writable, s.readOnly, s.gitDirs)
+	for _, m := range s.mounts {
+		binds = append(binds, m.Target)
+	}
 	var out []string
 	for _, b := range binds {
 		for _, m := range mounts {
@@ -383,7 +386,7 @@ func (s *Sandbox) parentsInTmpfs() []string {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	slices.SortStableFunc(out, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
 	return out
 }
 
