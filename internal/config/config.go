@@ -239,12 +239,8 @@ func Parse(file string, data []byte) (Config, error) {
 		return cfg, &Error{File: file, Msg: err.Error()}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		sort.Strings(keys)
-		return cfg, &Error{File: file, Key: keys[0], Msg: "unknown key (known tables: test, providers, roles, review, context, budgets, prices; see README)"}
+		sort.Slice(und, func(i, j int) bool { return und[i].String() < und[j].String() })
+		return cfg, &Error{File: file, Key: und[0].String(), Msg: unknownKeyMsg(und[0])}
 	}
 	return cfg, cfg.validate(file)
 }

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// readmeSection returns README.md's text from the heading to the next
+// heading of the same or a higher level.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	i := strings.Index(s, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("README.md has no heading %q", heading)
+	}
+	s = s[i+len(heading)+2:]
+	level := strings.SplitN(heading, " ", 2)[0]
+	if j := regexp.MustCompile(`\n#{1,` + string(rune('0'+len(level))) + `} `).FindStringIndex(s); j != nil {
+		s = s[:j[0]]
+	}
+	return s
+}
+
+// fenced returns the bodies of the ```lang blocks of s, in order.
+func fenced(s, lang string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)```"+lang+"\n(.*?)```").FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestReadmeProviderExamples: every provider block of README's "Provider
+// examples" parses, builds its provider through the agents' runtime, and
+// the command example's script answers through the real command provider.
+func TestReadmeProviderExamples(t *testing.T) {
+	sec := readmeSection(t, "### Provider examples")
+	blocks := fenced(sec, "toml")
+	types := map[string]bool{}
+	root := t.TempDir()
+	// A command provider runs in orch's working folder.
+	t.Chdir(root)
+	p, _, err := task.InitProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The files the examples name.
+	scripts := fenced(sec, "sh")
+	if len(scripts) != 1 {
+		t.Fatalf("want one sh block (the command provider's script), got %d", len(scripts))
+	}
+	mustWrite(t, filepath.Join(root, "tools", "answer.sh"), scripts[0])
+	mustWrite(t, filepath.Join(root, "testdata", "answers.json"), `{"responses": [{"role": "planner", "text": "replayed"}]}`)
+	getenv := func(k string) string {
+		if strings.HasSuffix(k, "_API_KEY") {
+			return "test-key"
+		}
+		return ""
+	}
+	for i, b := range blocks {
+		cfg, err := config.Parse("README block", []byte(b))
+		if err != nil {
+			t.Errorf("block %d does not parse: %v\n%s", i+1, err, b)
+			continue
+		}
+		if len(cfg.Providers) != 1 {
+			t.Errorf("block %d defines %d providers, want 1", i+1, len(cfg.Providers))
+			continue
+		}
+		rt := agent.NewRuntime(p, cfg, getenv)
+		prov, lc, _, err := rt.Provider(agent.RolePlanner)
+		if err != nil {
+			t.Errorf("block %d: provider: %v", i+1, err)
+			continue
+		}
+		types[lc.Type] = true
+		switch lc.Type {
+		case llm.TypeCommand, llm.TypeScript:
+			// Offline types answer for real.
+			resp, err := prov.Complete(context.Background(), llm.Request{Role: agent.RolePlanner, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+			if err != nil {
+				t.Errorf("block %d (%s): %v", i+1, lc.Type, err)
+			} else if resp.Text == "" {
+				t.Errorf("block %d (%s): empty answer", i+1, lc.Type)
+			}
+		}
+	}
+	for _, typ := range []string{llm.TypeOpenAI, llm.TypeAnthropic, llm.TypeCommand, llm.TypeScript} {
+		if !types[typ] {
+			t.Errorf("README's provider examples have no %s provider", typ)
+		}
+	}
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,113 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// unknownKeyMsg explains an unknown key: the keys its table knows (read
+// from the Config type's toml tags, so the message cannot drift from the
+// code) and, when one is close, which was meant.
+func unknownKeyMsg(key []string) string {
+	t := reflect.TypeOf(Config{})
+	table := "the top level"
+	for i := 0; i < len(key); {
+		known := tomlKeys(t)
+		if known == nil {
+			break
+		}
+		next, ok := known[key[i]]
+		if !ok {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			kind := "key"
+			if i == 0 {
+				kind = "table"
+			}
+			meant := ""
+			if near := closest(key[i], names); near != "" {
+				meant = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			return fmt.Sprintf("unknown %s%s; %s knows: %s (see README, Configuration)", kind, meant, table, strings.Join(names, ", "))
+		}
+		i++
+		table = "[" + strings.Join(key[:i], ".") + "]"
+		t = next
+		if t.Kind() == reflect.Map {
+			// The next part is a name of the user's: [providers.NAME].
+			t = deref(t.Elem())
+			if i < len(key) {
+				i++
+				table = "[" + strings.Join(key[:i], ".") + "]"
+			}
+		}
+		if t.Kind() == reflect.Slice {
+			t = deref(t.Elem())
+		}
+	}
+	return "unknown key (see README, Configuration)"
+}
+
+// tomlKeys maps the toml keys of struct type t to their types; nil when t
+// is not a struct.
+func tomlKeys(t reflect.Type) map[string]reflect.Type {
+	t = deref(t)
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		out[name] = deref(f.Type)
+	}
+	return out
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// closest returns the name within edit distance 2 of s (the nearest, the
+// first in order on a tie), or "".
+func closest(s string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
