@@ -15,8 +15,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -96,7 +94,7 @@ func run(runs int, keep bool) error {
 		return err
 	}
 	master := filepath.Join(root, "master")
-	if err := bigCodegen(master, 2000, 20<<20); err != nil {
+	if err := bigCodegen(master, big, 2000, 20<<20); err != nil {
 		return err
 	}
 	var ids []string
@@ -285,8 +283,10 @@ func writePlan(taskDir string, paths []string) {
 }
 
 // bigCodegen writes code/files, code/diff.patch (about size bytes over n
-// files), code/codegen.json and the plan naming those files.
-func bigCodegen(dir string, n int, size int) error {
+// files), code/codegen.json and the plan naming those files into dir, and
+// commits the files the patch applies to in repo: codegen → review applies
+// the patch to that base commit and compares the result with code/files.
+func bigCodegen(dir, repo string, n int, size int) error {
 	per := size / n
 	// Each line appears twice in the patch (removed and added).
 	lines := per / (2 * len("-// line 000000 of pkg00/file0000.go padding.....\n"))
@@ -309,12 +309,24 @@ func bigCodegen(dir string, n int, size int) error {
 		if err := os.WriteFile(full, content.Bytes(), 0o644); err != nil {
 			return err
 		}
+		inRepo := filepath.Join(repo, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(inRepo), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(inRepo, content.Bytes(), 0o644); err != nil {
+			return err
+		}
 	}
+	commit := exec.Command("sh", "-c", "git add -A && git -c user.name=b -c user.email=b@b commit -qm files && git rev-parse HEAD")
+	commit.Dir = repo
+	out, err := commit.Output()
+	if err != nil {
+		return fmt.Errorf("git commit: %v", err)
+	}
+	base := strings.TrimSpace(string(out))
 	if err := os.WriteFile(filepath.Join(dir, "code", "diff.patch"), patch.Bytes(), 0o644); err != nil {
 		return err
 	}
-	sum := sha256.Sum256([]byte("base"))
-	base := hex.EncodeToString(sum[:20])
 	if err := os.WriteFile(filepath.Join(dir, "code", "codegen.json"), []byte(`{"status":"completed","base":"`+base+`"}`), 0o644); err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func stateRevision(t *testing.T, taskDir string) int64 {
 func TestKillReadersSeeCommitted(t *testing.T) {
 	iterations := 30
 	if os.Getenv("CI") != "" {
-		iterations = 150
+		iterations = 100
 	}
 	dir, taskDir := newProject(t)
 	review := filepath.Join(taskDir, "review", "plan-review.json")

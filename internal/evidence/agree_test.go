@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gitx"
 )
 
 const utilBase = "package util\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"
@@ -175,5 +176,25 @@ func TestReadCodeFilesAndDigest(t *testing.T) {
 	}
 	if SHA256Hex(nil) != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
 		t.Error("SHA256Hex of nothing is wrong")
+	}
+}
+
+// In a repository without commits the patch applies to the empty tree.
+func TestCompareFilesNoCommitYet(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, nil, "init", "-q")
+	repo, err := gitx.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CompareFiles(t.Context(), repo, "", []byte(createNew), CodeFiles{"new.go": []byte("package util\n")}); err != nil {
+		t.Errorf("a created file that agrees: %v", err)
+	}
+	err = CompareFiles(t.Context(), repo, "", []byte(createNew), CodeFiles{"new.go": []byte("package other\n")})
+	if !errors.Is(err, ErrDisagree) || !strings.Contains(err.Error(), "(no commit yet)") {
+		t.Errorf("a created file that disagrees: %v", err)
+	}
+	if err := CompareFiles(t.Context(), repo, "", []byte(negate), CodeFiles{"util.go": []byte("x")}); !errors.Is(err, ErrDisagree) {
+		t.Errorf("a patch changing a file the empty tree lacks: %v", err)
 	}
 }

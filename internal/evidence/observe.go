@@ -112,10 +112,14 @@ func compare(ctx context.Context, repoDir, taskDir string, files CodeFiles) *lif
 	}
 	if base == "" {
 		head, err := repo.Head(ctx)
-		if err != nil {
+		switch {
+		case errors.Is(err, gitx.ErrNoCommits):
+			// No commit yet: the patch applies to the empty tree.
+		case err != nil:
 			return &lifecycle.Agreement{Err: fmt.Errorf("no base commit: %s names none and HEAD cannot be read: %w", artifact.CodegenFile, err)}
+		default:
+			base = head
 		}
-		base = head
 	}
 	return &lifecycle.Agreement{Err: CompareFiles(ctx, repo, base, patch, files)}
 }

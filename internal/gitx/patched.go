@@ -3,13 +3,16 @@ package gitx
 import (
 	"bytes"
 	"context"
-	"errors"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"io"
-	"io/fs"
+	"hash"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // NotRegularError says a path a patch is applied to is not a regular file
@@ -27,142 +30,166 @@ func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("%s is %s in the commit, not a regular file", e.Path, what)
 }
 
-// PatchedFiles applies patch to the files of commit and returns the content
-// each of paths has afterwards; a path missing from the result does not
-// exist once the patch is applied (the patch deletes it, or neither the
-// commit nor the patch has it).
+// PatchedBlobs applies patch to the entries paths have in commit and
+// returns the entry each of them holds afterwards; a path missing from the
+// result does not exist once the patch is applied (the patch deletes it, or
+// neither the commit nor the patch has it). Compare an entry's SHA with
+// BlobID of some content to know whether it holds exactly those bytes.
 //
-// Only those paths are read from the commit (`ls-tree`, `cat-file
-// --batch`) into a private temporary folder, and `git apply` runs there,
-// outside any repository. Nothing is written to the repository: not its
-// work tree, its index, HEAD or its object store. A path that is a symbolic
-// link, a submodule or a folder in the commit is a *NotRegularError; a
-// patch that does not apply gives an *ApplyError (errors.Is
-// ErrApplyConflict); one git cannot parse gives ErrInvalidPatch; a commit
-// that does not exist gives ErrBadRevision; a file larger than maxBytes
-// (in the commit or after the patch) is an error. An empty patch returns
-// the commit's files.
-func (r *Repo) PatchedFiles(ctx context.Context, commit string, patch []byte, paths []string, maxBytes int64) (map[string][]byte, error) {
+// The patch is applied with `git apply --cached` to a temporary index that
+// holds only those paths (`ls-tree`, `update-index --index-info`), with a
+// temporary object directory that has the repository's as an alternate.
+// Nothing is written to the repository: not its work tree, its index, HEAD
+// or its object store; the cost does not grow with the size of the tree.
+// A path that is a symbolic link, a submodule or a folder in the commit is
+// a *NotRegularError; a patch that does not apply gives an *ApplyError
+// (errors.Is ErrApplyConflict); one git cannot parse gives ErrInvalidPatch;
+// a commit that does not exist gives ErrBadRevision. An empty commit stands
+// for the empty tree (a repository without commits yet); an empty patch
+// returns the commit's entries.
+func (r *Repo) PatchedBlobs(ctx context.Context, commit string, patch []byte, paths []string) (map[string]TreeEntry, error) {
 	if err := checkPaths(paths); err != nil {
 		return nil, err
 	}
-	sha, err := r.ResolveCommit(ctx, commit)
-	if err != nil {
-		return nil, err
+	sha := ""
+	if commit != "" {
+		var err error
+		if sha, err = r.ResolveCommit(ctx, commit); err != nil {
+			return nil, err
+		}
 	}
 	fail := func(err error) error { return fmt.Errorf("apply the patch to %.12s: %w", sha, err) }
-	var entries []TreeEntry
-	for chunk := range slices.Chunk(paths, pathspecChunk) {
-		out, err := r.run(ctx, call{sub: "ls-tree", args: append([]string{"-z", "--full-tree", sha, "--"}, chunk...)})
-		if err != nil {
-			return nil, fail(err)
-		}
-		es, err := parseLsTreeZ(out)
-		if err != nil {
-			return nil, fail(err)
-		}
-		entries = append(entries, es...)
-	}
 	want := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		want[p] = true
 	}
-	var blobs []TreeEntry
-	for _, e := range entries {
-		if !want[e.Path] {
-			continue
+	var info bytes.Buffer
+	for chunk := range slices.Chunk(paths, pathspecChunk) {
+		if sha == "" {
+			break
 		}
-		if e.Mode != "100644" && e.Mode != "100755" {
-			return nil, &NotRegularError{Path: e.Path, Mode: e.Mode}
+		out, err := r.run(ctx, call{sub: "ls-tree", args: append([]string{"-z", "--full-tree", sha, "--"}, chunk...)})
+		if err != nil {
+			return nil, fail(err)
 		}
-		blobs = append(blobs, e)
+		entries, err := parseLsTreeZ(out)
+		if err != nil {
+			return nil, fail(err)
+		}
+		for _, e := range entries {
+			if !want[e.Path] {
+				continue
+			}
+			if e.Mode != "100644" && e.Mode != "100755" {
+				return nil, &NotRegularError{Path: e.Path, Mode: e.Mode}
+			}
+			fmt.Fprintf(&info, "%s %s\t%s\x00", e.Mode, e.SHA, e.Path)
+		}
 	}
 
+	objects, err := r.objectDir(ctx)
+	if err != nil {
+		return nil, fail(err)
+	}
 	tmp, err := os.MkdirTemp("", "gitx-patched-")
 	if err != nil {
 		return nil, fail(err)
 	}
 	defer os.RemoveAll(tmp)
-	work := filepath.Join(tmp, "work")
-	if err := os.Mkdir(work, 0o700); err != nil {
+	tmpObjects := filepath.Join(tmp, "objects")
+	if err := os.Mkdir(tmpObjects, 0o700); err != nil {
 		return nil, fail(err)
 	}
-	root, err := os.OpenRoot(work)
-	if err != nil {
+	env := []string{
+		"GIT_INDEX_FILE=" + filepath.Join(tmp, "index"),
+		"GIT_OBJECT_DIRECTORY=" + tmpObjects,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + objects,
+	}
+	git := func(c call) ([]byte, error) {
+		c.env = env
+		c.config = append(slices.Clone(tempIndexConfig), c.config...)
+		return r.run(ctx, c)
+	}
+	if _, err := git(call{sub: "read-tree", args: []string{"--empty"}}); err != nil {
 		return nil, fail(err)
 	}
-	defer root.Close()
-	shas := make([]string, len(blobs))
-	for i, b := range blobs {
-		shas[i] = b.SHA
+	if info.Len() > 0 {
+		if _, err := git(call{sub: "update-index", args: []string{"-z", "--index-info"}, stdin: info.Bytes()}); err != nil {
+			return nil, fail(err)
+		}
 	}
-	err = r.CatBlobs(ctx, shas, maxBytes, func(i int, data []byte, size int64) error {
-		b := blobs[i]
-		if data == nil && size > 0 {
-			return fmt.Errorf("%s: %d bytes in the commit, more than %d", b.Path, size, maxBytes)
-		}
-		if err := root.MkdirAll(filepath.Dir(filepath.FromSlash(b.Path)), 0o700); err != nil {
-			return err
-		}
-		perm := fs.FileMode(0o644)
-		if b.Mode == "100755" {
-			perm = 0o755
-		}
-		return root.WriteFile(filepath.FromSlash(b.Path), data, perm)
-	})
-	if err != nil {
-		return nil, fail(err)
-	}
-
 	if len(bytes.TrimSpace(patch)) > 0 {
-		// git apply outside any repository works like patch(1) on the
-		// folder; the ceiling keeps git from finding a repository above it.
-		outside := &Repo{Dir: work, Env: r.Env}
-		c := call{sub: "apply", args: applyArgs(false, ApplyOptions{}), config: applyConfig, stdin: patch,
-			env: []string{"GIT_CEILING_DIRECTORIES=" + tmp}}
-		if _, err := outside.run(ctx, c); err != nil {
+		args := append([]string{"--cached"}, applyArgs(false, ApplyOptions{})...)
+		if _, err := git(call{sub: "apply", args: args, config: applyConfig, stdin: patch}); err != nil {
 			return nil, r.applyFailure(ctx, patch, err, false, nil)
 		}
 	}
-
-	res := make(map[string][]byte, len(paths))
-	for _, p := range paths {
-		data, ok, err := readPatched(root, p, maxBytes)
-		if err != nil {
-			return nil, fail(err)
-		}
-		if ok {
-			res[p] = data
+	res := make(map[string]TreeEntry, len(paths))
+	out, err := git(call{sub: "ls-files", args: []string{"-s", "-z"}})
+	if err != nil {
+		return nil, fail(err)
+	}
+	entries, err := parseLsFilesStageZ(out)
+	if err != nil {
+		return nil, fail(err)
+	}
+	for _, e := range entries {
+		if want[e.Path] && e.Stage == 0 {
+			res[e.Path] = e
 		}
 	}
 	return res, nil
 }
 
-// readPatched reads a file of the patched folder: false when it does not
-// exist.
-func readPatched(root *os.Root, p string, maxBytes int64) ([]byte, bool, error) {
-	rel := filepath.FromSlash(p)
-	fi, err := root.Lstat(rel)
-	if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-		return nil, false, nil
-	}
+// objectDir returns the absolute path of the repository's object store.
+func (r *Repo) objectDir(ctx context.Context) (string, error) {
+	out, err := r.run(ctx, call{sub: "rev-parse", args: []string{"--git-path", "objects"}})
 	if err != nil {
-		return nil, false, err
+		return "", err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, &NotRegularError{Path: p, Mode: fmt.Sprintf("%o", fi.Mode())}
+	dir := strings.TrimRight(string(out), "\n")
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(r.Dir, dir)
 	}
-	if fi.Size() > maxBytes {
-		return nil, false, fmt.Errorf("%s: %d bytes after the patch, more than %d", p, fi.Size(), maxBytes)
+	if strings.ContainsAny(dir, ":\n") {
+		// GIT_ALTERNATE_OBJECT_DIRECTORIES is colon-separated.
+		return "", fmt.Errorf("the object directory %q cannot be named as an alternate", dir)
 	}
-	f, err := root.Open(rel)
+	return dir, nil
+}
+
+// BlobID returns the id git gives a blob of content in a repository whose
+// object ids have idLen hex digits: 40 (sha1) or 64 (sha256). Comparing it
+// with an entry's SHA tells whether the entry holds exactly these bytes,
+// without writing anything.
+func BlobID(content []byte, idLen int) (string, error) {
+	var h hash.Hash
+	switch idLen {
+	case 40:
+		h = sha1.New()
+	case 64:
+		h = sha256.New()
+	default:
+		return "", fmt.Errorf("blob id: object ids of %d hex digits are neither sha1 (40) nor sha256 (64)", idLen)
+	}
+	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ObjectIDLen returns how many hex digits the repository's object ids have:
+// 40 (sha1) or 64 (sha256).
+func (r *Repo) ObjectIDLen(ctx context.Context) (int, error) {
+	out, err := r.run(ctx, call{sub: "rev-parse", args: []string{"--show-object-format"}})
 	if err != nil {
-		return nil, false, err
+		return 0, fmt.Errorf("object format of %s: %w", r.Dir, err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return nil, false, err
+	switch f := strings.TrimSpace(string(out)); f {
+	case "sha1":
+		return 40, nil
+	case "sha256":
+		return 64, nil
+	default:
+		return 0, fmt.Errorf("object format of %s: unknown %q", r.Dir, f)
 	}
-	return data, true, nil
 }

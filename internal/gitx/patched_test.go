@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func TestPatchedFiles(t *testing.T) {
+func TestPatchedBlobs(t *testing.T) {
 	r, base := seedRepo(t, map[string]string{
 		"keep.txt":   "keep\n",
 		"edit.txt":   "a - b\n",
@@ -50,7 +50,7 @@ rename to new/n.txt
 `)
 	paths := []string{"edit.txt", "gone.txt", "new.txt", "old/n.txt", "new/n.txt", "keep.txt", "absent.txt"}
 	objects := objectCount(t, r)
-	got, err := r.PatchedFiles(ctx, base, patch, paths, 1<<20)
+	got, err := r.PatchedBlobs(ctx, base, patch, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,22 +73,35 @@ rename to new/n.txt
 		t.Fatalf("files %v after the patch, want exactly %v", keys, want)
 	}
 	for p, content := range want {
-		if string(got[p]) != content {
-			t.Errorf("%s after the patch: %q, want %q", p, got[p], content)
+		e, ok := got[p]
+		if !ok {
+			t.Errorf("%s: no entry after the patch", p)
+			continue
+		}
+		id, err := BlobID([]byte(content), len(e.SHA))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.SHA != id || e.Mode != "100644" {
+			t.Errorf("%s: entry %s %s, want 100644 %s (blob of %q)", p, e.Mode, e.SHA, id, content)
 		}
 	}
 
-	// An empty patch leaves the commit's files.
-	got, err = r.PatchedFiles(ctx, base, nil, []string{"edit.txt", "new.txt"}, 1<<20)
+	// An empty patch leaves the commit's entries.
+	got, err = r.PatchedBlobs(ctx, base, nil, []string{"edit.txt", "new.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || string(got["edit.txt"]) != "a - b\n" {
-		t.Errorf("empty patch: got %q, want edit.txt at base only", got)
+	if id, _ := BlobID([]byte("a - b\n"), 40); len(got) != 1 || got["edit.txt"].SHA != id {
+		t.Errorf("empty patch: got %v, want edit.txt at base only", got)
 	}
-	// Limits hold.
-	if _, err := r.PatchedFiles(ctx, base, nil, []string{"edit.txt"}, 3); err == nil {
-		t.Error("a file above the limit: no error")
+	// The empty tree: only what the patch creates.
+	got, err = r.PatchedBlobs(ctx, "", patch[strings.Index(string(patch), "diff --git a/new.txt"):strings.Index(string(patch), "diff --git a/old/n.txt")], []string{"new.txt", "edit.txt"})
+	if id, _ := BlobID([]byte("hello\n"), 40); err != nil || len(got) != 1 || got["new.txt"].SHA != id {
+		t.Errorf("on the empty tree: got %v, %v", got, err)
+	}
+	if n, err := r.ObjectIDLen(ctx); err != nil || n != 40 {
+		t.Errorf("ObjectIDLen = %d, %v", n, err)
 	}
 }
 
@@ -104,38 +117,66 @@ func objectCount(t *testing.T, r *Repo) string {
 	return strings.Join(keep, " ")
 }
 
-func TestPatchedFilesErrors(t *testing.T) {
+func TestPatchedBlobsErrors(t *testing.T) {
 	r, base := seedRepo(t, map[string]string{"f.txt": "one\n"})
 	ctx := testCtx(t)
 	before := stateOf(t, r)
 	conflict := []byte("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-two\n+three\n")
-	_, err := r.PatchedFiles(ctx, base, conflict, []string{"f.txt"}, 1<<20)
+	_, err := r.PatchedBlobs(ctx, base, conflict, []string{"f.txt"})
 	var ae *ApplyError
 	if !errors.Is(err, ErrApplyConflict) || !errors.As(err, &ae) || !reflect.DeepEqual(ae.Files, []string{"f.txt"}) {
 		t.Errorf("conflicting patch: got %v, want an *ApplyError naming f.txt", err)
 	}
-	if _, err := r.PatchedFiles(ctx, base, []byte("diff --git a/f.txt b/f.txt\n@@ nonsense\n"), []string{"f.txt"}, 1<<20); err == nil {
+	if _, err := r.PatchedBlobs(ctx, base, []byte("diff --git a/f.txt b/f.txt\n@@ nonsense\n"), []string{"f.txt"}); err == nil {
 		t.Error("garbage patch: no error")
 	}
-	if _, err := r.PatchedFiles(ctx, strings.Repeat("0", 40), nil, []string{"f.txt"}, 1<<20); !errors.Is(err, ErrBadRevision) {
+	if _, err := r.PatchedBlobs(ctx, strings.Repeat("0", 40), nil, []string{"f.txt"}); !errors.Is(err, ErrBadRevision) {
 		t.Errorf("unknown commit: got %v, want ErrBadRevision", err)
 	}
-	if _, err := r.PatchedFiles(ctx, base, nil, []string{"../x"}, 1<<20); !errors.Is(err, ErrBadPath) {
+	if _, err := r.PatchedBlobs(ctx, base, nil, []string{"../x"}); !errors.Is(err, ErrBadPath) {
 		t.Errorf("bad path: got %v, want ErrBadPath", err)
 	}
 	assertSameState(t, before, stateOf(t, r))
 }
 
 // A path that is a symbolic link in the commit is not compared as a file.
-func TestPatchedFilesSymlink(t *testing.T) {
+func TestPatchedBlobsSymlink(t *testing.T) {
 	r, _ := seedRepo(t, map[string]string{"f.txt": "one\n"})
 	if err := os.Symlink("f.txt", filepath.Join(r.Dir, "link")); err != nil {
 		t.Fatal(err)
 	}
 	base := commitAll(t, r, "link")
-	_, err := r.PatchedFiles(testCtx(t), base, nil, []string{"link"}, 1<<20)
+	_, err := r.PatchedBlobs(testCtx(t), base, nil, []string{"link"})
 	var nr *NotRegularError
 	if !errors.As(err, &nr) || nr.Path != "link" || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("got %v, want a *NotRegularError for link", err)
+	}
+}
+
+// BlobID must agree with git itself, for sha1 and sha256 repositories.
+func TestBlobID(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			runGit(t, dir, "init", "-q", "--object-format="+format)
+			for _, content := range []string{"", "x", "a + b\n", "\x00binary\xff\n", strings.Repeat("line\n", 10000)} {
+				want, err := gitOut(dir, []byte(content), "hash-object", "--no-filters", "--stdin")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = strings.TrimSpace(want)
+				got, err := BlobID([]byte(content), len(want))
+				if err != nil || got != want {
+					t.Errorf("BlobID(%.20q) = %s, %v; git says %s", content, got, err, want)
+				}
+			}
+			r := &Repo{Dir: dir}
+			if n, err := r.ObjectIDLen(testCtx(t)); err != nil || n != map[string]int{"sha1": 40, "sha256": 64}[format] {
+				t.Errorf("ObjectIDLen = %d, %v", n, err)
+			}
+		})
+	}
+	if _, err := BlobID(nil, 32); err == nil {
+		t.Error("BlobID with 32 hex digits: no error")
 	}
 }

@@ -329,3 +329,23 @@ func CheckCommit(s Snapshot, patchSHA string) error {
 	}
 	return nil
 }
+
+// GatesTable renders, for the docs, each gate of the table with the hashes
+// its transcript event records, in decision order.
+func GatesTable() string {
+	var b strings.Builder
+	b.WriteString("| gate | records (`evidence` of the transition event) |\n|---|---|\n")
+	for _, e := range Lifecycle().Edges {
+		keys := GateHashes(e.From, e.To)
+		if e.Kind != Decided || len(keys) == 0 {
+			continue
+		}
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("`%s` (%s)", k, HashFile(k)))
+		}
+		fmt.Fprintf(&b, "| `%s → %s` | %s |\n", e.From, e.To, strings.Join(parts, ", "))
+	}
+	b.WriteString("| a forward `override` | every key whose artifact is present |\n")
+	return b.String()
+}
