@@ -325,8 +325,14 @@ func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
 		args = append(args, tmpfsArgs(home, s.tmpfsSize, h.tmpfsPerms(true))...)
 	}
 	if h.hardened() {
-		// bwrap makes the folders leading to a bind inside a tmpfs
-		// root's and closed: open them to the suite's user.
+		// Folders the suite's user could not pass on the way to a bind
+		// (a 0700 temporary folder, another user's home) are covered by
+		// an empty tmpfs too, and bwrap makes the folders leading to a
+		// bind inside a tmpfs root's and closed: open them to the
+		// suite's user.
+		for _, c := range s.closedAncestors() {
+			args = append(args, tmpfsArgs(c, s.tmpfsSize, "0755")...)
+		}
 		for _, d := range s.parentsInTmpfs() {
 			args = append(args, "--perms", "0755", "--dir", d)
 		}
@@ -358,15 +364,59 @@ func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
 	return append(args, argv...)
 }
 
-// parentsInTmpfs returns the folders bwrap creates inside the sandbox's
-// tmpfs mounts (/tmp, /run, the hidden homes) on the way to a bind, from
-// the top down.
-func (s *Sandbox) parentsInTmpfs() []string {
-	mounts := append([]string{"/tmp", "/run"}, s.homes...)
+// bindTargets are the paths the sandbox binds something at.
+func (s *Sandbox) bindTargets() []string {
 	binds := slices.Concat(s.keep, []string{s.dir, s.goCacheDir}, s.writable, s.readOnly, s.gitDirs)
 	for _, m := range s.mounts {
 		binds = append(binds, m.Target)
 	}
+	return binds
+}
+
+// closedAncestors returns, for the binds outside the sandbox's tmpfs
+// mounts, the highest folder on the way that others may not pass (no
+// execute bit for others): the suite's user (SuiteUID, as root) could not
+// reach the bind through it. The sandbox covers each with an empty tmpfs,
+// which also hides the rest of it.
+func (s *Sandbox) closedAncestors() []string {
+	fresh := append([]string{"/tmp", "/run"}, s.homes...)
+	var out []string
+	for _, b := range s.bindTargets() {
+		if slices.ContainsFunc(fresh, func(m string) bool { return within(b, m) }) {
+			continue
+		}
+		for _, a := range ancestors(filepath.Dir(b)) {
+			info, err := os.Stat(a)
+			if err != nil || !info.IsDir() || info.Mode().Perm()&0o001 != 0 {
+				continue
+			}
+			if !slices.Contains(out, a) && !slices.ContainsFunc(systemPrefixes, func(sp string) bool { return within(sp, a) }) {
+				out = append(out, a)
+			}
+			break
+		}
+	}
+	// One inside another is covered by it.
+	return slices.DeleteFunc(slices.Clone(out), func(p string) bool {
+		return slices.ContainsFunc(out, func(q string) bool { return q != p && within(p, q) })
+	})
+}
+
+// ancestors returns p's folders from the top down, p included, "/" not.
+func ancestors(p string) []string {
+	var out []string
+	for ; p != "/" && p != "."; p = filepath.Dir(p) {
+		out = append([]string{p}, out...)
+	}
+	return out
+}
+
+// parentsInTmpfs returns the folders bwrap creates inside the sandbox's
+// tmpfs mounts (/tmp, /run, the hidden homes) on the way to a bind, from
+// the top down.
+func (s *Sandbox) parentsInTmpfs() []string {
+	mounts := slices.Concat([]string{"/tmp", "/run"}, s.homes, s.closedAncestors())
+	binds := s.bindTargets()
 	var out []string
 	for _, b := range binds {
 		for _, m := range mounts {

@@ -79,3 +79,42 @@ func TestHandOver(t *testing.T) {
 		t.Errorf("b.txt owned by %v after the give-back", got)
 	}
 }
+
+// TestClosedAncestors: as root, a directory below a folder others may not
+// pass (a 0700 temporary folder outside /tmp, another user's home) is
+// still reachable and writable by the suite, and the rest of that folder
+// is hidden.
+func TestClosedAncestors(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the suite runs as another user only when orch is root")
+	}
+	requireBwrap(t)
+	closed, err := os.MkdirTemp("/var/tmp", "orch-closed-")
+	if err != nil {
+		t.Skipf("no /var/tmp to test in: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(closed) })
+	if err := os.Chmod(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(closed, "work", "wt")
+	writeFiles(t, closed, map[string]string{"work/wt/a.txt": "a\n", "secret.txt": "closed-secret\n"})
+	sb, _, err := New(Config{Dir: dir, Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sb.closedAncestors(); !slices.Equal(got, []string{closed}) {
+		t.Errorf("closedAncestors() = %q, want %q", got, closed)
+	}
+	log := filepath.Join(t.TempDir(), "log")
+	code, err := runIn(sb, dir, os.Environ(), `cat a.txt && echo b > b.txt && ! cat ../../secret.txt`, log)
+	if cerr := sb.Close(); cerr != nil {
+		t.Error(cerr)
+	}
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d, %v\n%s", code, err, readFile(t, log))
+	}
+	if string(readFile(t, filepath.Join(dir, "b.txt"))) != "b\n" {
+		t.Errorf("b.txt not written")
+	}
+}
