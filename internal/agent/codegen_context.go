@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/repomap"
 )
 
 // codegenInput is the data of the codegen prompt (prompts/codegen.md).
@@ -83,6 +84,10 @@ func buildCodegenInput(ctx context.Context, rt *Runtime, repo *gitx.Repo, taskDi
 			}
 		}
 		rc.Files = kept
+		if !withFiles {
+			rc.Files = nil // the model reads what it needs with its tools
+		}
+		rt.withMap(ctx, &rc, repo.Dir, base, codegenSeeds(taskDir, fp))
 		in.Context = rc.Render()
 	}
 	return in, nil
@@ -252,3 +257,19 @@ func renderFailures(f priorFailures) string {
 
 // indent continues a multi-line text under a list item.
 func indentLines(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+// codegenSeeds are what the plan names, for the repository map.
+func codegenSeeds(taskDir string, fp artifact.FilePlan) repomap.Seeds {
+	var s repomap.Seeds
+	if p := artifact.LoadPlan(taskDir); p.OK() {
+		s.Brief = p.Value.Brief
+		s.Plan = p.Value.Title
+	}
+	if text, ok := readFileHead(taskDir, artifact.PlanFile, 64<<10); ok {
+		s.Plan = text
+	}
+	for _, f := range fp.Files {
+		s.Paths = append(s.Paths, f.Path)
+	}
+	return s
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/repomap"
 )
 
 // CodeReviewIssue is one finding of a code reviewer, as the model writes it.
@@ -171,6 +172,7 @@ func (rt *Runtime) codePersonas() ([]string, error) {
 
 // codeReviewInput is the data of prompts/code_reviewer.md.
 type codeReviewInput struct {
+	Map      string // the ranked repository map around the change
 	Plan     string
 	FilePlan string
 	Notes    string
@@ -238,6 +240,13 @@ func codeReviewWork(ctx context.Context, rt *Runtime, run *orchestrator.Run, per
 	in.Notes = codegenNotes(dir)
 	in.Diff, _ = readFileHead(dir, artifact.DiffFile, budget*2/3)
 
+	base := ""
+	if cg := artifact.LoadCodegen(dir); cg.OK() {
+		base = cg.Value.Base
+	}
+	if m, err := rt.RepoMap(ctx, rt.Project.Root, base, repomap.Seeds{Plan: in.Plan, Paths: list}); err == nil {
+		in.Map = m
+	}
 	shared, err := rt.Prompt("code_review", in)
 	if err != nil {
 		return CodeReviewRecord{}, err

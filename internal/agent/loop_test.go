@@ -83,8 +83,11 @@ func TestCodegenToolLoop(t *testing.T) {
 	if first.CacheKey == "" || len(first.Messages) != 3 || !first.Messages[1].CacheBreakpoint || first.Messages[2].CacheBreakpoint {
 		t.Errorf("layout: cache key %q, messages %d", first.CacheKey, len(first.Messages))
 	}
-	if strings.Contains(first.Messages[1].Content, "return a - b") {
-		t.Error("with tools, the planned files are read with read_file, not sent up front")
+	if strings.Contains(first.Messages[1].Content, "return a - b") || strings.Contains(first.Messages[1].Content, "Arithmetic helpers") {
+		t.Error("with tools, files are read with read_file, not sent up front")
+	}
+	if !strings.Contains(first.Messages[1].Content, "Repository map") || !strings.Contains(first.Messages[1].Content, "Add: calc.go:3,4") {
+		t.Errorf("the first message lacks the ranked repository map:\n%s", first.Messages[1].Content)
 	}
 	results := toolResults(reqs[7])
 	want := []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/repomap"
 )
 
 // PlanResult reports one planning round.
@@ -276,6 +277,11 @@ func plannerRequest(ctx context.Context, rt *Runtime, root, id string, round int
 	if !withFiles {
 		rc.Files = nil
 	}
+	seeds := repomap.Seeds{Brief: kw.String(), Paths: priority}
+	if in.PlanData != nil {
+		seeds.Plan = string(in.PlanData)
+	}
+	rt.withMap(ctx, &rc, root, "", seeds)
 	b.WriteString("\n## Repository\n\n")
 	b.WriteString(planDataBlock("repository", rc.Render()))
 

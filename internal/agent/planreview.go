@@ -17,6 +17,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/repomap"
 )
 
 // Plan reviewer decisions.
@@ -254,6 +255,7 @@ func reviewerMessage(ctx context.Context, rt *Runtime, root, id string, planData
 	if !withFiles {
 		rc.Files = nil
 	}
+	rt.withMap(ctx, &rc, root, "", repomap.Seeds{Brief: plan.Brief, Plan: string(planData), Paths: priority})
 	b.WriteString("\n## Repository\n\n")
 	b.WriteString(planDataBlock("repository", rc.Render()))
 	return b.String(), nil

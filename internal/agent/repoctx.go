@@ -10,12 +10,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/repomap"
 	"github.com/orchdev/orch/internal/visibility"
 )
 
 // RepoContext is what a model is told about the repository, bounded by a
 // byte budget.
 type RepoContext struct {
+	// Map is the ranked repository map (internal/repomap); when set it
+	// replaces the plain file list.
+	Map     string
 	Tree    []string // tracked files the visibility policy shows
 	Omitted int      // files left out of Tree for the budget
 	Files   []FileContent
@@ -31,14 +35,21 @@ type FileContent struct {
 // Render writes the context as prompt text.
 func (c RepoContext) Render() string {
 	var b strings.Builder
-	b.WriteString("Repository files:\n")
-	for _, p := range c.Tree {
-		b.WriteString("  ")
-		b.WriteString(p)
-		b.WriteString("\n")
-	}
-	if c.Omitted > 0 {
-		fmt.Fprintf(&b, "  … and %d more files\n", c.Omitted)
+	if c.Map != "" {
+		b.WriteString(c.Map)
+		if !strings.HasSuffix(c.Map, "\n") {
+			b.WriteString("\n")
+		}
+	} else {
+		b.WriteString("Repository files:\n")
+		for _, p := range c.Tree {
+			b.WriteString("  ")
+			b.WriteString(p)
+			b.WriteString("\n")
+		}
+		if c.Omitted > 0 {
+			fmt.Fprintf(&b, "  … and %d more files\n", c.Omitted)
+		}
 	}
 	for _, f := range c.Files {
 		fmt.Fprintf(&b, "\n--- %s", f.Path)
@@ -187,4 +198,35 @@ func Keywords(text string) []string {
 		}
 	}
 	return out
+}
+
+// MapTokens is the token budget of the repository map in a role's first
+// message (Aider's default map is about 1k tokens).
+const MapTokens = 2048
+
+// RepoMap renders the ranked repository map of commit ("" = the index)
+// for the seeds, within MapTokens, with the tags cached under
+// .orch/cache/repomap.
+func (rt *Runtime) RepoMap(ctx context.Context, root, commit string, seeds repomap.Seeds) (string, error) {
+	policy, err := rt.Policy()
+	if err != nil {
+		return "", err
+	}
+	ix, err := repomap.Build(ctx, root, repomap.Options{
+		CacheDir: filepath.Join(rt.Project.Dir, "cache", "repomap"),
+		Commit:   commit,
+		Policy:   policy,
+	})
+	if err != nil {
+		return "", fmt.Errorf("repository map: %w", err)
+	}
+	return ix.Map(ctx, seeds, MapTokens)
+}
+
+// withMap puts the repository map into rc; without one (an empty map,
+// or a repository the index cannot read) the plain file list stays.
+func (rt *Runtime) withMap(ctx context.Context, rc *RepoContext, root, commit string, seeds repomap.Seeds) {
+	if m, err := rt.RepoMap(ctx, root, commit, seeds); err == nil {
+		rc.Map = m
+	}
 }
