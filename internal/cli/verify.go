@@ -37,10 +37,16 @@ Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherw
 				if err := json.NewEncoder(out).Encode(rep); err != nil {
 					return err
 				}
-			} else if rep.OK && rep.Pending != nil {
-				fmt.Fprintf(out, "%s: transcript verified: %d events, chain intact; %s\n", t.ID, rep.Events, rep.Pending)
 			} else if rep.OK {
-				fmt.Fprintf(out, "%s: transcript verified: %d events, chain intact, state.json matches\n", t.ID, rep.Events)
+				switch {
+				case rep.Pending != nil:
+					fmt.Fprintf(out, "%s: transcript verified: %d events, chain intact; %s\n", t.ID, rep.Events, rep.Pending)
+				default:
+					fmt.Fprintf(out, "%s: transcript verified: %d events, chain intact, state.json matches\n", t.ID, rep.Events)
+				}
+				if rep.Torn != nil {
+					fmt.Fprintf(out, "note: %s\n", rep.Torn)
+				}
 			}
 			if !rep.OK {
 				msg := fmt.Sprintf("orch: %s: transcript.jsonl does not verify", t.ID)

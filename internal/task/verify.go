@@ -25,6 +25,21 @@ type VerifyReport struct {
 	// interrupted between the append and the rename. It is durable, not
 	// damage: the next orch command rolls state.json forward.
 	Pending *Pending `json:"pending,omitempty"`
+	// Torn is set when the log ends with an incomplete line: an append
+	// interrupted before it was durable, which nothing acted on. Not
+	// damage either: the next orch command cuts it off.
+	Torn *Torn `json:"torn,omitempty"`
+}
+
+// Torn describes an incomplete last line of the transcript.
+type Torn struct {
+	Line  int   `json:"line"`  // its line number
+	Bytes int64 `json:"bytes"` // bytes without a final newline
+}
+
+// String says what happened and what comes next.
+func (t Torn) String() string {
+	return fmt.Sprintf("line %d is an incomplete write (%d bytes without a final newline), an append interrupted before it was durable; the next orch command cuts it off", t.Line, t.Bytes)
 }
 
 // Problem is one finding of Verify. For a transcript line (Line ≥ 1) Msg
@@ -104,7 +119,9 @@ func (v *verifier) chain(f *os.File) (last, before *Event, err error) {
 	err = eachLine(f, func(n int, line []byte, complete bool) error {
 		defer func() { prevLine = line }()
 		if !complete {
-			v.add(n, "incomplete write (%d bytes without a final newline); the next orch command repairs it", len(line))
+			// An append interrupted before it was durable (the line was
+			// never acted on): not damage; the next command cuts it off.
+			v.rep.Torn = &Torn{Line: n, Bytes: int64(len(line))}
 			return nil
 		}
 		v.rep.Events++
