@@ -31,12 +31,15 @@ the target for changes requested, the reasons and who decided.
 
 On accepted, orch refuses when a rebase, merge or cherry-pick is in progress,
 HEAD is detached, or a file the change touches has uncommitted changes;
-otherwise it applies code/diff.patch to the working tree and index (three-way
-when HEAD moved since the base), commits only those files with the plan's title
-and the trailers Orch-Task and Orch-Plan, and records the commit. When HEAD had
-moved since the base, the suites run again on the new commit; a failure records
-regression: true, which routes the task to revert. Accepting twice never
-commits twice.
+otherwise it builds the commit from code/diff.patch in a temporary index
+(three-way when HEAD moved since the base), with the plan's title and the
+trailers Orch-Task and Orch-Plan, moves the branch to it by compare-and-swap,
+and only then updates the files it touches in the index and working tree (your
+other staged and unstaged work is kept). Repository hooks never run. When HEAD
+had moved since the base, the suites run again on the new commit; a failure
+records regression: true, which routes the task to revert. Accepting twice
+never commits twice, and a kill at any moment is finished or undone by the next
+orch command.
 
 Accepting with failing or missing tests needs --allow-incomplete, and the
 decision records that the evidence was incomplete.

@@ -38,6 +38,9 @@ type Env struct {
 	// REPL is set for commands typed in the REPL: hints name slash
 	// commands (/codegen) instead of shell ones (orch codegen).
 	REPL bool
+	// gitSettled is set once the project's interrupted git effects were
+	// looked for (see settleGit).
+	gitSettled bool
 }
 
 // Main runs orch with the process's arguments and returns its exit code.

@@ -22,11 +22,16 @@ func newRevertCmd(env *Env) *cobra.Command {
 		Use:   "revert --reason R",
 		Short: "undo the accepted change with git revert, record it, and finish the task",
 		Long: `From accept (when the decision is revert or rejected, or a regression was found),
-take accept → revert, undo the task's commit with ` + "`git revert --no-edit`" + ` (never reset or
-force), write revert/record.json and move the task to done. On a conflict the
-revert is aborted, the repository is left as it was, and the record says
-partial with the conflicting files. When the change was never applied, the
-record says nothing_to_revert.
+take accept → revert, undo the task's commit with a new commit (never reset or
+force), write revert/record.json and move the task to done. The revert commit is
+computed like git revert but in a temporary index, carries the reason and the
+trailers Orch-Task and Orch-Revert, and lands by compare-and-swap of the branch;
+then only the files it touches are updated in the index and working tree (your
+other staged and unstaged work is kept; a touched file with uncommitted changes
+is a refusal). On a conflict nothing changes and the record says partial with
+the conflicting files. When the change was never applied, the record says
+nothing_to_revert; a revert commit of the task already on the branch is reused.
+A kill at any moment is finished or undone by the next orch command.
 
 To revert an accepted change, record that decision first:
   orch accept --verdict revert --reason "..."`,

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -71,9 +74,34 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// project finds .orch/ from the working directory.
+// project finds .orch/ from the working directory. Every command that
+// works on a project comes through here, so this is where an `orch accept`
+// or `orch revert` killed in its git effect is finished or undone
+// (phases.RecoverGit: one directory read when nothing is pending).
 func (env *Env) project() (*task.Project, error) {
-	return task.FindProject(env.Dir)
+	p, err := task.FindProject(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	env.settleGit(p)
+	return p, nil
+}
+
+// settleGit runs phases.RecoverGit once per command and reports what it
+// did on stderr. A failure is reported, not fatal: accept and revert
+// settle their own task again and refuse while that fails.
+func (env *Env) settleGit(p *task.Project) {
+	if env.gitSettled {
+		return
+	}
+	env.gitSettled = true
+	settled, err := phases.RecoverGit(context.Background(), p, 2*time.Second)
+	for _, s := range settled {
+		fmt.Fprintln(env.Stderr, s.String())
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "orch: warning: %v\n", err)
+	}
 }
 
 // taskID resolves --task, defaulting to .orch/current.

@@ -19,6 +19,8 @@ var descriptions = map[Kind]string{
 	KindBudgetExceeded: "a budget refused a model call before it was made",
 	KindUserInput:      "a person answered a planning question (`orch answer`)",
 	KindAdvice:         "the accept advisor's recommendation was written (`orch advise`)",
+	KindGitIntent:      "`orch accept`/`orch revert` built its commit and is about to move the branch (logged before any change to the repository)",
+	KindGitDone:        "the repository change of a `git_intent` ended: committed or aborted (by the next orch command when the first one died)",
 }
 
 // Describe says when events of kind k are written.

@@ -28,6 +28,8 @@ const (
 	KindBudgetExceeded Kind = "budget_exceeded"
 	KindUserInput      Kind = "user_input"
 	KindAdvice         Kind = "advice"
+	KindGitIntent      Kind = "git_intent"
+	KindGitDone        Kind = "git_done"
 )
 
 // Payload is the kind-specific part of an event. Its JSON fields must not
@@ -170,6 +172,32 @@ type Advice struct {
 	Cautions       int      `json:"cautions" doc:"how many cautions orch added from the evidence"`
 }
 
+// GitIntent: `orch accept` or `orch revert` built a commit (objects only,
+// on no branch) and is about to move the branch to it and bring the
+// touched paths of the index and work tree along. Logged before any of
+// that; a git_done with the same run closes it.
+type GitIntent struct {
+	Op      string   `json:"op" doc:"accept or revert"`
+	Run     string   `json:"run" doc:"the phase run's id"`
+	Ref     string   `json:"ref" doc:"the branch moved (refs/heads/…)"`
+	Old     string   `json:"old" doc:"the commit the branch holds before"`
+	New     string   `json:"new" doc:"the commit built, whose parent is old"`
+	Paths   []string `json:"paths" doc:"the paths the commit changes: the only index entries and files orch touches"`
+	Reverts string   `json:"reverts,omitempty" doc:"revert: the commit undone"`
+}
+
+// GitDone: the git effect of a git_intent ended, in the command that
+// logged it or, after that one died, in the next orch command.
+type GitDone struct {
+	Op        string   `json:"op" doc:"accept or revert"`
+	Run       string   `json:"run" doc:"the run of the intent it closes"`
+	Outcome   string   `json:"outcome" doc:"committed (the branch holds new) or aborted (it never moved: nothing changed)"`
+	Commit    string   `json:"commit,omitempty" doc:"committed: the new commit"`
+	Recovered bool     `json:"recovered,omitempty" doc:"finished by a later command because the one that logged the intent died"`
+	Left      []string `json:"left,omitempty" doc:"touched paths someone else changed meanwhile: left as they were"`
+	Note      string   `json:"note,omitempty" doc:"what happened, in words"`
+}
+
 func (Created) Kind() Kind        { return KindCreated }
 func (Recovered) Kind() Kind      { return KindRecovered }
 func (Transition) Kind() Kind     { return KindTransition }
@@ -181,12 +209,14 @@ func (ModelCall) Kind() Kind      { return KindModelCall }
 func (BudgetExceeded) Kind() Kind { return KindBudgetExceeded }
 func (UserInput) Kind() Kind      { return KindUserInput }
 func (Advice) Kind() Kind         { return KindAdvice }
+func (GitIntent) Kind() Kind      { return KindGitIntent }
+func (GitDone) Kind() Kind        { return KindGitDone }
 
 // Catalogue returns one zero payload of every kind, in the docs' order.
 func Catalogue() []Payload {
 	return []Payload{
 		Created{}, Recovered{}, Transition{}, Override{}, Redo{},
 		PhaseStarted{}, PhaseFinished{}, ModelCall{}, BudgetExceeded{},
-		UserInput{}, Advice{},
+		UserInput{}, Advice{}, GitIntent{}, GitDone{},
 	}
 }

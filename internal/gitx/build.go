@@ -213,3 +213,16 @@ func (r *Repo) UpdateRef(ctx context.Context, ref, newSHA, oldSHA, reason string
 	}
 	return fmt.Errorf("update %s to %.12s: %w", ref, newSHA, err)
 }
+
+// Subject returns the first line of a commit's message.
+func (r *Repo) Subject(ctx context.Context, rev string) (string, error) {
+	sha, err := r.ResolveCommit(ctx, rev)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.run(ctx, call{sub: "log", args: []string{"-1", "--no-color", "--format=%s", sha, "--"}})
+	if err != nil {
+		return "", fmt.Errorf("subject of %.12s: %w", sha, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/evidence"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -23,6 +24,8 @@ import (
 const (
 	TrailerTask = "Orch-Task"
 	TrailerPlan = "Orch-Plan"
+	// TrailerRevert names, on a revert commit, the commit it undoes.
+	TrailerRevert = "Orch-Revert"
 )
 
 // AcceptOptions is the explicit decision of `orch accept`.
@@ -143,12 +146,18 @@ func CheckDecision(opt AcceptOptions) error {
 	return fmt.Errorf("a decision needs a non-blank reason (--reason)")
 }
 
-// Accept records the decision; on accepted it applies the change to the
-// working tree and index and commits exactly its files.
+// Accept records the decision; on accepted it commits exactly the change
+// (built in a temporary index, the branch moved by compare-and-swap, then
+// only the touched paths of the index and work tree brought along; see
+// gitfx.go) and records the commit.
 func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, id string, opt AcceptOptions) (AcceptResult, error) {
 	var res AcceptResult
 	t, err := o.Project.Open(id)
 	if err != nil {
+		return res, err
+	}
+	// An earlier run killed in its git effect is settled first.
+	if _, err := recoverTaskGit(ctx, o.Project, id, o.Wait); err != nil {
 		return res, err
 	}
 	if opt.Verdict == artifact.VerdictAccepted {
@@ -209,7 +218,7 @@ func refuse(format string, args ...any) error {
 // uncommitted changes. A change already committed for this task passes:
 // accept is idempotent.
 func checkRepoForApply(ctx context.Context, repo *gitx.Repo, taskDir, id string) error {
-	if sha, err := repo.FindCommitWithTrailer(ctx, TrailerTask, id, 1000); err != nil {
+	if sha, _, err := taskCommits(ctx, repo, id); err != nil {
 		return err
 	} else if sha != "" {
 		return nil
@@ -283,7 +292,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	if err != nil {
 		return d, err
 	}
-	existing, err := repo.FindCommitWithTrailer(ctx, TrailerTask, run.Task.ID, 1000)
+	existing, _, err := taskCommits(ctx, repo, run.Task.ID)
 	if err != nil {
 		return d, err
 	}
@@ -302,10 +311,17 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		if prev := artifact.LoadDecision(run.Task.Dir); prev.OK() {
 			d.Base = prev.Value.Base
 		}
+		if d.Base == "" {
+			d.Base, _ = repo.ResolveCommit(ctx, existing+"^")
+		}
 		d.Notes = append(d.Notes, fmt.Sprintf("the change was already committed as %.12s: not applied again", existing))
 		return d, nil
 	}
 	if err := checkRepoForApply(ctx, repo, run.Task.Dir, run.Task.ID); err != nil {
+		return d, err
+	}
+	ref, err := repo.HeadRef(ctx)
+	if err != nil {
 		return d, err
 	}
 	head, err := repo.Head(ctx)
@@ -327,8 +343,6 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	if err := checkEvidence(run.Task.Dir, run.Task.ID, patch); err != nil {
 		return d, err
 	}
-	dv := artifact.LoadDiff(run.Task.Dir)
-	paths := diffPaths(dv.Value)
 	moved := head != base
 	if moved {
 		// The suites must run again on the commit: refuse now, before
@@ -337,17 +351,29 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 			return d, refuse("orch: HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
 		}
 	}
-	if err := repo.Apply(ctx, patch, gitx.ApplyOptions{Index: true, ThreeWay: moved}); err != nil {
+	// The commit is built from objects only (a temporary index): HEAD, the
+	// index and the work tree are untouched until the intent is logged.
+	msg := commitMessage(run.Task.ID, ev, d.Reasons)
+	built, err := repo.BuildCommit(ctx, head, patch, moved, msg)
+	if err != nil {
 		if errors.Is(err, gitx.ErrApplyConflict) {
 			return d, refuse("orch: the change does not apply to HEAD %.12s (base %.12s): %v; nothing was changed. Redo codegen on the new HEAD: orch redo codegen", head, base, err)
 		}
 		return d, err
 	}
-	msg := commitMessage(run.Task.ID, ev, d.Reasons)
-	sha, err := repo.Commit(ctx, msg, paths)
+	done, err := gitEffect(ctx, o.Project, run.Task, o.Wait, repo, event.GitIntent{
+		Op: OpAccept, Run: run.ID, Ref: ref, Old: head, New: built.Commit, Paths: built.Paths,
+	})
 	if err != nil {
-		return d, fmt.Errorf("commit the change: %w (the patch is applied to the index and working tree; inspect with git status)", err)
+		return d, fmt.Errorf("commit the change: %w", err)
 	}
+	if done.Outcome != OutcomeCommitted {
+		return d, refuse("orch: %s; nothing was committed: run orch accept again", done.Note)
+	}
+	if len(done.Left) > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("committed; %s", done.Note))
+	}
+	sha := built.Commit
 	d.Commit = sha
 	if moved {
 		// HEAD moved since the base: the tests ran against the base, so run

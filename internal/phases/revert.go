@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -25,10 +26,12 @@ type RevertResult struct {
 	Done   *orchestrator.NextResult
 }
 
-// Revert undoes the task's commit with `git revert --no-edit` (never
-// reset or force), records revert/record.json, and moves the task to done.
-// On a conflict the revert is aborted, the repository is left as it was,
-// and the record says partial with the conflicting files.
+// Revert undoes the task's commit with a new commit (never reset or
+// force), built like `git revert` but in a temporary index and landed with
+// the crash-safe protocol of gitfx.go; it records revert/record.json and
+// moves the task to done. On a conflict nothing changes and the record
+// says partial with the conflicting files. A revert commit of the task
+// already on the branch (Orch-Revert trailer) is reused, never repeated.
 func Revert(ctx context.Context, o *orchestrator.Orchestrator, id, reason string) (RevertResult, error) {
 	var res RevertResult
 	reason = strings.TrimSpace(reason)
@@ -37,6 +40,10 @@ func Revert(ctx context.Context, o *orchestrator.Orchestrator, id, reason string
 	}
 	t, err := o.Project.Open(id)
 	if err != nil {
+		return res, err
+	}
+	// An earlier run killed in its git effect is settled first.
+	if _, err := recoverTaskGit(ctx, o.Project, id, o.Wait); err != nil {
 		return res, err
 	}
 	if r := artifact.LoadRevertRecord(t.Dir); r.OK() && r.Value.Status == artifact.RevertReverted {
@@ -75,21 +82,35 @@ func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestr
 	if err != nil {
 		return rec, err
 	}
+	change, reverts, err := taskCommits(ctx, repo, run.Task.ID)
+	if err != nil {
+		return rec, err
+	}
 	commit := ""
 	if d := artifact.LoadDecision(run.Task.Dir); d.OK() {
 		commit = d.Value.Commit
 	}
 	if commit == "" {
-		if commit, err = repo.FindCommitWithTrailer(ctx, TrailerTask, run.Task.ID, 1000); err != nil {
-			return rec, err
-		}
+		commit = change
 	}
 	if commit == "" {
 		rec.Status = artifact.RevertNothingToRevert
 		rec.Notes = append(rec.Notes, "the change was never applied: no commit is recorded and none carries "+TrailerTask+": "+run.Task.ID)
 		return rec, nil
 	}
+	if full, err := repo.ResolveCommit(ctx, commit); err == nil {
+		commit = full
+	}
 	rec.RevertedCommit = commit
+	// A revert commit of this task already on the branch (an earlier run,
+	// perhaps killed before it wrote its record) is the revert.
+	for _, r := range reverts {
+		if rc, err := repo.ResolveCommit(ctx, r.Trailer(TrailerRevert)); err == nil && rc == commit {
+			rec.Status, rec.RevertCommit = artifact.RevertReverted, r.SHA
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%.12s was already reverted by %.12s (%s: %s): not reverted again", commit, r.SHA, TrailerRevert, commit))
+			return rec, nil
+		}
+	}
 	head, err := repo.Head(ctx)
 	if err != nil {
 		return rec, err
@@ -101,19 +122,66 @@ func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestr
 		rec.Notes = append(rec.Notes, fmt.Sprintf("commit %.12s is not on the current branch (HEAD %.12s): nothing reverted", commit, head))
 		return rec, nil
 	}
-	sha, conflicts, err := repo.Revert(ctx, commit)
+	if op, err := repo.InProgress(ctx); err != nil {
+		return rec, err
+	} else if op != "" {
+		return rec, refuse("orch: a %s is in progress in %s: finish or abort it, then run orch revert again; nothing was changed", op, repo.Dir)
+	}
+	ref, err := repo.HeadRef(ctx)
+	if errors.Is(err, gitx.ErrDetached) {
+		return rec, refuse("orch: HEAD is detached: check out the branch holding %.12s, then run orch revert again; nothing was changed", commit)
+	} else if err != nil {
+		return rec, err
+	}
+	subject, err := repo.Subject(ctx, commit)
+	if err != nil {
+		return rec, err
+	}
+	built, err := repo.BuildRevert(ctx, head, commit, revertMessage(run.Task.ID, subject, commit, reason))
 	switch {
 	case err == nil:
-		rec.Status, rec.RevertCommit = artifact.RevertReverted, sha
 	case errors.Is(err, gitx.ErrRevertConflict):
-		rec.Status, rec.Conflicts = artifact.RevertPartial, conflicts
-		rec.Notes = append(rec.Notes, "the revert conflicts with later changes: it was aborted and the repository left as it was; revert by hand (git revert "+commit+") and resolve the conflicts")
+		var rc *gitx.RevertConflictError
+		errors.As(err, &rc)
+		rec.Status, rec.Conflicts = artifact.RevertPartial, rc.Files
+		rec.Notes = append(rec.Notes, "the revert conflicts with later changes: nothing was changed; revert by hand (git revert "+commit+") and resolve the conflicts")
+		return rec, nil
 	case errors.Is(err, gitx.ErrNothingToRevert):
 		rec.Status = artifact.RevertNothingToRevert
-		rec.Notes = append(rec.Notes, fmt.Sprintf("reverting %.12s would change nothing (already reverted?)", commit))
+		rec.Notes = append(rec.Notes, fmt.Sprintf("reverting %.12s would change nothing (already reverted by hand?)", commit))
+		return rec, nil
 	default:
-		return rec, &orchestrator.Error{Kind: orchestrator.ErrRefused, Err: err,
-			Msg: fmt.Sprintf("orch: git refused to revert %.12s, nothing was changed: %v\ncommit, stash or unstage your changes, then run orch revert again", commit, err)}
+		return rec, err
 	}
+	dirty, err := repo.DirtyPaths(ctx, built.Paths)
+	if err != nil {
+		return rec, err
+	}
+	if len(dirty) > 0 {
+		return rec, refuse("orch: uncommitted changes in file(s) the revert touches: %s: commit, stash or unstage them, then run orch revert again; nothing was changed", strings.Join(dirty, ", "))
+	}
+	done, err := gitEffect(ctx, o.Project, run.Task, o.Wait, repo, event.GitIntent{
+		Op: OpRevert, Run: run.ID, Ref: ref, Old: head, New: built.Commit, Paths: built.Paths, Reverts: commit,
+	})
+	if err != nil {
+		return rec, fmt.Errorf("revert %.12s: %w", commit, err)
+	}
+	if done.Outcome != OutcomeCommitted {
+		return rec, refuse("orch: %s; nothing was reverted: run orch revert again", done.Note)
+	}
+	if len(done.Left) > 0 {
+		rec.Notes = append(rec.Notes, "reverted; "+done.Note)
+	}
+	rec.Status, rec.RevertCommit = artifact.RevertReverted, built.Commit
 	return rec, nil
+}
+
+// revertMessage is git revert's message plus the reason and the trailers
+// that find the revert again: Orch-Task and Orch-Revert.
+func revertMessage(id, subject, commit, reason string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Revert \"%s\"\n\nThis reverts commit %s.\n\n", subject, commit)
+	b.WriteString(strings.TrimSpace(reason))
+	fmt.Fprintf(&b, "\n\n%s: %s\n%s: %s\n", TrailerTask, id, TrailerRevert, commit)
+	return b.String()
 }

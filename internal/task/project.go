@@ -140,6 +140,7 @@ const ignoreTemplate = `# Written by orch init. Locks and temporary files are ne
 /current.tmp-*
 /cache/
 /repl_history
+/git-pending/
 /tasks/*/.staging/
 `
 
