@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -223,6 +224,9 @@ func checkRepoForApply(ctx context.Context, repo *gitx.Repo, taskDir, id string)
 	} else if sha != "" {
 		return nil
 	}
+	if err := checkRepoUnchanged(ctx, repo, taskDir); err != nil {
+		return err
+	}
 	if op, err := repo.InProgress(ctx); err != nil {
 		return err
 	} else if op != "" {
@@ -246,6 +250,39 @@ func checkRepoForApply(ctx context.Context, repo *gitx.Repo, taskDir, id string)
 	}
 	if len(dirty) > 0 {
 		return refuse("orch: uncommitted changes in file(s) the change touches: %s: commit or stash them, then run orch accept again", strings.Join(dirty, ", "))
+	}
+	return nil
+}
+
+// checkRepoUnchanged refuses when the test run changed the repository's
+// hooks, config or refs (test/report.json repo_changed), or when the hooks
+// or config differ now from before the run (repo_fingerprint). A report
+// without a fingerprint (written by hand) is not checked here.
+func checkRepoUnchanged(ctx context.Context, repo *gitx.Repo, taskDir string) error {
+	data, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.TestReportFile)))
+	if err != nil {
+		return nil // a missing report is the evidence's business
+	}
+	var rep struct {
+		RepoFingerprint *gitx.Fingerprint `json:"repo_fingerprint"`
+		RepoChanged     []string          `json:"repo_changed"`
+	}
+	if json.Unmarshal(data, &rep) != nil {
+		return nil
+	}
+	const what = "a test suite may have planted code that would run outside the sandbox (a hook, a config entry) or moved a branch. Inspect .git/hooks, .git/config and the refs, undo what you did not do, then run the tests again: orch redo test && orch test"
+	if len(rep.RepoChanged) > 0 {
+		return refuse("orch: the repository changed while the tests ran (%s, field repo_changed: %s): %s; nothing was committed", artifact.TestReportFile, strings.Join(rep.RepoChanged, ", "), what)
+	}
+	if rep.RepoFingerprint == nil {
+		return nil
+	}
+	cur, err := repo.Fingerprint(ctx)
+	if err != nil {
+		return err
+	}
+	if changes := rep.RepoFingerprint.Changes(cur, false); len(changes) > 0 {
+		return refuse("orch: the repository's hooks or config changed since the tests ran (%s, compared with %s field repo_fingerprint): %s; nothing was committed", strings.Join(changes, ", "), artifact.TestReportFile, what)
 	}
 	return nil
 }
@@ -391,6 +428,9 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 			return d, err
 		}
 		switch {
+		case len(rep.RepoChanged) > 0:
+			d.Regression = true
+			d.Notes = append(d.Notes, fmt.Sprintf("the repository changed while the regression check ran on %.12s (%s): treated as a regression; inspect .git/hooks, .git/config and the refs", sha, strings.Join(rep.RepoChanged, ", ")))
 		case rep.Status == artifact.TestCompleted && rep.OverallPass:
 			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s passed", sha))
 		case rep.Status == artifact.TestCompleted:

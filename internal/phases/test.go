@@ -45,6 +45,11 @@ type Report struct {
 	Sandbox  string   `json:"sandbox"`
 	Notes    []string `json:"notes,omitempty"`
 	Worktree string   `json:"worktree,omitempty"`
+	// RepoFingerprint is the repository's hooks, config and refs as they
+	// were before the suites ran; RepoChanged what differed after them.
+	// orch accept refuses when either shows a change.
+	RepoFingerprint *gitx.Fingerprint `json:"repo_fingerprint,omitempty"`
+	RepoChanged     []string          `json:"repo_changed,omitempty"`
 }
 
 // TestResult is what `orch test` reports.
@@ -215,10 +220,26 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 			runOpt.ReadOnlyInDir = append(runOpt.ReadOnlyInDir, p)
 		}
 	}
+	// The suites must not change the repository's hooks, config or refs
+	// (a planted hook would run outside the sandbox): fingerprint before
+	// and after.
+	before, err := repo.Fingerprint(ctx)
+	if err != nil {
+		return fail("cannot fingerprint the repository before the suites run: %v", err)
+	}
 	tr, info, err := testrun.Run(ctx, suites, runOpt)
 	diffSHA := rep.DiffSHA256
 	rep.TestReport = tr
 	rep.DiffSHA256 = diffSHA
+	rep.RepoFingerprint = &before
+	if after, ferr := repo.Fingerprint(context.WithoutCancel(ctx)); ferr != nil {
+		rep.RepoChanged = []string{"the repository could not be read after the suites ran: " + ferr.Error()}
+	} else {
+		rep.RepoChanged = before.Changes(after, true)
+	}
+	if len(rep.RepoChanged) > 0 {
+		rep.Notes = append(rep.Notes, "the repository changed while the suites ran ("+strings.Join(rep.RepoChanged, ", ")+"): orch accept refuses this run")
+	}
 	if rep.Suites == nil {
 		rep.Suites = []artifact.Suite{}
 	}
