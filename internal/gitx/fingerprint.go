@@ -64,8 +64,10 @@ func (r *Repo) Fingerprint(ctx context.Context) (Fingerprint, error) {
 	}
 
 	h := sha256.New()
-	for _, p := range []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree"), filepath.Join(gitDir, "config.worktree")} {
-		fmt.Fprintf(h, "%s %s\n", p, fileDigest(p))
+	// Named by role, not path: a copied or moved repository keeps its
+	// fingerprint.
+	for i, p := range []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree"), filepath.Join(gitDir, "config.worktree")} {
+		fmt.Fprintf(h, "%d %s\n", i, fileDigest(p))
 	}
 	fp.Config = hex.EncodeToString(h.Sum(nil))
 
