@@ -14,8 +14,8 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
-	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
