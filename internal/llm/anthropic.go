@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,15 +24,28 @@ const defaultAnthropicMaxTokens = 8192
 
 // anthropicProvider speaks the messages API through the official SDK.
 //
-// A structured answer is asked for with a single tool whose input_schema is
-// the request's schema and a tool_choice forcing that tool; the tool's
-// input is returned as Response.Text. System messages go to the system
-// parameter, in order.
+// A structured answer is asked for with a tool whose input_schema is the
+// request's schema, which the model is told to call; the tool's input is
+// returned as Response.Text. The tool is not forced with tool_choice:
+// current models (Claude Sonnet 5.5, Opus 5.5) refuse a forced tool choice
+// with HTTP 400, so a model that answers in text instead has that text
+// checked by CompleteJSON like any answer. System messages go to the
+// system parameter, in order.
+//
+// Prompt caching: a message marked CacheBreakpoint gets cache_control on
+// its last block, and so does the last tool when the request has tools (the
+// tools come first in the prompt and rarely change); the API allows four
+// breakpoints, so the last ones marked are kept. Thinking blocks come back
+// in Response.ProviderState and are sent again before the tool calls of
+// their assistant turn, as the API requires in a tool loop.
 type anthropicProvider struct {
 	core  *httpCore
 	model string
 	msgs  anthropic.MessageService
 }
+
+// maxCacheBreakpoints is the API's limit of cache_control markers.
+const maxCacheBreakpoints = 4
 
 func newAnthropic(cfg Config, core *httpCore) (Provider, error) {
 	model := cfg.Model
@@ -58,6 +73,9 @@ func newAnthropic(cfg Config, core *httpCore) (Provider, error) {
 
 func (p *anthropicProvider) Name() string { return p.core.name }
 
+// SupportsTools reports true: the messages API speaks tool use.
+func (p *anthropicProvider) SupportsTools() bool { return true }
+
 func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response, error) {
 	params, tool, err := p.params(req)
 	if err != nil {
@@ -71,15 +89,20 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 	}
 	if req.OnToken != nil {
 		return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
-			return p.stream(ctx, params, tool, req.OnToken, reqOpts)
+			return p.stream(ctx, params, tool, req.OnToken, reqOpts, newStreamGuard(int(params.MaxTokens)))
 		})
 	}
 	// The SDK refuses non-streaming calls it expects to be long unless a
 	// request timeout is given; orch's own timeout bounds the call anyway.
 	reqOpts = append(reqOpts, option.WithRequestTimeout(p.core.timeout))
 	return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
-		msg, err := p.msgs.New(ctx, params, reqOpts...)
+		guard := newStreamGuard(int(params.MaxTokens))
+		msg, err := p.msgs.New(ctx, params, append(reqOpts, option.WithMiddleware(guard.middleware))...)
 		if err != nil {
+			if guard.cut() {
+				// An answer body past any answer of the allowed length.
+				return Response{Model: params.Model, StopReason: string(anthropic.StopReasonMaxTokens), Usage: Usage{OutputTokens: guard.outputTokens()}}, false, nil
+			}
 			return Response{}, false, p.sdkError(err)
 		}
 		r, err := p.response(msg, tool)
@@ -87,18 +110,103 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response
 	})
 }
 
-// params builds the SDK request; tool is the forced tool's name, "" for a
-// free-text answer.
+// anthropicEffort maps a reasoning effort to output_config.effort, which
+// has no "none" or "minimal".
+func anthropicEffort(e string) anthropic.OutputConfigEffort {
+	switch e {
+	case "none", "minimal":
+		return anthropic.OutputConfigEffortLow
+	}
+	return anthropic.OutputConfigEffort(e)
+}
+
+// thinkingBlock is one thinking block kept in ProviderState.
+type thinkingBlock struct {
+	Type      string `json:"type"` // thinking or redacted_thinking
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+}
+
+// params builds the SDK request; tool is the structured answer's tool
+// name, "" for a free-text answer.
 func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, string, error) {
 	var params anthropic.MessageNewParams
+	// marked are the cache breakpoints, in prompt order; each sets one
+	// cache_control (a system block is found by index: params.System
+	// may still move).
+	var marked []func()
+	mark := func(cc *anthropic.CacheControlEphemeralParam, on bool) {
+		if on && cc != nil {
+			marked = append(marked, func() { *cc = anthropic.NewCacheControlEphemeralParam() })
+		}
+	}
+	// lastUser is the index in params.Messages of a user message that
+	// holds tool results, to which the next results and text are added.
+	lastUser := -1
 	for i, m := range req.Messages {
 		switch m.Role {
 		case RoleSystem:
 			params.System = append(params.System, anthropic.TextBlockParam{Text: m.Content})
-		case RoleUser:
-			params.Messages = append(params.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+			if k := len(params.System) - 1; m.CacheBreakpoint {
+				marked = append(marked, func() { params.System[k].CacheControl = anthropic.NewCacheControlEphemeralParam() })
+			}
+			lastUser = -1
+		case RoleUser, RoleTool:
+			var block anthropic.ContentBlockParamUnion
+			if m.Role == RoleTool {
+				if m.ToolCallID == "" {
+					return params, "", &ConfigError{Provider: p.core.name, Msg: fmt.Sprintf("message %d is a tool result without tool_call_id", i)}
+				}
+				block = anthropic.NewToolResultBlock(m.ToolCallID, m.Content, m.IsError)
+			} else {
+				block = anthropic.NewTextBlock(m.Content)
+			}
+			if lastUser >= 0 {
+				content := &params.Messages[lastUser].OfUser.Content
+				*content = append(*content, block)
+			} else {
+				params.Messages = append(params.Messages, anthropic.NewUserMessage(block))
+				if m.Role == RoleTool {
+					lastUser = len(params.Messages) - 1
+				}
+			}
+			content := params.Messages[len(params.Messages)-1].OfUser.Content
+			mark(content[len(content)-1].GetCacheControl(), m.CacheBreakpoint)
+			if m.Role == RoleUser {
+				lastUser = -1
+			}
 		case RoleAssistant:
-			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(anthropic.NewTextBlock(m.Content)))
+			lastUser = -1
+			var blocks []anthropic.ContentBlockParamUnion
+			if len(m.ProviderState) > 0 {
+				var thinking []thinkingBlock
+				if err := json.Unmarshal(m.ProviderState, &thinking); err != nil {
+					return params, "", &ConfigError{Provider: p.core.name, Msg: fmt.Sprintf("message %d: provider_state is not this provider's: %v", i, err)}
+				}
+				for _, t := range thinking {
+					switch t.Type {
+					case "thinking":
+						blocks = append(blocks, anthropic.NewThinkingBlock(t.Signature, t.Thinking))
+					case "redacted_thinking":
+						blocks = append(blocks, anthropic.NewRedactedThinkingBlock(t.Data))
+					}
+				}
+			}
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				var input any = json.RawMessage(toolParameters(c.Arguments))
+				if !isJSONObject(c.Arguments) {
+					// The API takes only an object; what the model sent
+					// instead was answered with a tool error.
+					input = map[string]any{}
+				}
+				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, input, c.Name))
+			}
+			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
+			mark(blocks[len(blocks)-1].GetCacheControl(), m.CacheBreakpoint)
 		default:
 			return params, "", &ConfigError{Provider: p.core.name, Msg: fmt.Sprintf("message %d has unknown role %q", i, m.Role)}
 		}
@@ -114,14 +222,47 @@ func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, str
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
 	}
-	if req.Schema == nil {
-		return params, "", nil
+	if req.ReasoningEffort != "" {
+		params.OutputConfig.Effort = anthropicEffort(req.ReasoningEffort)
 	}
-	schema, err := objectSchema(p.core.name, req.Schema)
+	for _, t := range req.Tools {
+		tp, err := p.toolParam(t.Name, t.Description, toolParameters(t.Parameters))
+		if err != nil {
+			return params, "", err
+		}
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: tp})
+	}
+	tool := ""
+	if req.Schema != nil {
+		tool = schemaName(req.SchemaName)
+		tp, err := p.toolParam(tool, fmt.Sprintf("Record the %s. Call this tool exactly once with the complete answer as its input.", tool), req.Schema)
+		if err != nil {
+			return params, "", err
+		}
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: tp})
+	}
+	toolMark := 0
+	if len(params.Tools) > 0 && len(marked) > 0 {
+		// The tools precede everything in the prompt: cached with the
+		// first breakpoint anyway, marked to survive a change after them.
+		params.Tools[len(params.Tools)-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
+		toolMark = 1
+	}
+	if over := len(marked) + toolMark - maxCacheBreakpoints; over > 0 {
+		marked = marked[over:]
+	}
+	for _, set := range marked {
+		set()
+	}
+	return params, tool, nil
+}
+
+// toolParam builds a tool from its JSON schema, which must be an object.
+func (p *anthropicProvider) toolParam(name, description string, raw json.RawMessage) (*anthropic.ToolParam, error) {
+	schema, err := objectSchema(p.core.name, raw)
 	if err != nil {
-		return params, "", err
+		return nil, err
 	}
-	tool := schemaName(req.SchemaName)
 	input := anthropic.ToolInputSchemaParam{ExtraFields: map[string]any{}}
 	for k, v := range schema {
 		switch k {
@@ -138,13 +279,16 @@ func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, str
 			input.ExtraFields[k] = v
 		}
 	}
-	params.Tools = []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
-		Name:        tool,
-		Description: anthropic.String(fmt.Sprintf("Record the %s. Call this tool exactly once with the complete answer as its input.", tool)),
-		InputSchema: input,
-	}}}
-	params.ToolChoice = anthropic.ToolChoiceParamOfTool(tool)
-	return params, tool, nil
+	tp := &anthropic.ToolParam{Name: name, InputSchema: input}
+	if description != "" {
+		tp.Description = anthropic.String(description)
+	}
+	return tp, nil
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || t[0] == '{'
 }
 
 func asSlice(v any) []any {
@@ -152,8 +296,8 @@ func asSlice(v any) []any {
 	return s
 }
 
-func (p *anthropicProvider) stream(ctx context.Context, params anthropic.MessageNewParams, tool string, onToken func(string), reqOpts []option.RequestOption) (Response, bool, error) {
-	s := p.msgs.NewStreaming(ctx, params, reqOpts...)
+func (p *anthropicProvider) stream(ctx context.Context, params anthropic.MessageNewParams, tool string, onToken func(string), reqOpts []option.RequestOption, guard *streamGuard) (Response, bool, error) {
+	s := p.msgs.NewStreaming(ctx, params, append(reqOpts, option.WithMiddleware(guard.middleware))...)
 	defer s.Close()
 	var (
 		msg     anthropic.Message
@@ -165,6 +309,7 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 		if err := msg.Accumulate(ev); err != nil {
 			return Response{}, emitted, &ProtocolError{Provider: p.core.name, Msg: "malformed answer stream", Err: err}
 		}
+		n := 0
 		switch ev.Type {
 		case "content_block_delta":
 			var tok string
@@ -173,7 +318,10 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 				tok = ev.Delta.Text
 			case "input_json_delta":
 				tok = ev.Delta.PartialJSON
+			case "thinking_delta":
+				n = len(ev.Delta.Thinking)
 			}
+			n += len(tok)
 			if tok != "" {
 				emitted = true
 				onToken(tok)
@@ -181,8 +329,16 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 		case "message_stop":
 			stopped = true
 		}
+		if !stopped && guard.event(n) {
+			r, err := p.cutOff(&msg, tool, guard)
+			return r, emitted, err
+		}
 	}
 	if err := s.Err(); err != nil {
+		if guard.cut() {
+			r, err := p.cutOff(&msg, tool, guard)
+			return r, emitted, err
+		}
 		return Response{}, emitted, p.sdkError(err)
 	}
 	if !stopped {
@@ -192,18 +348,37 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 	return r, emitted, err
 }
 
+// cutOff is the answer so far of a stream past the output cap.
+func (p *anthropicProvider) cutOff(msg *anthropic.Message, tool string, guard *streamGuard) (Response, error) {
+	msg.StopReason = anthropic.StopReasonMaxTokens
+	msg.Usage.OutputTokens = max(msg.Usage.OutputTokens, guard.outputTokens())
+	return p.response(msg, tool)
+}
+
 // response extracts orch's Response from a complete message.
 func (p *anthropicProvider) response(msg *anthropic.Message, tool string) (Response, error) {
-	var text strings.Builder
+	var (
+		text     strings.Builder
+		thinking []thinkingBlock
+		calls    []ToolCall
+	)
 	toolInput := ""
 	for _, block := range msg.Content {
 		switch block.Type {
 		case "text":
 			text.WriteString(block.Text)
+		case "thinking":
+			thinking = append(thinking, thinkingBlock{Type: block.Type, Thinking: block.Thinking, Signature: block.Signature})
+		case "redacted_thinking":
+			thinking = append(thinking, thinkingBlock{Type: block.Type, Data: block.Data})
 		case "tool_use":
-			if tool != "" && block.Name == tool && toolInput == "" {
-				toolInput = string(block.Input)
+			if tool != "" && block.Name == tool {
+				if toolInput == "" {
+					toolInput = string(block.Input)
+				}
+				continue
 			}
+			calls = append(calls, ToolCall{ID: block.ID, Name: block.Name, Arguments: modelArguments(string(block.Input))})
 		}
 	}
 	if msg.StopReason == "" {
@@ -216,11 +391,23 @@ func (p *anthropicProvider) response(msg *anthropic.Message, tool string) (Respo
 		}
 		return Response{}, &RefusalError{Provider: p.core.name, Message: explanation}
 	}
+	u := msg.Usage
 	r := Response{
-		Text:       text.String(),
-		Usage:      Usage{InputTokens: msg.Usage.InputTokens, OutputTokens: msg.Usage.OutputTokens},
+		Text: text.String(),
+		// input_tokens counts only what was neither read from nor
+		// written to the cache; orch's InputTokens is the whole prompt.
+		Usage: Usage{
+			InputTokens:       u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+			OutputTokens:      u.OutputTokens,
+			CachedInputTokens: u.CacheReadInputTokens,
+			CacheWriteTokens:  u.CacheCreationInputTokens,
+		},
 		Model:      msg.Model,
 		StopReason: string(msg.StopReason),
+		ToolCalls:  calls,
+	}
+	if len(thinking) > 0 {
+		r.ProviderState, _ = json.Marshal(thinking)
 	}
 	if toolInput != "" {
 		// The structured answer; prose the model wrote beside the tool

@@ -122,7 +122,10 @@ func TestAnthropicStructured(t *testing.T) {
 		t.Errorf("tool name %v", tool["name"])
 	}
 	jsonEqual(t, tool["input_schema"], string(schema))
-	jsonEqual(t, body["tool_choice"], `{"type": "tool", "name": "plan"}`)
+	// Not forced: current models answer a forced tool choice with HTTP 400.
+	if _, forced := body["tool_choice"]; forced {
+		t.Errorf("tool_choice %v sent", body["tool_choice"])
+	}
 }
 
 func TestAnthropicCompleteJSONRepromptsAfterValidationError(t *testing.T) {

@@ -21,12 +21,15 @@ const maxFeedback = 2000
 // fence is tolerated), without a key repeated in one object (even in
 // another case) or an escaped lone surrogate (see checkJSONText), that
 // validate accepts; validate nil means "decodes into T". On invalid JSON or
-// a validation error the conversation is sent again with the answer and a
-// user message quoting the error, up to maxAttempts calls in all. Every
-// Response received is returned, for the transcript. Provider errors (a
-// refusal, a rejected key, a timeout) end the loop at once and are returned
-// as they are; running out of attempts returns an *InvalidResponseError
-// holding the last raw answer.
+// a validation error the conversation is sent again with a user message
+// quoting the errors (not the rejected answer: re-sending a large answer
+// costs its tokens again and teaches nothing the errors do not say), up to
+// maxAttempts calls in all. Every Response received is returned, for the
+// transcript. An answer cut off at the output limit is a *TruncatedError at
+// once, never re-sent as a format mistake: the same request would be cut
+// again. Provider errors (a refusal, a rejected key, a timeout) end the
+// loop at once and are returned as they are; running out of attempts
+// returns an *InvalidResponseError holding the last raw answer.
 func CompleteJSON[T any](ctx context.Context, p Provider, req Request, validate func([]byte) (T, error), maxAttempts int) (T, []Response, error) {
 	var zero T
 	if maxAttempts <= 0 {
@@ -49,16 +52,17 @@ func CompleteJSON[T any](ctx context.Context, p Provider, req Request, validate 
 			return zero, responses, err
 		}
 		responses = append(responses, resp)
+		if terr := CheckTruncated(r, resp); terr != nil {
+			return zero, responses, terr
+		}
 		lastRaw = resp.Text
 		v, verr := checkJSON(resp.Text, validate)
 		if verr == nil {
 			return v, responses, nil
 		}
 		lastErr = verr
-		msgs = append(msgs,
-			Message{Role: RoleAssistant, Content: resp.Text},
-			Message{Role: RoleUser, Content: feedback(verr, req.Schema != nil)},
-		)
+		msgs = append(append([]Message(nil), req.Messages...),
+			Message{Role: RoleUser, Content: feedback(verr, req.Schema != nil, attempt)})
 	}
 	return zero, responses, &InvalidResponseError{Raw: lastRaw, Err: lastErr, Attempts: maxAttempts}
 }
@@ -105,12 +109,13 @@ func decodeInto[T any](data []byte) (T, error) {
 	return v, err
 }
 
-func feedback(err error, hasSchema bool) string {
+// feedback is the user message of a retry: why the previous answer (which
+// is not repeated) was rejected, and what to send instead.
+func feedback(err error, hasSchema bool, attempt int) string {
 	msg := shorten(err.Error(), maxFeedback)
+	what := "one JSON value"
 	if hasSchema {
-		return "Your previous answer was rejected: " + msg +
-			"\nAnswer again with only one JSON value that matches the schema, with no other text."
+		what = "one JSON value that matches the schema"
 	}
-	return "Your previous answer was rejected: " + msg +
-		"\nAnswer again with only one JSON value, with no other text."
+	return fmt.Sprintf("Your previous answer (attempt %d) was rejected: %s\nAnswer the request above again, completely, with only %s and no other text.", attempt, msg, what)
 }

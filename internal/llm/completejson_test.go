@@ -25,6 +25,9 @@ func (q *queueProvider) Complete(ctx context.Context, req Request) (Response, er
 	if err, ok := a.(error); ok {
 		return Response{}, err
 	}
+	if r, ok := a.(Response); ok {
+		return r, nil
+	}
 	return Response{Text: a.(string), Provider: "queue"}, nil
 }
 
@@ -48,10 +51,12 @@ func TestCompleteJSON(t *testing.T) {
 		{"always invalid", []any{"nope", `{"title":""}`, "{"}, 3, "", 3, &InvalidResponseError{}, "{"},
 		{"default attempts", []any{"a", "b", "c", valid}, 0, "", 3, &InvalidResponseError{}, "c"},
 		{"provider error stops", []any{"bad", refusal, valid}, 3, "", 2, &RefusalError{}, ""},
+		{"cut off at the limit is not retried", []any{Response{Text: `{"title":"T"`, StopReason: "length", Provider: "queue"}, valid}, 3, "", 1, &TruncatedError{}, ""},
+		{"valid JSON cut off is still cut off", []any{"bad", Response{Text: valid, StopReason: "max_tokens", Provider: "queue"}}, 3, "", 2, &TruncatedError{}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := &queueProvider{answers: tc.answers}
-			req := Request{Role: "planner", Messages: []Message{{Role: RoleUser, Content: "plan"}}, Schema: []byte(`{"type":"object"}`)}
+			req := Request{Role: "planner", Messages: []Message{{Role: RoleUser, Content: "plan"}}, Schema: []byte(`{"type":"object"}`), MaxTokens: 900}
 			got, responses, err := CompleteJSON(context.Background(), q, req, validatePlan, tc.max)
 			if len(q.got) != tc.wantCalls {
 				t.Errorf("%d calls, want %d", len(q.got), tc.wantCalls)
@@ -79,11 +84,27 @@ func TestCompleteJSON(t *testing.T) {
 				if !errors.Is(err, refusal) {
 					t.Fatalf("error %v, want the provider's refusal", err)
 				}
+			case *TruncatedError:
+				var te *TruncatedError
+				if !errors.As(err, &te) || te.Role != "planner" || te.MaxTokens != 900 {
+					t.Fatalf("error %v (%T), want a *TruncatedError for planner at 900", err, err)
+				}
+				if !strings.Contains(err.Error(), "raise max_output_tokens.planner") {
+					t.Errorf("message %q does not say what to raise", err)
+				}
+				if len(responses) != tc.wantCalls {
+					t.Errorf("%d responses, want %d", len(responses), tc.wantCalls)
+				}
 			}
-			// Each retry carries the whole exchange so far.
+			// A retry carries the request and one message with the
+			// errors, not the rejected answer.
 			for i, r := range q.got {
-				if len(r.Messages) != 1+2*i {
-					t.Errorf("call %d has %d messages, want %d", i+1, len(r.Messages), 1+2*i)
+				want := 1
+				if i > 0 {
+					want = 2
+				}
+				if len(r.Messages) != want {
+					t.Errorf("call %d has %d messages, want %d", i+1, len(r.Messages), want)
 				}
 			}
 		})
@@ -106,11 +127,14 @@ func TestCompleteJSONFeedback(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := q.got[1].Messages
-	if msgs[1].Role != RoleAssistant || msgs[1].Content != `{"files":[{"path":"a","intent":"create"}]}` {
-		t.Errorf("rejected answer not replayed: %+v", msgs[1])
+	if len(msgs) != 2 || msgs[0].Content != "plan" {
+		t.Fatalf("retry messages %+v", msgs)
 	}
-	if msgs[2].Role != RoleUser || !strings.Contains(msgs[2].Content, `"title" is missing`) || !strings.Contains(msgs[2].Content, "matches the schema") {
-		t.Errorf("feedback %q", msgs[2].Content)
+	if msgs[1].Role != RoleUser || !strings.Contains(msgs[1].Content, `"title" is missing`) || !strings.Contains(msgs[1].Content, "matches the schema") {
+		t.Errorf("feedback %q", msgs[1].Content)
+	}
+	if strings.Contains(msgs[1].Content, `"intent":"create"`) {
+		t.Errorf("the rejected answer was sent back: %q", msgs[1].Content)
 	}
 }
 

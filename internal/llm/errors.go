@@ -228,3 +228,45 @@ func shorten(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// TruncatedError is an answer cut off at the output limit (OpenAI
+// finish_reason "length", Anthropic stop_reason "max_tokens", or orch
+// stopping a stream that ran past Request.MaxTokens). Sending the same
+// request again would be cut again: the limit has to be raised.
+type TruncatedError struct {
+	Provider   string
+	Role       string // the orch role, "plan_reviewer:risk" included
+	MaxTokens  int    // the limit sent, 0 for the provider's default
+	StopReason string
+	// OutputTokens is what the answer used, as reported.
+	OutputTokens int64
+}
+
+func (e *TruncatedError) Error() string {
+	limit := "the provider's default output limit"
+	if e.MaxTokens > 0 {
+		limit = fmt.Sprintf("its output limit of %d tokens", e.MaxTokens)
+	}
+	role, _, _ := strings.Cut(e.Role, ":")
+	if role == "" {
+		role = "<role>"
+	}
+	return fmt.Sprintf("orch: provider %s: the model's answer for %s was cut off at %s (stop reason %s, %d output tokens); it was not sent again: raise max_output_tokens.%s in .orch/config.toml ([max_output_tokens] %s = …) and run the phase again",
+		e.Provider, roleLabel(e.Role), limit, e.StopReason, e.OutputTokens, role, role)
+}
+
+func roleLabel(role string) string {
+	if role == "" {
+		return "this call"
+	}
+	return "role " + role
+}
+
+// CheckTruncated returns a *TruncatedError when resp was cut off at the
+// output limit of req, nil otherwise.
+func CheckTruncated(req Request, resp Response) error {
+	if !resp.Truncated() {
+		return nil
+	}
+	return &TruncatedError{Provider: resp.Provider, Role: req.Role, MaxTokens: req.MaxTokens, StopReason: resp.StopReason, OutputTokens: resp.Usage.OutputTokens}
+}

@@ -77,14 +77,17 @@ func (p *openaiProvider) Complete(ctx context.Context, req Request) (Response, e
 	if req.OnToken != nil {
 		params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 		return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
-			return p.stream(ctx, params, req.OnToken)
+			return p.stream(ctx, params, req.OnToken, newStreamGuard(req.MaxTokens))
 		})
 	}
 	return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
-		r, err := p.once(ctx, params)
+		r, err := p.once(ctx, params, newStreamGuard(req.MaxTokens))
 		return r, false, err
 	})
 }
+
+// SupportsTools reports true: chat completions speak function tools.
+func (p *openaiProvider) SupportsTools() bool { return true }
 
 func (p *openaiProvider) params(req Request) (openai.ChatCompletionNewParams, error) {
 	var params openai.ChatCompletionNewParams
@@ -98,10 +101,49 @@ func (p *openaiProvider) params(req Request) (openai.ChatCompletionNewParams, er
 		case RoleUser:
 			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
 		case RoleAssistant:
-			params.Messages = append(params.Messages, openai.AssistantMessage(m.Content))
+			if len(m.ToolCalls) == 0 {
+				params.Messages = append(params.Messages, openai.AssistantMessage(m.Content))
+				continue
+			}
+			var a openai.ChatCompletionAssistantMessageParam
+			if m.Content != "" {
+				a.Content.OfString = openai.String(m.Content)
+			}
+			for _, c := range m.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID: c.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+							Name: c.Name, Arguments: string(toolParameters(c.Arguments)),
+						},
+					},
+				})
+			}
+			params.Messages = append(params.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case RoleTool:
+			if m.ToolCallID == "" {
+				return params, &ConfigError{Provider: p.core.name, Msg: fmt.Sprintf("message %d is a tool result without tool_call_id", i)}
+			}
+			content := m.Content
+			if m.IsError && !strings.HasPrefix(content, "Error") {
+				// Chat completions have no error flag on a tool result.
+				content = "Error: " + content
+			}
+			params.Messages = append(params.Messages, openai.ToolMessage(content, m.ToolCallID))
 		default:
 			return params, &ConfigError{Provider: p.core.name, Msg: fmt.Sprintf("message %d has unknown role %q", i, m.Role)}
 		}
+	}
+	for _, t := range req.Tools {
+		schema, err := objectSchema(p.core.name, toolParameters(t.Parameters))
+		if err != nil {
+			return params, &ConfigError{Provider: p.core.name, Msg: fmt.Sprintf("tool %s: %s", t.Name, err.(*ConfigError).Msg)}
+		}
+		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
+		if t.Description != "" {
+			def.Description = openai.String(t.Description)
+		}
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(def))
 	}
 	params.Model = shared.ChatModel(p.model)
 	if req.Model != "" {
@@ -116,6 +158,12 @@ func (p *openaiProvider) params(req Request) (openai.ChatCompletionNewParams, er
 	}
 	if req.Temperature != nil {
 		params.Temperature = openai.Float(*req.Temperature)
+	}
+	if req.CacheKey != "" {
+		params.PromptCacheKey = openai.String(req.CacheKey)
+	}
+	if req.ReasoningEffort != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(req.ReasoningEffort)
 	}
 	if req.Schema != nil {
 		schema, err := objectSchema(p.core.name, req.Schema)
@@ -135,9 +183,19 @@ func (p *openaiProvider) params(req Request) (openai.ChatCompletionNewParams, er
 	return params, nil
 }
 
-func (p *openaiProvider) once(ctx context.Context, params openai.ChatCompletionNewParams) (Response, error) {
-	res, err := p.chat.New(ctx, params)
+// openaiUsage converts the API's usage; prompt_tokens includes the
+// cached part.
+func openaiUsage(u openai.CompletionUsage) Usage {
+	return Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, CachedInputTokens: u.PromptTokensDetails.CachedTokens}
+}
+
+func (p *openaiProvider) once(ctx context.Context, params openai.ChatCompletionNewParams, guard *streamGuard) (Response, error) {
+	res, err := p.chat.New(ctx, params, option.WithMiddleware(guard.middleware))
 	if err != nil {
+		if guard.cut() {
+			// An answer body past any answer of the allowed length.
+			return Response{Model: string(params.Model), StopReason: "length", Usage: Usage{OutputTokens: guard.outputTokens()}}, nil
+		}
 		return Response{}, p.sdkError(err)
 	}
 	if len(res.Choices) == 0 {
@@ -147,22 +205,37 @@ func (p *openaiProvider) once(ctx context.Context, params openai.ChatCompletionN
 	if ch.Message.Refusal != "" {
 		return Response{}, &RefusalError{Provider: p.core.name, Message: ch.Message.Refusal}
 	}
-	return Response{
+	r := Response{
 		Text:       ch.Message.Content,
-		Usage:      Usage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens},
+		Usage:      openaiUsage(res.Usage),
 		Model:      res.Model,
 		StopReason: ch.FinishReason,
-	}, nil
+	}
+	for i, c := range ch.Message.ToolCalls {
+		if c.Type != "" && c.Type != "function" {
+			return Response{}, &ProtocolError{Provider: p.core.name, Msg: fmt.Sprintf("the answer's tool call %d is of type %q; only function tools are offered", i, shorten(c.Type, 40))}
+		}
+		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: modelArguments(c.Function.Arguments)})
+	}
+	return r, nil
 }
 
-func (p *openaiProvider) stream(ctx context.Context, params openai.ChatCompletionNewParams, onToken func(string)) (Response, bool, error) {
-	s := p.chat.NewStreaming(ctx, params)
+// streamedCall accumulates one tool call's deltas.
+type streamedCall struct {
+	id, name string
+	args     strings.Builder
+}
+
+func (p *openaiProvider) stream(ctx context.Context, params openai.ChatCompletionNewParams, onToken func(string), guard *streamGuard) (Response, bool, error) {
+	s := p.chat.NewStreaming(ctx, params, option.WithMiddleware(guard.middleware))
 	defer s.Close()
 	var (
 		text, refusal strings.Builder
 		resp          Response
 		emitted       bool
 		chunks        int
+		calls         = map[int64]*streamedCall{}
+		order         []int64
 	)
 	for s.Next() {
 		chunk := s.Current()
@@ -171,23 +244,50 @@ func (p *openaiProvider) stream(ctx context.Context, params openai.ChatCompletio
 			resp.Model = chunk.Model
 		}
 		if chunk.JSON.Usage.Valid() {
-			resp.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+			resp.Usage = openaiUsage(chunk.Usage)
 		}
 		if len(chunk.Choices) == 0 {
+			if guard.event(0) {
+				return p.cut(resp, &text, calls, order, guard), emitted, nil
+			}
 			continue
 		}
 		ch := chunk.Choices[0]
+		n := len(ch.Delta.Content) + len(ch.Delta.Refusal)
 		if ch.Delta.Content != "" {
 			text.WriteString(ch.Delta.Content)
 			emitted = true
 			onToken(ch.Delta.Content)
 		}
 		refusal.WriteString(ch.Delta.Refusal)
+		for _, d := range ch.Delta.ToolCalls {
+			c, ok := calls[d.Index]
+			if !ok {
+				if len(calls) >= maxToolCalls {
+					return Response{}, emitted, &ProtocolError{Provider: p.core.name, Msg: fmt.Sprintf("the answer has more than %d tool calls", maxToolCalls)}
+				}
+				c = &streamedCall{}
+				calls[d.Index] = c
+				order = append(order, d.Index)
+			}
+			if d.ID != "" {
+				c.id = d.ID
+			}
+			c.name += d.Function.Name
+			c.args.WriteString(d.Function.Arguments)
+			n += len(d.Function.Name) + len(d.Function.Arguments)
+		}
 		if ch.FinishReason != "" {
 			resp.StopReason = ch.FinishReason
 		}
+		if guard.event(n) {
+			return p.cut(resp, &text, calls, order, guard), emitted, nil
+		}
 	}
 	if err := s.Err(); err != nil {
+		if guard.cut() {
+			return p.cut(resp, &text, calls, order, guard), emitted, nil
+		}
 		return Response{}, emitted, p.sdkError(err)
 	}
 	if refusal.Len() > 0 {
@@ -197,7 +297,33 @@ func (p *openaiProvider) stream(ctx context.Context, params openai.ChatCompletio
 		return Response{}, emitted, p.core.transportError(errors.New("the answer stream ended before the model finished"))
 	}
 	resp.Text = text.String()
+	resp.ToolCalls = collectCalls(calls, order)
 	return resp, emitted, nil
+}
+
+// cut ends a stream that passed the output cap: the answer so far,
+// reported as cut off at the output limit.
+func (p *openaiProvider) cut(resp Response, text *strings.Builder, calls map[int64]*streamedCall, order []int64, guard *streamGuard) Response {
+	resp.Text = text.String()
+	resp.ToolCalls = collectCalls(calls, order)
+	resp.StopReason = "length"
+	resp.Usage.OutputTokens = max(resp.Usage.OutputTokens, guard.outputTokens())
+	return resp
+}
+
+// collectCalls returns the accumulated tool calls in the order they
+// started; a call without id gets one from its position.
+func collectCalls(calls map[int64]*streamedCall, order []int64) []ToolCall {
+	var out []ToolCall
+	for k, idx := range order {
+		c := calls[idx]
+		id := c.id
+		if id == "" {
+			id = fmt.Sprintf("call_%d", k)
+		}
+		out = append(out, ToolCall{ID: id, Name: c.name, Arguments: modelArguments(c.args.String())})
+	}
+	return out
 }
 
 // sdkError classifies an error of the OpenAI SDK.

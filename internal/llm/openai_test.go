@@ -244,24 +244,41 @@ func TestOpenAICompleteJSONRepromptsAfterInvalidJSON(t *testing.T) {
 	if plan.Title != "Add retry to the fetcher" {
 		t.Errorf("plan %+v", plan)
 	}
-	if len(responses) != 2 || responses[0].StopReason != "length" || responses[1].Usage.InputTokens != 312 {
+	if len(responses) != 2 || responses[0].StopReason != "stop" || responses[1].Usage.InputTokens != 312 {
 		t.Errorf("responses %+v", responses)
 	}
 	reqs := api.received()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
+	// The retry is the request plus the validation errors; the rejected
+	// answer is not sent back.
 	msgs, _ := reqs[1].Body["messages"].([]any)
-	if len(msgs) != 4 {
-		t.Fatalf("second request has %d messages, want 4: %v", len(msgs), msgs)
+	if len(msgs) != 3 {
+		t.Fatalf("second request has %d messages, want 3: %v", len(msgs), msgs)
 	}
-	prev := msgs[2].(map[string]any)
-	fb := msgs[3].(map[string]any)
-	if prev["role"] != "assistant" || !strings.HasPrefix(prev["content"].(string), "Sure! Here is the plan:") {
-		t.Errorf("third message %v, want the rejected answer", prev)
+	fb := msgs[2].(map[string]any)
+	if fb["role"] != "user" || !strings.Contains(fb["content"].(string), "not valid JSON") || strings.Contains(fb["content"].(string), "Sure!") {
+		t.Errorf("third message %v, want the validation error alone", fb)
 	}
-	if fb["role"] != "user" || !strings.Contains(fb["content"].(string), "not valid JSON") {
-		t.Errorf("fourth message %v, want the validation error", fb)
+}
+
+func TestOpenAICompleteJSONCutOffIsNotRetried(t *testing.T) {
+	api := newFakeAPI(t, jsonAnswer(t, 200, "openai/chat_length.json"))
+	p := newTestOpenAI(t, api, &sleepRecorder{})
+	req := basicRequest()
+	req.Role, req.MaxTokens = "codegen", 16000
+	req.Schema, req.SchemaName = json.RawMessage(`{"type":"object"}`), "codegen"
+	_, responses, err := CompleteJSON[map[string]any](context.Background(), p, req, nil, 3)
+	var te *TruncatedError
+	if !errors.As(err, &te) || te.OutputTokens != 16000 || te.StopReason != "length" || te.Provider != "openai" {
+		t.Fatalf("error %v, want a *TruncatedError", err)
+	}
+	if !strings.Contains(err.Error(), "max_output_tokens.codegen") || !strings.Contains(err.Error(), "16000 tokens") {
+		t.Errorf("message %q", err)
+	}
+	if len(api.received()) != 1 || len(responses) != 1 {
+		t.Errorf("%d requests, %d responses; want 1, not a retry", len(api.received()), len(responses))
 	}
 }
 

@@ -32,6 +32,11 @@ type Message struct {
 	// (the repository map, the plan). Anthropic gets cache_control on this
 	// message's last block; providers without explicit caching ignore it.
 	CacheBreakpoint bool `json:"cache_breakpoint,omitempty"`
+	// ProviderState is, on an assistant turn, what the provider needs back
+	// unchanged with it (Anthropic's thinking blocks, which must precede
+	// the tool calls they led to); copy it from Response.ProviderState, or
+	// use Response.AssistantMessage. Other providers ignore it.
+	ProviderState json.RawMessage `json:"provider_state,omitempty"`
 }
 
 // Tool is a function the model may call during a request.
@@ -44,9 +49,12 @@ type Tool struct {
 
 // ToolCall is one call the model asked for.
 type ToolCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"` // a JSON object
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is a JSON object; when a model sent arguments that are not
+	// one (malformed JSON, a cut-off answer), a JSON string holding what it
+	// sent, so that decoding fails and the model can be told why.
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // Request is one call to a model.
@@ -105,6 +113,15 @@ type Response struct {
 	Latency    time.Duration
 	// ToolCalls the model asked for; empty when it answered in text.
 	ToolCalls []ToolCall
+	// ProviderState is opaque content of the answer to send back with it
+	// in the next turn of a tool loop (see Message.ProviderState).
+	ProviderState json.RawMessage
+}
+
+// AssistantMessage is the answer as the assistant turn of a continued
+// conversation: its text, tool calls and provider state.
+func (r Response) AssistantMessage() Message {
+	return Message{Role: RoleAssistant, Content: r.Text, ToolCalls: r.ToolCalls, ProviderState: r.ProviderState}
 }
 
 // Truncated reports whether the answer was cut off by the output limit
