@@ -112,7 +112,7 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 			return nil, lc, "", &config.Error{File: filepath.Join(rt.Project.Dir, config.FileName), Key: "roles", Msg: fmt.Sprintf("provider %q is not defined", name)}
 		}
 		lc = llm.Config{Type: pc.Type, Name: name, BaseURL: pc.BaseURL, Model: pc.Model, APIKeyEnv: pc.APIKeyEnv,
-			Command: pc.Command, CommandProtocol: pc.Protocol, ScriptFile: rt.projectPath(pc.Script), Timeout: pc.Timeout.Std(), MaxRetries: pc.MaxRetries}
+			Command: pc.Command, CommandProtocol: pc.Protocol, Tools: pc.Tools, ScriptFile: rt.projectPath(pc.Script), Timeout: pc.Timeout.Std(), MaxRetries: pc.MaxRetries}
 		if lc.Type == llm.TypeScript {
 			// The cursors belong to one script: a changed script starts
 			// over instead of inheriting the old one's positions.

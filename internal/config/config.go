@@ -122,6 +122,10 @@ type Provider struct {
 	Model     string  `toml:"model"`
 	APIKeyEnv string  `toml:"api_key_env"` // the NAME of the environment variable holding the key
 	Command   Command `toml:"command"`
+	// Tools turns tool calling on or off for an openai or anthropic
+	// provider; unset means on for Anthropic and OpenAI's own endpoint,
+	// off for another OpenAI-compatible server.
+	Tools *bool `toml:"tools"`
 	// Protocol is the command protocol version a command provider
 	// speaks: 1 (default) or 2 (tool calling; docs/command-protocol.md).
 	Protocol   int      `toml:"protocol"`
@@ -341,6 +345,9 @@ func (c *Config) validate(file string) error {
 			}
 		default:
 			return bad(key+".type", fmt.Sprintf("expected \"openai\", \"anthropic\", \"command\" or \"script\", got %q", p.Type))
+		}
+		if p.Tools != nil && p.Type != "openai" && p.Type != "anthropic" {
+			return bad(key+".tools", "only an openai or anthropic provider has this switch (a command speaks tools with protocol = 2, a script when it replays tool calls)")
 		}
 		if p.Protocol != 0 && p.Type != "command" {
 			return bad(key+".protocol", "only a command provider has a protocol version")

@@ -102,6 +102,8 @@ plan_personas = ["risk"]
 		{"[roles]\nplanner = \"nope\"", "roles.planner: names provider \"nope\""},
 		{"[providers.x]\ntype = \"command\"\ncommand = \"x\"\nprotocol = 3", "providers.x.protocol: expected command protocol version 1 or 2, got 3"},
 		{"[providers.x]\ntype = \"openai\"\nprotocol = 2", "providers.x.protocol: only a command provider"},
+		{"[providers.x]\ntype = \"script\"\nscript = \"s.json\"\ntools = true", "providers.x.tools: only an openai or anthropic provider"},
+		{"[providers.x]\ntype = \"openai\"\ntools = \"yes\"", "providers"},
 		{"[test\n", "line 2: expected"},
 		{"[context]\nallow_paths = [\"*\"]", "context.allow_paths[0]: \"*\" would allow every file of its folder"},
 		{"[context]\nallow_paths = [\".env.example\", \"../x.pem\"]", "context.allow_paths[1]: expected a clean path"},

@@ -41,6 +41,7 @@ const defaultAnthropicMaxTokens = 8192
 type anthropicProvider struct {
 	core  *httpCore
 	model string
+	tools bool // tool calling is offered (Config.Tools, default true)
 	msgs  anthropic.MessageService
 }
 
@@ -68,13 +69,15 @@ func newAnthropic(cfg Config, core *httpCore) (Provider, error) {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
 	client := anthropic.NewClient(opts...)
-	return &anthropicProvider{core: core, model: model, msgs: client.Messages}, nil
+	tools := cfg.Tools == nil || *cfg.Tools
+	return &anthropicProvider{core: core, model: model, tools: tools, msgs: client.Messages}, nil
 }
 
 func (p *anthropicProvider) Name() string { return p.core.name }
 
-// SupportsTools reports true: the messages API speaks tool use.
-func (p *anthropicProvider) SupportsTools() bool { return true }
+// SupportsTools reports whether tool calling is offered (the messages API
+// speaks it; the configuration may turn it off).
+func (p *anthropicProvider) SupportsTools() bool { return p.tools }
 
 func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Response, error) {
 	params, tool, err := p.params(req)
@@ -132,6 +135,9 @@ type thinkingBlock struct {
 // name, "" for a free-text answer.
 func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, string, error) {
 	var params anthropic.MessageNewParams
+	if len(req.Tools) > 0 && !p.tools {
+		return params, "", &ConfigError{Provider: p.core.name, Msg: "the request offers tools but tool calling is off for this provider (tools = false in its configuration)"}
+	}
 	// marked are the cache breakpoints, in prompt order; each sets one
 	// cache_control (a system block is found by index: params.System
 	// may still move).

@@ -32,6 +32,7 @@ type openaiProvider struct {
 	core     *httpCore
 	model    string
 	official bool
+	tools    bool // tool calling is offered (Config.Tools)
 	chat     openai.ChatCompletionService
 }
 
@@ -59,10 +60,16 @@ func newOpenAI(cfg Config, core *httpCore) (Provider, error) {
 	}
 	// The service is built directly rather than through openai.NewClient,
 	// which would read OPENAI_* variables from the process environment.
+	official := u.Host == "api.openai.com"
+	tools := official
+	if cfg.Tools != nil {
+		tools = *cfg.Tools
+	}
 	return &openaiProvider{
 		core:     core,
 		model:    model,
-		official: u.Host == "api.openai.com",
+		official: official,
+		tools:    tools,
 		chat:     openai.NewChatCompletionService(opts...),
 	}, nil
 }
@@ -86,13 +93,17 @@ func (p *openaiProvider) Complete(ctx context.Context, req Request) (Response, e
 	})
 }
 
-// SupportsTools reports true: chat completions speak function tools.
-func (p *openaiProvider) SupportsTools() bool { return true }
+// SupportsTools reports whether tool calling is offered: always at
+// OpenAI, and at another server when the configuration says so.
+func (p *openaiProvider) SupportsTools() bool { return p.tools }
 
 func (p *openaiProvider) params(req Request) (openai.ChatCompletionNewParams, error) {
 	var params openai.ChatCompletionNewParams
 	if len(req.Messages) == 0 {
 		return params, &ConfigError{Provider: p.core.name, Msg: "request has no messages"}
+	}
+	if len(req.Tools) > 0 && !p.tools {
+		return params, &ConfigError{Provider: p.core.name, Msg: "the request offers tools but tool calling is off for this provider; set tools = true in its configuration if the server and model speak it"}
 	}
 	for i, m := range req.Messages {
 		switch m.Role {

@@ -180,6 +180,13 @@ type Config struct {
 	APIKeyEnv string
 	// Command is the argv of a command provider.
 	Command []string
+	// Tools says whether an openai or anthropic provider is asked to call
+	// tools; nil means the default: true for Anthropic and for OpenAI's
+	// own endpoint, false for another OpenAI-compatible server (Ollama,
+	// vLLM and LM Studio speak tool calling only with some models). A
+	// command provider speaks tools with protocol 2, a script provider
+	// when its script replays tool calls.
+	Tools *bool
 	// CommandProtocol is the version of the command protocol the command
 	// speaks: 1 (the default when 0) or 2 (tool calling).
 	CommandProtocol int

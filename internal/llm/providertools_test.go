@@ -14,9 +14,45 @@ import (
 	"time"
 )
 
+// withTools turns tool calling on for a test server.
+func withTools(c *Config) {
+	on := true
+	c.Tools = &on
+}
+
+func TestToolCallingDefaults(t *testing.T) {
+	off, on := false, true
+	for _, tc := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{Type: TypeOpenAI}, true},
+		{Config{Type: TypeOpenAI, BaseURL: "http://127.0.0.1:11434/v1"}, false},
+		{Config{Type: TypeOpenAI, BaseURL: "http://127.0.0.1:11434/v1", Tools: &on}, true},
+		{Config{Type: TypeOpenAI, Tools: &off}, false},
+		{Config{Type: TypeAnthropic}, true},
+		{Config{Type: TypeAnthropic, BaseURL: "http://127.0.0.1:8080", Tools: &off}, false},
+	} {
+		p, err := New(tc.cfg, env("OPENAI_API_KEY", "k", "ANTHROPIC_API_KEY", "k"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := SupportsTools(p); got != tc.want {
+			t.Errorf("%+v: SupportsTools = %v, want %v", tc.cfg, got, tc.want)
+		}
+		if !tc.want {
+			_, err := p.Complete(context.Background(), Request{Messages: []Message{{Role: RoleUser, Content: "x"}}, Tools: readTools})
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "tools") {
+				t.Errorf("%+v: a request with tools got %v, want a *ConfigError", tc.cfg, err)
+			}
+		}
+	}
+}
+
 func TestOpenAIToolCalls(t *testing.T) {
 	api := newFakeAPI(t, jsonAnswer(t, 200, "openai/chat_tool_calls.json"))
-	p := newTestOpenAI(t, api, &sleepRecorder{})
+	p := newTestOpenAI(t, api, &sleepRecorder{}, withTools)
 	if !SupportsTools(p) {
 		t.Fatal("openai does not report tool support")
 	}
@@ -56,7 +92,7 @@ func TestOpenAIToolCalls(t *testing.T) {
 
 func TestOpenAIStreamedToolCalls(t *testing.T) {
 	api := newFakeAPI(t, sseAnswer(t, "openai/chat_stream_tool_calls.sse"))
-	p := newTestOpenAI(t, api, &sleepRecorder{})
+	p := newTestOpenAI(t, api, &sleepRecorder{}, withTools)
 	var tokens strings.Builder
 	resp, err := p.Complete(context.Background(), Request{Role: "codegen", Messages: toolConversation(), Tools: readTools, OnToken: func(s string) { tokens.WriteString(s) }})
 	if err != nil {
@@ -142,7 +178,7 @@ func TestStreamsStopAtTheOutputCap(t *testing.T) {
 			if tc.anthropic {
 				p = newTestAnthropic(t, api, &sleepRecorder{}, func(c *Config) { c.Timeout = 10 * time.Minute })
 			} else {
-				p = newTestOpenAI(t, api, &sleepRecorder{}, func(c *Config) { c.Timeout = 10 * time.Minute })
+				p = newTestOpenAI(t, api, &sleepRecorder{}, withTools, func(c *Config) { c.Timeout = 10 * time.Minute })
 			}
 			req := basicRequest()
 			req.Role, req.MaxTokens = "codegen", maxTokens
