@@ -307,8 +307,11 @@ func userText(body map[string]any) string {
 }
 
 // runtime returns a runtime calling the fake API.
+// The fake answers with the single tool of a structured answer: tool
+// calling is off, so the agents take their single-answer path.
 func (a *cgAPI) runtime(f *cgFixture) *Runtime {
-	return f.runtime(config.Provider{Type: "anthropic", BaseURL: a.srv.URL, Model: "claude-test", APIKeyEnv: cgKeyEnv, MaxRetries: -1})
+	off := false
+	return f.runtime(config.Provider{Type: "anthropic", BaseURL: a.srv.URL, Model: "claude-test", APIKeyEnv: cgKeyEnv, MaxRetries: -1, Tools: &off})
 }
 
 // planWith rewrites the task's plan: cgPlan's files and extra entries
