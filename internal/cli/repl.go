@@ -93,7 +93,9 @@ func (env *Env) repl(ctx context.Context, stdout, stderr io.Writer) error {
 		if cause := context.Cause(ctx); cause != nil {
 			return fmt.Errorf("orch: repl: %w", cause)
 		}
-		return fmt.Errorf("orch: repl ended with exit code %d", code)
+		// A piped session: the code of its last failing command, whose
+		// message was already printed.
+		return &exit.Error{Kind: exit.NewSentinel(exit.Code(code), "repl"), Msg: fmt.Sprintf("orch: repl: the last failing command exited %d", code)}
 	}
 	return nil
 }

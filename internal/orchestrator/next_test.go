@@ -190,3 +190,36 @@ func TestRedo(t *testing.T) {
 		})
 	}
 }
+
+// After a redo to codegen, the actors of the later phases are gone: their
+// artifacts were archived, so a "test passed" would be stale. The actors
+// of the phase entered and of earlier phases stay.
+func TestRedoForgetsLaterActors(t *testing.T) {
+	o, tk := newTask(t)
+	st := state(t, tk)
+	st.Phase, st.Revision = lifecycle.Accept, st.Revision+1
+	st.Actors = task.Actors{
+		lifecycle.Planning: {Status: lifecycle.PlanReviewReady, Round: 2},
+		lifecycle.Codegen:  {Status: lifecycle.Status("completed"), Attempt: 2},
+		lifecycle.Test:     {Status: lifecycle.Status("passed")},
+		lifecycle.Accept:   {Status: lifecycle.StatusPending},
+	}
+	if err := commitForTest(tk, st); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Redo(context.Background(), "t", lifecycle.Codegen, "again"); err != nil {
+		t.Fatal(err)
+	}
+	after := state(t, tk)
+	for _, p := range []lifecycle.Phase{lifecycle.Review, lifecycle.Test, lifecycle.Accept} {
+		if a, ok := after.Actors[p]; ok {
+			t.Errorf("actor %s survived the redo to codegen: %+v", p, a)
+		}
+	}
+	if a := after.Actors[lifecycle.Planning]; a.Round != 2 || a.Status != lifecycle.PlanReviewReady {
+		t.Errorf("planning actor %+v, want round 2 and ready kept", a)
+	}
+	if a := after.Actors[lifecycle.Codegen]; a.Attempt != 2 || a.Status != lifecycle.StatusPending {
+		t.Errorf("codegen actor %+v, want attempt 2 kept and status pending", a)
+	}
+}

@@ -337,6 +337,14 @@ func enterPhase(actors task.Actors, to lifecycle.Phase) task.Actors {
 	if to == lifecycle.Done {
 		return out
 	}
+	// The phases after the one entered have not run in this attempt: a
+	// regression or a redo archived their artifacts, so what their actors
+	// recorded (test passed, accept committed) would be stale.
+	for p := range out {
+		if p.Index() > to.Index() {
+			delete(out, p)
+		}
+	}
 	a := out[to]
 	a.Status = lifecycle.EntryStatus(to)
 	out[to] = a

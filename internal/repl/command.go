@@ -47,7 +47,7 @@ type action struct {
 // passThrough are the slash commands that run the orch command of the same
 // name with the rest of the line as its arguments.
 func passThrough() []string {
-	return []string{"/plan", "/codegen", "/test", "/accept", "/revert", "/next", "/redo", "/status", "/log", "/cost", "/advise"}
+	return []string{"/plan", "/codegen", "/test", "/accept", "/revert", "/next", "/redo", "/status", "/log", "/cost", "/advise", "/run", "/verify", "/init"}
 }
 
 // shownAfter is the artifact rendered after a successful slash command.
@@ -111,7 +111,7 @@ func hint(msg string) action { return action{kind: actHint, msg: msg} }
 func plainText(text string, c lineContext) action {
 	switch {
 	case !c.Project:
-		return hint("no orch project here: run `orch init` at the top of your git repository, then type the brief of a task")
+		return hint("no orch project here: /init creates one at the top of your git repository; then type the brief of a task")
 	case text == "-":
 		return hint("type the text itself (\"-\" would read standard input)")
 	case c.Task == "":

@@ -64,7 +64,7 @@ func TestParse(t *testing.T) {
 		{name: "plain starts a task", line: "add retry with backoff", c: none, kind: actRun, args: []string{"new", "--", "add retry with backoff"}},
 		{name: "plain with dashes starts a task", line: "--verbose flag for the CLI", c: none, kind: actRun, args: []string{"new", "--", "--verbose flag for the CLI"}},
 		{name: "plain dash", line: "-", c: none, kind: actHint, hint: "type the text itself"},
-		{name: "plain without project", line: "add retry", c: lineContext{}, kind: actHint, hint: "orch init"},
+		{name: "plain without project", line: "add retry", c: lineContext{}, kind: actHint, hint: "/init creates one"},
 		{name: "plain while planning without question", line: "hello", c: planning, kind: actHint, hint: "task 0007-add-retry is in planning with no open question"},
 		{name: "plain in review", line: "looks good", c: review, kind: actHint, hint: "Commands: /accept /advise /answer"},
 		{name: "plain with question but not planning", line: "x", c: lineContext{Project: true, Task: "t", Phase: "codegen", Open: "q1"}, kind: actHint, hint: "in codegen"},

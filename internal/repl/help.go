@@ -20,11 +20,16 @@ their flags may follow (quote arguments like a shell):
   /log                        the transcript
   /cost                       model calls and their cost
   /advise                     the accept advisor's opinion
+  /run [--until PHASE] [--yes] the autopilot: each phase and /next in turn, stopping at human gates
+  /verify                     check the transcript's hash chain and state.json
+  /init                       create .orch/ at the top of the git repository
   /task new BRIEF | switch ID | list
   /help, /quit
 Plain text answers the first open blocking question while planning; with no
 current task it is the brief of a new task.
 Ctrl-C cancels a running command (or clears the line), Ctrl-D leaves, Tab
 completes commands, phases and task ids, the arrows walk the history.
+Without a terminal (commands piped in), the session goes on after a failing
+command and exits with the code of the last one that failed (0 when none did).
 `
 }

@@ -26,8 +26,9 @@ func TestPlainSessionRunsCommands(t *testing.T) {
 	}, "\n")
 	var out, errw strings.Builder
 	code := cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errw.String())
+	// The refused /next --to codegen (exit 3) is the last failing line.
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s\n%s", code, out.String(), errw.String())
 	}
 	const id = "0001-add-retry-with-backoff"
 	for _, want := range []string{
@@ -54,5 +55,24 @@ func TestPlainSessionRunsCommands(t *testing.T) {
 	}
 	if phase, _ := p.state(id); phase != "codegen" {
 		t.Errorf("phase %s", phase)
+	}
+}
+
+// A piped session that ran only good commands exits 0; one whose command
+// failed exits with that command's code even when later lines succeed.
+func TestPlainSessionExitCode(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	run := func(lines ...string) (int, string) {
+		var out, errw strings.Builder
+		code := cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader(strings.Join(lines, "\n")), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
+		return code, errw.String()
+	}
+	if code, errw := run("add retry", "/status", "/verify"); code != 0 {
+		t.Errorf("good session: exit %d\n%s", code, errw)
+	}
+	code, errw := run("/next", "/status")
+	if code != 3 || !strings.Contains(errw, "orch: repl: the last failing command exited 3") {
+		t.Errorf("/next refused then /status: exit %d, want 3\n%s", code, errw)
 	}
 }

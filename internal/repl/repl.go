@@ -16,11 +16,23 @@ import (
 // HistoryFile is the REPL's line history inside .orch/.
 const HistoryFile = "repl_history"
 
-// Exit codes of Run.
+// Exit codes of Run. A session without a terminal that ends normally
+// returns the exit code of its last failing line instead of ExitOK.
 const (
 	ExitOK    = 0 // the user left (Ctrl-D, /quit, end of input)
 	ExitError = 1 // the input failed, or the session was ended by ctx
+	ExitUsage = 2 // piped: the last failing line was not understood
 )
+
+// exitCode is what a session that ends normally returns: in a terminal
+// ExitOK (the person saw every failure), piped the code of the last line
+// that failed, so a script notices.
+func (s *session) exitCode() int {
+	if s.cfg.Terminal {
+		return ExitOK
+	}
+	return s.failed
+}
 
 // RunFunc runs one orch command line (the arguments after "orch") under
 // ctx, writing to stdout and stderr, and returns its exit code. The caller
@@ -59,6 +71,10 @@ type session struct {
 	cfg Config
 	in  lineReader
 	scr *screen
+	// failed is the exit code of the last line that failed (a command's
+	// code, or 2 for a line that was not understood); 0 when none did.
+	// A piped session exits with it.
+	failed int
 }
 
 // Run runs the session until the input ends, /quit, or ctx is done, and
@@ -98,7 +114,7 @@ func Run(ctx context.Context, cfg Config) int {
 			}
 			continue
 		case errors.Is(err, io.EOF):
-			return ExitOK
+			return s.exitCode()
 		case ctx.Err() != nil:
 			return ExitError
 		case err != nil:
@@ -106,7 +122,7 @@ func Run(ctx context.Context, cfg Config) int {
 			return ExitError
 		}
 		if s.do(ctx, parse(line, v.context()), line) {
-			return ExitOK
+			return s.exitCode()
 		}
 		if ctx.Err() != nil {
 			return ExitError
@@ -124,12 +140,16 @@ func (s *session) do(ctx context.Context, a action, line string) (quit bool) {
 		fmt.Fprint(out, helpText())
 	case actHint:
 		fmt.Fprintln(errw, a.msg)
+		s.failed = ExitUsage
 	case actDiff:
 		s.diff()
 	case actSwitch:
 		s.switchTask(a.id)
 	case actRun:
-		if s.exec(ctx, label(line), a.args) == 0 && a.show != "" {
+		code := s.exec(ctx, label(line), a.args)
+		if code != 0 {
+			s.failed = code
+		} else if a.show != "" {
 			s.show(a.show)
 		}
 	}

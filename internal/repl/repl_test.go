@@ -73,8 +73,9 @@ func TestRunPlainLines(t *testing.T) {
 		"/status", // never read
 	}, "\n")
 	code, out, errw := runSession(t, dir, f, strings.NewReader(input), nil)
-	if code != ExitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errw)
+	// Piped: the session goes on after /frob and exits with its usage code.
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want %d (the unknown /frob)\nstdout:\n%s\nstderr:\n%s", code, ExitUsage, out, errw)
 	}
 	want := [][]string{{"status"}, {"new", "--", "add retry with backoff"}, {"next", "--override", "I accept the risk of skipping review", "--to", "test"}}
 	if got := f.got(); !slices.EqualFunc(got, want, slices.Equal) {
@@ -178,8 +179,9 @@ func TestRunInterruptCancelsCommand(t *testing.T) {
 	}
 	out.waitFor(t, `ran ["status"]`, 10*time.Second)
 	feed.Close()
-	if code := <-done; code != ExitOK {
-		t.Errorf("exit %d", code)
+	// Piped: the cancelled /test failed (exit 1), and the session says so.
+	if code := <-done; code != ExitError {
+		t.Errorf("exit %d, want %d (the cancelled /test)", code, ExitError)
 	}
 	for _, want := range []string{"cancelling /test …", "orch: test: context canceled"} {
 		if !strings.Contains(errw.String(), want) {
@@ -230,7 +232,7 @@ func TestRunSurvivesPanic(t *testing.T) {
 	f := &fakeOrch{}
 	code, out, errw := runSession(t, dir, f, strings.NewReader("/codegen\n/status\n"), nil)
 	_ = out
-	if code != ExitOK || !strings.Contains(errw, `orch: internal error in "/codegen": boom`) {
+	if code != ExitError || !strings.Contains(errw, `orch: internal error in "/codegen": boom`) {
 		t.Errorf("exit %d, stderr:\n%s", code, errw)
 	}
 	if got := f.got(); len(got) != 2 {
