@@ -100,8 +100,8 @@ func TestGrepWords(t *testing.T) {
 		}
 		return strings.Join(got, " ")
 	}
-	if got, want := collect("", "Bar", "foo"), "a b.go:1:foo a b.go:1:Bar a b.go:1:foo a b.go:2:Bar d/c.md:1:Bar"; got != want {
-		t.Errorf("GrepWords(index) = %q, want %q", got, want)
+	if got, want := collect("", "Bar", "foo"), "a b.go:1:foo a b.go:1:Bar a b.go:1:foo a b.go:2:Bar"; got != want {
+		t.Errorf("GrepWords(work tree) = %q, want %q", got, want)
 	}
 	if got, want := collect(head, "Bar"), "a b.go:1:Bar a b.go:2:Bar d/c.md:1:Bar"; got != want {
 		t.Errorf("GrepWords(HEAD) = %q, want %q", got, want)

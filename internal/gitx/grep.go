@@ -11,8 +11,9 @@ import (
 )
 
 // GrepWords finds whole-word, fixed-string occurrences of words in the
-// tracked text files (`git grep -F -w -o -n -I`): in the index when commit
-// is "", else in that commit's tree. fn is called once per occurrence, in
+// tracked text files (`git grep -F -w -o -n -I`): in the work tree's
+// tracked files when commit is "" (the fastest: no blob to inflate), else
+// in that commit's tree. fn is called once per occurrence, in
 // git's order, with the repository path, the 1-based line and the word
 // matched. No match is
 // no error. The output is streamed, so a common word costs time, not
@@ -29,9 +30,7 @@ func (r *Repo) GrepWords(ctx context.Context, words []string, commit string, fn 
 		args = append(args, "-e", w)
 	}
 	prefix := ""
-	if commit == "" {
-		args = append(args, "--cached")
-	} else {
+	if commit != "" {
 		sha, err := r.ResolveCommit(ctx, commit)
 		if err != nil {
 			return err

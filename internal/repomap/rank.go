@@ -113,17 +113,26 @@ func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 		return r, nil
 	}
 	g := ix.graph()
+	boost := make([]float64, len(ix.names))
+	for i := range boost {
+		boost[i] = 1
+	}
+	for name, w := range mentioned {
+		boost[name] = w
+	}
 	out := make([]float64, n)
 	for f := 0; f < n; f++ {
 		for e := g.edgeStart[f]; e < g.edgeStart[f+1]; e++ {
-			out[f] += float64(g.edgeW[e]) * mentionBoost(mentioned, g.edgeName[e])
+			out[f] += float64(g.edgeW[e]) * boost[g.edgeName[e]]
 		}
 	}
 	const damping = 0.85
 	rank := append([]float64(nil), pers...)
 	next := make([]float64, n)
 	mass := make([]float64, len(ix.names))
+	var touched []uint32
 	for iter := 0; iter < 50; iter++ {
+		touched = touched[:0]
 		dangling := 0.0
 		for f := 0; f < n; f++ {
 			if out[f] == 0 {
@@ -132,16 +141,18 @@ func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 			}
 			share := rank[f] / out[f]
 			for e := g.edgeStart[f]; e < g.edgeStart[f+1]; e++ {
-				mass[g.edgeName[e]] += share * float64(g.edgeW[e]) * mentionBoost(mentioned, g.edgeName[e])
+				name := g.edgeName[e]
+				if mass[name] == 0 {
+					touched = append(touched, name)
+				}
+				mass[name] += share * float64(g.edgeW[e]) * boost[name]
 			}
 		}
 		for f := range next {
 			next[f] = (1-damping)*pers[f] + damping*dangling*pers[f]
 		}
-		for name, m := range mass {
-			if m == 0 {
-				continue
-			}
+		for _, name := range touched {
+			m := mass[name]
 			mass[name] = 0
 			defs := g.defFile[g.defStart[name]:g.defStart[name+1]]
 			each := damping * m / float64(len(defs))
@@ -174,13 +185,6 @@ func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 		return ix.all[r.order[a]].Path < ix.all[r.order[b]].Path
 	})
 	return r, nil
-}
-
-func mentionBoost(m map[uint32]float64, name uint32) float64 {
-	if w, ok := m[name]; ok {
-		return w
-	}
-	return 1
 }
 
 // personalise turns the seeds into the PageRank personalisation vector
