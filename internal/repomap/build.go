@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"runtime"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,8 +59,10 @@ type Index struct {
 
 	names []string
 	ids   map[string]uint32
-	// definers lists, per defined name, the files defining it.
-	definers map[uint32][]int32
+	// defStart[n]..defStart[n+1] index defFile: the files defining
+	// name n.
+	defStart []int32
+	defFile  []int32
 	// refFiles counts, per name, the files that mention it.
 	refFiles []int32
 	byPath   map[string]int32
@@ -134,7 +136,7 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 	}
 	ix := &Index{
 		repo: repo, commit: opt.Commit, files: files, all: files.All(),
-		ids: map[string]uint32{}, definers: map[uint32][]int32{},
+		ids:    map[string]uint32{},
 		byPath: make(map[string]int32, files.Len()),
 	}
 	ix.ent = make([]*entry, len(ix.all))
@@ -377,25 +379,29 @@ func looksMinified(b []byte) bool {
 	return len(b)/lines > 1000
 }
 
-// link builds the definer lists and reference counts.
+// link builds the definer lists (compressed: defStart/defFile) and the
+// reference counts.
 func (ix *Index) link() {
-	ix.refFiles = make([]int32, len(ix.names))
+	n := len(ix.names)
+	ix.refFiles = make([]int32, n)
+	ix.defStart = make([]int32, n+1)
 	seen := map[*entry]bool{}
-	for i, e := range ix.ent {
+	var names []uint32
+	// uniqueDefs lists the distinct names a file defines, in order.
+	uniqueDefs := func(e *entry) []uint32 {
+		names = names[:0]
+		for _, d := range e.defs {
+			names = append(names, d.name)
+		}
+		slices.Sort(names)
+		return slices.Compact(names)
+	}
+	for _, e := range ix.ent {
 		if e == nil {
 			continue
 		}
-		var last uint32 = ^uint32(0)
-		defs := make([]uint32, 0, len(e.defs))
-		for _, d := range e.defs {
-			defs = append(defs, d.name)
-		}
-		sort.Slice(defs, func(a, b int) bool { return defs[a] < defs[b] })
-		for _, n := range defs {
-			if n != last {
-				ix.definers[n] = append(ix.definers[n], int32(i))
-				last = n
-			}
+		for _, name := range uniqueDefs(e) {
+			ix.defStart[name+1]++
 		}
 		for _, r := range e.refs {
 			ix.refFiles[r.name]++
@@ -405,6 +411,29 @@ func (ix *Index) link() {
 			ix.stats.Defs += len(e.defs)
 		}
 	}
+	for i := 1; i <= n; i++ {
+		ix.defStart[i] += ix.defStart[i-1]
+	}
+	ix.defFile = make([]int32, ix.defStart[n])
+	next := make([]int32, n)
+	copy(next, ix.defStart[:n])
+	for i, e := range ix.ent {
+		if e == nil {
+			continue
+		}
+		for _, name := range uniqueDefs(e) {
+			ix.defFile[next[name]] = int32(i)
+			next[name]++
+		}
+	}
+}
+
+// definers returns the files defining a name, by file order.
+func (ix *Index) definers(name uint32) []int32 {
+	if int(name)+1 >= len(ix.defStart) {
+		return nil
+	}
+	return ix.defFile[ix.defStart[name]:ix.defStart[name+1]]
 }
 
 func putFrame(frame []byte, payload []byte) {

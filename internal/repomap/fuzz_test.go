@@ -89,7 +89,7 @@ func FuzzSeeds(f *testing.F) {
 	f.Add("change `SuggestionsMinimumDistance` default from 2 to 3 in command.go")
 	f.Add("Fix cmd/root.go. Then rename run_engine.\n# Title\n*Bold* x.y.z")
 	f.Add("\xff\x00`unclosed ../../etc/passwd")
-	ix := &Index{ids: map[string]uint32{}, byPath: map[string]int32{"command.go": 0}, definers: map[uint32][]int32{}}
+	ix := &Index{ids: map[string]uint32{}, byPath: map[string]int32{"command.go": 0}}
 	f.Fuzz(func(t *testing.T, text string) {
 		terms := ix.resolve(Seeds{Brief: text, Plan: text})
 		for _, id := range terms.idents {

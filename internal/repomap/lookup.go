@@ -19,7 +19,7 @@ func (ix *Index) Definitions(name string) []Location {
 		return nil
 	}
 	var out []Location
-	for _, f := range ix.definers[id] {
+	for _, f := range ix.definers(id) {
 		for _, d := range ix.ent[f].defs {
 			if d.name == id {
 				out = append(out, Location{Path: ix.all[f].Path, Def: ix.def(d)})

@@ -10,44 +10,29 @@ import (
 )
 
 // graph is the reference graph in compressed form, built once per index:
-// for each file, the identifiers it mentions that some file defines, with
-// a base weight; for each identifier, the files defining it.
+// for each file, the identifiers it mentions that another file defines,
+// with a base weight (the definers are ix.definers).
 type graph struct {
 	once sync.Once
 	// edgeStart[f]..edgeStart[f+1] index edgeName/edgeW for file f.
 	edgeStart []int32
 	edgeName  []uint32
 	edgeW     []float32
-	// defStart[n]..defStart[n+1] index defFile for name n.
-	defStart []int32
-	defFile  []int32
 }
 
 func (ix *Index) graph() *graph {
 	g := &ix.g
 	g.once.Do(func() {
-		n := len(ix.names)
-		g.defStart = make([]int32, n+1)
-		for name, fs := range ix.definers {
-			g.defStart[name+1] = int32(len(fs))
-		}
-		for i := 1; i <= n; i++ {
-			g.defStart[i] += g.defStart[i-1]
-		}
-		g.defFile = make([]int32, g.defStart[n])
-		for name, fs := range ix.definers {
-			copy(g.defFile[g.defStart[name]:], fs)
-		}
 		g.edgeStart = make([]int32, len(ix.all)+1)
 		for f, e := range ix.ent {
 			if e != nil {
 				for _, r := range e.refs {
-					nd := g.defStart[r.name+1] - g.defStart[r.name]
-					if nd == 0 || nd == 1 && g.defFile[g.defStart[r.name]] == int32(f) {
+					defs := ix.definers(r.name)
+					if len(defs) == 0 || len(defs) == 1 && defs[0] == int32(f) {
 						continue // defined nowhere, or only here
 					}
 					g.edgeName = append(g.edgeName, r.name)
-					g.edgeW = append(g.edgeW, float32(ix.identWeight(r.name, int(nd))*math.Sqrt(float64(r.count))))
+					g.edgeW = append(g.edgeW, float32(ix.identWeight(r.name, len(defs))*math.Sqrt(float64(r.count))))
 				}
 			}
 			g.edgeStart[f+1] = int32(len(g.edgeName))
@@ -154,7 +139,7 @@ func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 		for _, name := range touched {
 			m := mass[name]
 			mass[name] = 0
-			defs := g.defFile[g.defStart[name]:g.defStart[name+1]]
+			defs := ix.definers(name)
 			each := damping * m / float64(len(defs))
 			for _, f := range defs {
 				next[f] += each
@@ -224,7 +209,7 @@ func (ix *Index) personalise(ctx context.Context, r *ranking) ([]float64, error)
 		w := t.weight[id]
 		if nid, ok := ix.ids[id]; ok {
 			mentioned[nid] = 10 * w
-			if defs := ix.definers[nid]; len(defs) > 0 {
+			if defs := ix.definers(nid); len(defs) > 0 {
 				for _, f := range defs {
 					pers[f] += 30 * w / float64(len(defs))
 				}

@@ -187,7 +187,7 @@ func (ix *Index) defined(name string) bool {
 	if !ok {
 		return false
 	}
-	return len(ix.definers[id]) > 0
+	return len(ix.definers(id)) > 0
 }
 
 // byBase returns up to limit files whose last element is base; none when
