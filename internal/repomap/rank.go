@@ -84,6 +84,14 @@ type occurrence struct {
 // maxOccurrences bounds the lines kept per identifier.
 const maxOccurrences = 64
 
+// PageRank stops after maxIterations or when the ranks moved less than
+// tolerance in total (they sum to 1): the order of the top files is
+// settled long before.
+const (
+	maxIterations = 30
+	tolerance     = 1e-6
+)
+
 // rank computes personalised PageRank over the reference graph.
 func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 	terms := ix.resolve(s)
@@ -116,7 +124,7 @@ func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 	next := make([]float64, n)
 	mass := make([]float64, len(ix.names))
 	var touched []uint32
-	for iter := 0; iter < 50; iter++ {
+	for iter := 0; iter < maxIterations; iter++ {
 		touched = touched[:0]
 		dangling := 0.0
 		for f := 0; f < n; f++ {
@@ -150,7 +158,7 @@ func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 			diff += math.Abs(next[f] - rank[f])
 		}
 		rank, next = next, rank
-		if diff < 1e-7 {
+		if diff < tolerance {
 			break
 		}
 		if iter%8 == 7 && ctx.Err() != nil {
