@@ -257,3 +257,40 @@ func cpuTime() time.Duration {
 	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
 	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
 }
+
+// TestRealRepository checks the ranking on a real repository, when named:
+//
+//	ORCH_REPOMAP_REPO=/path/to/cobra \
+//	ORCH_REPOMAP_BRIEF="change SuggestionsMinimumDistance default from 2 to 3" \
+//	ORCH_REPOMAP_FIRST=command.go go test -run RealRepository -v ./internal/repomap
+//
+// It prints the map (2,000 tokens) and the build's figures.
+func TestRealRepository(t *testing.T) {
+	dir := os.Getenv("ORCH_REPOMAP_REPO")
+	if dir == "" {
+		t.Skip("set ORCH_REPOMAP_REPO (and ORCH_REPOMAP_BRIEF, ORCH_REPOMAP_FIRST) to run")
+	}
+	cache := t.TempDir()
+	for _, round := range []string{"first", "warm"} {
+		ix, err := Build(t.Context(), dir, Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s build: %+v", round, ix.Stats())
+		seeds := Seeds{Brief: os.Getenv("ORCH_REPOMAP_BRIEF")}
+		r, err := ix.Rank(t.Context(), seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := os.Getenv("ORCH_REPOMAP_FIRST"); want != "" && r[0].Path != want {
+			t.Errorf("first = %s, want %s; top: %v", r[0].Path, want, r[:min(5, len(r))])
+		}
+		if round == "warm" {
+			m, err := ix.Map(t.Context(), seeds, 2000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("map (%d tokens):\n%s", EstimateTokens(m), m)
+		}
+	}
+}
