@@ -177,7 +177,7 @@ func BenchmarkBuild(b *testing.B) {
 		var ix *Index
 		if _, err := os.Stat(snapshotPath(cache)); !fresh && err != nil {
 			b.StopTimer()
-			if _, err := Build(context.Background(), dir, Options{CacheDir: cache}); err != nil {
+			if _, err := Build(context.Background(), dir, Options{CacheDir: cache, Fresh: true}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
@@ -191,7 +191,7 @@ func BenchmarkBuild(b *testing.B) {
 				b.StartTimer()
 			}
 			var err error
-			ix, err = Build(context.Background(), dir, Options{CacheDir: cache})
+			ix, err = Build(context.Background(), dir, Options{CacheDir: cache, Fresh: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -272,7 +272,7 @@ func TestRealRepository(t *testing.T) {
 	}
 	cache := t.TempDir()
 	for _, round := range []string{"first", "warm"} {
-		ix, err := Build(t.Context(), dir, Options{CacheDir: cache})
+		ix, err := Build(t.Context(), dir, Options{CacheDir: cache, Fresh: true})
 		if err != nil {
 			t.Fatal(err)
 		}

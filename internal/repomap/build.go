@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type Options struct {
 	MaxFileBytes int64
 	// Workers parse in parallel (default GOMAXPROCS).
 	Workers int
+	// Fresh builds anew even when this process holds an index of the same
+	// files (Build reuses one otherwise: see memo).
+	Fresh bool
 }
 
 // Stats describe one build.
@@ -133,6 +137,10 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	key := memoKey(repo.Dir, opt, files)
+	if ix := memo.get(key); ix != nil && !opt.Fresh {
+		return ix, nil
 	}
 	ix := &Index{
 		repo: repo, commit: opt.Commit, files: files, all: files.All(),
@@ -256,7 +264,57 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 	}
 	ix.stats.Names = len(ix.names)
 	ix.stats.Duration = time.Since(start)
+	memo.put(key, ix)
 	return ix, nil
+}
+
+// memo keeps the last indexes built in this process: the roles of one
+// phase run (five plan reviewers, say) ask for the map of the same files,
+// and an index is read-only once built. An index is reused only for the
+// same folder, commit, visible files with the same blobs and options.
+var memo indexMemo
+
+// memoSize bounds the indexes kept (each holds a whole repository's tags).
+const memoSize = 2
+
+type indexMemo struct {
+	mu   sync.Mutex
+	keys [memoSize][sha256.Size]byte
+	ixs  [memoSize]*Index
+	next int
+}
+
+func (m *indexMemo) get(k [sha256.Size]byte) *Index {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, key := range m.keys {
+		if key == k && m.ixs[i] != nil {
+			return m.ixs[i]
+		}
+	}
+	return nil
+}
+
+func (m *indexMemo) put(k [sha256.Size]byte, ix *Index) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.keys[m.next], m.ixs[m.next] = k, ix
+	m.next = (m.next + 1) % memoSize
+}
+
+// memoKey digests what an index depends on.
+func memoKey(dir string, opt Options, files *visibility.Files) [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q %q %d\x00", dir, opt.Commit, opt.CacheDir, opt.MaxFileBytes)
+	for _, f := range files.All() {
+		h.Write([]byte(f.Path))
+		h.Write([]byte{0})
+		h.Write([]byte(f.Blob))
+		h.Write([]byte(f.Mode))
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
 }
 
 // parsed is one parse result on its way to the collector.

@@ -40,6 +40,10 @@
 // replaced atomically, so concurrent builds are safe. Files above
 // MaxFileBytes (512 KiB), binary and minified files are listed, not
 // indexed. Nothing of tree-sitter is initialised before the first parse.
+// Within one process, Build returns the index it already built for the
+// same folder, commit, options and visible files with the same blobs (the
+// last two are kept; Options.Fresh builds anew), so the roles of one phase
+// run share one index.
 //
 // Map ranks files with personalised PageRank over the reference graph (a
 // file that mentions an identifier points at the files defining it;

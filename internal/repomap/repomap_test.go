@@ -253,7 +253,7 @@ func TestCache(t *testing.T) {
 	}
 	build := func() *Index {
 		t.Helper()
-		ix, err := Build(t.Context(), dir, Options{CacheDir: cache})
+		ix, err := Build(t.Context(), dir, Options{CacheDir: cache, Fresh: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +272,7 @@ func TestCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	git(t, dir, "add", "main.go")
-	ix, err := Build(t.Context(), dir, Options{CacheDir: cache})
+	ix, err := Build(t.Context(), dir, Options{CacheDir: cache, Fresh: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestCache(t *testing.T) {
 		if err := os.WriteFile(blocked, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ix, err := Build(t.Context(), dir, Options{CacheDir: filepath.Join(blocked, "cache")})
+		ix, err := Build(t.Context(), dir, Options{CacheDir: filepath.Join(blocked, "cache"), Fresh: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +339,7 @@ func TestConcurrentBuildsShareTheCache(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ix, err := Build(context.Background(), dir, Options{CacheDir: cache, Workers: 2})
+			ix, err := Build(context.Background(), dir, Options{CacheDir: cache, Workers: 2, Fresh: true})
 			if err == nil && ix.Stats().Parsed+ix.Stats().Cached != 11 {
 				err = errors.New("incomplete build")
 			}
@@ -353,7 +353,7 @@ func TestConcurrentBuildsShareTheCache(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	ix, err := Build(t.Context(), dir, Options{CacheDir: cache})
+	ix, err := Build(t.Context(), dir, Options{CacheDir: cache, Fresh: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,5 +372,33 @@ func TestBuildCancelled(t *testing.T) {
 	cancel()
 	if _, err := Build(ctx, dir, Options{}); err == nil {
 		t.Error("Build with a cancelled context succeeded")
+	}
+}
+
+func TestBuildReusesAnIndexOfTheSameFiles(t *testing.T) {
+	a, dir := buildFixture(t, Options{})
+	b, err := Build(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Error("a second Build of the same files made a new index")
+	}
+	if c, err := Build(t.Context(), dir, Options{Fresh: true}); err != nil || c == a {
+		t.Errorf("Build with Fresh reused the index (%v)", err)
+	}
+	if c, err := Build(t.Context(), dir, Options{Commit: "HEAD"}); err != nil || c == a {
+		t.Errorf("Build of a commit reused the index's (%v)", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc Other() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "main.go")
+	d, err := Build(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d == a || (DefinitionsAvailable && len(d.Definitions("Other")) != 1) {
+		t.Error("Build after a change reused the old index")
 	}
 }
