@@ -47,6 +47,9 @@ Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherw
 				if rep.Torn != nil {
 					fmt.Fprintf(out, "note: %s\n", rep.Torn)
 				}
+				if note := env.interruptedNote(t); note != "" {
+					fmt.Fprintf(out, "interrupted: %s\n", note)
+				}
 			}
 			if !rep.OK {
 				msg := fmt.Sprintf("orch: %s: transcript.jsonl does not verify", t.ID)

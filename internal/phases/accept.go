@@ -173,7 +173,7 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		if !ev.Complete && !opt.AllowIncomplete {
 			return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)}
 		}
-		repo, err := gitx.Open(ctx, o.Project.Root)
+		repo, err := openRepo(ctx, o.Project.Root)
 		if err != nil {
 			return res, err
 		}
@@ -325,7 +325,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		}
 	}
 	d.IncompleteEvidence = !ev.Complete
-	repo, err := gitx.Open(ctx, o.Project.Root)
+	repo, err := openRepo(ctx, o.Project.Root)
 	if err != nil {
 		return d, err
 	}

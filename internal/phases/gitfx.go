@@ -36,6 +36,10 @@ import (
 // (nothing changed), anything else is decided by ancestry. Effects happen
 // only under the lock, so a lock holder never races a live effect.
 
+// openRepo opens the user's repository for accept and revert; tests wrap
+// it to inject faults into the git commands.
+var openRepo = gitx.Open
+
 // Git effect operations.
 const (
 	OpAccept = "accept"
@@ -161,7 +165,11 @@ func settle(ctx context.Context, repo *gitx.Repo, in event.GitIntent) (event.Git
 		return done, nil
 	}
 	done.Outcome, done.Commit = OutcomeCommitted, in.New
-	if head, err := repo.HeadRef(ctx); err != nil || head != in.Ref {
+	head, err := repo.HeadRef(ctx)
+	if err != nil && !errors.Is(err, gitx.ErrDetached) {
+		return done, err
+	}
+	if head != in.Ref {
 		done.Note = fmt.Sprintf("HEAD is no longer on %s: the index and files were left as they are", in.Ref)
 		return done, nil
 	}
@@ -296,7 +304,7 @@ func settleLocked(ctx context.Context, p *task.Project, t *task.Task) (*Settled,
 	if in == nil {
 		return nil, clearPending(p, t.ID)
 	}
-	repo, err := gitx.Open(ctx, p.Root)
+	repo, err := openRepo(ctx, p.Root)
 	if err != nil {
 		return nil, err
 	}

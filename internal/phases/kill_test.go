@@ -348,6 +348,7 @@ func TestKillAcceptAndRevert(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds orch and kills it many times")
 	}
+	t.Parallel()
 	k := &killRig{t: t, bin: buildOrch(t), env: killEnv(t.TempDir())}
 	tmpl, base := k.killTemplate()
 	rounds := killRounds()
@@ -422,7 +423,7 @@ func TestKillAcceptAndRevert(t *testing.T) {
 					if landed {
 						stage = killStage(dir, logLen)
 					}
-					committed := k.afterKill(op, dir, base, change, args, fmt.Sprintf("%s kill %d, %v (%s)", op, i, plan, stage))
+					committed := k.afterKill(op, stage, dir, base, change, args, fmt.Sprintf("%s kill %d, %v (%s)", op, i, plan, stage))
 					mu.Lock()
 					defer mu.Unlock()
 					tl := results[op]
@@ -459,10 +460,22 @@ func TestKillAcceptAndRevert(t *testing.T) {
 // afterKill runs the next orch command and the re-run after a kill and
 // checks everything; it reports whether the next command found the commit
 // made.
-func (k *killRig) afterKill(op, dir, base, change string, args []string, when string) (committed bool) {
+func (k *killRig) afterKill(op, stage, dir, base, change string, args []string, when string) (committed bool) {
 	t := k.t
-	// The next orch command, any: status.
-	k.orch(dir, "status")
+	// The next orch command, any: status. A run killed while it worked
+	// is shown as interrupted, by status and verify, with the command
+	// that resumes it.
+	status := k.orch(dir, "status")
+	if strings.Contains(stage, "git effect") {
+		// (Killed between the phase_started append and the state.json
+		// rename, status first names the roll-forward.)
+		if !strings.Contains(status, "interrupted") || !strings.Contains(status, "orch "+op) && !strings.Contains(status, "orch next --from "+op) {
+			t.Fatalf("%s: orch status does not show the interrupted run and how to resume it:\n%s", when, status)
+		}
+		if v := k.orch(dir, "verify"); !strings.Contains(v, "interrupted: the last "+op+" run") || !strings.Contains(v, "run orch "+op) {
+			t.Fatalf("%s: orch verify does not show the interrupted run:\n%s", when, v)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, ".orch", PendingDir, "t1")); err == nil {
 		t.Fatalf("%s: the git effect is still pending after orch status", when)
 	}

@@ -78,7 +78,7 @@ func Revert(ctx context.Context, o *orchestrator.Orchestrator, id, reason string
 
 func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestrator.Run, reason string) (Record, error) {
 	rec := Record{RevertRecord: artifact.RevertRecord{Reason: reason}}
-	repo, err := gitx.Open(ctx, o.Project.Root)
+	repo, err := openRepo(ctx, o.Project.Root)
 	if err != nil {
 		return rec, err
 	}

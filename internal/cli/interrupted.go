@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// interruptedNote says, for `orch verify`, that the current phase's run
+// died (its actor is running with a pid that is gone), what of its git
+// effect is in place, and the command that resumes it; "" when no run was
+// interrupted. The transcript may verify while the task is not all well.
+func (env *Env) interruptedNote(t *task.Task) string {
+	st, _, err := t.CommittedState()
+	if err != nil {
+		return ""
+	}
+	phase := lifecycle.Phase(st.Phase)
+	a, ok := st.Actors[phase]
+	if !ok || a.Status != lifecycle.StatusRunning {
+		return ""
+	}
+	if _, live := a.LivePID(); live {
+		return ""
+	}
+	msg := fmt.Sprintf("the last %s run (%s) was interrupted: pid %d is gone", phase, a.Run, a.PID)
+	if evs, err := t.Transcript(); err == nil {
+		for _, ev := range evs {
+			if ev.Kind == event.KindGitDone && ev.Data["run"] == a.Run && ev.Data["outcome"] == "committed" {
+				msg += fmt.Sprintf("; its commit %v is in place (the record is not written yet)", ev.Data["commit"])
+			}
+		}
+	}
+	v := orchestrator.StatusView{Task: t.ID, Phase: phase, Actors: st.Actors}
+	if s := stepFor(v, ""); s.Args != "" {
+		msg += fmt.Sprintf("; run %s to finish it", env.command(s.Args))
+	}
+	return msg
+}

@@ -1,0 +1,163 @@
+package phases
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+// TestGitEffectFaults fails each git command of `orch accept` and then of
+// `orch revert` in turn (in process; the kill test does the same with
+// SIGKILL). Whatever fails, after the next command's recovery the branch
+// holds either no change or exactly the commit, the user's own staged and
+// unstaged work is untouched, and a re-run finishes with exactly one
+// commit that the record names.
+func TestGitEffectFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many repositories")
+	}
+	t.Parallel() // alongside the kill test; nothing else here swaps openRepo
+	for _, op := range []string{OpAccept, OpRevert} {
+		for step := 0; ; step++ {
+			f := newFixture(t, lifecycle.Accept)
+			f.cfg.Test.Sandbox = "none"
+			writeFileT(t, filepath.Join(f.dir, "a.txt"), "a, staged by the user\n")
+			gitIn(t, f.dir, "add", "a.txt")
+			writeFileT(t, filepath.Join(f.dir, "mine.txt"), "untracked\n")
+			acceptOpt := AcceptOptions{Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
+				Decider: artifact.Decider{Kind: "human", Name: "t"}}
+			change := ""
+			if op == OpRevert {
+				if _, err := Accept(context.Background(), f.o, f.cfg, "t", acceptOpt); err != nil {
+					t.Fatal(err)
+				}
+				change = gitIn(t, f.dir, "rev-parse", "HEAD")
+				revOpt := acceptOpt
+				revOpt.Verdict, revOpt.Reasons = artifact.VerdictRevert, []string{"undo"}
+				if _, err := Accept(context.Background(), f.o, f.cfg, "t", revOpt); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.o.Next(context.Background(), "t", orchestrator.NextRequest{To: lifecycle.Revert}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n := 0
+			var hit string
+			openRepo = func(ctx context.Context, dir string) (*gitx.Repo, error) {
+				r, err := gitx.Open(ctx, dir)
+				if r != nil {
+					r.Fault = func(sub string, _ []string) error {
+						n++
+						if n == step+1 {
+							hit = sub
+							return fmt.Errorf("injected fault in git %s", sub)
+						}
+						return nil
+					}
+				}
+				return r, err
+			}
+			run := func() error {
+				if op == OpAccept {
+					_, err := Accept(context.Background(), f.o, f.cfg, "t", acceptOpt)
+					return err
+				}
+				_, err := Revert(context.Background(), f.o, "t", "undo")
+				return err
+			}
+			err := run()
+			openRepo = gitx.Open
+			if hit == "" {
+				if err != nil {
+					t.Fatalf("%s without a fault: %v", op, err)
+				}
+				if step < 10 {
+					t.Fatalf("%s ran only %d git commands", op, n)
+				}
+				t.Logf("%s: each of its %d git commands failed once", op, step)
+				break
+			}
+			when := fmt.Sprintf("%s, fault in git command %d (%s)", op, step+1, hit)
+			if err == nil && hit != "" {
+				// Some failures are absorbed (a lookup retried, a cleanup):
+				// the outcome is checked all the same.
+				t.Logf("%s: absorbed", when)
+			}
+			// The next command settles what the fault left.
+			if _, err := RecoverGit(context.Background(), f.o.Project, f.o.Wait); err != nil {
+				t.Fatalf("%s: recovery: %v", when, err)
+			}
+			if _, err := os.Stat(filepath.Join(f.o.Project.Dir, PendingDir, "t")); err == nil {
+				t.Fatalf("%s: still pending after recovery", when)
+			}
+			assertFaultUserWork(t, f.dir, when)
+			head := gitIn(t, f.dir, "rev-parse", "HEAD")
+			switch {
+			case op == OpAccept && head == f.base:
+				if _, err := os.Stat(filepath.Join(f.dir, "notes", "readme.txt")); err == nil {
+					t.Fatalf("%s: no commit, yet the change is in the work tree", when)
+				}
+			case op == OpRevert && head == change:
+			default:
+				parent := f.base
+				if op == OpRevert {
+					parent = change
+				}
+				if p := gitIn(t, f.dir, "rev-parse", head+"^"); p != parent {
+					t.Fatalf("%s: HEAD %s is not one commit on %s", when, head, parent)
+				}
+			}
+			// Re-running finishes exactly once.
+			if err := run(); err != nil && !errors.Is(err, errAlreadyDone) && !strings.Contains(err.Error(), "already reverted") {
+				t.Fatalf("%s: re-run: %v", when, err)
+			}
+			assertFaultUserWork(t, f.dir, when+", after the re-run")
+			head = gitIn(t, f.dir, "rev-parse", "HEAD")
+			if op == OpAccept {
+				if got := gitIn(t, f.dir, "rev-list", "--count", f.base+"..HEAD"); got != "1" {
+					t.Fatalf("%s: %s commits, want 1", when, got)
+				}
+				if files := gitIn(t, f.dir, "diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"); files != "notes/readme.txt" {
+					t.Fatalf("%s: the commit changes %q", when, files)
+				}
+				d := artifact.LoadDecision(f.tk.Dir)
+				if !d.OK() || d.Value.Commit != head {
+					t.Fatalf("%s: decision %+v names %q, HEAD %s", when, d.Value, d.Value.Commit, head)
+				}
+			} else {
+				if got := gitIn(t, f.dir, "rev-list", "--count", change+"..HEAD"); got != "1" {
+					t.Fatalf("%s: %s commits on the change, want 1 revert", when, got)
+				}
+				r := artifact.LoadRevertRecord(f.tk.Dir)
+				if !r.OK() || r.Value.Status != artifact.RevertReverted || r.Value.RevertCommit != head {
+					t.Fatalf("%s: record %+v, HEAD %s", when, r.Value, head)
+				}
+			}
+			if rep, err := f.tk.Verify(); err != nil || !rep.OK {
+				t.Fatalf("%s: verify: %+v %v", when, rep, err)
+			}
+		}
+	}
+}
+
+var errAlreadyDone = errors.New("already done")
+
+func assertFaultUserWork(t *testing.T, dir, when string) {
+	t.Helper()
+	st := gitIn(t, dir, "status", "--porcelain=v1", "--untracked-files=all", "--", ".", ":!.orch")
+	if st != "M  a.txt\n?? mine.txt" {
+		t.Fatalf("%s: git status:\n%s", when, st)
+	}
+	if got := gitIn(t, dir, "show", ":a.txt"); got != "a, staged by the user" {
+		t.Fatalf("%s: staged a.txt = %q", when, got)
+	}
+}
