@@ -187,9 +187,6 @@ func local(l Lang, kind string, def *sitter.Node) bool {
 	return false
 }
 
-// maxSigBytes bounds one signature line.
-const maxSigBytes = 160
-
 // signature is the definition's head on one line: up to its body when it
 // has one, else its first line; whitespace collapsed.
 func signature(l Lang, kind string, def *sitter.Node, src []byte) string {

@@ -22,6 +22,9 @@ type Ref struct {
 	Count int
 }
 
+// maxSigBytes bounds one signature line.
+const maxSigBytes = 160
+
 // fileTags is what indexing one blob yields; cached by blob and language.
 type fileTags struct {
 	Lang Lang
