@@ -19,6 +19,7 @@ import (
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/testrun"
 )
 
 // Trailers orch writes on the commits it makes.
@@ -147,6 +148,25 @@ func CheckDecision(opt AcceptOptions) error {
 	return fmt.Errorf("a decision needs a non-blank reason (--reason)")
 }
 
+// refuseEscapedRun refuses, even with --allow-incomplete, to accept after
+// a test run during which the repository's git hooks, config or the
+// worktree's link changed (testrun.CaseGitChanged): a suite got out of its
+// sandbox, and what it planted would act on the user's repository.
+func refuseEscapedRun(taskDir string) error {
+	tr := artifact.LoadTestReport(taskDir)
+	if !tr.OK() {
+		return nil
+	}
+	for _, s := range tr.Value.Suites {
+		for _, c := range s.Cases {
+			if c.Name == testrun.CaseGitChanged {
+				return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: %s: suite %s: %s; orch accepts nothing after such a run, even with --allow-incomplete: check .git/hooks and .git/config of the repository, then run orch test again", artifact.TestReportFile, s.ID, c.Message)}
+			}
+		}
+	}
+	return nil
+}
+
 // Accept records the decision; on accepted it commits exactly the change
 // (built in a temporary index, the branch moved by compare-and-swap, then
 // only the touched paths of the index and work tree brought along; see
@@ -168,6 +188,9 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 			if err := checkEvidence(t.Dir, id, patch); err != nil {
 				return res, err
 			}
+		}
+		if err := refuseEscapedRun(t.Dir); err != nil {
+			return res, err
 		}
 		ev := GatherEvidence(t.Dir)
 		if !ev.Complete && !opt.AllowIncomplete {

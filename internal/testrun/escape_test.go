@@ -169,7 +169,7 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 			!strings.Contains(report.Error, hook) || !strings.Contains(report.Error, filepath.Join(f.mainGit, "config")) {
 			t.Errorf("a suite that changed the git hooks and config was reported %q, pass=%v: %s", report.Status, report.OverallPass, report.Error)
 		}
-		findCase(t, report.Suites[0].Cases, caseGit)
+		findCase(t, report.Suites[0].Cases, CaseGitChanged)
 	})
 	t.Run("bwrap", func(t *testing.T) {
 		f, got, info, report := run(t, SandboxBwrap, nil)

@@ -37,7 +37,6 @@ const (
 	caseReport    = "[junit report]"
 	caseCommand   = "[command]"
 	caseResults   = "[results]"
-	caseGit       = "[git directory]"
 )
 
 // suiteResult is one suite's outcome plus what Run reports about it.

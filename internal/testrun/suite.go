@@ -12,6 +12,12 @@ import (
 	"github.com/orchdev/orch/internal/sandbox"
 )
 
+// CaseGitChanged names the case Run adds to the suite after which the
+// directory's git hooks, config or link changed: that suite got out of its
+// sandbox (or something else changed them), and the report is an error.
+// orch accept refuses a report that holds it.
+const CaseGitChanged = "[git directory]"
+
 // Suite kinds.
 const (
 	KindTest = "test"
