@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -150,6 +151,17 @@ func checkPlanForCodegen(taskDir string) error {
 		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: codegen needs a valid file plan: " + fp.Err.Error(), Err: fp.Err}
 	case !fp.Present || len(fp.Value.Files) == 0:
 		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a file plan: %s is missing and %s has no file_plan; `orch next` routes the task to plan_review", artifact.FilePlanFile, artifact.PlanFile)}
+	}
+	// Codegen works from exactly the plan plan_review → codegen recorded
+	// (contract section 6): an edited plan goes back to review first.
+	gates, err := evidence.ReadGates(taskDir)
+	if err != nil {
+		return err
+	}
+	ev := lifecycle.Evidence{Gates: gates, Now: map[string]string{lifecycle.HashPlan: plan.SHA256}}
+	if err := ev.Changed(lifecycle.HashPlan); err != nil {
+		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Err: err,
+			Msg: fmt.Sprintf("orch: codegen works from the reviewed plan: %v; `orch next` takes the task back to plan_review", err)}
 	}
 	return nil
 }

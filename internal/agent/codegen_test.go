@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -628,5 +629,24 @@ func TestCodegenPromptHasNoUntrackedOrSecretFiles(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "extra neighbour") {
 		t.Error("the tracked neighbour is missing: the test would pass for the wrong reason")
+	}
+}
+
+// TestCodegenRefusesAnEditedPlan: codegen works from exactly the plan that
+// entered codegen (contract section 6); an edited plan is refused before
+// any model call.
+func TestCodegenRefusesAnEditedPlan(t *testing.T) {
+	f := newCGFixture(t, nil)
+	cgWrite(t, f.tk.Dir, "planning/planning.ai.json", strings.Replace(cgPlan, `"title":`, `"goals":["more"],"title":`, 1))
+	rt := f.scriptRuntime(cgEntry{"codegen", `{"status":"completed","files":[],"deletes":[]}`})
+	_, err := Codegen(context.Background(), rt, f.o, f.id)
+	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "planning/planning.ai.json changed after the override planning → codegen gate") {
+		t.Fatalf("got %v, want a refusal naming the edited plan", err)
+	}
+	if f.exists("code/codegen.json") {
+		t.Error("codegen ran on the edited plan")
+	}
+	if to := f.next(); to != lifecycle.PlanReview {
+		t.Errorf("orch next → %s, want plan_review", to)
 	}
 }
