@@ -300,7 +300,9 @@ func JSON[T any](ctx context.Context, c *Call, req llm.Request, validate func([]
 	if errors.As(err, &ie) && c.run != nil {
 		name := fmt.Sprintf("%s/raw/%s.txt", c.run.Phase, strings.ReplaceAll(req.Role, ":", "-"))
 		if path, serr := c.run.Stage(name); serr == nil && os.WriteFile(path, []byte(ie.Raw), 0o644) == nil {
-			err = fmt.Errorf("%w (the model's last answer is kept with the failed run: history/<n>-%s-failed/%s)", err, c.run.Phase, name)
+			// The orchestrator picks the failed run's folder when it
+			// keeps the output; the command that ran the phase names it.
+			err = fmt.Errorf("%w (the model's last answer is kept with the failed run's output, as %s)", err, name)
 		}
 	}
 	return v, err

@@ -246,6 +246,45 @@ func TestSyncKeepsForeignChanges(t *testing.T) {
 	if got := readFile(t, r, "a.txt"); got != "the user's a\n" {
 		t.Errorf("a.txt overwritten: %q", got)
 	}
+	// The index follows the commit: the user's edit shows as their own
+	// unstaged change, not the commit as a staged revert.
+	if got := runGit(t, r.Dir, "status", "--porcelain=v1", "--", "a.txt"); got != " M a.txt" {
+		t.Errorf("status of a.txt = %q, want \" M a.txt\"", got)
+	}
+}
+
+// TestSyncKeepsUsersFileAtCreatedPath: an ignored file of the user's at a
+// path the commit creates is kept, and the index records the commit's
+// version, so nothing is staged against the commit.
+func TestSyncKeepsUsersFileAtCreatedPath(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	r, base := buildRepo(t)
+	writeFile(t, r, ".git/info/exclude", "new/\n")
+	writeFile(t, r, "new/d.txt", "the user's generated d\n")
+	b, err := r.BuildCommit(ctx, "HEAD", buildPatch(t, r), false, buildMsg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.UpdateRef(ctx, "refs/heads/main", b.Commit, base, "x"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.SyncPaths(ctx, base, b.Commit, b.Paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Left, []string{"new/d.txt"}) {
+		t.Errorf("left = %q, want new/d.txt", res.Left)
+	}
+	if got := readFile(t, r, "new/d.txt"); got != "the user's generated d\n" {
+		t.Errorf("new/d.txt overwritten: %q", got)
+	}
+	if got := runGit(t, r.Dir, "status", "--porcelain=v1", "--", "new/d.txt"); got != " M new/d.txt" {
+		t.Errorf("status of new/d.txt = %q, want \" M new/d.txt\" (not a staged deletion)", got)
+	}
+	if got := runGit(t, r.Dir, "show", ":new/d.txt"); got != "d" {
+		t.Errorf("index new/d.txt = %q, want the commit's", got)
+	}
 }
 
 // TestCommitProtocolFaults fails each git command of the protocol in turn.

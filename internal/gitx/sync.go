@@ -16,9 +16,10 @@ type SyncResult struct {
 	// Updated lists the paths whose index entry or work-tree file was
 	// brought to the new commit.
 	Updated []string
-	// Left lists the paths left alone because their index entry or file
-	// matched neither the old nor the new commit: someone else changed
-	// them, and their change is kept.
+	// Left lists the paths whose file (or staged entry) matched neither
+	// the old nor the new commit: the user's own edit, or their untracked
+	// or ignored file at a path the commit creates. Their file is kept;
+	// an index entry that still matched the old commit follows the new one.
 	Left []string
 }
 
@@ -76,8 +77,21 @@ func (r *Repo) SyncPaths(ctx context.Context, oldC, newC string, paths []string)
 		w := wt[p]
 		idxNew, idxOld := ie == n, ie == o
 		wtNew, wtOld := w == blobOf(n), w == blobOf(o)
-		if (!idxNew && !idxOld) || (!wtNew && !wtOld) {
+		if !idxNew && !idxOld {
+			// The user staged their own version: index and file are theirs.
 			res.Left = append(res.Left, p)
+			continue
+		}
+		if !wtNew && !wtOld {
+			// The file is the user's own (an edit, or an untracked or
+			// ignored file at a path the commit creates): it stays as it
+			// is, but the index follows the commit, so that git status
+			// shows the user's file as a change against the commit rather
+			// than the commit as a staged revert.
+			res.Left = append(res.Left, p)
+			if idxOld {
+				writeIndexEntry(&info, p, n)
+			}
 			continue
 		}
 		if idxNew && wtNew {
@@ -85,12 +99,7 @@ func (r *Repo) SyncPaths(ctx context.Context, oldC, newC string, paths []string)
 		}
 		res.Updated = append(res.Updated, p)
 		if !idxNew {
-			if n == "" {
-				fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), p)
-			} else {
-				mode, sha, _ := strings.Cut(n, " ")
-				fmt.Fprintf(&info, "%s %s 0\t%s\x00", mode, sha, p)
-			}
+			writeIndexEntry(&info, p, n)
 		}
 		switch {
 		case n == "" && w != "":
@@ -103,7 +112,7 @@ func (r *Repo) SyncPaths(ctx context.Context, oldC, newC string, paths []string)
 	}
 	if info.Len() > 0 {
 		if _, err := r.run(ctx, call{sub: "update-index", args: []string{"-z", "--index-info"}, stdin: info.Bytes()}); err != nil {
-			return res, fmt.Errorf("sync index of %s: %w", strings.Join(res.Updated, ", "), err)
+			return res, fmt.Errorf("sync index of %s: %w", strings.Join(slices.Concat(res.Updated, res.Left), ", "), err)
 		}
 	}
 	if len(checkout) > 0 {
@@ -117,6 +126,17 @@ func (r *Repo) SyncPaths(ctx context.Context, oldC, newC string, paths []string)
 		}
 	}
 	return res, nil
+}
+
+// writeIndexEntry adds the --index-info line that sets path p's stage-0
+// entry to tree entry e ("mode sha"), or removes it when e is "".
+func writeIndexEntry(info *bytes.Buffer, p, e string) {
+	if e == "" {
+		fmt.Fprintf(info, "0 %s\t%s\x00", strings.Repeat("0", 40), p)
+		return
+	}
+	mode, sha, _ := strings.Cut(e, " ")
+	fmt.Fprintf(info, "%s %s 0\t%s\x00", mode, sha, p)
 }
 
 // blobOf turns a "mode sha" tree entry into the work-tree key that matches

@@ -179,7 +179,7 @@ func settle(ctx context.Context, repo *gitx.Repo, in event.GitIntent) (event.Git
 	}
 	if len(res.Left) > 0 {
 		done.Left = res.Left
-		done.Note = "changed by someone else meanwhile, left as they are: " + strings.Join(res.Left, ", ")
+		done.Note = "your own version of these files was kept (it differs from the commit; `git diff` shows how): " + strings.Join(res.Left, ", ")
 	}
 	return done, nil
 }
