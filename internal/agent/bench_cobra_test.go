@@ -1,0 +1,251 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/repomap"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// The cobra change of issue 10, end to end against a scripted model: the
+// one-line change of command.go:786 (SuggestionsMinimumDistance = 2 → 3)
+// in a file of cobra's size (2,072 lines, 61 KB; generated here so the
+// benchmark runs offline), through planning, five plan reviewers, codegen
+// and four code reviewers. Tokens are counted on what orch sends and what
+// the model answers (four bytes a token, repomap.EstimateTokens), per phase:
+//
+//   - whole-file: a single answer per role, codegen returning the whole
+//     file (what orch asked for before edits existed);
+//   - edits: a single answer per role, codegen returning one edit;
+//   - tools: the tool loop (each role reads what it needs; codegen
+//     searches, reads 30 lines, edits, finishes).
+//
+// go test -run '^$' -bench CobraChange ./internal/agent prints the figures
+// (metrics per phase) that the README quotes.
+
+const cobraLines, cobraTarget = 2072, 786
+
+// cobraFile generates command.go: cobra-like Go source of 2,072 lines with
+// the target line at 786.
+func cobraFile() string {
+	var b strings.Builder
+	b.WriteString("// Copyright 2013-2023 The Cobra Authors\n//\n// Licensed under the Apache License, Version 2.0.\n\npackage cobra\n\n")
+	line := 6
+	n := 0
+	for line < cobraLines {
+		if line < cobraTarget-4 && line+8 > cobraTarget-4 {
+			// Comments up to the target's block.
+			for ; line < cobraTarget-4; line++ {
+				b.WriteString("//\n")
+			}
+		}
+		if line == cobraTarget-4 {
+			b.WriteString("// SuggestionsMinimumDistance defines minimum levenshtein distance to display suggestions.\n// Must be > 0.\nvar (\n\tSuggestionsMinimumDistance = 2\n)\n")
+			line += 5
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "// Command%d runs part %d of the command tree, checks the arguments it is given and reports errors.\n", n, n)
+		fmt.Fprintf(&b, "func (c *Command) Command%d(args []string) error {\n", n)
+		fmt.Fprintf(&b, "\tif len(args) > %d {\n\t\treturn fmt.Errorf(\"too many args\")\n\t}\n", n%7)
+		b.WriteString("\treturn c.execute(args)\n}\n\n")
+		line += 8
+	}
+	return b.String()
+}
+
+// benchTokens counts what went to and came from the model, per phase.
+type benchTokens struct{ in, out map[string]int }
+
+func benchPhase(role string) string {
+	base, _, _ := strings.Cut(role, ":")
+	return map[string]string{RolePlanner: "planning", RolePlanReviewer: "plan_review", RoleCodegen: "codegen", RoleCodeReviewer: "review"}[base]
+}
+
+func (bt benchTokens) add(req llm.Request, resp llm.Response) {
+	var in strings.Builder
+	for _, m := range req.Messages {
+		in.WriteString(m.Content)
+		for _, c := range m.ToolCalls {
+			in.WriteString(c.Name)
+			in.Write(c.Arguments)
+		}
+	}
+	for _, t := range req.Tools {
+		in.WriteString(t.Name + t.Description)
+		in.Write(t.Parameters)
+	}
+	in.Write(req.Schema)
+	out := resp.Text
+	for _, c := range resp.ToolCalls {
+		out += c.Name + string(c.Arguments)
+	}
+	p := benchPhase(req.Role)
+	bt.in[p] += repomap.EstimateTokens(in.String())
+	bt.out[p] += repomap.EstimateTokens(out)
+}
+
+// runCobra runs the four model phases in mode and returns the tokens.
+func runCobra(tb testing.TB, mode string) benchTokens {
+	ctx := context.Background()
+	root := tb.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b.invalid", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b.invalid")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	src := cobraFile()
+	files := map[string]string{
+		"command.go": src, "go.mod": "module github.com/spf13/cobra\n\ngo 1.15\n",
+		"README.md": strings.Repeat("Cobra is a library for creating powerful modern CLI applications.\n", 120),
+		"args.go":   "package cobra\n\n// PositionalArgs validates arguments.\ntype PositionalArgs func(cmd *Command, args []string) error\n",
+	}
+	for i := range 60 {
+		files[fmt.Sprintf("doc/file%02d.go", i)] = fmt.Sprintf("package doc\n\n// Gen%d generates documentation.\nfunc Gen%d() string { return %q }\n", i, i, strings.Repeat("x", 600))
+	}
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-qm", "base")
+	p, _, err := task.InitProject(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	brief := "Raise SuggestionsMinimumDistance in command.go from 2 to 3."
+	if _, _, err := p.CreateTask("t", brief, time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	o := orchestrator.New(p)
+	o.Wait = 5 * time.Second
+
+	plan := map[string]any{"id": "t", "title": "Raise SuggestionsMinimumDistance to 3", "brief": brief,
+		"acceptance_criteria": []string{"SuggestionsMinimumDistance is 3"},
+		"file_plan":           []any{map[string]any{"path": "command.go", "intent": "update", "summary": "set SuggestionsMinimumDistance = 3"}}}
+	planJSON, _ := json.Marshal(plan)
+	verdict := `{"ok":true,"severity":"info","decision":"approve","blocking_issues":[],"suggestions":[],"summary":"fine"}`
+	review := `{"ok":true,"issues":[]}`
+	fixed := strings.Replace(src, "SuggestionsMinimumDistance = 2", "SuggestionsMinimumDistance = 3", 1)
+	whole, _ := json.Marshal(map[string]any{"status": "completed", "files": []any{map[string]any{"path": "command.go", "content": fixed}}, "deletes": []any{}})
+	edit := `{"status":"completed","edits":[{"path":"command.go","old_string":"SuggestionsMinimumDistance = 2","new_string":"SuggestionsMinimumDistance = 3"}],"files":[],"deletes":[]}`
+
+	bt := benchTokens{in: map[string]int{}, out: map[string]int{}}
+	m := &toolModel{t: nil, noTools: mode != "tools"}
+	m.turn = func(n int, req llm.Request) (llm.Response, error) {
+		var resp llm.Response
+		turn := len(toolResults(req))
+		tc := func(name string, args string) llm.Response {
+			return llm.Response{ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", turn), Name: name, Arguments: json.RawMessage(args)}}, StopReason: "tool_calls"}
+		}
+		phase := benchPhase(req.Role)
+		switch {
+		case mode != "tools":
+			resp.Text = map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": review}[phase]
+			if phase == "codegen" {
+				resp.Text = map[string]string{"whole-file": string(whole), "edits": edit}[mode]
+			}
+		case phase == "codegen":
+			resp = []llm.Response{
+				tc(tools.Search, `{"pattern":"SuggestionsMinimumDistance\\s*="}`),
+				tc(tools.ReadFile, fmt.Sprintf(`{"path":"command.go","offset":%d,"limit":30}`, cobraTarget-15)),
+				tc(tools.EditFile, `{"path":"command.go","old_string":"SuggestionsMinimumDistance = 2","new_string":"SuggestionsMinimumDistance = 3"}`),
+				tc(tools.Finish, `{"status":"completed"}`),
+			}[min(turn, 3)]
+		case turn == 0 && phase != "planning":
+			resp = tc(tools.ReadFile, fmt.Sprintf(`{"path":"command.go","offset":%d,"limit":30}`, cobraTarget-15))
+		case turn == 0:
+			resp = tc(tools.Search, `{"pattern":"SuggestionsMinimumDistance"}`)
+		default:
+			resp = tc(tools.Finish, map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": review}[phase])
+		}
+		bt.add(req, resp)
+		return resp, nil
+	}
+	cfg := config.Default()
+	cfg.Providers = map[string]config.Provider{"default": {Type: "command", Command: config.Command{"false"}}}
+	cfg.Tools.MaxTestRuns = 0
+	rt := m.use(NewRuntime(p, cfg, func(string) string { return "" }))
+	rt.Fresh = true
+	if _, err := Plan(ctx, rt, o, "t"); err != nil {
+		tb.Fatal(err)
+	}
+	next := func() {
+		if _, err := o.Next(ctx, "t", orchestrator.NextRequest{}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	next()
+	if _, err := ReviewPlan(ctx, rt, o, "t"); err != nil {
+		tb.Fatal(err)
+	}
+	next()
+	res, err := Codegen(ctx, rt, o, "t")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(res.Record.DiffStat) != 1 || res.Record.DiffStat[0].Added != 1 || res.Record.DiffStat[0].Removed != 1 {
+		tb.Fatalf("%s: the change is not the one line: %+v", mode, res.Record.DiffStat)
+	}
+	next()
+	if _, err := ReviewCode(ctx, rt, o, "t"); err != nil {
+		tb.Fatal(err)
+	}
+	return bt
+}
+
+func BenchmarkCobraChange(b *testing.B) {
+	for _, mode := range []string{"whole-file", "edits", "tools"} {
+		b.Run(mode, func(b *testing.B) {
+			var bt benchTokens
+			for range b.N {
+				bt = runCobra(b, mode)
+			}
+			totalIn, totalOut := 0, 0
+			for _, p := range []string{"planning", "plan_review", "codegen", "review"} {
+				b.ReportMetric(float64(bt.in[p]), p+"-in-tok")
+				b.ReportMetric(float64(bt.out[p]), p+"-out-tok")
+				totalIn += bt.in[p]
+				totalOut += bt.out[p]
+			}
+			b.ReportMetric(float64(totalIn), "total-in-tok")
+			b.ReportMetric(float64(totalOut), "total-out-tok")
+		})
+	}
+}
+
+// TestCobraChangeTokens keeps the benchmark honest in the ordinary test
+// run: the edit answers far fewer output tokens than the whole file, and
+// tools send far fewer input tokens than whole files up front.
+func TestCobraChangeTokens(t *testing.T) {
+	whole, edits, tooled := runCobra(t, "whole-file"), runCobra(t, "edits"), runCobra(t, "tools")
+	if whole.out["codegen"] < 10*edits.out["codegen"] {
+		t.Errorf("codegen output: whole file %d tokens, edits %d", whole.out["codegen"], edits.out["codegen"])
+	}
+	if tooled.in["codegen"] >= edits.in["codegen"] {
+		t.Errorf("codegen input: tools %d tokens, single answer with the file %d", tooled.in["codegen"], edits.in["codegen"])
+	}
+	t.Logf("codegen in/out: whole-file %d/%d, edits %d/%d, tools %d/%d", whole.in["codegen"], whole.out["codegen"], edits.in["codegen"], edits.out["codegen"], tooled.in["codegen"], tooled.out["codegen"])
+}
