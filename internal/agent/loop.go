@@ -112,6 +112,9 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 			if err != nil {
 				return zero, fmt.Errorf("%s: tool %s: %w", req.Role, tc.Name, err)
 			}
+			if c.rt.OnTool != nil {
+				c.rt.OnTool(req.Role, tc.Name, tc.Arguments, isErr)
+			}
 			msgs = append(msgs, toolResult(tc.ID, out, isErr, left))
 		}
 		if finished {

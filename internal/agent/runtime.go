@@ -41,6 +41,10 @@ type Runtime struct {
 	Fresh bool
 	// OnToken, when set, receives streamed tokens with the role.
 	OnToken func(role, token string)
+	// OnTool, when set, hears of every tool call of a role's tool loop
+	// after it ran: its name, its arguments and whether it was refused.
+	// Called from the goroutine running the loop.
+	OnTool func(role, name string, args json.RawMessage, refused bool)
 	// Notes collects remarks for the user (which provider was chosen…).
 	Notes []string
 	// Options are passed to llm.New (tests inject an HTTP client, a clock).

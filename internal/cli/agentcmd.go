@@ -27,20 +27,21 @@ type agentCall struct {
 	tid    string
 	out    io.Writer
 	errw   io.Writer
-	stream bool
+	prog   *progress
 }
 
 // startAgent loads the project, the configuration and the task, and builds
-// the agents' runtime. Model tokens stream to stderr when it is a terminal
-// and the output is not JSON.
+// the agents' runtime. Progress goes to stderr: a line per tool call, and
+// in a terminal (outside the REPL, which has its own spinner, and not with
+// --json) a live status line with the role, the time and the tokens.
 func (env *Env) startAgent(cmd *cobra.Command, wait time.Duration, id string, fresh, asJSON bool) (*agentCall, error) {
 	o, cfg, tid, err := env.phaseSetup(wait, id)
 	if err != nil {
 		return nil, err
 	}
 	a := &agentCall{o: o, cfg: cfg, tid: tid, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
-	a.stream = !asJSON && isTerminal(a.errw)
-	a.rt = env.agentRuntime(o.Project, cfg, fresh, a.errw, a.stream)
+	a.prog = newProgress(a.errw, !asJSON && !env.REPL && isTerminal(a.errw), env.Now)
+	a.rt = env.agentRuntime(o.Project, cfg, fresh, a.prog)
 	return a, nil
 }
 
@@ -61,9 +62,7 @@ func work(ctx context.Context, deps worker.Deps, p lifecycle.Phase, run worker.R
 // finish ends the streamed tokens' line and, on failure, shows the
 // runtime's notes and where the failed run's output was kept.
 func (a *agentCall) finish(pr orchestrator.PhaseResult, err error) error {
-	if a.stream {
-		fmt.Fprintln(a.errw)
-	}
+	a.prog.stop()
 	if err == nil {
 		return nil
 	}

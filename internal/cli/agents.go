@@ -3,32 +3,23 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/task"
 )
 
-// agentRuntime builds the agents' runtime for project p. Streamed tokens go
-// to w when stream is set (a terminal), so a person sees the model work.
-func (env *Env) agentRuntime(p *task.Project, cfg config.Config, fresh bool, w io.Writer, stream bool) *agent.Runtime {
+// agentRuntime builds the agents' runtime for project p. When pr is not
+// nil it hears the streamed tokens and the tool calls, to show a person
+// what the models do.
+func (env *Env) agentRuntime(p *task.Project, cfg config.Config, fresh bool, pr *progress) *agent.Runtime {
 	rt := agent.NewRuntime(p, cfg, env.Getenv)
 	rt.Fresh = fresh
 	rt.Now = env.Now
 	rt.Options = env.LLMOptions
-	if stream && w != nil {
-		var mu sync.Mutex
-		last := ""
-		rt.OnToken = func(role, tok string) {
-			mu.Lock()
-			defer mu.Unlock()
-			if role != last {
-				fmt.Fprintf(w, "\n[%s] ", role)
-				last = role
-			}
-			fmt.Fprint(w, tok)
-		}
+	if pr != nil {
+		rt.OnToken = pr.token
+		rt.OnTool = pr.tool
 	}
 	return rt
 }

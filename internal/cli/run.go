@@ -65,7 +65,9 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			rt := env.agentRuntime(o.Project, cfg, fresh, errw, false)
+			pr := newProgress(errw, false, env.Now)
+			defer pr.stop()
+			rt := env.agentRuntime(o.Project, cfg, fresh, pr)
 			var mu sync.Mutex
 			enc := json.NewEncoder(out)
 			opt.Event = func(e autopilot.Event) {

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestDescribeTool(t *testing.T) {
+	for _, tc := range []struct {
+		name, args, want string
+	}{
+		{"read_file", `{"path":"command.go","offset":780,"limit":13}`, "read command.go:780-792"},
+		{"read_file", `{"path":"command.go","offset":780}`, "read command.go:780-"},
+		{"read_file", `{"path":"command.go"}`, "read command.go"},
+		{"edit_file", `{"path":"command.go","old_string":"a","new_string":"b"}`, "edit command.go"},
+		{"write_file", `{"path":"new.go","content":"x"}`, "write new.go"},
+		{"delete_file", `{"path":"old.go"}`, "delete old.go"},
+		{"search", `{"pattern":"SuggestionsMinimumDistance"}`, "search SuggestionsMinimumDistance"},
+		{"search", `{"pattern":"x","path":"cmd"}`, "search x in cmd"},
+		{"list_files", `{}`, "list files"},
+		{"run_tests", `{}`, "run the tests"},
+		{"read_file", `{"path":"a\u001b[31mred\nsecond"}`, "read a[31mred"},
+		{"read_file", `{"path":"x\u202egnp.exe"}`, "read xgnp.exe"},
+		{"read_file", `not json`, "read "},
+		{"frob", `{}`, "frob"},
+	} {
+		if got := describeTool(tc.name, json.RawMessage(tc.args)); got != tc.want {
+			t.Errorf("describeTool(%s, %s) = %q, want %q", tc.name, tc.args, got, tc.want)
+		}
+	}
+}
+
+// syncBuffer is a strings.Builder safe for the progress ticker.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Without a terminal: one plain line per tool call, nothing of the
+// model's streamed answer, no escape codes.
+func TestProgressPlain(t *testing.T) {
+	var w syncBuffer
+	now := time.Unix(0, 0)
+	pr := newProgress(&w, false, func() time.Time { return now })
+	pr.token("codegen", `{"status": "completed", "files": [`)
+	pr.tool("codegen", "read_file", json.RawMessage(`{"path":"calc.go","offset":1,"limit":20}`), false)
+	pr.tool("codegen", "edit_file", json.RawMessage(`{"path":"/etc/passwd"}`), true)
+	pr.stop()
+	want := "codegen: read calc.go:1-20\ncodegen: edit /etc/passwd (refused)\n"
+	if got := w.String(); got != want {
+		t.Errorf("plain progress:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// In a terminal: the status line names the role, the seconds and the
+// tokens so far; tool lines are printed above it; stop clears it.
+func TestProgressLive(t *testing.T) {
+	var w syncBuffer
+	var mu sync.Mutex
+	now := time.Unix(0, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	pr := newProgress(&w, true, clock)
+	pr.token("planner", strings.Repeat("x", 400))
+	mu.Lock()
+	now = now.Add(12 * time.Second)
+	mu.Unlock()
+	pr.mu.Lock()
+	line := pr.statusLine()
+	pr.draw()
+	pr.mu.Unlock()
+	if !strings.Contains(line, "planner · 12s · ~100 tokens") {
+		t.Errorf("status line %q", line)
+	}
+	pr.tool("planner", "search", json.RawMessage(`{"pattern":"Fetch"}`), false)
+	pr.stop()
+	out := w.String()
+	if !strings.Contains(out, "\r\x1b[Kplanner: search Fetch\n") {
+		t.Errorf("the tool line does not replace the status line:\n%q", out)
+	}
+	if !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("stop does not clear the status line:\n%q", out)
+	}
+	if strings.Contains(out, "xxxx") {
+		t.Errorf("the model's streamed answer was echoed:\n%q", out)
+	}
+}
