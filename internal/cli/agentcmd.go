@@ -21,13 +21,13 @@ import (
 // review plan, codegen, review code): the orchestrator, the runtime, the
 // task, and where output and streamed tokens go.
 type agentCall struct {
-	o      *orchestrator.Orchestrator
-	cfg    config.Config
-	rt     *agent.Runtime
-	tid    string
-	out    io.Writer
-	errw   io.Writer
-	prog   *progress
+	o    *orchestrator.Orchestrator
+	cfg  config.Config
+	rt   *agent.Runtime
+	tid  string
+	out  io.Writer
+	errw io.Writer
+	prog *progress
 }
 
 // startAgent loads the project, the configuration and the task, and builds
