@@ -153,6 +153,13 @@ func prepareDeps(opt Options, dir string, env []string) (deps, error) {
 		if len(shown) > 0 {
 			d.notes = append(d.notes, "dependency caches shown read-only: "+strings.Join(shown, ", "))
 		}
+		// In the sandbox the suites' uid may have no home in the password
+		// database (Java's user.home would be /nonexistent): Maven finds
+		// ~/.m2 through HOME.
+		mavenOpts, _ := sandbox.LookupEnv(env, "MAVEN_OPTS")
+		if !strings.Contains(mavenOpts, "-Duser.home=") {
+			d.env["MAVEN_OPTS"] = strings.TrimSpace(mavenOpts + " -Duser.home=" + home)
+		}
 		if p := filepath.Join(home, ".gradle/caches"); slices.Contains(d.readOnly, p) {
 			// Gradle reads a read-only dependency cache from here and
 			// keeps its own (writable) home elsewhere.
@@ -160,7 +167,7 @@ func prepareDeps(opt Options, dir string, env []string) (deps, error) {
 		}
 	}
 	if opt.BuildCache != "" {
-		if err := d.buildCaches(opt.BuildCache, env); err != nil {
+		if err := d.buildCaches(opt.BuildCache, env, dir); err != nil {
 			return d, err
 		}
 	}
@@ -175,25 +182,44 @@ func (d *deps) mount(src, dst string) {
 	d.links = append(d.links, [2]string{src, dst})
 }
 
-// buildCaches makes the build caches of this repository under root: a
-// cargo target folder per Rust toolchain and a Gradle home.
-func (d *deps) buildCaches(root string, env []string) error {
+// buildCaches makes the build caches of this repository under root that
+// the project in dir uses: a cargo target folder per Rust toolchain
+// (Cargo.toml), a Gradle home (a Gradle build).
+func (d *deps) buildCaches(root string, env []string, dir string) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return fmt.Errorf("build cache %s: %w", root, err)
 	}
+	has := func(names ...string) bool {
+		return slices.ContainsFunc(names, func(n string) bool {
+			_, err := os.Lstat(filepath.Join(dir, n))
+			return err == nil
+		})
+	}
 	pathEnv, _ := sandbox.LookupEnv(env, "PATH")
-	cargoTarget := filepath.Join(root, "cargo-target-"+toolchainKey("rustc", pathEnv))
-	gradleHome := filepath.Join(root, "gradle-home")
-	for _, p := range []string{cargoTarget, gradleHome} {
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			return fmt.Errorf("create build cache %s: %w", p, err)
+	var made []string
+	add := func(name, path string) error {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return fmt.Errorf("create build cache %s: %w", path, err)
+		}
+		d.writable = append(d.writable, path)
+		d.env[name] = path
+		made = append(made, name+"="+path)
+		return nil
+	}
+	if has("Cargo.toml") {
+		if err := add("CARGO_TARGET_DIR", filepath.Join(root, "cargo-target-"+toolchainKey("rustc", pathEnv))); err != nil {
+			return err
 		}
 	}
-	d.writable = append(d.writable, cargoTarget, gradleHome)
-	d.env["CARGO_TARGET_DIR"] = cargoTarget
-	d.env["GRADLE_USER_HOME"] = gradleHome
-	d.notes = append(d.notes, fmt.Sprintf("build caches kept between runs (orch's, writable by the suites): CARGO_TARGET_DIR=%s, GRADLE_USER_HOME=%s", cargoTarget, gradleHome))
+	if has("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradlew") {
+		if err := add("GRADLE_USER_HOME", filepath.Join(root, "gradle-home")); err != nil {
+			return err
+		}
+	}
+	if len(made) > 0 {
+		d.notes = append(d.notes, "build caches kept between runs (orch's, writable by the suites, never the user's): "+strings.Join(made, ", "))
+	}
 	return nil
 }
 

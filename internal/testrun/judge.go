@@ -69,11 +69,9 @@ func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string
 	if n, first := collectionErrors(cases); n > 0 {
 		return fmt.Sprintf("the tests could not be collected: %d test module(s) failed to import (first: %s), so no test ran. Make the code importable in the sandbox: a src layout needs PYTHONPATH=src (detected suites set it), a virtualenv in .venv or venv is used when present, dependencies can be installed offline with [test] setup; or configure the suite under [[test.suites]]. If the change itself broke the import, send the task back with orch next --override", n, first)
 	}
-	last := lastLine(tail, func(l string) bool {
-		return !strings.HasPrefix(l, "[orch:")
-	})
+	last := keyLine(tail)
 	if last != "" {
-		last = " (last line: " + testreport.TruncateRunes(last, 200) + ")"
+		last = " (" + testreport.TruncateRunes(last, 240) + ")"
 	}
 	if s.Format == FormatJUnit && onlyReportErrors(cases) {
 		if exit != 0 && buildFailed.MatchString(tail) {
@@ -135,6 +133,32 @@ func collectionErrors(cases []artifact.Case) (int, string) {
 		}
 	}
 	return n, first
+}
+
+// ansiEscape matches terminal colour and cursor sequences.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+// keyLine picks the line of a tool's output that says why it stopped: the
+// first that reports an error with some text (Maven's "[ERROR] Could not
+// ...", cargo's "error: failed to ..."), else the last line; colour codes
+// removed, orch's own lines skipped.
+func keyLine(tail string) string {
+	var last string
+	for _, l := range strings.Split(ansiEscape.ReplaceAllString(tail, ""), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "[orch:") || strings.HasPrefix(l, "=== orch:") {
+			continue
+		}
+		last = l
+		text := strings.TrimSpace(strings.TrimPrefix(l, "[ERROR]"))
+		if strings.Contains(strings.ToLower(l), "error") && len(text) > 12 && !strings.HasPrefix(text, "To see the full stack trace") {
+			return text
+		}
+	}
+	if last == "" {
+		return ""
+	}
+	return "last line: " + last
 }
 
 // lastLine returns the last non-blank line of s that keep accepts, trimmed.

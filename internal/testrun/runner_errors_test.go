@@ -60,7 +60,7 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 			name:   "cargo stops before building anything",
 			suite:  Suite{Name: "cargo", Kind: KindTest, Format: FormatLibtest, Command: []string{"sh", "-c", "echo 'error: failed to get `serde` as a dependency of package `x`' >&2; exit 101"}},
 			status: artifact.TestError,
-			msg:    "cargo exited with status 101 before building or running any test (last line: error: failed to get `serde` as a dependency of package `x`)",
+			msg:    "cargo exited with status 101 before building or running any test (error: failed to get `serde` as a dependency of package `x`)",
 		},
 		{
 			name:   "go test without a module",
