@@ -150,8 +150,13 @@ func keyLine(tail string) string {
 			continue
 		}
 		last = l
-		text := strings.TrimSpace(strings.TrimPrefix(l, "[ERROR]"))
-		if strings.Contains(strings.ToLower(l), "error") && len(text) > 12 && !strings.HasPrefix(text, "To see the full stack trace") {
+		text := l
+		for _, p := range []string{"[ERROR]", "[FATAL]", "[ERROR]"} {
+			text = strings.TrimSpace(strings.TrimPrefix(text, p))
+		}
+		lower := strings.ToLower(l)
+		if (strings.Contains(lower, "error") || strings.Contains(lower, "fatal")) && len(text) > 12 &&
+			!strings.HasSuffix(text, ":") && !strings.HasPrefix(text, "To see the full stack trace") {
 			return text
 		}
 	}

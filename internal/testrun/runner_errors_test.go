@@ -230,3 +230,18 @@ func TestRunSetup(t *testing.T) {
 		}
 	})
 }
+
+func TestKeyLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"\x1b[0m\x1b[0m[ERROR] [ERROR] Some problems were encountered while processing the POMs:\n[FATAL] Non-resolvable parent POM for x: Cannot access central in offline mode\n[ERROR] The build could not read 1 project -> [Help 1]\n",
+			"Non-resolvable parent POM for x: Cannot access central in offline mode"},
+		{"   Compiling x\nerror: failed to get `serde` as a dependency\n", "error: failed to get `serde` as a dependency"},
+		{"go: cannot find main module\n[orch: stopping]\n", "last line: go: cannot find main module"},
+		{"\x1b[0m\n\n", ""},
+	}
+	for _, tt := range tests {
+		if got := keyLine(tt.in); got != tt.want {
+			t.Errorf("keyLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
