@@ -129,12 +129,13 @@ func TestRunReadOnlyInDirSandboxed(t *testing.T) {
 	report, _, err := Run(context.Background(), []Suite{
 		sh("reads", "grep -q seed third_party/data.txt"),
 		sh("writes", "echo x >> third_party/data.txt"),
+		sh("offline", `test "$npm_config_update_notifier" = false && test "$PIP_DISABLE_PIP_VERSION_CHECK" = 1`),
 	}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !report.Suites[0].OverallPass || report.Suites[1].OverallPass {
-		t.Errorf("suites %+v: want the read to pass and the write to fail", report.Suites)
+	if !report.Suites[0].OverallPass || report.Suites[1].OverallPass || !report.Suites[2].OverallPass {
+		t.Errorf("suites %+v: want the read to pass, the write to fail, and the offline settings set", report.Suites)
 	}
 	if data, _ := os.ReadFile(filepath.Join(deps, "third_party/data.txt")); string(data) != "seed\n" {
 		t.Errorf("the user's file changed: %q", data)

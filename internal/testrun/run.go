@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -276,7 +277,7 @@ func newRunner(opt Options) (*runner, []string, error) {
 	}
 	sb, sbNotes, err := sandbox.New(sandbox.Config{
 		Dir: dir, Env: r.env, GoCacheDir: opt.GoCacheDir, MaxMemory: maxMem,
-		ReadOnly: d.readOnly, Mounts: d.mounts, Writable: d.writable, SetEnv: d.env,
+		ReadOnly: d.readOnly, Mounts: d.mounts, Writable: d.writable, SetEnv: mergeMaps(offlineEnv, d.env),
 	})
 	if err != nil {
 		return nil, notes, err
@@ -315,4 +316,11 @@ func (r *runner) limitsInfo() Limits {
 // logPath returns the log file of a suite.
 func (r *runner) logPath(name string) string {
 	return filepath.Join(r.logDir, name+".log")
+}
+
+// mergeMaps returns a copy of a with b's entries set.
+func mergeMaps(a, b map[string]string) map[string]string {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
 }
