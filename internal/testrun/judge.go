@@ -39,6 +39,11 @@ func (t *tailBuf) String() string {
 // find (also npm's and make's, which run scripts through the shell).
 const ExitCommandNotFound = 127
 
+// wrapped127 matches the tools that run a script through the shell and
+// report its exit status 127 in their own words, exiting with another
+// status (make exits 2, yarn 1).
+var wrapped127 = regexp.MustCompile(`make(?:\[\d+\])?: \*\*\* \[[^\]]*\] Error 127|Command failed with exit code 127`)
+
 // collectionFailure is the message pytest gives the error case of a test
 // module it could not import.
 const collectionFailure = "collection failure"
@@ -55,14 +60,17 @@ var buildFailed = regexp.MustCompile(`COMPILATION ERROR|Compilation failure|Comp
 // stand. tail is the end of the suite's output.
 func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string {
 	real := realFailures(cases)
-	if exit == ExitCommandNotFound && real == 0 {
+	if (exit == ExitCommandNotFound || wrapped127.MatchString(tail)) && real == 0 {
 		what := lastLine(tail, func(l string) bool {
 			return strings.Contains(l, "not found") || strings.Contains(l, "No such file") || strings.Contains(l, "command not found")
 		})
-		if what == "" {
+		switch {
+		case what == "":
 			what = "exit status 127"
-		} else {
+		case exit == ExitCommandNotFound:
 			what += " (exit status 127)"
+		default:
+			what += fmt.Sprintf(" (exit status 127 inside, %d outside)", exit)
 		}
 		return fmt.Sprintf("%v: %s: the suite's command, or one its script runs, is missing in the sandbox. Install it, make it visible read-only ([test] read_only_paths, or dependencies such as node_modules installed in the working tree), install it offline with [test] setup, or configure the suite's command under [[test.suites]]", ErrCommandNotFound, what)
 	}

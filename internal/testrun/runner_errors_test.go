@@ -44,6 +44,12 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 			msg:    "sh: 1: tsd: not found (exit status 127)",
 		},
 		{
+			name:   "a missing tool in a make recipe (make exits 2)",
+			suite:  sh("make", "echo 'make: jest: No such file or directory' >&2; echo 'make: *** [Makefile:2: test] Error 127' >&2; exit 2"),
+			status: artifact.TestError,
+			msg:    "make: jest: No such file or directory (exit status 127 inside, 2 outside)",
+		},
+		{
 			name:   "a missing program in the array form",
 			suite:  Suite{Name: "missing", Kind: KindTest, Command: []string{"no-such-runner-xyz"}},
 			status: artifact.TestError,
