@@ -130,6 +130,17 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 	if err := os.MkdirAll(filepath.Join(rt.Project.Dir, "cache"), 0o755); err != nil {
 		return nil, lc, "", fmt.Errorf("create the cache folder: %w", err)
 	}
+	if name != "" && (lc.Type == llm.TypeOpenAI || lc.Type == llm.TypeAnthropic) {
+		// The model the provider will use, resolved here so that the
+		// cache key and the prices see it, and said to the user.
+		choice := llm.ChooseModel(lc, rt.Getenv)
+		lc.Model = choice.Model
+		if model != "" {
+			rt.Notes = append(rt.Notes, fmt.Sprintf("provider %s: model %s for role %s, from [roles]", name, model, role))
+		} else if n := choice.Note(name); n != "" {
+			rt.Notes = append(rt.Notes, n)
+		}
+	}
 	p, err := llm.New(lc, rt.Getenv, rt.Options...)
 	if err != nil {
 		return nil, lc, "", err

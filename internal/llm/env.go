@@ -46,24 +46,28 @@ func FromEnvironment(getenv func(string) string) (Config, string, error) {
 
 	switch {
 	case set("ANTHROPIC_API_KEY"):
-		cfg := Config{Type: TypeAnthropic, Name: TypeAnthropic, Model: DefaultAnthropicModel, APIKeyEnv: "ANTHROPIC_API_KEY"}
+		cfg := Config{Type: TypeAnthropic, Name: TypeAnthropic, APIKeyEnv: "ANTHROPIC_API_KEY"}
+		choice := ChooseModel(cfg, getenv)
+		cfg.Model = choice.Model
 		if base := strings.TrimSpace(getenv("ANTHROPIC_BASE_URL")); base != "" {
 			cfg.BaseURL = base
 		}
-		note := fmt.Sprintf("using provider anthropic (model %s) because ANTHROPIC_API_KEY is set", cfg.Model)
+		note := fmt.Sprintf("using provider anthropic (model %s, %s) because ANTHROPIC_API_KEY is set", cfg.Model, modelWhy(choice, EnvAnthropicModel))
 		if cfg.BaseURL != "" {
 			note += fmt.Sprintf(", at ANTHROPIC_BASE_URL %s", cfg.BaseURL)
 		}
 		return cfg, note + ignored("ANTHROPIC_API_KEY"), nil
 
 	case set("OPENAI_API_KEY"):
-		cfg := Config{Type: TypeOpenAI, Name: TypeOpenAI, Model: DefaultOpenAIModel, APIKeyEnv: "OPENAI_API_KEY"}
+		cfg := Config{Type: TypeOpenAI, Name: TypeOpenAI, APIKeyEnv: "OPENAI_API_KEY"}
+		choice := ChooseModel(cfg, getenv)
+		cfg.Model = choice.Model
 		where := "the OpenAI API"
 		if base := strings.TrimSpace(getenv("OPENAI_BASE_URL")); base != "" {
 			cfg.BaseURL = base
 			where = "OPENAI_BASE_URL " + base
 		}
-		note := fmt.Sprintf("using provider openai (model %s) at %s because OPENAI_API_KEY is set", cfg.Model, where)
+		note := fmt.Sprintf("using provider openai (model %s, %s) at %s because OPENAI_API_KEY is set", cfg.Model, modelWhy(choice, EnvOpenAIModel), where)
 		return cfg, note + ignored("OPENAI_API_KEY"), nil
 
 	case set("OLLAMA_HOST"):
@@ -73,12 +77,25 @@ func FromEnvironment(getenv func(string) string) (Config, string, error) {
 			return Config{}, "", fmt.Errorf("orch: OLLAMA_HOST=%q: %w", raw, err)
 		}
 		cfg := Config{Type: TypeOpenAI, Name: "ollama", BaseURL: base, Model: DefaultOllamaModel}
-		note := fmt.Sprintf("using provider ollama (OpenAI-compatible API at %s, model %s, no key) because OLLAMA_HOST is set; set the model in .orch/config.toml if %s is not pulled",
-			base, cfg.Model, cfg.Model)
+		why := "orch's default for Ollama"
+		if m := strings.TrimSpace(getenv(EnvOpenAIModel)); m != "" {
+			cfg.Model, why = m, "from "+EnvOpenAIModel
+		}
+		note := fmt.Sprintf("using provider ollama (OpenAI-compatible API at %s, model %s, %s, no key) because OLLAMA_HOST is set; set the model in .orch/config.toml or %s if %s is not pulled",
+			base, cfg.Model, why, EnvOpenAIModel, cfg.Model)
 		return cfg, note, nil
 	}
 	return Config{}, "", fmt.Errorf("%w: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL for another OpenAI-compatible server), "+
 		"or OLLAMA_HOST for a local Ollama; or configure a provider in .orch/config.toml (a command or script provider needs no key)", ErrNoProvider)
+}
+
+// modelWhy says where a model chosen from the environment came from;
+// env is the variable that would name another.
+func modelWhy(c ModelChoice, env string) string {
+	if c.Source == "default" {
+		return fmt.Sprintf("orch's default; set %s to choose another", env)
+	}
+	return "from " + c.Source
 }
 
 // ollamaBaseURL turns OLLAMA_HOST (as the ollama CLI accepts it: "host",

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -20,7 +21,21 @@ func TestFromEnvironment(t *testing.T) {
 			name:     "anthropic",
 			env:      []string{"ANTHROPIC_API_KEY", testKey},
 			want:     Config{Type: TypeAnthropic, Name: "anthropic", Model: DefaultAnthropicModel, APIKeyEnv: "ANTHROPIC_API_KEY"},
-			noteHas:  []string{"anthropic", "ANTHROPIC_API_KEY is set"},
+			noteHas:  []string{"anthropic", "ANTHROPIC_API_KEY is set", "orch's default; set ANTHROPIC_MODEL to choose another"},
+			keyCheck: true,
+		},
+		{
+			name:     "anthropic model from ANTHROPIC_MODEL",
+			env:      []string{"ANTHROPIC_API_KEY", testKey, "ANTHROPIC_MODEL", "claude-opus-5-5", "OPENAI_MODEL", "gpt-5.4"},
+			want:     Config{Type: TypeAnthropic, Name: "anthropic", Model: "claude-opus-5-5", APIKeyEnv: "ANTHROPIC_API_KEY"},
+			noteHas:  []string{"model claude-opus-5-5, from ANTHROPIC_MODEL"},
+			keyCheck: true,
+		},
+		{
+			name:     "openai model from OPENAI_MODEL",
+			env:      []string{"OPENAI_API_KEY", testKey, "OPENAI_MODEL", "gpt-5.4-mini"},
+			want:     Config{Type: TypeOpenAI, Name: "openai", Model: "gpt-5.4-mini", APIKeyEnv: "OPENAI_API_KEY"},
+			noteHas:  []string{"model gpt-5.4-mini, from OPENAI_MODEL"},
 			keyCheck: true,
 		},
 		{
@@ -168,5 +183,42 @@ func TestNewConfigErrors(t *testing.T) {
 			}
 			assertNoKey(t, err)
 		})
+	}
+}
+
+func TestChooseModel(t *testing.T) {
+	for _, tc := range []struct {
+		cfg      Config
+		env      []string
+		want     ModelChoice
+		noteHas  string
+		provider string
+	}{
+		{Config{Type: TypeOpenAI, Model: "gpt-5.4"}, []string{"OPENAI_MODEL", "gpt-5.5"}, ModelChoice{Model: "gpt-5.4", Source: "configuration"}, "model gpt-5.4, as configured", "openai"},
+		{Config{Type: TypeOpenAI}, []string{"OPENAI_MODEL", " gpt-5.4-nano "}, ModelChoice{Model: "gpt-5.4-nano", Source: "OPENAI_MODEL", env: "OPENAI_MODEL"}, "from OPENAI_MODEL (the configuration names no model)", "openai"},
+		{Config{Type: TypeOpenAI}, []string{"ANTHROPIC_MODEL", "claude-haiku-4-5"}, ModelChoice{Model: DefaultOpenAIModel, Source: "default", env: "OPENAI_MODEL"}, "orch's default (set the provider's model in .orch/config.toml, or OPENAI_MODEL", "openai"},
+		{Config{Type: TypeAnthropic}, []string{"ANTHROPIC_MODEL", "claude-haiku-4-5"}, ModelChoice{Model: "claude-haiku-4-5", Source: "ANTHROPIC_MODEL", env: "ANTHROPIC_MODEL"}, "from ANTHROPIC_MODEL", "claude"},
+		{Config{Type: TypeCommand}, []string{"OPENAI_MODEL", "x"}, ModelChoice{Source: "configuration"}, "", "local"},
+	} {
+		got := ChooseModel(tc.cfg, env(tc.env...))
+		if got != tc.want {
+			t.Errorf("%+v with %v: %+v, want %+v", tc.cfg, tc.env, got, tc.want)
+		}
+		note := got.Note(tc.provider)
+		if tc.noteHas == "" && note != "" || !strings.Contains(note, tc.noteHas) {
+			t.Errorf("note %q, want it to contain %q", note, tc.noteHas)
+		}
+	}
+	// New uses the environment's model when the configuration has none.
+	api := newFakeAPI(t, jsonAnswer(t, 200, "openai/chat_text.json"))
+	p, err := New(Config{Type: TypeOpenAI, BaseURL: api.srv.URL}, env("OPENAI_MODEL", "gpt-5.4-mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(context.Background(), basicRequest()); err != nil {
+		t.Fatal(err)
+	}
+	if m := api.received()[0].Body["model"]; m != "gpt-5.4-mini" {
+		t.Errorf("model sent %v, want OPENAI_MODEL's", m)
 	}
 }

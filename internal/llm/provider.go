@@ -170,7 +170,8 @@ type Config struct {
 	Name string
 	// BaseURL of an HTTP API; empty means the vendor's public endpoint.
 	BaseURL string
-	// Model used when a Request does not name one.
+	// Model used when a Request does not name one; empty means
+	// OPENAI_MODEL or ANTHROPIC_MODEL, else orch's default (ChooseModel).
 	Model string
 	// APIKeyEnv is the NAME of the environment variable holding the key,
 	// never the key itself. For anthropic it defaults to
@@ -229,6 +230,7 @@ func New(cfg Config, getenv func(string) string, opts ...Option) (Provider, erro
 	}
 	switch cfg.Type {
 	case TypeOpenAI, TypeAnthropic:
+		cfg.Model = ChooseModel(cfg, getenv).Model
 		keyEnv := defaultKeyEnv(cfg)
 		key := ""
 		if keyEnv != "" {
