@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/orchdev/orch/internal/config"
@@ -149,16 +148,24 @@ func overBudget(scope, key string, b config.Budget, spent, next CostLine) error 
 // cost prices usage with the configuration's prices, then the embedded
 // table.
 func (rt *Runtime) cost(model string, u llm.Usage) (float64, bool) {
-	best, bestLen := config.Price{}, 0
-	for prefix, p := range rt.Config.Prices {
-		if strings.HasPrefix(model, prefix) && len(prefix) > bestLen {
-			best, bestLen = p, len(prefix)
+	p, ok := llm.PriceOf(model, priceOverrides(rt.Config.Prices))
+	if !ok {
+		return 0, false
+	}
+	return p.Cost(u), true
+}
+
+// hasCostBudget reports whether any cost limit is set.
+func (rt *Runtime) hasCostBudget() bool {
+	if rt.Config.Budgets.CostUSD > 0 {
+		return true
+	}
+	for _, b := range rt.Config.Budgets.Phase {
+		if b.CostUSD > 0 {
+			return true
 		}
 	}
-	if bestLen > 0 {
-		return (float64(u.InputTokens)*best.Input + float64(u.OutputTokens)*best.Output) / 1e6, true
-	}
-	return Cost(model, u)
+	return false
 }
 
 // BudgetUse is one limit with what was spent against it.

@@ -145,6 +145,13 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 	if err != nil {
 		return nil, lc, "", err
 	}
+	priced := model
+	if priced == "" {
+		priced = lc.Model
+	}
+	if n := llm.UnpricedNote(priced, priceOverrides(rt.Config.Prices), rt.hasCostBudget()); n != "" {
+		rt.Notes = append(rt.Notes, n)
+	}
 	rt.providers[key] = resolved{p: p, cfg: lc, model: model}
 	return p, lc, model, nil
 }
@@ -200,6 +207,14 @@ func (lp *loggedProvider) Name() string { return lp.inner.Name() }
 func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if req.Model == "" {
 		req.Model = lp.model
+	}
+	// Per-role output limit and reasoning effort ([max_output_tokens],
+	// [reasoning_effort]); before the cache key and the budget see them.
+	if req.MaxTokens == lp.c.rt.Config.Context.MaxOutputTokens {
+		req.MaxTokens = lp.c.rt.Config.OutputTokens(req.Role)
+	}
+	if req.ReasoningEffort == "" {
+		req.ReasoningEffort = lp.c.rt.Config.Effort(req.Role)
 	}
 	if req.OnToken == nil && lp.c.rt.OnToken != nil {
 		role := req.Role

@@ -39,6 +39,40 @@ type Config struct {
 	// Prices override or extend the embedded price table: model name
 	// prefix → USD per million tokens.
 	Prices map[string]Price `toml:"prices"`
+	// MaxOutputTokens caps the answer of a role ([max_output_tokens]
+	// codegen = 32000); a role not named has [context] max_output_tokens.
+	MaxOutputTokens map[string]int `toml:"max_output_tokens"`
+	// ReasoningEffort of a role's model ([reasoning_effort] planner =
+	// "high"): OpenAI's reasoning_effort, Anthropic's output_config
+	// effort; a role not named has the model's default.
+	ReasoningEffort map[string]string `toml:"reasoning_effort"`
+}
+
+// ModelRoles are the roles that call models, as named in [roles],
+// [max_output_tokens] and [reasoning_effort].
+var ModelRoles = []string{"planner", "plan_reviewer", "codegen", "code_reviewer", "accept_advisor"}
+
+// ReasoningEfforts are the accepted [reasoning_effort] values ("none" and
+// "minimal" are OpenAI's; Anthropic gets "low" for them).
+var ReasoningEfforts = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+// MaxOutputTokensMax bounds a configured output limit.
+const MaxOutputTokensMax = 1_000_000
+
+// OutputTokens is the output limit of role ("plan_reviewer:risk" is a
+// plan_reviewer).
+func (c Config) OutputTokens(role string) int {
+	base, _, _ := strings.Cut(role, ":")
+	if n, ok := c.MaxOutputTokens[base]; ok && n > 0 {
+		return n
+	}
+	return c.Context.MaxOutputTokens
+}
+
+// Effort is the reasoning effort of role, "" for the model's default.
+func (c Config) Effort(role string) string {
+	base, _, _ := strings.Cut(role, ":")
+	return c.ReasoningEffort[base]
 }
 
 // Budget bounds model use. Zero means no limit.
@@ -65,10 +99,13 @@ func (b Budgets) Task() Budget {
 	return Budget{Calls: b.Calls, TokensIn: b.TokensIn, TokensOut: b.TokensOut, CostUSD: b.CostUSD, WallTime: b.WallTime}
 }
 
-// Price is USD per million tokens.
+// Price is USD per million tokens. CachedInput (input read from a prompt
+// cache) and CacheWrite (input written to it) default to Input.
 type Price struct {
-	Input  float64 `toml:"input"`
-	Output float64 `toml:"output"`
+	Input       float64 `toml:"input"`
+	Output      float64 `toml:"output"`
+	CachedInput float64 `toml:"cached_input"`
+	CacheWrite  float64 `toml:"cache_write"`
 }
 
 // Test configures the test phase.
@@ -391,8 +428,38 @@ func (c *Config) validate(file string) error {
 		}
 	}
 	for model, p := range c.Prices {
-		if strings.TrimSpace(model) == "" || p.Input < 0 || p.Output < 0 {
-			return bad("prices."+model, "expected a model name with non-negative input and output prices (USD per million tokens)")
+		if strings.TrimSpace(model) == "" || p.Input < 0 || p.Output < 0 || p.CachedInput < 0 || p.CacheWrite < 0 {
+			return bad("prices."+model, "expected a model name with non-negative input, output, cached_input and cache_write prices (USD per million tokens)")
+		}
+	}
+	isRole := func(r string) bool {
+		for _, m := range ModelRoles {
+			if r == m {
+				return true
+			}
+		}
+		return false
+	}
+	for _, role := range sortedKeys(c.MaxOutputTokens) {
+		n := c.MaxOutputTokens[role]
+		if !isRole(role) {
+			return bad("max_output_tokens."+role, fmt.Sprintf("expected a role: %s", strings.Join(ModelRoles, ", ")))
+		}
+		if n <= 0 || n > MaxOutputTokensMax {
+			return bad("max_output_tokens."+role, fmt.Sprintf("expected a number of tokens from 1 to %d, got %d", MaxOutputTokensMax, n))
+		}
+	}
+	for _, role := range sortedKeys(c.ReasoningEffort) {
+		e := c.ReasoningEffort[role]
+		if !isRole(role) {
+			return bad("reasoning_effort."+role, fmt.Sprintf("expected a role: %s", strings.Join(ModelRoles, ", ")))
+		}
+		ok := false
+		for _, v := range ReasoningEfforts {
+			ok = ok || e == v
+		}
+		if !ok {
+			return bad("reasoning_effort."+role, fmt.Sprintf("expected one of %s, got %q", strings.Join(ReasoningEfforts, ", "), e))
 		}
 	}
 	if c.Context.MaxContextBytes < 0 || c.Context.MaxOutputTokens < 0 {
@@ -410,6 +477,15 @@ func (c *Config) validate(file string) error {
 		return bad("tools.max_test_runs", fmt.Sprintf("expected a number of test runs from 0 (no run_tests) to 100, got %d", c.Tools.MaxTestRuns))
 	}
 	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func checkBudget(b Budget, key string, bad func(key, msg string) error) error {

@@ -102,6 +102,11 @@ plan_personas = ["risk"]
 		{"[roles]\nplanner = \"nope\"", "roles.planner: names provider \"nope\""},
 		{"[providers.x]\ntype = \"command\"\ncommand = \"x\"\nprotocol = 3", "providers.x.protocol: expected command protocol version 1 or 2, got 3"},
 		{"[providers.x]\ntype = \"openai\"\nprotocol = 2", "providers.x.protocol: only a command provider"},
+		{"[max_output_tokens]\ncodgen = 100", "max_output_tokens.codgen: expected a role: planner, plan_reviewer, codegen"},
+		{"[max_output_tokens]\ncodegen = 0", "max_output_tokens.codegen: expected a number of tokens from 1 to 1000000, got 0"},
+		{"[max_output_tokens]\ncodegen = \"lots\"", "max_output_tokens"},
+		{"[reasoning_effort]\nplanner = \"extreme\"", "reasoning_effort.planner: expected one of none, minimal, low, medium, high, xhigh, max, got \"extreme\""},
+		{"[reasoning_effort]\nplaner = \"high\"", "reasoning_effort.planer: expected a role"},
 		{"[providers.x]\ntype = \"script\"\nscript = \"s.json\"\ntools = true", "providers.x.tools: only an openai or anthropic provider"},
 		{"[providers.x]\ntype = \"openai\"\ntools = \"yes\"", "providers"},
 		{"[test\n", "line 2: expected"},
@@ -206,4 +211,32 @@ func FuzzParseByteSize(f *testing.F) {
 			t.Fatalf("%q → %d → %q → %d, %v", s, n, n.String(), back, err)
 		}
 	})
+}
+
+func TestPerRoleOutputAndEffort(t *testing.T) {
+	cfg, err := Parse("config.toml", []byte("[context]\nmax_output_tokens = 8000\n[max_output_tokens]\ncodegen = 64000\nplan_reviewer = 4000\n[reasoning_effort]\nplanner = \"high\"\ncode_reviewer = \"low\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		role   string
+		tokens int
+		effort string
+	}{
+		{"codegen", 64000, ""},
+		{"plan_reviewer:risk", 4000, ""},
+		{"planner", 8000, "high"},
+		{"code_reviewer:security", 8000, "low"},
+		{"accept_advisor", 8000, ""},
+	} {
+		if got := cfg.OutputTokens(tc.role); got != tc.tokens {
+			t.Errorf("OutputTokens(%s) = %d, want %d", tc.role, got, tc.tokens)
+		}
+		if got := cfg.Effort(tc.role); got != tc.effort {
+			t.Errorf("Effort(%s) = %q, want %q", tc.role, got, tc.effort)
+		}
+	}
+	if got := Default().OutputTokens("codegen"); got != 16000 {
+		t.Errorf("default output tokens %d", got)
+	}
 }
