@@ -19,6 +19,10 @@ type CostLine struct {
 	FailedCalls   int     `json:"failed_calls"`
 	TokensIn      int64   `json:"tokens_in"`
 	TokensOut     int64   `json:"tokens_out"`
+	// CachedTokensIn and CacheWriteTokens are the part of TokensIn the
+	// provider read from, or wrote to, its prompt cache.
+	CachedTokensIn   int64 `json:"cached_tokens_in"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
 	CostUSD       float64 `json:"cost_usd"`
 	UnpricedCalls int     `json:"unpriced_calls"`
 	LatencyMS     int64   `json:"latency_ms"` // summed latency of the calls that reached a model
@@ -31,6 +35,8 @@ func (l *CostLine) Add(o CostLine) {
 	l.FailedCalls += o.FailedCalls
 	l.TokensIn += o.TokensIn
 	l.TokensOut += o.TokensOut
+	l.CachedTokensIn += o.CachedTokensIn
+	l.CacheWriteTokens += o.CacheWriteTokens
 	l.CostUSD += o.CostUSD
 	l.UnpricedCalls += o.UnpricedCalls
 	l.LatencyMS += o.LatencyMS
@@ -69,6 +75,8 @@ func SumCosts(events []task.Event) CostSummary {
 		default:
 			l.TokensIn = intField(ev.Data, "tokens_in")
 			l.TokensOut = intField(ev.Data, "tokens_out")
+			l.CachedTokensIn = intField(ev.Data, "cached_tokens_in")
+			l.CacheWriteTokens = intField(ev.Data, "cache_write_tokens")
 			l.LatencyMS = intField(ev.Data, "latency_ms")
 			if c, ok := floatField(ev.Data, "cost_usd"); ok {
 				l.CostUSD = c

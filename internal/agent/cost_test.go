@@ -35,7 +35,7 @@ func TestSumCosts(t *testing.T) {
 			"from a transcript",
 			costEvents(t,
 				`{"seq":1,`+ts+`,"kind":"model_call","phase":"planning","role":"planner","cached":false,"tokens_in":1000,"tokens_out":200,"cost_usd":0.006}`,
-				`{"seq":2,`+ts+`,"kind":"model_call","phase":"codegen","role":"codegen","cached":false,"tokens_in":5000,"tokens_out":3000,"cost_usd":0.06}`,
+				`{"seq":2,`+ts+`,"kind":"model_call","phase":"codegen","role":"codegen","cached":false,"tokens_in":5000,"tokens_out":3000,"cost_usd":0.06,"cached_tokens_in":4000,"cache_write_tokens":600}`,
 				`{"seq":3,`+ts+`,"kind":"model_call","phase":"codegen","role":"codegen","cached":true,"tokens_in":5000,"tokens_out":3000}`,
 				`{"seq":4,`+ts+`,"kind":"model_call","phase":"review","role":"code_reviewer:tests","cached":false,"tokens_in":700,"tokens_out":50}`,
 				`{"seq":5,`+ts+`,"kind":"model_call","phase":"review","role":"code_reviewer:security","cached":false,"tokens_in":0,"tokens_out":0,"error":"timeout"}`,
@@ -44,11 +44,11 @@ func TestSumCosts(t *testing.T) {
 			CostSummary{
 				Phases: []PhaseCost{
 					{"planning", CostLine{Calls: 1, TokensIn: 1000, TokensOut: 200, CostUSD: 0.006}},
-					{"codegen", CostLine{Calls: 2, CachedCalls: 1, TokensIn: 5000, TokensOut: 3000, CostUSD: 0.06}},
+					{"codegen", CostLine{Calls: 2, CachedCalls: 1, TokensIn: 5000, TokensOut: 3000, CachedTokensIn: 4000, CacheWriteTokens: 600, CostUSD: 0.06}},
 					{"review", CostLine{Calls: 2, FailedCalls: 1, TokensIn: 700, TokensOut: 50, UnpricedCalls: 1}},
 					{"unknown", CostLine{Calls: 1, UnpricedCalls: 1}},
 				},
-				Total: CostLine{Calls: 6, CachedCalls: 1, FailedCalls: 1, TokensIn: 6700, TokensOut: 3250, CostUSD: 0.066, UnpricedCalls: 2},
+				Total: CostLine{Calls: 6, CachedCalls: 1, FailedCalls: 1, TokensIn: 6700, TokensOut: 3250, CachedTokensIn: 4000, CacheWriteTokens: 600, CostUSD: 0.066, UnpricedCalls: 2},
 			},
 		},
 		{

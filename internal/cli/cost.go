@@ -118,10 +118,11 @@ func costOf(p *task.Project, id string) (agent.CostSummary, error) {
 // printCost writes the sums as a table.
 func printCost(w io.Writer, out costOutput) {
 	row := func(name string, l agent.CostLine) {
-		fmt.Fprintf(w, "%-22s %6d %7d %7d %11d %11d %10s\n", name, l.Calls, l.CachedCalls, l.FailedCalls, l.TokensIn, l.TokensOut, agent.FormatUSD(l.CostUSD))
+		fmt.Fprintf(w, "%-22s %6d %7d %7d %11d %11d %11d %10s\n", name, l.Calls, l.CachedCalls, l.FailedCalls, l.TokensIn, l.CachedTokensIn, l.TokensOut, agent.FormatUSD(l.CostUSD))
 	}
 	header := func(first string) {
-		fmt.Fprintf(w, "%-22s %6s %7s %7s %11s %11s %10s\n", first, "calls", "cached", "failed", "tokens in", "tokens out", "cost")
+		fmt.Fprintf(w, "%-22s %6s %7s %7s %11s %11s %11s %10s\n", first, "calls", "cached", "failed", "tokens in", "of which", "tokens out", "cost")
+		fmt.Fprintf(w, "%-22s %6s %7s %7s %11s %11s %11s %10s\n", "", "", "", "", "", "from cache", "", "")
 	}
 	if out.Tasks != nil {
 		fmt.Fprintf(w, "model calls of every task (prices as of %s)\n", out.PricesAsOf)
