@@ -14,18 +14,18 @@ import (
 // a model: a cached call cost nothing again. Cost is the sum of the calls
 // whose price is known; UnpricedCalls counts the others.
 type CostLine struct {
-	Calls         int     `json:"calls"`
-	CachedCalls   int     `json:"cached_calls"`
-	FailedCalls   int     `json:"failed_calls"`
-	TokensIn      int64   `json:"tokens_in"`
-	TokensOut     int64   `json:"tokens_out"`
+	Calls       int   `json:"calls"`
+	CachedCalls int   `json:"cached_calls"`
+	FailedCalls int   `json:"failed_calls"`
+	TokensIn    int64 `json:"tokens_in"`
+	TokensOut   int64 `json:"tokens_out"`
 	// CachedTokensIn and CacheWriteTokens are the part of TokensIn the
 	// provider read from, or wrote to, its prompt cache.
-	CachedTokensIn   int64 `json:"cached_tokens_in"`
-	CacheWriteTokens int64 `json:"cache_write_tokens"`
-	CostUSD       float64 `json:"cost_usd"`
-	UnpricedCalls int     `json:"unpriced_calls"`
-	LatencyMS     int64   `json:"latency_ms"` // summed latency of the calls that reached a model
+	CachedTokensIn   int64   `json:"cached_tokens_in"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	UnpricedCalls    int     `json:"unpriced_calls"`
+	LatencyMS        int64   `json:"latency_ms"` // summed latency of the calls that reached a model
 }
 
 // Add sums another line into l.
