@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -73,7 +74,7 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)}
 	}
 	planningDir := filepath.Join(t.Dir, "planning")
-	removeStrayTemps(planningDir)
+	durable.RemoveTemps(planningDir, "")
 
 	plan := artifact.LoadPlan(t.Dir)
 	switch {
@@ -125,7 +126,7 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 	if err := t.Append(ev); err != nil {
 		return res, err
 	}
-	if err := replaceFileDurably(planPath, updated, 0o644); err != nil {
+	if err := durable.WriteFile(planPath, updated, 0o644); err != nil {
 		return res, err
 	}
 	line := meetingLine{Kind: meetingAnswer, TS: now, Question: questionID, Text: q.Text, Answer: text, Previous: q.Answer}
@@ -183,5 +184,5 @@ func appendMeeting(path string, line meetingLine) error {
 	if err != nil {
 		return err
 	}
-	return replaceFileDurably(path, append(prev, data...), 0o644)
+	return durable.WriteFile(path, append(prev, data...), 0o644)
 }

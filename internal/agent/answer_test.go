@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -108,7 +109,7 @@ func TestAnswerKeepsEverythingElse(t *testing.T) {
 	// No temporary file is left next to the plan.
 	names, _ := os.ReadDir(filepath.Join(e.taskDir(), "planning"))
 	for _, n := range names {
-		if strings.Contains(n.Name(), planTmpInfix) {
+		if strings.Contains(n.Name(), durable.TempInfix) {
 			t.Errorf("temporary file left: %s", n.Name())
 		}
 	}
@@ -188,7 +189,7 @@ func markPlanningRunning(e *plEnv) {
 func TestAnswerRemovesStrayTemps(t *testing.T) {
 	e := plNewEnv(t, nil, plBrief, "")
 	e.writeTaskFile(artifact.PlanFile, plHandPlan)
-	stray := "planning/.planning.ai.json" + planTmpInfix + "123"
+	stray := "planning/planning.ai.json" + durable.TempInfix + "123"
 	e.writeTaskFile(stray, "{half")
 	if err := Answer(plBackground, e.o, e.id, "q2", "no jitter"); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // orderedJSON is a JSON object kept as its members in their original order,
@@ -160,64 +159,4 @@ func planWriteJSON(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// planTmpInfix marks the temporary files of replaceFileDurably; a file
-// left by a crash is removed by the next `orch answer`.
-const planTmpInfix = ".orch-tmp-"
-
-// replaceFileDurably replaces path with data: a temporary file in the same
-// folder is written and fsynced, renamed over path, and the folder is
-// fsynced. A reader sees the old content or the new, never a mix.
-func replaceFileDurably(path string, data []byte, perm os.FileMode) (err error) {
-	dir, name := filepath.Split(path)
-	f, err := os.CreateTemp(dir, "."+name+planTmpInfix+"*")
-	if err != nil {
-		return fmt.Errorf("create a temporary file for %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp, err)
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", tmp, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open folder %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync folder %s: %w", dir, err)
-	}
-	return nil
-}
-
-// removeStrayTemps removes temporary files replaceFileDurably left in dir
-// after a crash. The caller holds the task's lock, so none is in use.
-func removeStrayTemps(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), planTmpInfix) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
 // scriptProvider replays a script file deterministically.
@@ -169,7 +171,8 @@ func (p *scriptProvider) takePersistent(ctx context.Context, role string) (scrip
 	if err != nil {
 		return scriptEntry{}, fmt.Errorf("orch: provider %s: encode script state: %w", p.name, err)
 	}
-	if err := writeFileAtomic(p.stateFile, append(data, '\n'), 0o644); err != nil {
+	if err := durable.WriteFile(p.stateFile, append(data, '
+'), 0o644); err != nil {
 		return scriptEntry{}, fmt.Errorf("orch: provider %s: save script state: %w", p.name, err)
 	}
 	return e, nil

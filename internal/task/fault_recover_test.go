@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
 // tornTail is an interrupted append left at the end of the transcript.
@@ -24,7 +26,7 @@ func newCrashedWorld(t *testing.T, debris bool) *faultWorld {
 		w.snap(t)
 		return w
 	}
-	writeFile(t, filepath.Join(w.tk.Dir, StateFile+tmpInfix+"123"), `{"phase":"co`)
+	writeFile(t, filepath.Join(w.tk.Dir, StateFile+durable.TempInfix+"123"), `{"phase":"co`)
 	f, err := os.OpenFile(filepath.Join(w.tk.Dir, TranscriptFile), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)

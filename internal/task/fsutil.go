@@ -3,86 +3,36 @@ package task
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
-// tmpInfix marks temporary files written by writeFileAtomic: a file
-// "state.json" is written as "state.json.tmp-<random>" first.
-const tmpInfix = ".tmp-"
+// durableFS is the store's seam as package durable's.
+type durableFS struct{ fsys fileSystem }
 
-// writeAll writes data with one call. A write that reports fewer bytes
-// without an error is io.ErrShortWrite: it is never continued, because the
-// callers cannot tell what reached the file.
-func writeAll(f file, data []byte) error {
-	n, err := f.Write(data)
-	if err == nil && n != len(data) {
-		err = io.ErrShortWrite
-	}
-	return err
+func (d durableFS) CreateTemp(dir, pattern string) (durable.File, error) {
+	return d.fsys.CreateTemp(dir, pattern)
 }
 
-// syncDir fsyncs a directory so that entries created, renamed or removed in
-// it are durable. A failed fsync is returned, never retried.
-func syncDir(fsys fileSystem, dir string) error {
-	d, err := fsys.OpenFile(dir, os.O_RDONLY, 0)
-	if err != nil {
-		return fmt.Errorf("open folder %s for fsync: %w", dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("fsync folder %s: %w", dir, err)
-	}
-	return nil
+func (d durableFS) OpenFile(name string, flag int, perm fs.FileMode) (durable.File, error) {
+	return d.fsys.OpenFile(name, flag, perm)
 }
 
-// writeFileAtomic replaces dir/name with data durably: a temporary file in
-// the same folder is written, fsynced and renamed over the target, then the
-// folder is fsynced. Readers see either the old or the new content. When it
-// fails before the rename, the target is untouched and the temporary file
-// is removed (or, if even that fails, left for Recover or CleanStrays);
-// when only the final folder fsync fails, the target already has the new
-// content but its durability is unknown, and the error says so.
+func (d durableFS) Rename(oldpath, newpath string) error { return d.fsys.Rename(oldpath, newpath) }
+func (d durableFS) Remove(name string) error             { return d.fsys.Remove(name) }
+
+// syncDir fsyncs a folder through the store's seam (durable.SyncDir).
+func syncDir(fsys fileSystem, dir string) error { return durable.SyncDir(durableFS{fsys}, dir) }
+
+// writeFileAtomic replaces dir/name with data durably through the store's
+// seam (durable.WriteFileFS).
 func writeFileAtomic(fsys fileSystem, dir, name string, data []byte, perm fs.FileMode) error {
-	f, err := fsys.CreateTemp(dir, name+tmpInfix+"*")
-	if err != nil {
-		return fmt.Errorf("create temporary file for %s: %w", filepath.Join(dir, name), err)
-	}
-	tmp := f.Name()
-	abandon := func(err error, closed bool) error {
-		if !closed {
-			f.Close()
-		}
-		fsys.Remove(tmp)
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		return abandon(fmt.Errorf("chmod %s: %w", tmp, err), false)
-	}
-	if err := writeAll(f, data); err != nil {
-		return abandon(fmt.Errorf("write %s: %w", tmp, err), false)
-	}
-	if err := f.Sync(); err != nil {
-		return abandon(fmt.Errorf("fsync %s: %w", tmp, err), false)
-	}
-	if err := f.Close(); err != nil {
-		return abandon(fmt.Errorf("close %s: %w", tmp, err), true)
-	}
-	target := filepath.Join(dir, name)
-	if err := fsys.Rename(tmp, target); err != nil {
-		return abandon(fmt.Errorf("rename %s to %s: %w", tmp, target, err), true)
-	}
-	if err := syncDir(fsys, dir); err != nil {
-		return fmt.Errorf("%s was replaced but may not be durable: %w", target, err)
-	}
-	return nil
+	return durable.WriteFileFS(durableFS{fsys}, filepath.Join(dir, name), data, perm)
 }
 
 // writeFileSync creates path (which must not exist) with data and fsyncs
@@ -92,7 +42,7 @@ func writeFileSync(fsys fileSystem, path string, data []byte, perm fs.FileMode) 
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	err = writeAll(f, data)
+	err = durable.WriteAll(f, data)
 	if err == nil {
 		if err = f.Sync(); err != nil {
 			err = fmt.Errorf("fsync: %w", err)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
 // lockPoll bounds the interval between two attempts to take a busy lock.
@@ -72,7 +74,7 @@ func (l *Lock) writePID(pid int) error {
 		return fmt.Errorf("write pid into %s: %w", l.path, err)
 	}
 	if pid > 0 {
-		err = writeAll(f, fmt.Appendf(nil, "pid %d\n", pid))
+		err = durable.WriteAll(f, fmt.Appendf(nil, "pid %d\n", pid))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gofrs/flock"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
 // Names inside .orch.
@@ -269,7 +271,7 @@ func (p *Project) CleanStrays() error {
 	defer fl.Unlock()
 	for _, c := range []struct{ dir, prefix string }{
 		{p.TasksDir(), strayPrefix},
-		{p.Dir, currentName + tmpInfix},
+		{p.Dir, currentName + durable.TempInfix},
 	} {
 		entries, err := os.ReadDir(c.dir)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
@@ -20,7 +21,7 @@ const (
 	StateFile      = "state.json"
 	TranscriptFile = "transcript.jsonl"
 	LockFile       = ".lock"
-	BriefFile      = "planning/brief.md"
+	BriefFile      = artifact.BriefFile
 )
 
 // maxStateSize is the largest state.json ReadState accepts.

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
 // hashLine is the chain hash of a transcript line (without its '\n').
@@ -119,7 +121,7 @@ func (t *Task) appendEvent(f file, tl logTail, ev *Event) error {
 		return fmt.Errorf("encode %s event for task %s: %w", ev.Kind, t.ID, err)
 	}
 	line = append(line, '\n')
-	if err := writeAll(f, line); err != nil {
+	if err := durable.WriteAll(f, line); err != nil {
 		return t.undoAppend(f, tl, fmt.Errorf("append to transcript of task %s: %w", t.ID, err))
 	}
 	if err := f.Sync(); err != nil {
