@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -21,8 +23,8 @@ import (
 
 // Files of the accept advisor, relative to the task folder.
 const (
-	AdviceFile         = "accept/advice.json"
-	AdviceMarkdownFile = "accept/advice.md"
+	AdviceFile         = artifact.AdviceFile
+	AdviceMarkdownFile = artifact.AdviceMarkdownFile
 )
 
 // AdviceAnswer is the accept advisor's structured answer.
@@ -72,16 +74,16 @@ func CheckAdviceAnswer(raw []byte) (AdviceAnswer, error) {
 		return a, fmt.Errorf("the answer does not match the schema: %w", err)
 	}
 	var p answerProblems
-	if !hasString(adviceVerdicts, a.Recommendation) {
+	if !slices.Contains(adviceVerdicts, a.Recommendation) {
 		p.add("recommendation: expected one of %s, got %q", strings.Join(adviceVerdicts, ", "), a.Recommendation)
 	}
 	switch {
-	case a.Recommendation == artifact.VerdictChangesRequested && !hasString(adviceTargets, a.Target):
+	case a.Recommendation == artifact.VerdictChangesRequested && !slices.Contains(adviceTargets, a.Target):
 		p.add("target: changes_requested needs one of %s, got %q", strings.Join(adviceTargets, ", "), a.Target)
 	case a.Recommendation != artifact.VerdictChangesRequested && a.Target != "":
 		p.add("target: only with changes_requested, got %q with %q", a.Target, a.Recommendation)
 	}
-	if !hasString(adviceConfidences, a.Confidence) {
+	if !slices.Contains(adviceConfidences, a.Confidence) {
 		p.add("confidence: expected one of %s, got %q", strings.Join(adviceConfidences, ", "), a.Confidence)
 	}
 	if strings.TrimSpace(a.Summary) == "" {
@@ -171,7 +173,7 @@ func buildAdviceInput(rt *Runtime, t *task.Task, ev phases.Evidence) adviceInput
 	evJSON, _ := json.MarshalIndent(ev, "", "  ")
 	in.Evidence = string(evJSON)
 	in.Plan, _ = readFileHead(t.Dir, artifact.PlanFile, budget/4)
-	if md, ok := readFileHead(t.Dir, "review/code-review.md", budget/8); ok {
+	if md, ok := readFileHead(t.Dir, artifact.CodeReviewMarkdownFile, budget/8); ok {
 		in.Review = md
 	} else if cr := artifact.LoadCodeReview(t.Dir); cr.OK() {
 		in.Review = CodeReviewMarkdown(CodeReviewRecord{OK: cr.Value.OK, Issues: issuesOf(cr.Value)})
@@ -292,72 +294,17 @@ func commitAdvice(ctx context.Context, o *orchestrator.Orchestrator, t *task.Tas
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	removeAdviceTemps(dir)
-	if err := writeAdviceFile(filepath.Join(t.Dir, filepath.FromSlash(AdviceFile)), data); err != nil {
+	durable.RemoveTemps(dir, "advice.")
+	if err := durable.WriteFile(filepath.Join(t.Dir, filepath.FromSlash(AdviceFile)), data, 0o644); err != nil {
 		return err
 	}
-	if err := writeAdviceFile(filepath.Join(t.Dir, filepath.FromSlash(AdviceMarkdownFile)), []byte(AdviceMarkdown(adv))); err != nil {
+	if err := durable.WriteFile(filepath.Join(t.Dir, filepath.FromSlash(AdviceMarkdownFile)), []byte(AdviceMarkdown(adv)), 0o644); err != nil {
 		return err
 	}
 	return t.Append(task.Event{TS: o.Now().UTC().Truncate(time.Millisecond), Payload: event.Advice{
 		Recommendation: adv.Recommendation, Target: adv.Target, Confidence: adv.Confidence,
 		Files: []string{AdviceFile, AdviceMarkdownFile}, Cautions: len(adv.Cautions),
 	}})
-}
-
-// adviceTmpInfix marks the temporary files of writeAdviceFile.
-const adviceTmpInfix = ".tmp-"
-
-// writeAdviceFile replaces path durably: temporary file in the same
-// folder, write, fsync, rename, fsync the folder.
-func writeAdviceFile(path string, data []byte) (err error) {
-	dir, name := filepath.Split(path)
-	f, err := os.CreateTemp(dir, name+adviceTmpInfix+"*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", tmp, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s: %w", tmp, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	return nil
-}
-
-// removeAdviceTemps removes temporary files a crash left in dir; the
-// caller holds the task's lock.
-func removeAdviceTemps(dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "advice.") && strings.Contains(e.Name(), adviceTmpInfix) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }
 
 // AdviceMarkdown renders the advice for people.

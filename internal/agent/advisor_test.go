@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,7 +193,7 @@ func FuzzCheckAdviceAnswer(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !hasString(adviceVerdicts, a.Recommendation) || (a.Recommendation == "changes_requested") != (a.Target != "") {
+		if !slices.Contains(adviceVerdicts, a.Recommendation) || (a.Recommendation == "changes_requested") != (a.Target != "") {
 			t.Fatalf("accepted %+v", a)
 		}
 		if cmd := acceptCommand("t", a); strings.Count(cmd, "'")%2 != 0 && !strings.Contains(cmd, `'\''`) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,21 +102,12 @@ func (f priorFailures) empty() bool {
 func (f priorFailures) from() []string {
 	var out []string
 	for _, s := range []string{f.TestFrom, f.ReviewFrom, f.DecideFrom} {
-		if s != "" && !hasString(out, s) {
+		if s != "" && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-func hasString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // gatherFailures reads the failures of earlier attempts from history/,

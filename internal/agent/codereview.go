@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
@@ -124,10 +125,10 @@ func CheckCodeReviewerAnswer(raw []byte, diffPaths map[string]bool) (CodeReviewe
 		p.add("issues: missing (an array, empty when there is none)")
 	}
 	for i, is := range a.Issues {
-		if !hasString(codeReviewSeverities, is.Severity) {
+		if !slices.Contains(codeReviewSeverities, is.Severity) {
 			p.add("issues[%d].severity: expected one of %s, got %q", i, strings.Join(codeReviewSeverities, ", "), is.Severity)
 		}
-		if !hasString(codeReviewKinds, is.Kind) {
+		if !slices.Contains(codeReviewKinds, is.Kind) {
 			p.add("issues[%d].kind: expected one of %s, got %q", i, strings.Join(codeReviewKinds, ", "), is.Kind)
 		}
 		if is.File != "" && !diffPaths[is.File] {
@@ -319,7 +320,7 @@ func stageCodeReview(run *orchestrator.Run, rec CodeReviewRecord) error {
 	if _, err := artifact.DecodeCodeReview(artifact.CodeReviewFile, data); err != nil {
 		return fmt.Errorf("code review built an invalid %s: %w", artifact.CodeReviewFile, err)
 	}
-	for name, content := range map[string][]byte{artifact.CodeReviewFile: data, "review/code-review.md": []byte(CodeReviewMarkdown(rec))} {
+	for name, content := range map[string][]byte{artifact.CodeReviewFile: data, artifact.CodeReviewMarkdownFile: []byte(CodeReviewMarkdown(rec))} {
 		p, err := run.Stage(name)
 		if err != nil {
 			return err

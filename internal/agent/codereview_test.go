@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -110,7 +111,7 @@ func FuzzCheckCodeReviewerAnswer(f *testing.F) {
 			return
 		}
 		for _, is := range a.Issues {
-			if !hasString(codeReviewSeverities, is.Severity) || !hasString(codeReviewKinds, is.Kind) ||
+			if !slices.Contains(codeReviewSeverities, is.Severity) || !slices.Contains(codeReviewKinds, is.Kind) ||
 				(is.File != "" && !paths[is.File]) || is.Line < 0 || strings.TrimSpace(is.Message) == "" {
 				t.Fatalf("accepted %+v", is)
 			}

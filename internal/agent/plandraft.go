@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // planDraft is the structured answer asked of the planner: the fields of
@@ -203,7 +203,7 @@ func checkQuestions(qs []artifact.Question) error {
 	seen := map[string]bool{}
 	for i, q := range qs {
 		if !questionIDPattern.MatchString(q.ID) {
-			return fmt.Errorf("%s: $.questions[%d].id: expected a short id of letters, digits, '.', '_' or '-' (such as q1), got %q", artifact.PlanFile, i, planShort(q.ID, 80))
+			return fmt.Errorf("%s: $.questions[%d].id: expected a short id of letters, digits, '.', '_' or '-' (such as q1), got %q", artifact.PlanFile, i, clip.Bytes(q.ID, 80))
 		}
 		if seen[q.ID] {
 			return fmt.Errorf("%s: $.questions[%d].id: expected unique question ids, got %q twice", artifact.PlanFile, i, q.ID)
@@ -268,16 +268,4 @@ func lstatInRepo(root, rel string) (os.FileInfo, error) {
 		}
 	}
 	return nil, os.ErrNotExist
-}
-
-// planShort cuts s to n bytes (on a rune boundary) with an ellipsis.
-func planShort(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
 
@@ -136,7 +137,7 @@ func planDigest(p artifact.Plan) string {
 	if n := len(p.Risks); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d risk(s)", n))
 	}
-	return planShort(strings.Join(parts, "; "), 500)
+	return clip.Bytes(strings.Join(parts, "; "), 500)
 }
 
 func questionIDs(qs []artifact.Question) []string {

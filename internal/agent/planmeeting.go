@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // planning/meeting.jsonl is the minutes of planning: one JSON object per
@@ -154,15 +155,15 @@ func describeMeetingEntry(e meetingEntry) string {
 			if q.Blocking {
 				mark = " (blocking)"
 			}
-			qs = append(qs, fmt.Sprintf("%s%s: %s", q.ID, mark, planShort(q.Text, 300)))
+			qs = append(qs, fmt.Sprintf("%s%s: %s", q.ID, mark, clip.Bytes(q.Text, 300)))
 		}
-		s := fmt.Sprintf("- round %d → %s: %s", l.Round, l.Status, planShort(l.Digest, 600))
+		s := fmt.Sprintf("- round %d → %s: %s", l.Round, l.Status, clip.Bytes(l.Digest, 600))
 		if len(qs) > 0 {
 			s += "; questions asked: " + strings.Join(qs, " | ")
 		}
 		return s
 	case e.OK && l.Kind == meetingAnswer:
-		return fmt.Sprintf("- the person answered %s (%s): %s", l.Question, planShort(l.Text, 300), planShort(l.Answer, 2000))
+		return fmt.Sprintf("- the person answered %s (%s): %s", l.Question, clip.Bytes(l.Text, 300), clip.Bytes(l.Answer, 2000))
 	}
-	return "- " + planShort(e.Raw, 2000)
+	return "- " + clip.Bytes(e.Raw, 2000)
 }

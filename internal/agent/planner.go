@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -232,11 +233,11 @@ func plannerRequest(ctx context.Context, rt *Runtime, root, id string, round int
 		if in.Plan.Err != nil {
 			fmt.Fprintf(&b, "The file is not valid: %v\n\n", in.Plan.Err)
 		}
-		b.WriteString(planDataBlock("current-plan", planShort(string(in.PlanData), 256<<10)))
+		b.WriteString(planDataBlock("current-plan", clip.Bytes(string(in.PlanData), 256<<10)))
 	}
 	if in.FilePlanData != nil {
 		b.WriteString("\n## File plan edited by a person (planning/plan.files.json); it differs from the plan's file_plan\n\n")
-		b.WriteString(planDataBlock("file-plan", planShort(string(in.FilePlanData), 64<<10)))
+		b.WriteString(planDataBlock("file-plan", clip.Bytes(string(in.FilePlanData), 64<<10)))
 	}
 	if len(in.Known) > 0 {
 		b.WriteString("\n## The person's answers (orch keeps them in the plan; do not answer questions yourself)\n\n")

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -290,12 +291,12 @@ func validateReviewerAnswer(raw []byte) (PlanReviewerVerdict, error) {
 	switch v.Severity {
 	case artifact.SeverityInfo, artifact.SeverityMinor, artifact.SeverityMajor, artifact.SeverityBlocking:
 	default:
-		return v, fmt.Errorf(`"severity" must be one of "info", "minor", "major", "blocking", got %q`, planShort(v.Severity, 40))
+		return v, fmt.Errorf(`"severity" must be one of "info", "minor", "major", "blocking", got %q`, clip.Bytes(v.Severity, 40))
 	}
 	switch v.Decision {
 	case PlanDecisionApprove, PlanDecisionRevise, PlanDecisionReject:
 	default:
-		return v, fmt.Errorf(`"decision" must be one of "approve", "revise", "reject", got %q`, planShort(v.Decision, 40))
+		return v, fmt.Errorf(`"decision" must be one of "approve", "revise", "reject", got %q`, clip.Bytes(v.Decision, 40))
 	}
 	clean := func(field string, items []string) ([]string, error) {
 		out := []string{}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 func TestCheckPathAccepts(t *testing.T) {
@@ -15,7 +17,7 @@ func TestCheckPathAccepts(t *testing.T) {
 		strings.Repeat("a", MaxPathElementBytes), strings.Repeat("a/", (MaxPathBytes-1)/2) + "b",
 	} {
 		if err := CheckPath(p); err != nil {
-			t.Errorf("CheckPath(%q) = %v, want nil", shorten(p, 40), err)
+			t.Errorf("CheckPath(%q) = %v, want nil", clip.Bytes(p, 40), err)
 		}
 	}
 }
@@ -81,7 +83,7 @@ func TestCheckPathRefuses(t *testing.T) {
 	for _, tc := range cases {
 		err := CheckPath(tc.path)
 		if err == nil {
-			t.Errorf("CheckPath(%q) = nil, want refusal (%s)", shorten(tc.path, 40), tc.reason)
+			t.Errorf("CheckPath(%q) = nil, want refusal (%s)", clip.Bytes(tc.path, 40), tc.reason)
 			continue
 		}
 		if !errors.Is(err, ErrUnsafePath) {
@@ -92,7 +94,7 @@ func TestCheckPathRefuses(t *testing.T) {
 			t.Errorf("CheckPath(%q): not a *PathError naming the path: %v", tc.path, err)
 		}
 		if !strings.Contains(err.Error(), tc.reason) {
-			t.Errorf("CheckPath(%q) = %q, want it to mention %q", shorten(tc.path, 40), err, tc.reason)
+			t.Errorf("CheckPath(%q) = %q, want it to mention %q", clip.Bytes(tc.path, 40), err, tc.reason)
 		}
 	}
 }

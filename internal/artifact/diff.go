@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // DiffError says where and why a patch is refused. It matches
@@ -207,7 +209,7 @@ func (p *diffParser) handle(line []byte, truncated bool) error {
 			p.prevHunkLine = false
 			return nil
 		}
-		return p.errorf("unexpected line outside a hunk (do the hunk line counts match the @@ header?): %q", shorten(string(l), 60))
+		return p.errorf("unexpected line outside a hunk (do the hunk line counts match the @@ header?): %q", clip.Bytes(string(l), 60))
 	}
 	return nil // preamble text
 }
@@ -331,7 +333,7 @@ func (p *diffParser) extendedHeader(l []byte) error {
 			return nil
 		}
 	}
-	return p.errorf("unexpected line in the header of the file at line %d: %q", h.line, shorten(s, 60))
+	return p.errorf("unexpected line in the header of the file at line %d: %q", h.line, clip.Bytes(s, 60))
 }
 
 // indexLine checks "index <sha>..<sha>[ <mode>]".
@@ -363,14 +365,14 @@ func (p *diffParser) checkMode(mode, what string) error {
 	case "160000":
 		return p.errorf("%s %s: submodules are not allowed", what, mode)
 	}
-	return p.errorf("%s %q: only regular file modes 100644 and 100755 are allowed", what, shorten(mode, 20))
+	return p.errorf("%s %q: only regular file modes 100644 and 100755 are allowed", what, clip.Bytes(mode, 20))
 }
 
 // hunkHeader starts a hunk: "@@ -a[,b] +c[,d] @@[ text]".
 func (p *diffParser) hunkHeader(l []byte) error {
 	oldCount, newCount, ok := parseHunkHeader(l)
 	if !ok {
-		return p.errorf("malformed hunk header %q (expected \"@@ -a,b +c,d @@\")", shorten(string(l), 60))
+		return p.errorf("malformed hunk header %q (expected \"@@ -a,b +c,d @@\")", clip.Bytes(string(l), 60))
 	}
 	h := p.cur
 	creates := h.newFile || h.minus == devNull
@@ -475,7 +477,7 @@ func (p *diffParser) hunkBody(line []byte) error {
 		p.prevHunkLine = false
 		return nil
 	default:
-		return p.mismatch(fmt.Sprintf("%q", shorten(string(trimEOL(line)), 40)))
+		return p.mismatch(fmt.Sprintf("%q", clip.Bytes(string(trimEOL(line)), 40)))
 	}
 	p.prevHunkLine = true
 	if p.oldLeft == 0 && p.newLeft == 0 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // kind is the JSON type of a node.
@@ -81,7 +83,7 @@ func appendSegment(b []byte, s segment) []byte {
 		return append(b, s.key...)
 	}
 	b = append(b, '[')
-	b = strconv.AppendQuote(b, shorten(s.key, 64))
+	b = strconv.AppendQuote(b, clip.Bytes(s.key, 64))
 	return append(b, ']')
 }
 
@@ -99,18 +101,6 @@ func isIdentifier(s string) bool {
 		}
 	}
 	return true
-}
-
-// shorten cuts s to at most n bytes on a rune boundary, marking the cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // treeParser builds a node tree from JSON tokens, refusing duplicate keys,
@@ -262,7 +252,7 @@ func (p *treeParser) object(depth int) (*node, error) {
 			return nil, p.loneSurrogateError(esc, " in an object key")
 		}
 		if _, dup := n.fields[key]; dup {
-			return nil, p.fail("unique object keys", strconv.Quote(shorten(key, 64))+" twice")
+			return nil, p.fail("unique object keys", strconv.Quote(clip.Bytes(key, 64))+" twice")
 		}
 		p.path = append(p.path, segment{key: key, isKey: true})
 		v, err := p.value(depth)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // val is a node together with its JSON path. n is nil when the value is
@@ -167,7 +169,7 @@ func (c *checker) enum(v val, required bool, allowed ...string) string {
 			return a
 		}
 	}
-	c.fail(v, expected, strconv.Quote(shorten(v.n.text, 64)))
+	c.fail(v, expected, strconv.Quote(clip.Bytes(v.n.text, 64)))
 	return ""
 }
 
@@ -186,7 +188,7 @@ func (c *checker) integer(v val, required bool, min int64) int {
 	}
 	i, err := strconv.ParseInt(v.n.text, 10, 64)
 	if err != nil || int64(int(i)) != i {
-		c.fail(v, expected, shorten(v.n.text, 64))
+		c.fail(v, expected, clip.Bytes(v.n.text, 64))
 		return 0
 	}
 	if i < min {
@@ -206,7 +208,7 @@ func (c *checker) number(v val, required bool) float64 {
 	}
 	f, err := strconv.ParseFloat(v.n.text, 64)
 	if err != nil {
-		c.fail(v, "a finite number", shorten(v.n.text, 64))
+		c.fail(v, "a finite number", clip.Bytes(v.n.text, 64))
 		return 0
 	}
 	return f
@@ -232,7 +234,7 @@ func (c *checker) hexString(v val, required bool, what string, lengths ...int) s
 		okLen = okLen || len(s) == l
 	}
 	if !okLen || !isHex(s) {
-		c.fail(v, expected, strconv.Quote(shorten(s, 80)))
+		c.fail(v, expected, strconv.Quote(clip.Bytes(s, 80)))
 		return ""
 	}
 	return strings.ToLower(s)

@@ -3,7 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
@@ -289,7 +289,8 @@ func scopeMismatch(s Snapshot) Verdict {
 	} else if s.Diff.Err != nil {
 		inv = append(inv, s.Diff.Err)
 	}
-	outside = dedupe(outside)
+	slices.Sort(outside)
+	outside = slices.Compact(outside)
 	if len(outside) > 0 {
 		return Verdict{Holds: true, Invalid: inv, Reason: fmt.Sprintf("%d path(s) outside the file plan: %s", len(outside), listSome(outside, 5))}
 	}
@@ -545,17 +546,6 @@ func revertRecorded(s Snapshot) Verdict {
 		return v
 	}
 	return holds("revert recorded: %s", s.Revert.Value.Status)
-}
-
-func dedupe(in []string) []string {
-	sort.Strings(in)
-	out := in[:0]
-	for i, s := range in {
-		if i == 0 || s != in[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func listSome(xs []string, n int) string {

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
@@ -231,7 +232,7 @@ func (e *EvidenceError) Do() string {
 // gate bound are not checked.
 func (e Evidence) Changed(keys ...string) error {
 	for _, k := range HashKeys() {
-		if !contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			continue
 		}
 		b, ok := e.Gates[k]
@@ -243,15 +244,6 @@ func (e Evidence) Changed(keys ...string) error {
 		}
 	}
 	return nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // judged checks the patch an artifact says it judged (its diff_sha256)

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // Limits of the command provider.
@@ -114,7 +116,7 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 	if err != nil {
 		return Response{}, &ProtocolError{
 			Provider: p.name,
-			Msg:      fmt.Sprintf("command %s printed no valid response (stdout starts %q)", p.argv[0], shorten(stdout.String(), 200)),
+			Msg:      fmt.Sprintf("command %s printed no valid response (stdout starts %q)", p.argv[0], clip.Bytes(stdout.String(), 200)),
 			Err:      err,
 		}
 	}
@@ -122,7 +124,7 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 		return Response{}, &RefusalError{Provider: p.name, Message: out.Refusal}
 	}
 	if len(out.ToolCalls) > 0 && len(req.Tools) == 0 {
-		return Response{}, &ProtocolError{Provider: p.name, Msg: fmt.Sprintf("command %s called tool %q but the request offers no tools", p.argv[0], shorten(out.ToolCalls[0].Name, 80))}
+		return Response{}, &ProtocolError{Provider: p.name, Msg: fmt.Sprintf("command %s called tool %q but the request offers no tools", p.argv[0], clip.Bytes(out.ToolCalls[0].Name, 80))}
 	}
 	if out.Model == "" {
 		out.Model = model

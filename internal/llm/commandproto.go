@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // The command protocol, versions 1 and 2. docs/command-protocol.md (at
@@ -284,7 +286,7 @@ func decodeToolCalls(raws []json.RawMessage) ([]ToolCall, error) {
 			return nil, fmt.Errorf(`%s: expected {"id", "type": "function", "function": {"name", "arguments"}}`, at)
 		}
 		if w.Type != "" && w.Type != "function" {
-			return nil, fmt.Errorf(`%s.type: expected "function", got %q`, at, shorten(w.Type, 40))
+			return nil, fmt.Errorf(`%s.type: expected "function", got %q`, at, clip.Bytes(w.Type, 40))
 		}
 		if w.Function == nil || strings.TrimSpace(w.Function.Name) == "" {
 			return nil, fmt.Errorf("%s.function.name: missing or blank", at)
@@ -315,7 +317,7 @@ func decodeToolCalls(raws []json.RawMessage) ([]ToolCall, error) {
 			id = fmt.Sprintf("call_%d", i)
 		}
 		if seen[id] {
-			return nil, fmt.Errorf("%s.id: %q is used twice", at, shorten(id, 40))
+			return nil, fmt.Errorf("%s.id: %q is used twice", at, clip.Bytes(id, 40))
 		}
 		seen[id] = true
 		calls = append(calls, ToolCall{ID: id, Name: w.Function.Name, Arguments: obj})

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // DefaultJSONAttempts is used by CompleteJSON when maxAttempts is not
@@ -112,7 +114,7 @@ func decodeInto[T any](data []byte) (T, error) {
 // feedback is the user message of a retry: why the previous answer (which
 // is not repeated) was rejected, and what to send instead.
 func feedback(err error, hasSchema bool, attempt int) string {
-	msg := shorten(err.Error(), maxFeedback)
+	msg := clip.Bytes(err.Error(), maxFeedback)
 	what := "one JSON value"
 	if hasSchema {
 		what = "one JSON value that matches the schema"

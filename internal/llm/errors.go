@@ -215,19 +215,7 @@ func redact(s, secret string) string {
 	return strings.ReplaceAll(s, secret, "[REDACTED]")
 }
 
-// shorten cuts s to at most n bytes on a rune boundary, marking the cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
 
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // TruncatedError is an answer cut off at the output limit (OpenAI
 // finish_reason "length", Anthropic stop_reason "max_tokens", or orch

@@ -10,6 +10,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // DefaultOpenAIBaseURL is the public OpenAI endpoint.
@@ -224,7 +226,7 @@ func (p *openaiProvider) once(ctx context.Context, params openai.ChatCompletionN
 	}
 	for i, c := range ch.Message.ToolCalls {
 		if c.Type != "" && c.Type != "function" {
-			return Response{}, &ProtocolError{Provider: p.core.name, Msg: fmt.Sprintf("the answer's tool call %d is of type %q; only function tools are offered", i, shorten(c.Type, 40))}
+			return Response{}, &ProtocolError{Provider: p.core.name, Msg: fmt.Sprintf("the answer's tool call %d is of type %q; only function tools are offered", i, clip.Bytes(c.Type, 40))}
 		}
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: modelArguments(c.Function.Arguments)})
 	}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // withTools turns tool calling on for a test server.
@@ -192,7 +194,7 @@ func TestStreamsStopAtTheOutputCap(t *testing.T) {
 				t.Errorf("response stop %q usage %+v, want cut off at the cap", resp.StopReason, resp.Usage)
 			}
 			if !strings.HasPrefix(resp.Text, tc.wantPrefix) || len(resp.Text) > maxTokens*streamCapBytesPerToken+streamCapSlack*streamCapBytesPerToken {
-				t.Errorf("text of %d bytes %q…", len(resp.Text), shorten(resp.Text, 20))
+				t.Errorf("text of %d bytes %q…", len(resp.Text), clip.Bytes(resp.Text, 20))
 			}
 			var te *TruncatedError
 			if err := CheckTruncated(req, resp); !errors.As(err, &te) || te.MaxTokens != maxTokens {

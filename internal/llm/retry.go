@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // Retry policy of the HTTP providers.
@@ -140,7 +142,7 @@ func (c *httpCore) statusError(status int, header http.Header, message string) e
 	return &APIError{
 		Provider:   c.name,
 		StatusCode: status,
-		Message:    shorten(redact(strings.TrimSpace(message), c.key), maxErrorMessage),
+		Message:    clip.Bytes(redact(strings.TrimSpace(message), c.key), maxErrorMessage),
 		RetryAfter: parseRetryAfter(header, c.opts.now()),
 	}
 }
@@ -148,7 +150,7 @@ func (c *httpCore) statusError(status int, header http.Header, message string) e
 // transportError wraps a failure below HTTP (refused connection, reset,
 // broken stream) as a retryable *ConnectionError.
 func (c *httpCore) transportError(err error) error {
-	return &ConnectionError{Provider: c.name, Msg: shorten(redact(err.Error(), c.key), maxErrorMessage), Err: err}
+	return &ConnectionError{Provider: c.name, Msg: clip.Bytes(redact(err.Error(), c.key), maxErrorMessage), Err: err}
 }
 
 // otherError classifies an SDK error that is not an HTTP error status:
@@ -165,7 +167,7 @@ func (c *httpCore) otherError(err error) error {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
 		return c.transportError(err)
 	}
-	return &ProtocolError{Provider: c.name, Msg: "unexpected answer", Err: errors.New(shorten(redact(err.Error(), c.key), maxErrorMessage))}
+	return &ProtocolError{Provider: c.name, Msg: "unexpected answer", Err: errors.New(clip.Bytes(redact(err.Error(), c.key), maxErrorMessage))}
 }
 
 // parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds

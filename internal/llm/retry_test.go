@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -113,10 +115,10 @@ func TestErrorTexts(t *testing.T) {
 }
 
 func TestShortenAndRedact(t *testing.T) {
-	if got := shorten("héllo", 2); got != "h…" {
+	if got := clip.Bytes("héllo", 2); got != "h…" {
 		t.Errorf("shorten cut inside a rune: %q", got)
 	}
-	if got := shorten("abc", 3); got != "abc" {
+	if got := clip.Bytes("abc", 3); got != "abc" {
 		t.Errorf("shorten changed a short string: %q", got)
 	}
 	if got := redact("key sk-1 and sk-1", "sk-1"); got != "key [REDACTED] and [REDACTED]" {

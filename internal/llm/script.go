@@ -171,8 +171,7 @@ func (p *scriptProvider) takePersistent(ctx context.Context, role string) (scrip
 	if err != nil {
 		return scriptEntry{}, fmt.Errorf("orch: provider %s: encode script state: %w", p.name, err)
 	}
-	if err := durable.WriteFile(p.stateFile, append(data, '
-'), 0o644); err != nil {
+	if err := durable.WriteFile(p.stateFile, append(data, '\n'), 0o644); err != nil {
 		return scriptEntry{}, fmt.Errorf("orch: provider %s: save script state: %w", p.name, err)
 	}
 	return e, nil

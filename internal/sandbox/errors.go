@@ -3,8 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 )
 
 // Sandbox modes. The sandbox fails closed: Auto (the default) and Bwrap
@@ -40,12 +38,3 @@ func (e *Error) Error() string {
 
 // Is makes errors.Is(err, ErrNoSandbox) true.
 func (e *Error) Is(target error) bool { return target == ErrNoSandbox }
-
-// clip shortens a message from a tool to at most n runes, valid UTF-8.
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // gitDiscoveryEnv are the variables that would make git look at another
@@ -49,7 +51,7 @@ func gitDirs(dir string) ([]string, error) {
 		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
 			msg = strings.TrimSpace(string(ee.Stderr))
 		}
-		return out, fmt.Errorf("git rev-parse in %s: %s", dir, clip(msg, 300))
+		return out, fmt.Errorf("git rev-parse in %s: %s", dir, clip.Runes(msg, 300))
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(res)), "\n") {
 		p := filepath.Clean(strings.TrimSpace(line))

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // xdgCache is the cache folder of tools in the sandbox's private
@@ -90,7 +92,7 @@ func probe(h host) error {
 			msg = "no output"
 		}
 		return &Error{Reason: fmt.Sprintf("%s cannot create a sandbox here (%v): %s (user namespaces may be disabled for unprivileged users, or a container forbids them)",
-			h.bwrap, err, clip(msg, 500))}
+			h.bwrap, err, clip.Runes(msg, 500))}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // maxJSONLine bounds one line of a `go test -json` stream. Longer lines
@@ -244,14 +245,14 @@ func (p *GoParser) packageFailed(ev goEvent, pk *goPackage) {
 				c.Message = "build failed: " + m
 			}
 		}
-		c.Message = TruncateRunes(c.Message, MaxMessage)
+		c.Message = clip.Runes(c.Message, MaxMessage)
 	} else {
 		c.Output = pk.out.String()
 		c.Message = "package failed without a failing test"
 		if m := FirstLine(c.Output); m != "" && m != "FAIL" {
 			c.Message += ": " + m
 		}
-		c.Message = TruncateRunes(c.Message, MaxMessage)
+		c.Message = clip.Runes(c.Message, MaxMessage)
 	}
 	p.extra = append(p.extra, c)
 }
@@ -303,7 +304,7 @@ func (p *GoParser) Finish() []artifact.Case {
 		if m := firstMeaningful(out); m != "" {
 			msg = "build failed: " + m
 		}
-		cases = append(cases, artifact.Case{Name: CaseBuildFailed, Package: ip, Status: StatusError, Message: TruncateRunes(msg, MaxMessage), Output: out})
+		cases = append(cases, artifact.Case{Name: CaseBuildFailed, Package: ip, Status: StatusError, Message: clip.Runes(msg, MaxMessage), Output: out})
 	}
 	return cases
 }

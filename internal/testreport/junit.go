@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // maxXMLDepth bounds element nesting in a JUnit report.
@@ -206,15 +207,15 @@ func (p *junitParser) endCase() {
 	case jc.suite != "" && jc.suite != c.Name:
 		c.Package = jc.suite
 	}
-	c.Name = TruncateRunes(strings.TrimSpace(c.Name), 1000)
-	c.Package = TruncateRunes(c.Package, 1000)
+	c.Name = clip.Runes(strings.TrimSpace(c.Name), 1000)
+	c.Package = clip.Runes(c.Package, 1000)
 	if c.Status != StatusPass {
 		detail := strings.TrimSpace(jc.detail.String())
 		msg := strings.TrimSpace(jc.message)
 		if msg == "" {
 			msg = FirstLine(detail)
 		}
-		c.Message = TruncateRunes(firstNonBlank(msg), MaxMessage)
+		c.Message = clip.Runes(firstNonBlank(msg), MaxMessage)
 		var out BoundedBuf
 		out.WriteString(detail)
 		if o := strings.TrimSpace(jc.output.String()); o != "" {

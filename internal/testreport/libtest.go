@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // Names of the cases the libtest parser makes for failures outside a test.
@@ -116,7 +117,7 @@ func (p *LibtestParser) line(line string) {
 		return
 	}
 	if m := cargoNotExit.FindStringSubmatch(line); m != nil {
-		p.notExit = TruncateRunes(strings.TrimSpace(m[1]), MaxMessage)
+		p.notExit = clip.Runes(strings.TrimSpace(m[1]), MaxMessage)
 		return
 	}
 	if m := cargoNoCompile.FindStringSubmatch(line); m != nil {
@@ -127,7 +128,7 @@ func (p *LibtestParser) line(line string) {
 		}
 		p.extra = append(p.extra, artifact.Case{
 			Name: CaseBuildFailed, Package: m[1] + m[2], Status: StatusError,
-			Message: TruncateRunes("build failed: "+msg, MaxMessage), Output: p.build.String(),
+			Message: clip.Runes("build failed: "+msg, MaxMessage), Output: p.build.String(),
 		})
 		p.build, p.buildMsg = BoundedBuf{}, ""
 		return
@@ -157,7 +158,7 @@ func (p *LibtestParser) end() {
 		if p.notExit != "" {
 			msg += ": " + p.notExit
 		}
-		c := artifact.Case{Name: CaseBinaryFailed, Package: p.binary, Status: StatusError, Message: TruncateRunes(msg, MaxMessage)}
+		c := artifact.Case{Name: CaseBinaryFailed, Package: p.binary, Status: StatusError, Message: clip.Runes(msg, MaxMessage)}
 		// Tests still running when the binary died died with it.
 		p.extra = append(p.extra, c)
 	}
@@ -166,14 +167,14 @@ func (p *LibtestParser) end() {
 
 func (p *LibtestParser) result(name, outcome string) {
 	p.seen++
-	c := &artifact.Case{Name: TruncateRunes(name, 1000), Package: p.binary, Status: StatusPass}
+	c := &artifact.Case{Name: clip.Runes(name, 1000), Package: p.binary, Status: StatusPass}
 	switch {
 	case outcome == "FAILED":
 		c.Status = StatusFail
 	case strings.HasPrefix(outcome, "ignored"):
 		c.Status = StatusSkip
 		if _, reason, ok := strings.Cut(outcome, ", "); ok {
-			c.Message = TruncateRunes(reason, MaxMessage)
+			c.Message = clip.Runes(reason, MaxMessage)
 		}
 	}
 	p.cases = append(p.cases, c)
@@ -230,9 +231,9 @@ func panicMessage(out string) string {
 			continue
 		}
 		if strings.HasSuffix(strings.TrimSpace(rest), ":") && i+1 < len(lines) {
-			return TruncateRunes(strings.TrimSpace(lines[i+1])+" (at "+strings.TrimSuffix(strings.TrimSpace(rest), ":")+")", MaxMessage)
+			return clip.Runes(strings.TrimSpace(lines[i+1])+" (at "+strings.TrimSuffix(strings.TrimSpace(rest), ":")+")", MaxMessage)
 		}
-		return TruncateRunes(strings.TrimSpace(rest), MaxMessage)
+		return clip.Runes(strings.TrimSpace(rest), MaxMessage)
 	}
 	return FirstLine(out)
 }

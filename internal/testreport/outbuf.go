@@ -3,7 +3,8 @@ package testreport
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // Bounds of what a case keeps of its output and message.
@@ -78,24 +79,7 @@ func FirstLine(s string) string {
 		if line == "" || strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- ") {
 			continue
 		}
-		return TruncateRunes(line, MaxMessage)
+		return clip.Runes(line, MaxMessage)
 	}
 	return ""
-}
-
-// truncateRunes shortens s to at most n runes, marking the cut with "…",
-// and makes it valid UTF-8.
-func TruncateRunes(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i = range s {
-		if count == n-1 {
-			break
-		}
-		count++
-	}
-	return s[:i] + "…"
 }

@@ -3,6 +3,8 @@ package testreport
 import (
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 func TestBoundedBuf(t *testing.T) {
@@ -41,8 +43,8 @@ func TestTruncateRunes(t *testing.T) {
 		{"a\xffb", 10, "a\uFFFDb"},
 	}
 	for _, tt := range tests {
-		if got := TruncateRunes(tt.in, tt.n); got != tt.want {
-			t.Errorf("TruncateRunes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		if got := clip.Runes(tt.in, tt.n); got != tt.want {
+			t.Errorf("clip.Runes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 )
 
 var (
@@ -167,11 +168,11 @@ func (p *TAPParser) line(line string) {
 		if p.parents[m[1]+m[2]] {
 			return // a suite, or a test whose subtests failed
 		}
-		p.specCase = append(p.specCase, artifact.Case{Name: TruncateRunes(m[2], 1000), Status: StatusFail, Message: "test failed"})
+		p.specCase = append(p.specCase, artifact.Case{Name: clip.Runes(m[2], 1000), Status: StatusFail, Message: "test failed"})
 		return
 	}
 	if m := specSkip.FindStringSubmatch(line); m != nil {
-		p.specCase = append(p.specCase, artifact.Case{Name: TruncateRunes(m[2], 1000), Status: StatusSkip})
+		p.specCase = append(p.specCase, artifact.Case{Name: clip.Runes(m[2], 1000), Status: StatusSkip})
 	}
 }
 
@@ -218,7 +219,7 @@ func (p *TAPParser) point(indent int, ok bool, rest string) {
 	if strings.TrimSpace(name) == "" {
 		name = "(unnamed)"
 	}
-	p.pending = &tapPoint{c: artifact.Case{Name: TruncateRunes(name, 1000), Status: status, Message: TruncateRunes(msg, MaxMessage)}, indent: indent}
+	p.pending = &tapPoint{c: artifact.Case{Name: clip.Runes(name, 1000), Status: status, Message: clip.Runes(msg, MaxMessage)}, indent: indent}
 }
 
 // flush turns the pending test point into a case.
@@ -235,7 +236,7 @@ func (p *TAPParser) flush() {
 	if c.Status == StatusFail {
 		c.Output = strings.TrimSpace(pt.out.String())
 		if c.Message == "" {
-			c.Message = TruncateRunes(pt.errMsg, MaxMessage)
+			c.Message = clip.Runes(pt.errMsg, MaxMessage)
 		}
 		if c.Message == "" {
 			c.Message = "test failed"

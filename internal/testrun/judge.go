@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/testreport"
 )
 
@@ -79,7 +80,7 @@ func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string
 	}
 	last := keyLine(tail)
 	if last != "" {
-		last = " (" + testreport.TruncateRunes(last, 240) + ")"
+		last = " (" + clip.Runes(last, 240) + ")"
 	}
 	if s.Format == FormatJUnit && onlyReportErrors(cases) {
 		if exit != 0 && buildFailed.MatchString(tail) {
@@ -137,7 +138,7 @@ func collectionErrors(cases []artifact.Case) (int, string) {
 			if e := lastLine(c.Output, func(l string) bool { return strings.HasPrefix(l, "E ") }); e != "" {
 				first += ": " + strings.TrimSpace(strings.TrimPrefix(e, "E "))
 			}
-			first = testreport.TruncateRunes(first, 200)
+			first = clip.Runes(first, 200)
 		}
 	}
 	return n, first

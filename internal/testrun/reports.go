@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/testreport"
 )
 
@@ -37,7 +38,7 @@ func reportIsSet(report string) bool {
 // earlier run in a kept cache).
 func (r *runner) readReports(report string, since time.Time) ([]artifact.Case, string) {
 	errCase := func(msg string) ([]artifact.Case, string) {
-		return []artifact.Case{{Name: caseReport, Status: testreport.StatusError, Message: testreport.TruncateRunes(msg, testreport.MaxMessage)}}, msg
+		return []artifact.Case{{Name: caseReport, Status: testreport.StatusError, Message: clip.Runes(msg, testreport.MaxMessage)}}, msg
 	}
 	root, err := os.OpenRoot(r.dir)
 	if err != nil {
@@ -107,7 +108,7 @@ func (r *runner) readReports(report string, since time.Time) ([]artifact.Case, s
 // readReportFile parses one JUnit report inside root.
 func readReportFile(root *os.Root, report string) ([]artifact.Case, string) {
 	errCase := func(msg string) ([]artifact.Case, string) {
-		return []artifact.Case{{Name: caseReport, Status: testreport.StatusError, Message: testreport.TruncateRunes(msg, testreport.MaxMessage)}}, msg
+		return []artifact.Case{{Name: caseReport, Status: testreport.StatusError, Message: clip.Runes(msg, testreport.MaxMessage)}}, msg
 	}
 	f, err := root.Open(report)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -130,7 +131,7 @@ func readReportFile(root *os.Root, report string) ([]artifact.Case, string) {
 	cases, _, err := testreport.ParseJUnit(io.LimitReader(f, maxReportBytes))
 	if err != nil {
 		msg := fmt.Sprintf("JUnit report %s: %v", report, err)
-		return append(cases, artifact.Case{Name: caseReport, Status: testreport.StatusError, Message: testreport.TruncateRunes(msg, testreport.MaxMessage)}), msg
+		return append(cases, artifact.Case{Name: caseReport, Status: testreport.StatusError, Message: clip.Runes(msg, testreport.MaxMessage)}), msg
 	}
 	return cases, ""
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testreport"
 )
@@ -300,7 +301,7 @@ func (r *runner) checkGit(res *suiteResult) {
 	}
 	r.gitChanged = changed
 	msg := fmt.Sprintf("git hooks, config or links changed while the suite ran: %s; a suite changed what runs outside its sandbox (or something else did meanwhile): check them before you trust this repository, and run the tests again", strings.Join(changed, ", "))
-	res.suite.Cases = append(res.suite.Cases, artifact.Case{Name: CaseGitChanged, Status: testreport.StatusError, Message: testreport.TruncateRunes(msg, testreport.MaxMessage)})
+	res.suite.Cases = append(res.suite.Cases, artifact.Case{Name: CaseGitChanged, Status: testreport.StatusError, Message: clip.Runes(msg, testreport.MaxMessage)})
 	res.suite.Summary = testreport.Summarize(res.suite.Cases)
 	res.suite.OverallPass = false
 	res.problem = msg

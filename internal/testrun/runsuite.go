@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testreport"
 )
@@ -181,7 +182,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 // runnerFailure records a suite that could not run: one error case, and a
 // problem that turns the report's status into "error".
 func (r *runner) runnerFailure(res suiteResult, out *cappedWriter, name, msg string) suiteResult {
-	c := artifact.Case{Name: name, Status: testreport.StatusError, Message: testreport.TruncateRunes(msg, testreport.MaxMessage)}
+	c := artifact.Case{Name: name, Status: testreport.StatusError, Message: clip.Runes(msg, testreport.MaxMessage)}
 	res.suite.Cases = []artifact.Case{c}
 	res.suite.Summary = testreport.Summarize(res.suite.Cases)
 	res.suite.OverallPass = false
@@ -357,7 +358,7 @@ func closeAll(a, b []*os.File) {
 func (r *runner) collect(s Suite, run *started, since time.Time) ([]artifact.Case, string) {
 	readErr := func(cases []artifact.Case) ([]artifact.Case, string) {
 		if run.readErr != nil && !errors.Is(run.readErr, os.ErrClosed) {
-			cases = append(cases, artifact.Case{Name: caseResults, Status: testreport.StatusError, Message: testreport.TruncateRunes(run.readErr.Error(), testreport.MaxMessage)})
+			cases = append(cases, artifact.Case{Name: caseResults, Status: testreport.StatusError, Message: clip.Runes(run.readErr.Error(), testreport.MaxMessage)})
 			return cases, run.readErr.Error()
 		}
 		return cases, ""

@@ -1,0 +1,66 @@
+package clip
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"hello", 10, "hello"},
+		{"hello", 5, "hello"},
+		{"hello", 3, "hel…"},
+		{"héllo", 2, "h…"}, // é is two bytes: never split
+		{"日本語", 4, "日…"},
+		{"日本語", 0, "…"},
+		{"", 0, ""},
+	} {
+		if got := Bytes(tc.s, tc.n); got != tc.want {
+			t.Errorf("Bytes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestRunes(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello", 4, "hel…"},
+		{"日本語です", 3, "日本…"},
+		{"a\xffb", 5, "a\uFFFDb"},
+		{"abc", 0, "…"},
+	} {
+		if got := Runes(tc.s, tc.n); got != tc.want {
+			t.Errorf("Runes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+func FuzzClip(f *testing.F) {
+	for _, s := range []string{"", "hello", "日本語", "a\xffb\xc3"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1<<16 {
+			return
+		}
+		b := Bytes(s, n)
+		if len(s) > n && len(b) > n+len(Ellipsis) {
+			t.Errorf("Bytes(%q, %d) = %q: too long", s, n, b)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(b) {
+			t.Errorf("Bytes(%q, %d) = %q split a rune", s, n, b)
+		}
+		r := Runes(s, n)
+		if !utf8.ValidString(r) || (n > 0 && utf8.RuneCountInString(r) > n) {
+			t.Errorf("Runes(%q, %d) = %q", s, n, r)
+		}
+	})
+}
