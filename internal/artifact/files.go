@@ -15,6 +15,14 @@ const (
 	TestReportFile   = "test/report.json"
 	DecisionFile     = "accept/decision.json"
 	RevertRecordFile = "revert/record.json"
+
+	// Human-readable projections and companions.
+	PlanReviewMarkdownFile = "review/plan-review.md"
+	CodeReviewMarkdownFile = "review/code-review.md"
+	TestLogsDir            = "test/logs"
+	AcceptSummaryFile      = "accept/summary.md"
+	AdviceFile             = "accept/advice.json"
+	AdviceMarkdownFile     = "accept/advice.md"
 )
 
 // Limits on what is read. A file above its limit is refused with

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -17,46 +16,44 @@ import (
 // HistoryDir holds archived attempts: history/<n>-<phase>/.
 const HistoryDir = "history"
 
-// phaseArtifacts returns the task-relative files and folders each phase
-// owns. planning/brief.md is the user's input and belongs to no phase.
+// phaseArtifacts returns the task-relative files and folders present in
+// the task folder that phase p owns by the catalogue (lifecycle.Artifacts):
+// an area folder as a whole when all of it is p's, else its entries one by
+// one (planning/brief.md is the user's input and belongs to no phase).
 func phaseArtifacts(taskDir string, p lifecycle.Phase) []string {
-	switch p {
-	case lifecycle.Planning:
-		entries, _ := os.ReadDir(filepath.Join(taskDir, "planning"))
-		var out []string
+	var out []string
+	for _, area := range lifecycle.ArtifactAreas() {
+		if wholeArea(area) {
+			if lifecycle.Owner(area) == p {
+				out = append(out, area)
+			}
+			continue
+		}
+		entries, _ := os.ReadDir(filepath.Join(taskDir, area))
 		for _, e := range entries {
-			rel := path.Join("planning", e.Name())
-			if rel != artifact.BriefFile {
+			if rel := path.Join(area, e.Name()); lifecycle.Owner(rel) == p {
 				out = append(out, rel)
 			}
 		}
-		return out
-	case lifecycle.PlanReview:
-		return matching(taskDir, "review", "plan-review")
-	case lifecycle.Codegen:
-		return []string{"code"}
-	case lifecycle.Review:
-		return matching(taskDir, "review", "code-review")
-	case lifecycle.Test:
-		return []string{"test"}
-	case lifecycle.Accept:
-		return matching(taskDir, "accept", "")
-	case lifecycle.Revert:
-		return []string{"revert"}
-	}
-	return nil
-}
-
-// matching lists dir/prefix* entries.
-func matching(taskDir, dir, prefix string) []string {
-	entries, _ := os.ReadDir(filepath.Join(taskDir, dir))
-	var out []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix) {
-			out = append(out, path.Join(dir, e.Name()))
-		}
 	}
 	return out
+}
+
+// wholeArea reports whether one phase owns all of area and its own re-run
+// archives all of it.
+func wholeArea(area string) bool {
+	owner, whole := lifecycle.Phase(""), false
+	for _, a := range lifecycle.Artifacts() {
+		if a.Path == area && a.Dir {
+			owner, whole = a.Phase, true
+		}
+	}
+	for _, a := range lifecycle.Artifacts() {
+		if strings.HasPrefix(a.Path, area+"/") && (a.Phase != owner || a.KeptOnRerun) {
+			return false
+		}
+	}
+	return whole
 }
 
 // archiveMoves plans moving the artifacts of phases from `first` on into a

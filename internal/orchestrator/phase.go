@@ -210,12 +210,9 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 			// artifacts were archived when the task came back here.
 			var own []task.Move
 			for _, m := range archive {
-				// The accept advisor's advice is input to the decision:
-				// it stays beside it.
-				if p == lifecycle.Accept && strings.HasPrefix(path.Base(m.From), "advice.") {
-					continue
-				}
-				if phaseOwns(t.Dir, p, m.From) {
+				// Input to the phase's decision (the accept advisor's
+				// advice) stays beside it.
+				if a, ok := lifecycle.ArtifactOf(m.From); ok && a.Phase == p && !a.KeptOnRerun {
 					own = append(own, m)
 				}
 			}
@@ -249,16 +246,6 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		return res, workErr
 	}
 	return res, err
-}
-
-// phaseOwns reports whether task-relative path rel is an artifact of p.
-func phaseOwns(taskDir string, p lifecycle.Phase, rel string) bool {
-	for _, a := range phaseArtifacts(taskDir, p) {
-		if rel == a || strings.HasPrefix(rel, a+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // stagedFiles lists the regular files below dir as slash paths, sorted.

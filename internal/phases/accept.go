@@ -217,7 +217,7 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		if err := writeJSON(path, d); err != nil {
 			return orchestrator.Outcome{}, err
 		}
-		sum, err := run.Stage("accept/summary.md")
+		sum, err := run.Stage(artifact.AcceptSummaryFile)
 		if err != nil {
 			return orchestrator.Outcome{}, err
 		}

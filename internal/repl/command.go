@@ -11,8 +11,8 @@ import (
 
 // Artifacts shown as Markdown after the command that writes them.
 const (
-	planReviewMarkdown = "review/plan-review.md"
-	codeReviewMarkdown = "review/code-review.md"
+	planReviewMarkdown = artifact.PlanReviewMarkdownFile
+	codeReviewMarkdown = artifact.CodeReviewMarkdownFile
 )
 
 // lineContext is what a line's meaning depends on.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -252,7 +253,7 @@ func (s *session) diff() {
 		fmt.Fprintln(s.cfg.Stderr, noTask(v))
 		return
 	}
-	err := showDiff(s.cfg.Stdout, v.artifactPath("code/diff.patch"), s.style())
+	err := showDiff(s.cfg.Stdout, v.artifactPath(artifact.DiffFile), s.style())
 	if errors.Is(err, errMissing) {
 		fmt.Fprintf(s.cfg.Stderr, "task %s has no code/diff.patch yet: /codegen writes it\n", v.task)
 	} else if err != nil {
