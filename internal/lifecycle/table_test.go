@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -179,6 +180,69 @@ func TestMermaidHasEveryEdge(t *testing.T) {
 		}
 		if !strings.Contains(m, line+"\n") {
 			t.Errorf("diagram lacks %q", line)
+		}
+	}
+}
+
+// seedPaths are where the seed is read from: the copy kept in docs/, and
+// the shared original when this checkout sits beside it.
+var seedPaths = []string{
+	filepath.Join("..", "..", "docs", "seed", "global-state-machine.md"),
+	"/work/shared/seed/global-state-machine.md",
+}
+
+var seedEdgeLine = regexp.MustCompile(`^\s*(\w+) --> (\w+)(?::\s*(.*?))?\s*$`)
+
+// seedFileEdges reads the edges of the seed's state diagram (section 2).
+func seedFileEdges(t *testing.T, data []byte) [][3]string {
+	t.Helper()
+	var out [][3]string
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(line), "stateDiagram-v2"):
+			in = true
+		case in && strings.HasPrefix(line, "This diagram MUST"):
+			return out
+		case in:
+			if m := seedEdgeLine.FindStringSubmatch(line); m != nil {
+				out = append(out, [3]string{m[1], m[2], m[3]})
+			}
+		}
+	}
+	if !in {
+		t.Fatal("the seed has no stateDiagram-v2 block")
+	}
+	return out
+}
+
+// TestSeedEdgesMatchTheSeedFile: the edge set written down above is the
+// one of the seed itself — the copy in docs/seed/, and the shared original
+// when it can be read (it must then be identical to the copy).
+func TestSeedEdgesMatchTheSeedFile(t *testing.T) {
+	var first []byte
+	for i, p := range seedPaths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			if i == 0 {
+				t.Fatalf("read the seed's copy: %v", err)
+			}
+			t.Logf("%s not reachable (%v): checked the copy only", p, err)
+			continue
+		}
+		if i == 0 {
+			first = data
+		} else if string(data) != string(first) {
+			t.Errorf("%s differs from its copy %s: copy it again and check the edges", p, seedPaths[0])
+		}
+		got := seedFileEdges(t, data)
+		if len(got) != len(seedEdges) {
+			t.Errorf("%s: %d edges, the test holds %d", p, len(got), len(seedEdges))
+		}
+		for j := range min(len(got), len(seedEdges)) {
+			if got[j] != seedEdges[j] {
+				t.Errorf("%s: edge %d is %q, the test holds %q", p, j+1, got[j], seedEdges[j])
+			}
 		}
 	}
 }
