@@ -206,6 +206,15 @@ func TestCrashRecovery(t *testing.T) {
 			kills[mode]++
 		}
 		readPhase(t, taskDir) // state.json always parses
+		mid := logAhead(t, taskDir)
+		if mid {
+			kills[mode+" mid-commit"]++
+		}
+		if mode != "outside" && (code != -int(syscall.SIGKILL) || !mid) {
+			// A crash hook kills the command between its log append
+			// and its state write: the log must be one state ahead.
+			t.Fatalf("iteration %d (%s): exit %d, transcript ahead of state.json: %v; the kill did not land mid-command", i, mode, code, mid)
+		}
 		if _, err := os.Stat(review); err != nil {
 			writeFile(t, review, `{"ok":false,"blocked":true,"reviewers":[{"id":"risk","ok":false,"severity":"blocking"}]}`)
 		}
@@ -220,4 +229,38 @@ func TestCrashRecovery(t *testing.T) {
 	if kills["after-append"] == 0 || kills["after-moves"] == 0 {
 		t.Errorf("the crash hooks never fired: %v", kills)
 	}
+	if kills["outside"] == 0 {
+		t.Errorf("no outside SIGKILL landed while orch next ran: %v", kills)
+	}
+}
+
+// logAhead reports whether the transcript's last state-carrying event is
+// one revision ahead of state.json: a commit interrupted between its log
+// append and its state write.
+func logAhead(t *testing.T, taskDir string) bool {
+	t.Helper()
+	var st struct {
+		Revision int64 `json:"revision"`
+	}
+	data, err := os.ReadFile(filepath.Join(taskDir, "state.json"))
+	if err != nil || json.Unmarshal(data, &st) != nil {
+		t.Fatalf("state.json: %v\n%s", err, data)
+	}
+	log, err := os.ReadFile(filepath.Join(taskDir, "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var ev struct {
+			State *struct {
+				Revision int64 `json:"revision"`
+			} `json:"state"`
+		}
+		if json.Unmarshal([]byte(lines[i]), &ev) != nil || ev.State == nil {
+			continue
+		}
+		return ev.State.Revision == st.Revision+1
+	}
+	return false
 }

@@ -32,7 +32,10 @@ func TestRunes(t *testing.T) {
 		want string
 	}{
 		{"hello", 5, "hello"},
+		{"hello", 10, "hello"},
 		{"hello", 4, "hel…"},
+		{"hello world", 5, "hell…"},
+		{"ééééé", 3, "éé…"},
 		{"日本語です", 3, "日本…"},
 		{"a\xffb", 5, "a\uFFFDb"},
 		{"abc", 0, "…"},

@@ -108,9 +108,14 @@ func WriteAll(w io.Writer, data []byte) error {
 	return err
 }
 
+// Opener opens files and folders (an FS, or a folder below an os.Root).
+type Opener interface {
+	OpenFile(name string, flag int, perm fs.FileMode) (File, error)
+}
+
 // SyncDir fsyncs a folder so that entries created, renamed or removed in it
 // are durable. A failed fsync is returned, never retried.
-func SyncDir(fsys FS, dir string) error {
+func SyncDir(fsys Opener, dir string) error {
 	d, err := fsys.OpenFile(dir, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("open folder %s for fsync: %w", dir, err)

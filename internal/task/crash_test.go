@@ -26,6 +26,7 @@ func TestCrashKill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0))
 
 	var lastRev int64
+	mid := 0 // kills that landed inside a commit: recovery had something to repair
 	for i := range kills {
 		child := startChild(t, childCommitLoop, p, tk.ID, "ready")
 		time.Sleep(time.Duration(rng.IntN(20_000)) * time.Microsecond) // a random moment, not a wait for anything
@@ -38,8 +39,12 @@ func TestCrashKill(t *testing.T) {
 		if err != nil {
 			t.Fatalf("kill %d: lock: %v", i, err)
 		}
-		if _, err := tk.Recover(time.Now()); err != nil {
+		rec, err := tk.Recover(time.Now())
+		if err != nil {
 			t.Fatalf("kill %d: recover: %v", i, err)
+		}
+		if rec.Repaired() {
+			mid++
 		}
 		rep, err := tk.Verify()
 		if err != nil || !rep.OK {
@@ -74,5 +79,8 @@ func TestCrashKill(t *testing.T) {
 	if lastRev < 2 {
 		t.Fatalf("the child never committed (revision %d)", lastRev)
 	}
-	t.Logf("%d kills, final revision %d", kills, lastRev)
+	t.Logf("%d kills, %d inside a commit (rolled forward, torn line cut or temp file removed), final revision %d", kills, mid, lastRev)
+	if mid == 0 {
+		t.Errorf("none of the %d kills landed inside a commit: the test checked only idle moments", kills)
+	}
 }

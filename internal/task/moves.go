@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
 // checkMovePath refuses a move path that is empty, absolute, not clean,
@@ -208,19 +210,13 @@ func rootMkdirAll(r root, dir string) error {
 	return nil
 }
 
+// rootOpener opens folders below a root for durable.SyncDir.
+type rootOpener struct{ r root }
+
+func (o rootOpener) OpenFile(name string, _ int, _ fs.FileMode) (durable.File, error) {
+	return o.r.Open(name)
+}
+
 // rootSyncDir fsyncs a folder below root. A failed fsync is returned,
 // never retried.
-func rootSyncDir(r root, dir string) error {
-	d, err := r.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open folder %s for fsync: %w", dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("fsync folder %s: %w", dir, err)
-	}
-	return nil
-}
+func rootSyncDir(r root, dir string) error { return durable.SyncDir(rootOpener{r}, dir) }

@@ -3,8 +3,6 @@ package testreport
 import (
 	"strings"
 	"testing"
-
-	"github.com/orchdev/orch/internal/clip"
 )
 
 func TestBoundedBuf(t *testing.T) {
@@ -27,24 +25,5 @@ func TestBoundedBuf(t *testing.T) {
 	small.WriteString("short")
 	if small.String() != "short" {
 		t.Errorf("small buffer = %q", small.String())
-	}
-}
-
-func TestTruncateRunes(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"hello", 10, "hello"},
-		{"hello", 5, "hello"},
-		{"hello world", 5, "hell…"},
-		{"ééééé", 3, "éé…"},
-		{"a\xffb", 10, "a\uFFFDb"},
-	}
-	for _, tt := range tests {
-		if got := clip.Runes(tt.in, tt.n); got != tt.want {
-			t.Errorf("clip.Runes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
 	}
 }
