@@ -6,6 +6,7 @@
 package durable
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"io/fs"
@@ -92,6 +93,50 @@ func WriteFileFS(fsys FS, path string, data []byte, perm fs.FileMode) error {
 		return abandon(fmt.Errorf("rename %s to %s: %w", tmp, path, err), true)
 	}
 	if err := SyncDir(fsys, dir); err != nil {
+		return fmt.Errorf("%s was replaced but may not be durable: %w", path, err)
+	}
+	return nil
+}
+
+// WriteFunc replaces path durably with what fill writes (through a
+// buffer), like WriteFile, for content produced as a stream.
+func WriteFunc(path string, perm fs.FileMode, fill func(w *bufio.Writer) error) error {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, name+TempInfix+"*")
+	if err != nil {
+		return fmt.Errorf("create temporary file for %s: %w", path, err)
+	}
+	tmp := f.Name()
+	abandon := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return abandon(fmt.Errorf("chmod %s: %w", tmp, err))
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := fill(w); err != nil {
+		return abandon(err)
+	}
+	if err := w.Flush(); err != nil {
+		return abandon(fmt.Errorf("write %s: %w", tmp, err))
+	}
+	if err := f.Sync(); err != nil {
+		return abandon(fmt.Errorf("fsync %s: %w", tmp, err))
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)
+	}
+	if err := SyncDir(OS, dir); err != nil {
 		return fmt.Errorf("%s was replaced but may not be durable: %w", path, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bufio"
 	"errors"
 	"io/fs"
 	"os"
@@ -154,5 +155,27 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if strings.Join(left, " ") != "advice.json notes.txt plan.md.tmp-3" {
 		t.Errorf("left %v", left)
+	}
+}
+
+func TestWriteFunc(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "idx")
+	if err := WriteFunc(path, 0o600, func(w *bufio.Writer) error { _, err := w.WriteString("streamed"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "streamed" {
+		t.Errorf("read %q", got)
+	}
+	// A failing producer leaves the old content and no temporary file.
+	err := WriteFunc(path, 0o600, func(w *bufio.Writer) error { w.WriteString("half"); return errInjected })
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("err = %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "streamed" {
+		t.Errorf("after a failed write: %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left %v", entries)
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/durable"
 )
 
 // The cache is one snapshot file in Options.CacheDir holding the tags of
@@ -35,8 +36,6 @@ const (
 	snapshotMagic   = "ORCHRMAP"
 	snapshotVersion = 1
 	maxRecordBytes  = 8 << 20
-	tmpPrefix       = "repomap-"
-	tmpSuffix       = ".tmp"
 	// maxOtherBytes bounds the records kept from earlier builds.
 	maxOtherBytes = 64 << 20
 )
@@ -248,46 +247,15 @@ func writeSnapshot(dir string, fill func(w *bufio.Writer) error) error {
 		return err
 	}
 	removeStaleTemps(dir)
-	f, err := os.CreateTemp(dir, tmpPrefix+"*"+tmpSuffix)
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
+	return durable.WriteFunc(filepath.Join(dir, snapshotName), 0o600, func(w *bufio.Writer) error {
+		var hdr [16]byte
+		copy(hdr[:], snapshotMagic)
+		binary.LittleEndian.PutUint32(hdr[8:], snapshotVersion)
+		if _, err := w.Write(hdr[:]); err != nil {
+			return err
 		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	var hdr [16]byte
-	copy(hdr[:], snapshotMagic)
-	binary.LittleEndian.PutUint32(hdr[8:], snapshotVersion)
-	if _, err := w.Write(hdr[:]); err != nil {
-		return err
-	}
-	if err := fill(w); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, snapshotName)); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+		return fill(w)
+	})
 }
 
 // removeStaleTemps removes temporary files a crashed build left behind
@@ -299,7 +267,7 @@ func removeStaleTemps(dir string) {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasPrefix(name, tmpPrefix) || !strings.HasSuffix(name, tmpSuffix) {
+		if !durable.IsTemp(name, snapshotName) {
 			continue
 		}
 		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Hour {
