@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/visibility"
 )
 
@@ -266,7 +267,7 @@ func finishCodegen(ctx context.Context, ws *tools.Workspace, raw []byte) (out co
 // computes against the base and the files it touches.
 func changeOf(ctx context.Context, ws *tools.Workspace, out codegenOutput) (codegenOutput, error, error) {
 	files, deletes := ws.Edits()
-	patch, err := ws.Patch(ctx)
+	diff, err := ws.Patch(ctx)
 	if err != nil {
 		if isGitFailure(err) {
 			return out, nil, err
@@ -276,10 +277,10 @@ func changeOf(ctx context.Context, ws *tools.Workspace, out codegenOutput) (code
 		// folder is needed.
 		return out, fmt.Errorf("the change cannot be applied to the base commit: %w", err), nil
 	}
-	if len(bytes.TrimSpace(patch)) == 0 {
+	if len(bytes.TrimSpace(diff)) == 0 {
 		return out, fmt.Errorf("%w: every file you changed is identical to the base commit", ErrNoChange), nil
 	}
-	d, err := artifact.ParseDiff(bytes.NewReader(patch))
+	d, err := patch.Parse(bytes.NewReader(diff))
 	if err != nil {
 		return out, nil, fmt.Errorf("orch's own diff does not parse: %w", err)
 	}
@@ -303,7 +304,7 @@ func changeOf(ctx context.Context, ws *tools.Workspace, out codegenOutput) (code
 			out.Deletes = append(out.Deletes, p)
 		}
 	}
-	out.Patch = patch
+	out.Patch = diff
 	return out, nil, nil
 }
 

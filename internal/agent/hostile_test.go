@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/hostile"
 	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/patch"
 )
 
 // The shared hostile corpus (internal/hostile) through the model answers
@@ -329,7 +330,7 @@ func TestOddNamesStayInside(t *testing.T) {
 		t.Fatalf("diff.patch: %+v %v", d.Value.Files, d.Err)
 	}
 	for _, e := range d.Value.Files {
-		if e.Op != artifact.OpCreate || !want[e.NewPath] {
+		if e.Op != patch.OpCreate || !want[e.NewPath] {
 			t.Errorf("diff.patch entry %+v", e)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/patch"
 )
 
 // reviewPanel is what plan review and code review share: several personas
@@ -144,7 +145,7 @@ func changeWorkspace(ctx context.Context, rt *Runtime, taskDir, role string) (*t
 	var deletes []string
 	if d := artifact.LoadDiff(taskDir); d.OK() {
 		for _, f := range d.Value.Files {
-			if f.NewPath == "" || f.Op == artifact.OpDelete {
+			if f.NewPath == "" || f.Op == patch.OpDelete {
 				deletes = append(deletes, f.OldPath)
 				continue
 			}

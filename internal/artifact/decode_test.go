@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/patch"
 )
 
 const validPlan = `{
@@ -407,7 +409,7 @@ func TestErrorFormat(t *testing.T) {
 	if !errors.Is(e, ErrSchema) || errors.Unwrap(e) != ErrSchema {
 		t.Error("Unwrap does not return Err")
 	}
-	e = &Error{File: DiffFile, Err: &DiffError{Line: 3, Reason: "empty hunk"}}
+	e = &Error{File: DiffFile, Err: &patch.Error{Line: 3, Reason: "empty hunk"}}
 	if got, want := e.Error(), "code/diff.patch: line 3: empty hunk"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

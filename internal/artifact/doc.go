@@ -13,9 +13,10 @@
 // the contract does not name are allowed and ignored.
 //
 // Paths that end up in the repository (file plans, code/files, diff.patch)
-// must pass CheckPath. ScanCodeFiles never follows symbolic links and
-// ParseDiff refuses symlinks, submodules, mode changes and binary patches, so
-// that nothing applied later can escape the repository or smuggle in a link.
+// must pass CheckPath (package safepath). ScanCodeFiles never follows
+// symbolic links and LoadDiff reads code/diff.patch with package patch, which
+// refuses symlinks, submodules, mode changes and binary patches, so that
+// nothing applied later can escape the repository or smuggle in a link.
 //
 // Every file is size-checked with a stat before it is opened and then read
 // through an io.LimitReader, so an oversized artifact is refused without

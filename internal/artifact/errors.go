@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/patch"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // Sentinel errors, matched with errors.Is through *Error.
@@ -14,7 +16,7 @@ var (
 	// ErrUnsafePath: a path is absolute, escapes the repository, points
 	// into .git or .orch, or is otherwise refused by CheckPath; also a
 	// symlink or special file where a regular file is required.
-	ErrUnsafePath = errors.New("unsafe path")
+	ErrUnsafePath = safepath.ErrUnsafe
 	// ErrInvalidJSON: the bytes are not one well-formed JSON object
 	// (syntax, invalid UTF-8, duplicate keys, nesting, trailing data).
 	ErrInvalidJSON = errors.New("invalid JSON")
@@ -23,8 +25,16 @@ var (
 	// ErrNotRegular: a directory or special file where a file is required.
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrInvalidDiff: code/diff.patch cannot be parsed or is refused.
-	ErrInvalidDiff = errors.New("invalid diff")
+	ErrInvalidDiff = patch.ErrInvalid
 )
+
+// CheckPath refuses a path that is not a plain repository-relative path:
+// safepath.Check. The error is a *safepath.PathError wrapping
+// ErrUnsafePath.
+func CheckPath(p string) error { return safepath.Check(p) }
+
+// PathError says why CheckPath refused a path.
+type PathError = safepath.PathError
 
 // Error describes why an artifact is invalid.
 //

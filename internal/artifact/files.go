@@ -1,5 +1,9 @@
 package artifact
 
+import (
+	"github.com/orchdev/orch/internal/safepath"
+)
+
 // Paths of the artifacts, relative to a task folder, always with '/'.
 const (
 	PlanFile         = "planning/planning.ai.json"
@@ -41,6 +45,6 @@ const (
 	// the top-level object is at depth 1.
 	MaxDepth = 64
 	// MaxPathBytes and MaxPathElementBytes bound repository paths.
-	MaxPathBytes        = 4096
-	MaxPathElementBytes = 255
+	MaxPathBytes        = safepath.MaxBytes
+	MaxPathElementBytes = safepath.MaxElementBytes
 )

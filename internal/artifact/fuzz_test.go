@@ -1,7 +1,6 @@
 package artifact
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -195,104 +194,6 @@ func FuzzDecodeRevertRecord(f *testing.F) {
 		}
 		if isBlank(r.Reason) {
 			t.Fatal("accepted a blank reason")
-		}
-	})
-}
-
-func FuzzParseDiff(f *testing.F) {
-	for _, s := range []string{
-		"",
-		"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n",
-		"--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+a\n",
-		"diff --git \"a/x y\" b/z\nsimilarity index 100%\nrename from \"x y\"\nrename to z\n",
-		"diff --git a/l b/l\nnew file mode 120000\n",
-		"diff --git a/x b/x\nold mode 100644\nnew mode 100755\n",
-		"--- a/x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n",
-		"diff --git a/.git/config b/.git/config\ndeleted file mode 100644\n",
-		"diff --git a/b b/b\nGIT binary patch\n",
-		"@@ -1 +1 @@\n",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := ParseDiff(bytes.NewReader(data))
-		if err != nil {
-			var de *DiffError
-			if !errors.As(err, &de) || !errors.Is(err, ErrInvalidDiff) {
-				t.Fatalf("error %v is not a *DiffError", err)
-			}
-			return
-		}
-		if d.Bytes != int64(len(data)) {
-			t.Fatalf("Bytes = %d, want %d", d.Bytes, len(data))
-		}
-		seen := map[string]bool{}
-		for _, e := range d.Files {
-			switch e.Op {
-			case OpCreate:
-				if e.OldPath != "" || e.NewPath == "" {
-					t.Fatalf("bad create %+v", e)
-				}
-			case OpDelete:
-				if e.OldPath == "" || e.NewPath != "" {
-					t.Fatalf("bad delete %+v", e)
-				}
-			case OpUpdate:
-				if e.OldPath == "" || e.OldPath != e.NewPath {
-					t.Fatalf("bad update %+v", e)
-				}
-			case OpRename:
-				if e.OldPath == "" || e.NewPath == "" || e.OldPath == e.NewPath && !strings.Contains(string(data), "rename from") {
-					t.Fatalf("bad rename %+v", e)
-				}
-			default:
-				t.Fatalf("bad op %+v", e)
-			}
-			for _, p := range []string{e.OldPath, e.NewPath} {
-				if p == "" {
-					continue
-				}
-				if err := CheckPath(p); err != nil {
-					t.Fatalf("accepted an unsafe path: %v", err)
-				}
-				if seen[p] && !(e.Op == OpUpdate && p == e.NewPath) {
-					t.Fatalf("accepted %q twice", p)
-				}
-				seen[p] = true
-			}
-		}
-		if len(d.Files) == 0 && len(bytes.TrimSpace(data)) > 0 && utf8.Valid(data) && !bytes.Contains(data, []byte("\n")) {
-			t.Fatalf("accepted one line of text as an empty patch: %q", data)
-		}
-	})
-}
-
-func FuzzCheckPath(f *testing.F) {
-	for _, s := range []string{"a/b.go", "../x", ".git/config", ".GIT./x", "git~1", ".orch/x", "a//b", "/abs", `a\b`, "C:x", "\xff", "a/./b", ".g\u200cit"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, p string) {
-		err := CheckPath(p)
-		if err != nil {
-			if !errors.Is(err, ErrUnsafePath) {
-				t.Fatalf("error does not match ErrUnsafePath: %v", err)
-			}
-			return
-		}
-		if p == "" || len(p) > MaxPathBytes || !utf8.ValidString(p) || strings.ContainsAny(p, "\\\x00\n\r\t") || strings.HasPrefix(p, "/") {
-			t.Fatalf("accepted %q", p)
-		}
-		if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
-			t.Fatalf("accepted a drive path %q", p)
-		}
-		for i, e := range strings.Split(p, "/") {
-			n := strings.TrimRight(e, ". ")
-			switch {
-			case e == "", e == ".", e == "..", len(e) > MaxPathElementBytes,
-				strings.EqualFold(n, ".git"), strings.EqualFold(n, "git~1"),
-				i == 0 && strings.EqualFold(n, ".orch"):
-				t.Fatalf("accepted %q (element %q)", p, e)
-			}
 		}
 	})
 }

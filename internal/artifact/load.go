@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // LoadPlan reads planning/planning.ai.json.
@@ -75,7 +77,7 @@ func checkEntries(file, field string, files []FileEntry) error {
 	for i, f := range files {
 		at := func(sub string) string { return fmt.Sprintf("$.%s[%d].%s", field, i, sub) }
 		if err := CheckPath(f.Path); err != nil {
-			return &Error{File: file, JSONPath: at("path"), Expected: "a safe repository-relative path", Got: pathReason(err), Err: err}
+			return &Error{File: file, JSONPath: at("path"), Expected: "a safe repository-relative path", Got: safepath.Reason(err), Err: err}
 		}
 		if j, dup := seen[f.Path]; dup {
 			return &Error{File: file, JSONPath: at("path"), Expected: "unique paths",
@@ -101,7 +103,7 @@ func checkEntries(file, field string, files []FileEntry) error {
 // at otherAt) when case is ignored.
 func caseCollision(path, other string, i, j int, otherAt string) string {
 	return fmt.Sprintf("%s at index %d differs only in case from %s at index %d (%s): a case-insensitive file system holds one file for both",
-		quotePath(path), i, quotePath(other), j, otherAt)
+		safepath.Quote(path), i, safepath.Quote(other), j, otherAt)
 }
 
 // loadJSON reads and decodes one JSON artifact of a task folder.

@@ -6,33 +6,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/orchdev/orch/internal/patch"
 )
 
-// LoadDiff stream-parses code/diff.patch with ParseDiff, hashing it on the
+// LoadDiff stream-parses code/diff.patch with patch.Parse, hashing it on the
 // way. Value.Bytes is the size read. An empty or white-space-only patch is
 // Present with no files and no error: deciding what "empty" means is the
 // caller's business. A parse error is an *Error whose Err is the
-// *DiffError (matching ErrInvalidDiff).
-func LoadDiff(taskDir string) Loaded[Diff] {
+// *patch.Error (matching ErrInvalidDiff).
+func LoadDiff(taskDir string) Loaded[patch.Diff] {
 	f, _, present, err := openArtifact(taskDir, DiffFile, MaxDiffBytes)
 	if f == nil {
-		return Loaded[Diff]{Present: present, Err: err}
+		return Loaded[patch.Diff]{Present: present, Err: err}
 	}
 	defer f.Close()
 	h := sha256.New()
 	cr := &countingReader{r: io.LimitReader(f, MaxDiffBytes+1)}
-	d, err := ParseDiff(io.TeeReader(cr, h))
+	d, err := patch.Parse(io.TeeReader(cr, h))
 	if cr.n > MaxDiffBytes { // the file grew after the stat
-		return Loaded[Diff]{Present: true, Err: tooLarge(DiffFile, MaxDiffBytes, fmt.Sprintf("more than %d bytes", MaxDiffBytes))}
+		return Loaded[patch.Diff]{Present: true, Err: tooLarge(DiffFile, MaxDiffBytes, fmt.Sprintf("more than %d bytes", MaxDiffBytes))}
 	}
 	if err != nil {
-		var de *DiffError
+		var de *patch.Error
 		if !errors.As(err, &de) {
 			err = fmt.Errorf("read: %w", err)
 		}
-		return Loaded[Diff]{Present: true, Err: &Error{File: DiffFile, Err: err}}
+		return Loaded[patch.Diff]{Present: true, Err: &Error{File: DiffFile, Err: err}}
 	}
-	return Loaded[Diff]{Present: true, Value: d, SHA256: hex.EncodeToString(h.Sum(nil))}
+	return Loaded[patch.Diff]{Present: true, Value: d, SHA256: hex.EncodeToString(h.Sum(nil))}
 }
 
 // countingReader counts the bytes read through it.

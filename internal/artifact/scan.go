@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // ScanCodeFiles lists the regular files under code/files as sorted,
@@ -153,7 +155,7 @@ func (w *codeWalker) visit(dir string, e fs.DirEntry) (string, error) {
 		p = dir + "/" + p
 	}
 	if err := CheckPath(p); err != nil {
-		return "", &Error{File: CodeFilesDir, Expected: "safe repository-relative file names", Got: pathReason(err), Err: err}
+		return "", &Error{File: CodeFilesDir, Expected: "safe repository-relative file names", Got: safepath.Reason(err), Err: err}
 	}
 	rel := taskRel(p)
 	switch t := e.Type(); {

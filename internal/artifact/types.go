@@ -277,37 +277,6 @@ type RevertRecord struct {
 	Conflicts      []string `json:"conflicts,omitempty"`
 }
 
-// DiffEntry is one file touched by a unified diff. (It was first named
-// DiffFile; that name is the constant for code/diff.patch, which the
-// orchestrator uses, and no code used the type by name.)
-//
-// Op is one of OpCreate, OpUpdate, OpDelete, OpRename. For an update both
-// paths are set and equal; for a rename both are set (the old path goes
-// away, so a scope check must look at both). A git copy ("copy from/to") is
-// reported as a create of the new path: its source is not changed.
-type DiffEntry struct {
-	OldPath string // "" for a created file
-	NewPath string // "" for a deleted file
-	Op      string // create, update, delete, rename
-}
-
-// Path returns the path the change lands on (the new path, or the old one
-// for a deletion).
-func (d DiffEntry) Path() string {
-	if d.NewPath != "" {
-		return d.NewPath
-	}
-	return d.OldPath
-}
-
-// Diff is what the orchestrator learns from code/diff.patch.
-type Diff struct {
-	Files []DiffEntry
-	Bytes int64
-	// Added and Removed count the added and removed hunk lines.
-	Added, Removed int
-}
-
 // Loaded is the result of inspecting one artifact file.
 // Present false means the file is missing (phase not complete).
 // Err non-nil means the file is present but invalid; Err is an *Error.

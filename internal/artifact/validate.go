@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // val is a node together with its JSON path. n is nil when the value is
@@ -312,7 +313,7 @@ func (c *checker) safePath(v val) string {
 		return ""
 	}
 	if err := CheckPath(s); err != nil {
-		c.failErr(v, "a safe repository-relative path", pathReason(err), err)
+		c.failErr(v, "a safe repository-relative path", safepath.Reason(err), err)
 		return ""
 	}
 	return s

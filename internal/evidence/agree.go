@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/patch"
 )
 
 // ErrDisagree is matched (through *artifact.Error) by a code/files/ that is
@@ -30,8 +31,8 @@ var ErrDisagree = errors.New("code/files and code/diff.patch disagree")
 // ErrDisagree); a base that is not a commit of the repository is an
 // *artifact.Error about code/codegen.json's $.base. Any other error (git
 // could not run) is returned as is: the check did not happen.
-func CompareFiles(ctx context.Context, repo *gitx.Repo, base string, patch []byte, files CodeFiles) error {
-	d, err := artifact.ParseDiff(bytes.NewReader(patch))
+func CompareFiles(ctx context.Context, repo *gitx.Repo, base string, diff []byte, files CodeFiles) error {
+	d, err := patch.Parse(bytes.NewReader(diff))
 	if err != nil {
 		return &artifact.Error{File: artifact.DiffFile, Err: err}
 	}
@@ -54,7 +55,7 @@ func CompareFiles(ctx context.Context, repo *gitx.Repo, base string, patch []byt
 	}
 	slices.Sort(paths)
 	if base == "" {
-		return compareAll(ctx, repo, "", patch, paths, files, touched)
+		return compareAll(ctx, repo, "", diff, paths, files, touched)
 	}
 	sha, err := repo.ResolveCommit(ctx, base)
 	switch {
@@ -64,7 +65,7 @@ func CompareFiles(ctx context.Context, repo *gitx.Repo, base string, patch []byt
 	case err != nil:
 		return fmt.Errorf("compare %s with %s: %w", artifact.CodeFilesDir, artifact.DiffFile, err)
 	}
-	return compareAll(ctx, repo, sha, patch, paths, files, touched)
+	return compareAll(ctx, repo, sha, diff, paths, files, touched)
 }
 
 // compareAll applies the patch to base ("" for the empty tree) and compares

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/patch"
 )
 
 // CondName names a transition condition. Names appear in `orch status`,
@@ -44,7 +45,7 @@ type Snapshot struct {
 	PlanReview artifact.Loaded[artifact.PlanReview]
 	Codegen    artifact.Loaded[artifact.Codegen]
 	CodeFiles  artifact.Loaded[[]string]
-	Diff       artifact.Loaded[artifact.Diff]
+	Diff       artifact.Loaded[patch.Diff]
 	CodeReview artifact.Loaded[artifact.CodeReview]
 	TestReport artifact.Loaded[artifact.TestReport]
 	Decision   artifact.Loaded[artifact.Decision]

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/patch"
 )
 
 func ok[T any](v T) artifact.Loaded[T] { return artifact.Loaded[T]{Present: true, Value: v} }
@@ -22,7 +23,7 @@ var (
 	goodPlan = artifact.Plan{ID: "p", Title: "t", Brief: "b"}
 	onePlan  = artifact.FilePlan{Files: []artifact.FileEntry{{Path: "a.go", Intent: "update"}}}
 	delPlan  = artifact.FilePlan{Files: []artifact.FileEntry{{Path: "old.go", Intent: "delete"}}}
-	diffA    = artifact.Diff{Files: []artifact.DiffEntry{{OldPath: "a.go", NewPath: "a.go", Op: "update"}}, Bytes: 100}
+	diffA    = patch.Diff{Files: []patch.Entry{{OldPath: "a.go", NewPath: "a.go", Op: "update"}}, Bytes: 100}
 )
 
 func planWithQuestion(answer *string, blocking bool) artifact.Plan {
@@ -108,21 +109,21 @@ func TestConditions(t *testing.T) {
 		// codegen → planning
 		{"unplanned code file", CondScopeMismatch, snapWith(func(s *Snapshot) { s.CodeFiles = ok([]string{"a.go", "b.go"}) }), true, "b.go"},
 		{"unplanned diff path", CondScopeMismatch, snapWith(func(s *Snapshot) {
-			s.Diff = ok(artifact.Diff{Files: []artifact.DiffEntry{{OldPath: "a.go", NewPath: "c.go", Op: "rename"}}})
+			s.Diff = ok(patch.Diff{Files: []patch.Entry{{OldPath: "a.go", NewPath: "c.go", Op: "rename"}}})
 		}), true, "c.go"},
 		{"in scope", CondScopeMismatch, codegenSnap(), false, "every generated path is in the file plan"},
 		{"no file plan to compare", CondScopeMismatch, snapWith(func(s *Snapshot) { s.FilePlan = artifact.Loaded[artifact.FilePlan]{} }), false, "no valid file plan"},
 		// codegen → review
 		{"codegen completed", CondCodegenCompleted, codegenSnap(), true, "parses"},
 		{"codegen.json optional", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Codegen = artifact.Loaded[artifact.Codegen]{} }), true, ""},
-		{"diff missing", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Diff = artifact.Loaded[artifact.Diff]{} }), false, "code/diff.patch is missing"},
-		{"diff empty", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Diff = ok(artifact.Diff{}) }), false, "empty"},
-		{"diff invalid", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Diff = bad[artifact.Diff]("code/diff.patch: line 3: malformed hunk header") }), false, "malformed hunk"},
+		{"diff missing", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Diff = artifact.Loaded[patch.Diff]{} }), false, "code/diff.patch is missing"},
+		{"diff empty", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Diff = ok(patch.Diff{}) }), false, "empty"},
+		{"diff invalid", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Diff = bad[patch.Diff]("code/diff.patch: line 3: malformed hunk header") }), false, "malformed hunk"},
 		{"no code files", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.CodeFiles = artifact.Loaded[[]string]{} }), false, "holds no file"},
 		{"only deletes needs no files", CondCodegenCompleted, snapWith(func(s *Snapshot) {
 			s.FilePlan = ok(delPlan)
 			s.CodeFiles = artifact.Loaded[[]string]{}
-			s.Diff = ok(artifact.Diff{Files: []artifact.DiffEntry{{OldPath: "old.go", Op: "delete"}}})
+			s.Diff = ok(patch.Diff{Files: []patch.Entry{{OldPath: "old.go", Op: "delete"}}})
 		}), true, ""},
 		{"code files invalid", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.CodeFiles = bad[[]string]("code/files/x: symlink") }), false, "symlink"},
 		{"codegen failed", CondCodegenCompleted, snapWith(func(s *Snapshot) { s.Codegen = ok(artifact.Codegen{Status: "failed"}) }), false, "status is failed"},
@@ -233,7 +234,7 @@ func TestDecide(t *testing.T) {
 		}(), PlanReview, false},
 		{"scope mismatch wins over completed", Codegen, func() Snapshot { s := codegenSnap(); s.CodeFiles = ok([]string{"a.go", "zzz.go"}); return s }(), Planning, false},
 		{"codegen completed", Codegen, codegenSnap(), Review, false},
-		{"codegen diff invalid", Codegen, func() Snapshot { s := codegenSnap(); s.Diff = bad[artifact.Diff]("bad diff"); return s }(), "", true},
+		{"codegen diff invalid", Codegen, func() Snapshot { s := codegenSnap(); s.Diff = bad[patch.Diff]("bad diff"); return s }(), "", true},
 		{"plan issue wins over code", Review, Snapshot{CodeReview: ok(artifact.CodeReview{Issues: []artifact.Issue{{Severity: "blocking", Kind: "code", Message: "a"}, {Severity: "blocking", Kind: "plan", Message: "b"}}})}, Planning, false},
 		{"code changes", Review, Snapshot{CodeReview: ok(artifact.CodeReview{OK: false})}, Codegen, false},
 		{"review passes", Review, Snapshot{CodeReview: ok(artifact.CodeReview{OK: true})}, Test, false},

@@ -15,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/hostile"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -224,7 +225,7 @@ func TestHostileCodegenArtifacts(t *testing.T) {
 	e.mark()
 	for _, name := range hostile.Names(hostile.Patches()) {
 		data := hostile.Patches()[name]
-		_, perr := artifact.ParseDiff(bytes.NewReader(data))
+		_, perr := patch.Parse(bytes.NewReader(data))
 		if perr == nil {
 			t.Fatalf("%s: ParseDiff accepted it", name)
 		}

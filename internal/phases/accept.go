@@ -19,6 +19,7 @@ import (
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/testrun"
 )
 
@@ -310,7 +311,7 @@ func checkRepoUnchanged(ctx context.Context, repo *gitx.Repo, taskDir string) er
 	return nil
 }
 
-func diffPaths(d artifact.Diff) []string {
+func diffPaths(d patch.Diff) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range d.Files {

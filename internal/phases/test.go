@@ -18,6 +18,7 @@ import (
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testrun"
 )
@@ -333,7 +334,7 @@ func readPatch(taskDir string) ([]byte, error) {
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, nil
 	}
-	if _, err := artifact.ParseDiff(bytes.NewReader(data)); err != nil {
+	if _, err := patch.Parse(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("%s: %w", artifact.DiffFile, err)
 	}
 	return data, nil

@@ -1,4 +1,4 @@
-package artifact
+package patch
 
 import (
 	"errors"
@@ -7,18 +7,20 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 func parse(t *testing.T, patch string) (Diff, error) {
 	t.Helper()
-	return ParseDiff(strings.NewReader(patch))
+	return Parse(strings.NewReader(patch))
 }
 
-func mustParse(t *testing.T, patch string) []DiffEntry {
+func mustParse(t *testing.T, patch string) []Entry {
 	t.Helper()
 	d, err := parse(t, patch)
 	if err != nil {
-		t.Fatalf("ParseDiff: %v\npatch:\n%s", err, patch)
+		t.Fatalf("Parse: %v\npatch:\n%s", err, patch)
 	}
 	if d.Bytes != int64(len(patch)) {
 		t.Errorf("Bytes = %d, want %d", d.Bytes, len(patch))
@@ -39,53 +41,53 @@ func TestParseDiffRealGit(t *testing.T) {
 		base   map[string]string
 		change func(r *gitRepo)
 		args   []string
-		want   []DiffEntry
+		want   []Entry
 	}{
 		{"update", map[string]string{"a.go": lines(30, "line")}, func(r *gitRepo) {
 			r.write("a.go", strings.Replace(lines(30, "line"), "linexx\n", "changed\n", 1)+"tail\n")
-		}, nil, []DiffEntry{{OldPath: "a.go", NewPath: "a.go", Op: OpUpdate}}},
+		}, nil, []Entry{{OldPath: "a.go", NewPath: "a.go", Op: OpUpdate}}},
 		{"create", nil, func(r *gitRepo) { r.write("dir/new.go", "package x\n") },
-			nil, []DiffEntry{{NewPath: "dir/new.go", Op: OpCreate}}},
+			nil, []Entry{{NewPath: "dir/new.go", Op: OpCreate}}},
 		{"create empty", nil, func(r *gitRepo) { r.write("empty", "") },
-			nil, []DiffEntry{{NewPath: "empty", Op: OpCreate}}},
+			nil, []Entry{{NewPath: "empty", Op: OpCreate}}},
 		{"delete", map[string]string{"old.txt": "a\nb\n", "keep": "k\n"}, func(r *gitRepo) { r.remove("old.txt") },
-			nil, []DiffEntry{{OldPath: "old.txt", Op: OpDelete}}},
+			nil, []Entry{{OldPath: "old.txt", Op: OpDelete}}},
 		{"delete empty", map[string]string{"empty": ""}, func(r *gitRepo) { r.remove("empty") },
-			nil, []DiffEntry{{OldPath: "empty", Op: OpDelete}}},
+			nil, []Entry{{OldPath: "empty", Op: OpDelete}}},
 		{"pure rename", map[string]string{"from.go": lines(20, "r")}, func(r *gitRepo) {
 			r.remove("from.go")
 			r.write("sub/to.go", lines(20, "r"))
-		}, []string{"-M"}, []DiffEntry{{OldPath: "from.go", NewPath: "sub/to.go", Op: OpRename}}},
+		}, []string{"-M"}, []Entry{{OldPath: "from.go", NewPath: "sub/to.go", Op: OpRename}}},
 		{"rename with edits", map[string]string{"from.go": lines(40, "r")}, func(r *gitRepo) {
 			r.remove("from.go")
 			r.write("to.go", lines(40, "r")+"more\n")
-		}, []string{"-M50%"}, []DiffEntry{{OldPath: "from.go", NewPath: "to.go", Op: OpRename}}},
+		}, []string{"-M50%"}, []Entry{{OldPath: "from.go", NewPath: "to.go", Op: OpRename}}},
 		{"no newline at end of file", map[string]string{"n.txt": "a\nb"}, func(r *gitRepo) {
 			r.write("n.txt", "a\nc")
 			r.write("m.txt", "no newline")
-		}, nil, []DiffEntry{{NewPath: "m.txt", Op: OpCreate}, {OldPath: "n.txt", NewPath: "n.txt", Op: OpUpdate}}},
+		}, nil, []Entry{{NewPath: "m.txt", Op: OpCreate}, {OldPath: "n.txt", NewPath: "n.txt", Op: OpUpdate}}},
 		{"names with spaces", map[string]string{"with space/file name.txt": "a\n"}, func(r *gitRepo) {
 			r.write("with space/file name.txt", "b\n")
 			r.write("x b/y z.txt", "new\n")
-		}, nil, []DiffEntry{
+		}, nil, []Entry{
 			{OldPath: "with space/file name.txt", NewPath: "with space/file name.txt", Op: OpUpdate},
 			{NewPath: "x b/y z.txt", Op: OpCreate}}},
 		{"crlf content", map[string]string{"w.txt": "a\r\nb\r\n"}, func(r *gitRepo) {
 			r.write("w.txt", "a\r\nc\r\n\r\n")
-		}, nil, []DiffEntry{{OldPath: "w.txt", NewPath: "w.txt", Op: OpUpdate}}},
+		}, nil, []Entry{{OldPath: "w.txt", NewPath: "w.txt", Op: OpUpdate}}},
 		{"everything at once", map[string]string{"u.go": lines(10, "u"), "d.go": "d\n", "r.go": lines(30, "r")}, func(r *gitRepo) {
 			r.write("u.go", lines(10, "u")+"x\n")
 			r.remove("d.go")
 			r.remove("r.go")
 			r.write("renamed.go", lines(30, "r"))
 			r.write("c.go", "c\n")
-		}, []string{"-M"}, []DiffEntry{
+		}, []string{"-M"}, []Entry{
 			{NewPath: "c.go", Op: OpCreate}, {OldPath: "d.go", Op: OpDelete},
 			{OldPath: "r.go", NewPath: "renamed.go", Op: OpRename}, {OldPath: "u.go", NewPath: "u.go", Op: OpUpdate}}},
 		{"copy", map[string]string{"orig.go": lines(30, "c")}, func(r *gitRepo) {
 			r.write("orig.go", lines(30, "c")+"changed\n")
 			r.write("copy.go", lines(30, "c"))
-		}, []string{"-C", "-C"}, []DiffEntry{{NewPath: "copy.go", Op: OpCreate}, {OldPath: "orig.go", NewPath: "orig.go", Op: OpUpdate}}},
+		}, []string{"-C", "-C"}, []Entry{{NewPath: "copy.go", Op: OpCreate}, {OldPath: "orig.go", NewPath: "orig.go", Op: OpUpdate}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,7 +120,7 @@ func TestParseDiffRealGitQuoted(t *testing.T) {
 		t.Fatalf("git did not quote as expected:\n%s", patch)
 	}
 	got := mustParse(t, patch)
-	want := []DiffEntry{
+	want := []Entry{
 		{NewPath: "dir/ünï.txt", Op: OpCreate},
 		{OldPath: `say "hi" now.txt`, Op: OpDelete},
 		{OldPath: `quo"te.txt`, NewPath: `quo"te.txt`, Op: OpUpdate},
@@ -151,28 +153,28 @@ func TestParseDiffRealGitRefuses(t *testing.T) {
 		msg    string
 	}{
 		{"create a symlink", nil, func(r *gitRepo) {
-			symlink(t, "/etc/passwd", filepath.Join(r.dir, "passwd"))
-		}, nil, ErrInvalidDiff, "line 2: new file mode 120000: symbolic links are not allowed"},
+			r.symlink("/etc/passwd", "passwd")
+		}, nil, ErrInvalid, "line 2: new file mode 120000: symbolic links are not allowed"},
 		{"change a symlink", map[string]string{}, func(r *gitRepo) {
 			os.Remove(filepath.Join(r.dir, "l"))
-			symlink(t, "/etc/shadow", filepath.Join(r.dir, "l"))
-		}, nil, ErrInvalidDiff, "line 2: index 120000: symbolic links are not allowed"},
+			r.symlink("/etc/shadow", "l")
+		}, nil, ErrInvalid, "line 2: index 120000: symbolic links are not allowed"},
 		{"make executable", map[string]string{"run.sh": "echo\n"}, func(r *gitRepo) {
 			if err := os.Chmod(filepath.Join(r.dir, "run.sh"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, ErrInvalidDiff, "line 3: mode change from 100644 to 100755 is not allowed"},
+		}, nil, ErrInvalid, "line 3: mode change from 100644 to 100755 is not allowed"},
 		{"binary", map[string]string{}, func(r *gitRepo) { r.write("bin.dat", "\x00\x01\x02") },
-			nil, ErrInvalidDiff, "binary patches are not supported"},
+			nil, ErrInvalid, "binary patches are not supported"},
 		{"binary with --binary", map[string]string{}, func(r *gitRepo) { r.write("bin.dat", "\x00\x01\x02") },
-			[]string{"--binary"}, ErrInvalidDiff, "binary patches are not supported"},
+			[]string{"--binary"}, ErrInvalid, "binary patches are not supported"},
 		{"submodule", map[string]string{}, func(r *gitRepo) {
 			r.git("update-index", "--add", "--cacheinfo", "160000,0123456789abcdef0123456789abcdef01234567,sub")
-		}, nil, ErrInvalidDiff, "line 2: new file mode 160000: submodules are not allowed"},
+		}, nil, ErrInvalid, "line 2: new file mode 160000: submodules are not allowed"},
 		{"backslash name", nil, func(r *gitRepo) { r.write(`back\slash`, "x\n") },
-			nil, ErrUnsafePath, `contains a backslash`},
+			nil, safepath.ErrUnsafe, `contains a backslash`},
 		{"tab in name", nil, func(r *gitRepo) { r.write("a\tb", "x\n") },
-			nil, ErrUnsafePath, `contains the control character '\t'`},
+			nil, safepath.ErrUnsafe, `contains the control character '\t'`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,7 +183,7 @@ func TestParseDiffRealGitRefuses(t *testing.T) {
 				r.write(p, c)
 			}
 			if tc.name == "change a symlink" {
-				symlink(t, "/etc/passwd", filepath.Join(r.dir, "l"))
+				r.symlink("/etc/passwd", "l")
 			}
 			r.commit()
 			tc.change(r)
@@ -195,8 +197,8 @@ func TestParseDiffRealGitRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted:\n%s", patch)
 			}
-			if !errors.Is(err, tc.is) || !errors.Is(err, ErrInvalidDiff) {
-				t.Errorf("error %v does not match %v and ErrInvalidDiff", err, tc.is)
+			if !errors.Is(err, tc.is) || !errors.Is(err, ErrInvalid) {
+				t.Errorf("error %v does not match %v and ErrInvalid", err, tc.is)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error\n  %v\nwant it to contain\n  %s\npatch:\n%s", err, tc.msg, patch)
@@ -209,7 +211,7 @@ func TestParseDiffEmpty(t *testing.T) {
 	for _, p := range []string{"", "\n", " \n\t\r\n  "} {
 		d, err := parse(t, p)
 		if err != nil || len(d.Files) != 0 || d.Bytes != int64(len(p)) {
-			t.Errorf("ParseDiff(%q) = %+v, %v", p, d, err)
+			t.Errorf("Parse(%q) = %+v, %v", p, d, err)
 		}
 	}
 }
@@ -218,42 +220,42 @@ func TestParseDiffAccepts(t *testing.T) {
 	cases := []struct {
 		name  string
 		patch string
-		want  []DiffEntry
+		want  []Entry
 	}{
 		{"plain unified", "--- a/x.go\n+++ b/x.go\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
-			[]DiffEntry{{OldPath: "x.go", NewPath: "x.go", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x.go", NewPath: "x.go", Op: OpUpdate}}},
 		{"plain with time stamps", "--- a/x.go\t2024-01-01 10:00:00.000000000 +0000\n+++ b/x.go\t2024-01-02 10:00:00.000000000 +0000\n@@ -1 +1 @@\n-b\n+c\n",
-			[]DiffEntry{{OldPath: "x.go", NewPath: "x.go", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x.go", NewPath: "x.go", Op: OpUpdate}}},
 		{"plain create", "--- /dev/null\n+++ b/n.go\n@@ -0,0 +1,2 @@\n+a\n+b\n",
-			[]DiffEntry{{NewPath: "n.go", Op: OpCreate}}},
+			[]Entry{{NewPath: "n.go", Op: OpCreate}}},
 		{"plain delete", "--- a/d.go\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n",
-			[]DiffEntry{{OldPath: "d.go", Op: OpDelete}}},
+			[]Entry{{OldPath: "d.go", Op: OpDelete}}},
 		{"plain rename", "--- a/old.go\n+++ b/new.go\n@@ -1 +1 @@\n-a\n+b\n",
-			[]DiffEntry{{OldPath: "old.go", NewPath: "new.go", Op: OpRename}}},
+			[]Entry{{OldPath: "old.go", NewPath: "new.go", Op: OpRename}}},
 		{"preamble ignored", "From 123 Mon Sep 17 00:00:00 2001\nSubject: x\n\n---\n x.go | 2 +-\n--- not a header\n\ndiff --git a/x.go b/x.go\nindex 1..2 100644\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n",
-			[]DiffEntry{{OldPath: "x.go", NewPath: "x.go", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x.go", NewPath: "x.go", Op: OpUpdate}}},
 		{"crlf everywhere", "diff --git a/x b/x\r\nindex 1..2 100644\r\n--- a/x\r\n+++ b/x\r\n@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+c\r\n",
-			[]DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
 		{"empty context line", "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n",
-			[]DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
 		{"no newline markers", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n",
-			[]DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
 		{"last line without newline", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b",
-			[]DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
 		{"several hunks and blank lines between files", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n@@ -10,2 +10,3 @@ func f() {\n c\n+d\n e\n\n\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
-			[]DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}, {OldPath: "y", NewPath: "y", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x", NewPath: "x", Op: OpUpdate}, {OldPath: "y", NewPath: "y", Op: OpUpdate}}},
 		{"content lines that look like headers", "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n--- a/.git/config\n-+++ b/y\n+diff --git a/../z b/../z\n+@@ -1 +1 @@\n-GIT binary patch\n+Binary files a and b differ\n",
-			[]DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
 		{"git rename with quoted names", "diff --git \"a/x y\" b/z\nsimilarity index 100%\nrename from \"x y\"\nrename to z\n",
-			[]DiffEntry{{OldPath: "x y", NewPath: "z", Op: OpRename}}},
+			[]Entry{{OldPath: "x y", NewPath: "z", Op: OpRename}}},
 		{"second name quoted", "diff --git a/x \"b/\\303\\274\"\nsimilarity index 100%\nrename from x\nrename to \"\\303\\274\"\n",
-			[]DiffEntry{{OldPath: "x", NewPath: "ü", Op: OpRename}}},
+			[]Entry{{OldPath: "x", NewPath: "ü", Op: OpRename}}},
 		{"git unquoted names needing rename lines", "diff --git a/p b/q b/r\nsimilarity index 100%\nrename from p b/q\nrename to r\n",
-			[]DiffEntry{{OldPath: "p b/q", NewPath: "r", Op: OpRename}}},
+			[]Entry{{OldPath: "p b/q", NewPath: "r", Op: OpRename}}},
 		{"same old and new mode", "diff --git a/x b/x\nold mode 100755\nnew mode 100755\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
-			[]DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
+			[]Entry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}},
 		{"executable new file", "diff --git a/run b/run\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/run\n@@ -0,0 +1 @@\n+echo\n",
-			[]DiffEntry{{NewPath: "run", Op: OpCreate}}},
+			[]Entry{{NewPath: "run", Op: OpCreate}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -320,19 +322,19 @@ func TestParseDiffRefuses(t *testing.T) {
 		{"binary files differ", "diff --git a/b b/b\nindex 1..2 100644\nBinary files a/b and b/b differ\n", "line 3: binary patches are not supported", nil},
 		{"binary in plain diff", "Binary files x and y differ\n", "line 1: binary patches are not supported", nil},
 		{"combined diff", "diff --cc x\nindex 1,2..3\n", "line 1: combined diffs are not supported", nil},
-		{"dotdot in git header", "diff --git a/../x b/../x\nnew file mode 100644\n", `line 1: in the diff --git name: unsafe path "../x": ".." element`, ErrUnsafePath},
-		{"dotdot in +++", "--- a/x\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", `line 1: in the +++ name: unsafe path "../../etc/passwd"`, ErrUnsafePath},
+		{"dotdot in git header", "diff --git a/../x b/../x\nnew file mode 100644\n", `line 1: in the diff --git name: unsafe path "../x": ".." element`, safepath.ErrUnsafe},
+		{"dotdot in +++", "--- a/x\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", `line 1: in the +++ name: unsafe path "../../etc/passwd"`, safepath.ErrUnsafe},
 		{"absolute +++", "--- a/x\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", `expected the name "/etc/passwd" to start with b/`, nil},
 		{"no prefix", "--- x\n+++ x\n@@ -1 +1 @@\n-a\n+b\n", `expected the name "x" to start with a/`, nil},
-		{"git hooks", "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+rm -rf ~\n", `names the .git directory`, ErrUnsafePath},
-		{"orch state", "--- a/.orch/tasks/t/state.json\n+++ b/.orch/tasks/t/state.json\n@@ -1 +1 @@\n-a\n+b\n", `inside the .orch directory`, ErrUnsafePath},
-		{"rename to .git", "diff --git a/x b/.git/config\nsimilarity index 100%\nrename from x\nrename to .git/config\n", `names the .git directory`, ErrUnsafePath},
-		{"rename to dotdot", "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to ../y\n", `line 1: in the rename to name: unsafe path "../y"`, ErrUnsafePath},
-		{"copy from .git", "diff --git a/.git/config b/leak\nsimilarity index 100%\ncopy from .git/config\ncopy to leak\n", `names the .git directory`, ErrUnsafePath},
-		{"quoted backslash", "diff --git \"a/x\\\\y\" b/z\nsimilarity index 100%\nrename from \"x\\\\y\"\nrename to z\n", `contains a backslash`, ErrUnsafePath},
-		{"quoted control character", "diff --git \"a/x\\ny\" \"b/x\\ny\"\nnew file mode 100644\n", `contains the control character '\n'`, ErrUnsafePath},
-		{"quoted NUL", "--- \"a/x\\000y\"\n+++ \"b/x\\000y\"\n@@ -1 +1 @@\n-a\n+b\n", `contains a NUL byte`, ErrUnsafePath},
-		{"quoted invalid UTF-8", "--- \"a/\\377\"\n+++ \"b/\\377\"\n@@ -1 +1 @@\n-a\n+b\n", `not valid UTF-8`, ErrUnsafePath},
+		{"git hooks", "diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+rm -rf ~\n", `names the .git directory`, safepath.ErrUnsafe},
+		{"orch state", "--- a/.orch/tasks/t/state.json\n+++ b/.orch/tasks/t/state.json\n@@ -1 +1 @@\n-a\n+b\n", `inside the .orch directory`, safepath.ErrUnsafe},
+		{"rename to .git", "diff --git a/x b/.git/config\nsimilarity index 100%\nrename from x\nrename to .git/config\n", `names the .git directory`, safepath.ErrUnsafe},
+		{"rename to dotdot", "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to ../y\n", `line 1: in the rename to name: unsafe path "../y"`, safepath.ErrUnsafe},
+		{"copy from .git", "diff --git a/.git/config b/leak\nsimilarity index 100%\ncopy from .git/config\ncopy to leak\n", `names the .git directory`, safepath.ErrUnsafe},
+		{"quoted backslash", "diff --git \"a/x\\\\y\" b/z\nsimilarity index 100%\nrename from \"x\\\\y\"\nrename to z\n", `contains a backslash`, safepath.ErrUnsafe},
+		{"quoted control character", "diff --git \"a/x\\ny\" \"b/x\\ny\"\nnew file mode 100644\n", `contains the control character '\n'`, safepath.ErrUnsafe},
+		{"quoted NUL", "--- \"a/x\\000y\"\n+++ \"b/x\\000y\"\n@@ -1 +1 @@\n-a\n+b\n", `contains a NUL byte`, safepath.ErrUnsafe},
+		{"quoted invalid UTF-8", "--- \"a/\\377\"\n+++ \"b/\\377\"\n@@ -1 +1 @@\n-a\n+b\n", `not valid UTF-8`, safepath.ErrUnsafe},
 		{"bad quoting", "diff --git \"a/x b/x\nnew file mode 100644\n", `line 1: malformed "diff --git" line: unterminated quoted name`, nil},
 		{"bad escape", "--- \"a/\\q\"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", `line 1: malformed "---" line: unknown escape \q in quoted name`, nil},
 		{"inconsistent +++", "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", `line 1: inconsistent file names "x" and "y" (+++)`, nil},
@@ -350,9 +352,9 @@ func TestParseDiffRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted: %+v", d)
 			}
-			var de *DiffError
-			if !errors.As(err, &de) || !errors.Is(err, ErrInvalidDiff) {
-				t.Errorf("error %v is not a *DiffError matching ErrInvalidDiff", err)
+			var de *Error
+			if !errors.As(err, &de) || !errors.Is(err, ErrInvalid) {
+				t.Errorf("error %v is not a *Error matching ErrInvalid", err)
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("error %v does not match %v", err, tc.is)
@@ -362,69 +364,4 @@ func TestParseDiffRefuses(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestLoadDiff(t *testing.T) {
-	t.Run("missing", func(t *testing.T) {
-		if l := LoadDiff(t.TempDir()); l.Present || l.Err != nil {
-			t.Errorf("got %+v", l)
-		}
-	})
-	t.Run("empty", func(t *testing.T) {
-		for _, content := range []string{"", " \n\n"} {
-			dir := t.TempDir()
-			writeFile(t, dir, DiffFile, content)
-			l := LoadDiff(dir)
-			if !l.OK() || len(l.Value.Files) != 0 || l.Value.Bytes != int64(len(content)) || l.SHA256 != sha(content) {
-				t.Errorf("LoadDiff(%q) = %+v", content, l)
-			}
-		}
-	})
-	t.Run("valid", func(t *testing.T) {
-		dir := t.TempDir()
-		patch := "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
-		writeFile(t, dir, DiffFile, patch)
-		l := LoadDiff(dir)
-		want := []DiffEntry{{OldPath: "x", NewPath: "x", Op: OpUpdate}}
-		if !l.OK() || !reflect.DeepEqual(l.Value.Files, want) || l.Value.Bytes != int64(len(patch)) || l.SHA256 != sha(patch) {
-			t.Errorf("got %+v", l)
-		}
-	})
-	t.Run("invalid", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFile(t, dir, DiffFile, "--- a/x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n")
-		l := LoadDiff(dir)
-		var ae *Error
-		if !l.Present || !errors.As(l.Err, &ae) || ae.File != DiffFile || !errors.Is(l.Err, ErrUnsafePath) || !errors.Is(l.Err, ErrInvalidDiff) {
-			t.Fatalf("got %+v", l)
-		}
-		if want := `code/diff.patch: line 1: in the +++ name: unsafe path "../x": ".." element`; l.Err.Error() != want {
-			t.Errorf("message %q, want %q", l.Err, want)
-		}
-	})
-	t.Run("directory", func(t *testing.T) {
-		dir := t.TempDir()
-		mkdirAll(t, filepath.Join(dir, "code", "diff.patch"))
-		if l := LoadDiff(dir); !l.Present || !errors.Is(l.Err, ErrNotRegular) {
-			t.Errorf("got %+v", l)
-		}
-	})
-	t.Run("named pipe", func(t *testing.T) {
-		dir := t.TempDir()
-		mkdirAll(t, filepath.Join(dir, "code"))
-		mkfifo(t, filepath.Join(dir, "code", "diff.patch"))
-		if l := LoadDiff(dir); !l.Present || !errors.Is(l.Err, ErrNotRegular) {
-			t.Errorf("got %+v", l)
-		}
-	})
-	t.Run("too large", func(t *testing.T) {
-		dir := t.TempDir()
-		p := writeFile(t, dir, DiffFile, "")
-		if err := os.Truncate(p, MaxDiffBytes+1); err != nil {
-			t.Fatal(err)
-		}
-		if l := LoadDiff(dir); !l.Present || !errors.Is(l.Err, ErrTooLarge) {
-			t.Errorf("got %+v", l)
-		}
-	})
 }

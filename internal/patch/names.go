@@ -1,9 +1,11 @@
-package artifact
+package patch
 
 import (
 	"bytes"
 	"errors"
 	"strings"
+
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 const devNull = "/dev/null"
@@ -138,7 +140,7 @@ func gitHeaderNames(rest string) (a, b string, ok bool, err error) {
 // stripPrefix removes the "a/" or "b/" prefix of a patch name.
 func stripPrefix(name, prefix string) (string, error) {
 	if !strings.HasPrefix(name, prefix) {
-		return "", errors.New("expected the name " + quotePath(name) + " to start with " + prefix +
+		return "", errors.New("expected the name " + safepath.Quote(name) + " to start with " + prefix +
 			" (git applies patches with one leading folder stripped: make plain diffs with `diff -u a/PATH b/PATH` or `git diff --no-index`)")
 	}
 	return name[len(prefix):], nil

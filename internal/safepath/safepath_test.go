@@ -1,9 +1,10 @@
-package artifact
+package safepath
 
 import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/clip"
 )
@@ -14,10 +15,10 @@ func TestCheckPathAccepts(t *testing.T) {
 		".gitignore", ".github/workflows/ci.yml", "a/.gitkeep", "git", "x.git", ".gitx", "git~2",
 		"docs/.orch", "a/.orch/b", ".orchestra/x", "with space/and-dash_underscore",
 		"ünïcødé/文件.txt", "b/a:b", "...", "a..b", "..a", "a/b..", "-leading-dash", "C", "1:x",
-		strings.Repeat("a", MaxPathElementBytes), strings.Repeat("a/", (MaxPathBytes-1)/2) + "b",
+		strings.Repeat("a", MaxElementBytes), strings.Repeat("a/", (MaxBytes-1)/2) + "b",
 	} {
-		if err := CheckPath(p); err != nil {
-			t.Errorf("CheckPath(%q) = %v, want nil", clip.Bytes(p, 40), err)
+		if err := Check(p); err != nil {
+			t.Errorf("Check(%q) = %v, want nil", clip.Bytes(p, 40), err)
 		}
 	}
 }
@@ -73,28 +74,58 @@ func TestCheckPathRefuses(t *testing.T) {
 		{"a\u0085b", "control character"},
 		{"\xff\xfe", "UTF-8"},
 		{"a/\xc0\xaf/b", "UTF-8"},
-		{strings.Repeat("a", MaxPathElementBytes+1), "longer than 255"},
-		{"x/" + strings.Repeat("b", MaxPathElementBytes+1), "longer than 255"},
-		{strings.Repeat("a/", MaxPathBytes/2) + "b", "longer than 4096"},
+		{strings.Repeat("a", MaxElementBytes+1), "longer than 255"},
+		{"x/" + strings.Repeat("b", MaxElementBytes+1), "longer than 255"},
+		{strings.Repeat("a/", MaxBytes/2) + "b", "longer than 4096"},
 	}
 	if len(cases) < 40 {
 		t.Fatalf("only %d hostile cases", len(cases))
 	}
 	for _, tc := range cases {
-		err := CheckPath(tc.path)
+		err := Check(tc.path)
 		if err == nil {
-			t.Errorf("CheckPath(%q) = nil, want refusal (%s)", clip.Bytes(tc.path, 40), tc.reason)
+			t.Errorf("Check(%q) = nil, want refusal (%s)", clip.Bytes(tc.path, 40), tc.reason)
 			continue
 		}
-		if !errors.Is(err, ErrUnsafePath) {
-			t.Errorf("CheckPath(%q) = %v, not ErrUnsafePath", tc.path, err)
+		if !errors.Is(err, ErrUnsafe) {
+			t.Errorf("Check(%q) = %v, not ErrUnsafe", tc.path, err)
 		}
 		var pe *PathError
 		if !errors.As(err, &pe) || pe.Path != tc.path {
-			t.Errorf("CheckPath(%q): not a *PathError naming the path: %v", tc.path, err)
+			t.Errorf("Check(%q): not a *PathError naming the path: %v", tc.path, err)
 		}
 		if !strings.Contains(err.Error(), tc.reason) {
-			t.Errorf("CheckPath(%q) = %q, want it to mention %q", clip.Bytes(tc.path, 40), err, tc.reason)
+			t.Errorf("Check(%q) = %q, want it to mention %q", clip.Bytes(tc.path, 40), err, tc.reason)
 		}
 	}
+}
+
+func FuzzCheckPath(f *testing.F) {
+	for _, s := range []string{"a/b.go", "../x", ".git/config", ".GIT./x", "git~1", ".orch/x", "a//b", "/abs", `a\b`, "C:x", "\xff", "a/./b", ".g\u200cit"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		err := Check(p)
+		if err != nil {
+			if !errors.Is(err, ErrUnsafe) {
+				t.Fatalf("error does not match ErrUnsafe: %v", err)
+			}
+			return
+		}
+		if p == "" || len(p) > MaxBytes || !utf8.ValidString(p) || strings.ContainsAny(p, "\\\x00\n\r\t") || strings.HasPrefix(p, "/") {
+			t.Fatalf("accepted %q", p)
+		}
+		if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
+			t.Fatalf("accepted a drive path %q", p)
+		}
+		for i, e := range strings.Split(p, "/") {
+			n := strings.TrimRight(e, ". ")
+			switch {
+			case e == "", e == ".", e == "..", len(e) > MaxElementBytes,
+				strings.EqualFold(n, ".git"), strings.EqualFold(n, "git~1"),
+				i == 0 && strings.EqualFold(n, ".orch"):
+				t.Fatalf("accepted %q (element %q)", p, e)
+			}
+		}
+	})
 }

@@ -1,4 +1,8 @@
-package artifact
+// Package patch reads unified diffs (code/diff.patch) as a stream and
+// refuses what git apply would accept but orch must not: unsafe paths,
+// symlinks, submodules, mode changes, binary and combined diffs, a path
+// touched twice.
+package patch
 
 import (
 	"bufio"
@@ -9,17 +13,18 @@ import (
 	"strconv"
 
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
-// DiffError says where and why a patch is refused. It matches
-// ErrInvalidDiff, and also Err (for example ErrUnsafePath) when set.
-type DiffError struct {
+// Error says where and why a patch is refused. It matches
+// ErrInvalid, and also Err (for example safepath.ErrUnsafe) when set.
+type Error struct {
 	Line   int // 1-based line of the patch; 0 when not tied to one line
 	Reason string
 	Err    error
 }
 
-func (e *DiffError) Error() string {
+func (e *Error) Error() string {
 	msg := e.Reason
 	if e.Line > 0 {
 		msg = "line " + strconv.Itoa(e.Line) + ": " + msg
@@ -30,15 +35,47 @@ func (e *DiffError) Error() string {
 	return msg
 }
 
-// Unwrap returns ErrInvalidDiff and the cause, if any.
-func (e *DiffError) Unwrap() []error {
+// Unwrap returns ErrInvalid and the cause, if any.
+func (e *Error) Unwrap() []error {
 	if e.Err != nil {
-		return []error{ErrInvalidDiff, e.Err}
+		return []error{ErrInvalid, e.Err}
 	}
-	return []error{ErrInvalidDiff}
+	return []error{ErrInvalid}
 }
 
-// Operations of a DiffEntry.
+// ErrInvalid: the patch cannot be parsed or is refused.
+var ErrInvalid = errors.New("invalid diff")
+
+// Entry is one file touched by a unified diff.
+//
+// Op is one of OpCreate, OpUpdate, OpDelete, OpRename. For an update both
+// paths are set and equal; for a rename both are set (the old path goes
+// away, so a scope check must look at both). A git copy ("copy from/to") is
+// reported as a create of the new path: its source is not changed.
+type Entry struct {
+	OldPath string // "" for a created file
+	NewPath string // "" for a deleted file
+	Op      string // create, update, delete, rename
+}
+
+// Path returns the path the change lands on (the new path, or the old one
+// for a deletion).
+func (d Entry) Path() string {
+	if d.NewPath != "" {
+		return d.NewPath
+	}
+	return d.OldPath
+}
+
+// Diff is what a patch touches, as Parse reads it.
+type Diff struct {
+	Files []Entry
+	Bytes int64
+	// Added and Removed count the added and removed hunk lines.
+	Added, Removed int
+}
+
+// Operations of a Entry.
 const (
 	OpCreate = "create"
 	OpUpdate = "update"
@@ -82,7 +119,7 @@ type diffParser struct {
 	n       int64
 	st      diffState
 	cur     *fileHeader
-	files   []DiffEntry
+	files   []Entry
 	seen    map[string]int // path → line of the header that touched it
 	content bool           // saw a non-blank line
 
@@ -94,7 +131,7 @@ type diffParser struct {
 	scratch          []byte
 }
 
-// ParseDiff reads a unified diff (git-style "diff --git" with extended
+// Parse reads a unified diff (git-style "diff --git" with extended
 // headers, or plain "---"/"+++" headers) line by line without holding it
 // in memory, and returns the files it touches. Diff.Bytes is the number of
 // bytes read.
@@ -105,9 +142,9 @@ type diffParser struct {
 // before any file header, malformed or mismatched hunks, symlinks (mode
 // 120000), submodules (160000), any mode change, binary patches, combined
 // diffs, inconsistent or unsafe names (after removing the a/ and b/
-// prefixes every name must pass CheckPath) and a path touched twice.
+// prefixes every name must pass safepath.Check) and a path touched twice.
 // A patch that is empty or only white space has no files and no error.
-func ParseDiff(r io.Reader) (Diff, error) {
+func Parse(r io.Reader) (Diff, error) {
 	p := &diffParser{r: bufio.NewReaderSize(r, maxHeaderLine), seen: map[string]int{}}
 	for {
 		line, truncated, err := p.readLine()
@@ -128,7 +165,7 @@ func ParseDiff(r io.Reader) (Diff, error) {
 		return Diff{}, err
 	}
 	if len(p.files) == 0 && p.content {
-		return Diff{}, &DiffError{Reason: "no file header (diff --git or ---/+++) found"}
+		return Diff{}, &Error{Reason: "no file header (diff --git or ---/+++) found"}
 	}
 	return Diff{Files: p.files, Bytes: p.n, Added: p.added, Removed: p.removed}, nil
 }
@@ -151,7 +188,7 @@ func (p *diffParser) readLine() (line []byte, truncated bool, err error) {
 }
 
 func (p *diffParser) errorf(format string, args ...any) error {
-	return &DiffError{Line: p.lineNo, Reason: fmt.Sprintf(format, args...)}
+	return &Error{Line: p.lineNo, Reason: fmt.Sprintf(format, args...)}
 }
 
 func (p *diffParser) handle(line []byte, truncated bool) error {
@@ -508,27 +545,27 @@ func (p *diffParser) finish() error {
 	p.cur = nil
 	e, err := h.entry()
 	if err != nil {
-		var de *DiffError
+		var de *Error
 		if errors.As(err, &de) {
 			if de.Line == 0 {
 				de.Line = h.line
 			}
 			return de
 		}
-		return &DiffError{Line: h.line, Reason: err.Error()}
+		return &Error{Line: h.line, Reason: err.Error()}
 	}
 	if !h.git && h.hunks == 0 {
-		return &DiffError{Line: h.line, Reason: "file header without any hunk"}
+		return &Error{Line: h.line, Reason: "file header without any hunk"}
 	}
 	if h.git && h.hunks == 0 && e.Op == OpUpdate && h.copyTo == "" {
-		return &DiffError{Line: h.line, Reason: "file header of " + quotePath(e.NewPath) + " without any change"}
+		return &Error{Line: h.line, Reason: "file header of " + safepath.Quote(e.NewPath) + " without any change"}
 	}
 	for _, path := range []string{e.OldPath, e.NewPath} {
 		if path == "" {
 			continue
 		}
 		if first, dup := p.seen[path]; dup && first != h.line {
-			return &DiffError{Line: h.line, Reason: fmt.Sprintf("%s is changed twice (also at line %d)", quotePath(path), first)}
+			return &Error{Line: h.line, Reason: fmt.Sprintf("%s is changed twice (also at line %d)", safepath.Quote(path), first)}
 		}
 		p.seen[path] = h.line
 	}

@@ -1,4 +1,7 @@
-package artifact
+// Package safepath decides which paths may name a file of the user's
+// repository in an artifact: plain, repository-relative, never into .git
+// or .orch, under any spelling a file system may treat as those.
+package safepath
 
 import (
 	"errors"
@@ -9,21 +12,31 @@ import (
 	"unicode/utf8"
 )
 
-// PathError says why CheckPath refused a path. It wraps ErrUnsafePath.
+// ErrUnsafe: a path is absolute, escapes the repository, points into .git
+// or .orch, or is otherwise refused by Check.
+var ErrUnsafe = errors.New("unsafe path")
+
+// MaxBytes and MaxElementBytes bound repository paths.
+const (
+	MaxBytes        = 4096
+	MaxElementBytes = 255
+)
+
+// PathError says why Check refused a path. It wraps ErrUnsafe.
 type PathError struct {
 	Path   string
 	Reason string
 }
 
 func (e *PathError) Error() string {
-	return "unsafe path " + quotePath(e.Path) + ": " + e.Reason
+	return "unsafe path " + Quote(e.Path) + ": " + e.Reason
 }
 
-// Unwrap returns ErrUnsafePath.
-func (e *PathError) Unwrap() error { return ErrUnsafePath }
+// Unwrap returns ErrUnsafe.
+func (e *PathError) Unwrap() error { return ErrUnsafe }
 
-// quotePath quotes a path for a message, cutting very long ones.
-func quotePath(p string) string {
+// Quote quotes a path for a message, cutting very long ones.
+func Quote(p string) string {
 	if len(p) > 200 {
 		p = p[:200]
 		return strconv.Quote(p) + "…"
@@ -31,35 +44,35 @@ func quotePath(p string) string {
 	return strconv.Quote(p)
 }
 
-// pathReason renders a CheckPath error as `"path" (reason)`.
-func pathReason(err error) string {
+// Reason renders a Check error as `"path" (reason)`.
+func Reason(err error) string {
 	var pe *PathError
 	if errors.As(err, &pe) {
-		return quotePath(pe.Path) + " (" + pe.Reason + ")"
+		return Quote(pe.Path) + " (" + pe.Reason + ")"
 	}
 	return err.Error()
 }
 
-// CheckPath refuses a path that is not a plain repository-relative path.
+// Check refuses a path that is not a plain repository-relative path.
 //
-// A path is refused when it is empty, longer than MaxPathBytes, not valid
+// A path is refused when it is empty, longer than MaxBytes, not valid
 // UTF-8, contains a control character, a bidirectional control character
 // (U+202E RIGHT-TO-LEFT OVERRIDE and its kin, which make a name display as
 // another) or a backslash, is absolute (a leading '/' or a Windows drive
 // such as "C:"), has an empty element ("a//b", a trailing '/'), a "." or
-// ".." element or an element longer than MaxPathElementBytes, has any
+// ".." element or an element longer than MaxElementBytes, has any
 // element that a file system may treat as ".git" (case-insensitively, with
 // trailing dots or spaces, an NTFS stream suffix, HFS+ ignorable
 // characters, or the 8.3 short name "git~1"), or starts with an element
 // that may be treated as ".orch". The error is a *PathError wrapping
-// ErrUnsafePath.
-func CheckPath(p string) error {
+// ErrUnsafe.
+func Check(p string) error {
 	fail := func(reason string) error { return &PathError{Path: p, Reason: reason} }
 	switch {
 	case p == "":
 		return fail("the path is empty")
-	case len(p) > MaxPathBytes:
-		return fail("longer than " + strconv.Itoa(MaxPathBytes) + " bytes")
+	case len(p) > MaxBytes:
+		return fail("longer than " + strconv.Itoa(MaxBytes) + " bytes")
 	case !utf8.ValidString(p):
 		return fail("not valid UTF-8")
 	}
@@ -89,8 +102,8 @@ func CheckPath(p string) error {
 			return fail(`"." element`)
 		case elem == "..":
 			return fail(`".." element`)
-		case len(elem) > MaxPathElementBytes:
-			return fail("element longer than " + strconv.Itoa(MaxPathElementBytes) + " bytes")
+		case len(elem) > MaxElementBytes:
+			return fail("element longer than " + strconv.Itoa(MaxElementBytes) + " bytes")
 		}
 		norm := normalizeElement(elem)
 		if strings.EqualFold(norm, ".git") || strings.EqualFold(norm, "git~1") {

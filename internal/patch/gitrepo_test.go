@@ -1,4 +1,4 @@
-package artifact
+package patch
 
 import (
 	"os"
@@ -70,4 +70,11 @@ func (r *gitRepo) diff(args ...string) string {
 	r.t.Helper()
 	r.git("add", "-A")
 	return r.git(append([]string{"diff", "--cached"}, args...)...)
+}
+
+func (r *gitRepo) symlink(target, rel string) {
+	r.t.Helper()
+	if err := os.Symlink(target, filepath.Join(r.dir, filepath.FromSlash(rel))); err != nil {
+		r.t.Fatal(err)
+	}
 }
