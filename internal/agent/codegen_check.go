@@ -14,6 +14,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/patch"
+	"github.com/orchdev/orch/internal/strictjson"
 	"github.com/orchdev/orch/internal/visibility"
 )
 
@@ -46,7 +47,7 @@ func checkAnswerText(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return errors.New("the answer is not valid UTF-8")
 	}
-	if esc, bad := artifact.LoneSurrogate(raw); bad {
+	if esc, bad := strictjson.LoneSurrogate(raw); bad {
 		return fmt.Errorf("the answer escapes a lone UTF-16 surrogate \\u%s: content must be valid Unicode text", strings.ToUpper(esc[2:]))
 	}
 	return nil

@@ -3,6 +3,8 @@ package artifact
 import (
 	"strconv"
 	"strings"
+
+	"github.com/orchdev/orch/internal/strictjson"
 )
 
 // Allowed values of the enumerated fields.
@@ -95,11 +97,11 @@ func (c *checker) fileEntries(v val, required bool) []FileEntry {
 		}
 		if j, dup := seen[f.Path]; dup {
 			c.fail(pv, "unique paths", strconv.Quote(f.Path)+" at indexes "+strconv.Itoa(j)+" and "+strconv.Itoa(i)+
-				" (also "+formatPath(v.index(j).field("path").path)+")")
+				" (also "+strictjson.FormatPath(v.index(j).field("path").path)+")")
 			return nil
 		}
 		if j, dup := folded[strings.ToLower(f.Path)]; dup {
-			c.fail(pv, "paths that differ in more than case", caseCollision(f.Path, out[j].Path, i, j, formatPath(v.index(j).field("path").path)))
+			c.fail(pv, "paths that differ in more than case", caseCollision(f.Path, out[j].Path, i, j, strictjson.FormatPath(v.index(j).field("path").path)))
 			return nil
 		}
 		seen[f.Path] = i

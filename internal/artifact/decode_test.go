@@ -417,10 +417,3 @@ func TestErrorFormat(t *testing.T) {
 		t.Error("diff error does not match ErrInvalidDiff")
 	}
 }
-
-func TestJSONPathFormat(t *testing.T) {
-	got := formatPath([]segment{{key: "a", isKey: true}, {index: 3}, {key: "odd key", isKey: true}, {key: "x_1", isKey: true}, {key: "1x", isKey: true}})
-	if want := `$.a[3]["odd key"].x_1["1x"]`; got != want {
-		t.Errorf("formatPath = %s, want %s", got, want)
-	}
-}

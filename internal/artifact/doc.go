@@ -2,7 +2,7 @@
 // people leave in a task folder (contract section 2).
 //
 // Everything read here is treated as hostile input. The JSON artifacts are
-// decoded strictly: the top level must be an object, object keys must be
+// read with package strictjson: the top level must be an object, object keys must be
 // unique at every level, nesting is limited to MaxDepth levels, the bytes
 // must be valid UTF-8 (and no string may escape a lone UTF-16 surrogate,
 // which decoders silently turn into U+FFFD) and nothing may follow the

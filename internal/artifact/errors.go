@@ -7,6 +7,7 @@ import (
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/safepath"
+	"github.com/orchdev/orch/internal/strictjson"
 )
 
 // Sentinel errors, matched with errors.Is through *Error.
@@ -19,7 +20,7 @@ var (
 	ErrUnsafePath = safepath.ErrUnsafe
 	// ErrInvalidJSON: the bytes are not one well-formed JSON object
 	// (syntax, invalid UTF-8, duplicate keys, nesting, trailing data).
-	ErrInvalidJSON = errors.New("invalid JSON")
+	ErrInvalidJSON = strictjson.ErrInvalid
 	// ErrSchema: well-formed JSON whose shape does not match the contract.
 	ErrSchema = errors.New("artifact does not match its schema")
 	// ErrNotRegular: a directory or special file where a file is required.
@@ -81,3 +82,15 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// parseDocument parses an artifact's bytes strictly (package strictjson,
+// at most MaxDepth levels deep). The error is an *Error naming file and
+// wrapping ErrInvalidJSON.
+func parseDocument(file string, data []byte) (*strictjson.Node, error) {
+	n, err := strictjson.Parse(data, MaxDepth)
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		return nil, &Error{File: file, JSONPath: se.JSONPath, Expected: se.Expected, Got: se.Got, Err: se.Err}
+	}
+	return n, err
+}

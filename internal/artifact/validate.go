@@ -7,36 +7,37 @@ import (
 
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/safepath"
+	"github.com/orchdev/orch/internal/strictjson"
 )
 
 // val is a node together with its JSON path. n is nil when the value is
 // missing.
 type val struct {
-	n    *node
-	path []segment
+	n    *strictjson.Node
+	path []strictjson.Segment
 }
 
 // field returns the member key of v (missing if v is not an object).
 func (v val) field(key string) val {
-	p := make([]segment, len(v.path), len(v.path)+1)
+	p := make([]strictjson.Segment, len(v.path), len(v.path)+1)
 	copy(p, v.path)
-	p = append(p, segment{key: key, isKey: true})
-	var n *node
-	if v.n != nil && v.n.kind == kindObject {
-		n = v.n.fields[key]
+	p = append(p, strictjson.Segment{Key: key, IsKey: true})
+	var n *strictjson.Node
+	if v.n != nil && v.n.Kind == strictjson.Object {
+		n = v.n.Fields[key]
 	}
 	return val{n: n, path: p}
 }
 
 func (v val) index(i int) val {
-	p := make([]segment, len(v.path), len(v.path)+1)
+	p := make([]strictjson.Segment, len(v.path), len(v.path)+1)
 	copy(p, v.path)
-	p = append(p, segment{index: i})
-	return val{n: v.n.elems[i], path: p}
+	p = append(p, strictjson.Segment{Index: i})
+	return val{n: v.n.Elems[i], path: p}
 }
 
 // absent reports whether an optional value was left out (missing or null).
-func (v val) absent() bool { return v.n == nil || v.n.kind == kindNull }
+func (v val) absent() bool { return v.n == nil || v.n.Kind == strictjson.Null }
 
 // checker walks a parsed document, remembering the first problem found.
 // Every method is a no-op once an error is recorded, so decoders read as
@@ -52,7 +53,7 @@ func (c *checker) fail(v val, expected, got string) {
 
 func (c *checker) failErr(v val, expected, got string, err error) {
 	if c.err == nil {
-		c.err = &Error{File: c.file, JSONPath: formatPath(v.path), Expected: expected, Got: got, Err: err}
+		c.err = &Error{File: c.file, JSONPath: strictjson.FormatPath(v.path), Expected: expected, Got: got, Err: err}
 	}
 }
 
@@ -63,9 +64,9 @@ func (c *checker) want(v val, required bool, expected string) bool {
 	if c.err != nil {
 		return false
 	}
-	if v.n == nil || (v.n.kind == kindNull && !required) {
+	if v.n == nil || (v.n.Kind == strictjson.Null && !required) {
 		if required {
-			c.fail(v, expected, v.n.describe())
+			c.fail(v, expected, v.n.Describe())
 		}
 		return false
 	}
@@ -78,8 +79,8 @@ func (c *checker) object(v val, required bool) bool {
 	if !c.want(v, required, expected) {
 		return false
 	}
-	if v.n.kind != kindObject {
-		c.fail(v, expected, v.n.describe())
+	if v.n.Kind != strictjson.Object {
+		c.fail(v, expected, v.n.Describe())
 		return false
 	}
 	return true
@@ -91,12 +92,12 @@ func (c *checker) array(v val, required bool) []val {
 	if !c.want(v, required, expected) {
 		return nil
 	}
-	if v.n.kind != kindArray {
-		c.fail(v, expected, v.n.describe())
+	if v.n.Kind != strictjson.Array {
+		c.fail(v, expected, v.n.Describe())
 		return nil
 	}
-	out := make([]val, len(v.n.elems))
-	for i := range v.n.elems {
+	out := make([]val, len(v.n.Elems))
+	for i := range v.n.Elems {
 		out[i] = v.index(i)
 	}
 	return out
@@ -112,19 +113,19 @@ func (c *checker) str(v val, required bool) string {
 	if !c.want(v, required, expected) {
 		return ""
 	}
-	if v.n.kind != kindString {
-		c.fail(v, expected, v.n.describe())
+	if v.n.Kind != strictjson.String {
+		c.fail(v, expected, v.n.Describe())
 		return ""
 	}
-	if required && isBlank(v.n.text) {
+	if required && isBlank(v.n.Text) {
 		got := "an empty string"
-		if v.n.text != "" {
+		if v.n.Text != "" {
 			got = "a blank string"
 		}
 		c.fail(v, expected, got)
 		return ""
 	}
-	return v.n.text
+	return v.n.Text
 }
 
 // nullableStr returns a string or nil for null or a missing value.
@@ -132,11 +133,11 @@ func (c *checker) nullableStr(v val) *string {
 	if !c.want(v, false, "a string or null") {
 		return nil
 	}
-	if v.n.kind != kindString {
-		c.fail(v, "a string or null", v.n.describe())
+	if v.n.Kind != strictjson.String {
+		c.fail(v, "a string or null", v.n.Describe())
 		return nil
 	}
-	s := v.n.text
+	s := v.n.Text
 	return &s
 }
 
@@ -144,11 +145,11 @@ func (c *checker) boolean(v val, required bool) bool {
 	if !c.want(v, required, "a boolean") {
 		return false
 	}
-	if v.n.kind != kindBool {
-		c.fail(v, "a boolean", v.n.describe())
+	if v.n.Kind != strictjson.Bool {
+		c.fail(v, "a boolean", v.n.Describe())
 		return false
 	}
-	return v.n.boolean
+	return v.n.Boolean
 }
 
 // enum returns a string that must be one of allowed.
@@ -161,16 +162,16 @@ func (c *checker) enum(v val, required bool, allowed ...string) string {
 	if !c.want(v, required, expected) {
 		return ""
 	}
-	if v.n.kind != kindString {
-		c.fail(v, expected, v.n.describe())
+	if v.n.Kind != strictjson.String {
+		c.fail(v, expected, v.n.Describe())
 		return ""
 	}
 	for _, a := range allowed {
-		if v.n.text == a {
+		if v.n.Text == a {
 			return a
 		}
 	}
-	c.fail(v, expected, strconv.Quote(clip.Bytes(v.n.text, 64)))
+	c.fail(v, expected, strconv.Quote(clip.Bytes(v.n.Text, 64)))
 	return ""
 }
 
@@ -183,17 +184,17 @@ func (c *checker) integer(v val, required bool, min int64) int {
 	if !c.want(v, required, expected) {
 		return 0
 	}
-	if v.n.kind != kindNumber {
-		c.fail(v, expected, v.n.describe())
+	if v.n.Kind != strictjson.Number {
+		c.fail(v, expected, v.n.Describe())
 		return 0
 	}
-	i, err := strconv.ParseInt(v.n.text, 10, 64)
+	i, err := strconv.ParseInt(v.n.Text, 10, 64)
 	if err != nil || int64(int(i)) != i {
-		c.fail(v, expected, clip.Bytes(v.n.text, 64))
+		c.fail(v, expected, clip.Bytes(v.n.Text, 64))
 		return 0
 	}
 	if i < min {
-		c.fail(v, expected, v.n.text)
+		c.fail(v, expected, v.n.Text)
 		return 0
 	}
 	return int(i)
@@ -203,13 +204,13 @@ func (c *checker) number(v val, required bool) float64 {
 	if !c.want(v, required, "a number") {
 		return 0
 	}
-	if v.n.kind != kindNumber {
-		c.fail(v, "a number", v.n.describe())
+	if v.n.Kind != strictjson.Number {
+		c.fail(v, "a number", v.n.Describe())
 		return 0
 	}
-	f, err := strconv.ParseFloat(v.n.text, 64)
+	f, err := strconv.ParseFloat(v.n.Text, 64)
 	if err != nil {
-		c.fail(v, "a finite number", clip.Bytes(v.n.text, 64))
+		c.fail(v, "a finite number", clip.Bytes(v.n.Text, 64))
 		return 0
 	}
 	return f
@@ -225,11 +226,11 @@ func (c *checker) hexString(v val, required bool, what string, lengths ...int) s
 	if !c.want(v, required, expected) {
 		return ""
 	}
-	if v.n.kind != kindString {
-		c.fail(v, expected, v.n.describe())
+	if v.n.Kind != strictjson.String {
+		c.fail(v, expected, v.n.Describe())
 		return ""
 	}
-	s := v.n.text
+	s := v.n.Text
 	okLen := false
 	for _, l := range lengths {
 		okLen = okLen || len(s) == l
@@ -264,11 +265,11 @@ func (c *checker) stringArray(v val, required bool) []string {
 		if !c.want(e, true, "a string") {
 			return nil
 		}
-		if e.n.kind != kindString {
-			c.fail(e, "a string", e.n.describe())
+		if e.n.Kind != strictjson.String {
+			c.fail(e, "a string", e.n.Describe())
 			return nil
 		}
-		out = append(out, e.n.text)
+		out = append(out, e.n.Text)
 	}
 	return out
 }
@@ -302,8 +303,8 @@ func (c *checker) rawObject(v val) json.RawMessage {
 	return rawCopy(v.n)
 }
 
-func rawCopy(n *node) json.RawMessage {
-	return append(json.RawMessage(nil), n.raw...)
+func rawCopy(n *strictjson.Node) json.RawMessage {
+	return append(json.RawMessage(nil), n.Raw...)
 }
 
 // safePath returns a string that must pass CheckPath.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/strictjson"
 	"io"
 	"strconv"
 	"strings"
@@ -75,7 +75,7 @@ func (w *jsonWalker) walk() error {
 			return fmt.Errorf("%s: %w", w.path(), err)
 		}
 		if s, ok := tok.(string); ok {
-			if esc, bad := artifact.LoneSurrogate(w.data[start:w.dec.InputOffset()]); bad {
+			if esc, bad := strictjson.LoneSurrogate(w.data[start:w.dec.InputOffset()]); bad {
 				return fmt.Errorf("%s: the escape %s is a lone UTF-16 surrogate (it would decode to U+FFFD)", w.path(), esc)
 			}
 			if top := w.top(); top != nil && top.object && top.wantKey {

@@ -1,16 +1,11 @@
-package artifact
+package strictjson
 
-// LoneSurrogate returns the first \u escape of raw (JSON text) that encodes
-// half of a UTF-16 surrogate pair without the other half. The model-answer
-// checks of other packages use it too.
-func LoneSurrogate(raw []byte) (string, bool) { return loneSurrogate(raw) }
-
-// loneSurrogate returns the first \u escape of raw (the bytes of one JSON
+// LoneSurrogate returns the first \u escape of raw (the bytes of one JSON
 // string, quotes included) that encodes half of a UTF-16 surrogate pair
 // without the other half. JSON decoders turn such an escape into U+FFFD,
 // silently changing the text (a path "a\ud800.go" would become "a�.go"),
 // so documents holding one are refused like invalid UTF-8.
-func loneSurrogate(raw []byte) (string, bool) {
+func LoneSurrogate(raw []byte) (string, bool) {
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '\\' {
 			continue
