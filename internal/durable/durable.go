@@ -61,6 +61,24 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // final folder fsync fails, the target already has the new content but its
 // durability is unknown, and the error says so.
 func WriteFileFS(fsys FS, path string, data []byte, perm fs.FileMode) error {
+	return replace(fsys, path, perm, func(f File) error { return WriteAll(f, data) })
+}
+
+// WriteFunc replaces path durably with what fill writes (through a
+// buffer), like WriteFile, for content produced as a stream.
+func WriteFunc(path string, perm fs.FileMode, fill func(w *bufio.Writer) error) error {
+	return replace(OS, path, perm, func(f File) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		if err := fill(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
+}
+
+// replace is the recipe: a temporary file beside path, written by write,
+// fsynced, renamed over path, and the folder fsynced.
+func replace(fsys FS, path string, perm fs.FileMode, write func(File) error) error {
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -80,7 +98,7 @@ func WriteFileFS(fsys FS, path string, data []byte, perm fs.FileMode) error {
 	if err := f.Chmod(perm); err != nil {
 		return abandon(fmt.Errorf("chmod %s: %w", tmp, err), false)
 	}
-	if err := WriteAll(f, data); err != nil {
+	if err := write(f); err != nil {
 		return abandon(fmt.Errorf("write %s: %w", tmp, err), false)
 	}
 	if err := f.Sync(); err != nil {
@@ -93,50 +111,6 @@ func WriteFileFS(fsys FS, path string, data []byte, perm fs.FileMode) error {
 		return abandon(fmt.Errorf("rename %s to %s: %w", tmp, path, err), true)
 	}
 	if err := SyncDir(fsys, dir); err != nil {
-		return fmt.Errorf("%s was replaced but may not be durable: %w", path, err)
-	}
-	return nil
-}
-
-// WriteFunc replaces path durably with what fill writes (through a
-// buffer), like WriteFile, for content produced as a stream.
-func WriteFunc(path string, perm fs.FileMode, fill func(w *bufio.Writer) error) error {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, name+TempInfix+"*")
-	if err != nil {
-		return fmt.Errorf("create temporary file for %s: %w", path, err)
-	}
-	tmp := f.Name()
-	abandon := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		return abandon(fmt.Errorf("chmod %s: %w", tmp, err))
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := fill(w); err != nil {
-		return abandon(err)
-	}
-	if err := w.Flush(); err != nil {
-		return abandon(fmt.Errorf("write %s: %w", tmp, err))
-	}
-	if err := f.Sync(); err != nil {
-		return abandon(fmt.Errorf("fsync %s: %w", tmp, err))
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)
-	}
-	if err := SyncDir(OS, dir); err != nil {
 		return fmt.Errorf("%s was replaced but may not be durable: %w", path, err)
 	}
 	return nil
