@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // Artifacts shown as Markdown after the command that writes them.
@@ -45,9 +47,18 @@ type action struct {
 }
 
 // passThrough are the slash commands that run the orch command of the same
-// name with the rest of the line as its arguments.
+// name with the rest of the line as its arguments: the phase workers'
+// one-word commands (internal/worker; the reviews go through /review) and
+// the lifecycle's own.
 func passThrough() []string {
-	return []string{"/plan", "/codegen", "/test", "/accept", "/revert", "/next", "/redo", "/status", "/log", "/cost", "/advise", "/run", "/verify", "/init"}
+	var out []string
+	cmds := worker.Commands()
+	for _, p := range lifecycle.Phases() {
+		if c, ok := cmds[p]; ok && !strings.Contains(c, " ") {
+			out = append(out, "/"+c)
+		}
+	}
+	return append(out, "/next", "/redo", "/status", "/log", "/cost", "/advise", "/run", "/verify", "/init")
 }
 
 // shownAfter is the artifact rendered after a successful slash command.

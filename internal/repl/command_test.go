@@ -124,3 +124,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPhaseCommandsFromRegistry: every phase worker's one-word command is a
+// slash command; the two reviews go through /review.
+func TestPhaseCommandsFromRegistry(t *testing.T) {
+	got := passThrough()
+	for _, want := range []string{"/plan", "/codegen", "/test", "/accept", "/revert"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s is not a slash command: %v", want, got)
+		}
+	}
+	if slices.Contains(got, "/review plan") || slices.Contains(got, "/review code") {
+		t.Errorf("a two-word command passed through: %v", got)
+	}
+}

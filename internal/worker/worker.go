@@ -143,6 +143,15 @@ func Registry(d Deps) Set {
 	)
 }
 
+// Commands names the orch command of each phase's worker ("review plan").
+func Commands() map[lifecycle.Phase]string {
+	out := map[lifecycle.Phase]string{}
+	for p, w := range Registry(Deps{}) {
+		out[p] = w.Command()
+	}
+	return out
+}
+
 func set(ws ...Worker) Set {
 	s := make(Set, len(ws))
 	for _, w := range ws {
