@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -186,7 +187,7 @@ func buildAdviceInput(rt *Runtime, t *task.Task, ev phases.Evidence) adviceInput
 			in.Tests = renderFailures(f)
 		}
 	}
-	in.Tests, _ = headText(in.Tests, budget/8)
+	in.Tests = clip.Head(in.Tests, budget/8)
 	in.Diff, _ = readFileHead(t.Dir, artifact.DiffFile, budget/2)
 	return in
 }
@@ -254,7 +255,7 @@ func acceptCommand(id string, a AdviceAnswer) string {
 			break
 		}
 	}
-	reason, _ = headText(strings.ReplaceAll(reason, "\n", " "), 200)
+	reason = clip.Head(strings.ReplaceAll(reason, "\n", " "), 200)
 	cmd := fmt.Sprintf("orch accept --task %s --verdict %s", id, a.Recommendation)
 	if a.Target != "" {
 		cmd += " --to " + a.Target

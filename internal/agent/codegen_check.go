@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/strictjson"
@@ -182,7 +183,7 @@ func CheckCodegenFinish(raw []byte) (CodegenFinish, error) {
 // short cuts a path for a message.
 func shortPath(s string) string {
 	if len(s) > 120 {
-		s, _ = headText(s, 120)
+		s = clip.Head(s, 120)
 		return s + "…"
 	}
 	return s

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/repomap"
 )
@@ -52,7 +53,7 @@ func buildCodegenInput(ctx context.Context, rt *Runtime, repo *gitx.Repo, taskDi
 
 	fails := gatherFailures(taskDir, budget/10)
 	in.Failures = renderFailures(fails)
-	if s, cut := headText(in.Failures, budget/5); cut {
+	if s := clip.Head(in.Failures, budget/5); len(s) < len(in.Failures) {
 		in.Failures = s + "\n… (cut)\n"
 	}
 	in.FixFrom = fails.from()
@@ -123,8 +124,8 @@ func renderPlannedFiles(ctx context.Context, repo *gitx.Repo, base string, fp ar
 			fmt.Fprintf(&b, "\n--- %s: binary file (%d bytes), not shown; codegen writes text files only ---\n", f.Path, len(data))
 		default:
 			left := budget - b.Len() - len(f.Path) - 64
-			text, cut := headText(string(data), max(left, 0))
-			if cut {
+			text := clip.Head(string(data), max(left, 0))
+			if len(text) < len(data) {
 				fmt.Fprintf(&b, "\n--- %s (first %d of %d bytes: the rest did not fit) ---\n", f.Path, len(text), len(data))
 			} else {
 				fmt.Fprintf(&b, "\n--- %s ---\n", f.Path)

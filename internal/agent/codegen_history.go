@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
@@ -220,18 +221,6 @@ func tailText(s string, limit int) string {
 	return "…" + s
 }
 
-// head keeps the first limit bytes of s, on a rune boundary.
-func headText(s string, limit int) (string, bool) {
-	if len(s) <= limit {
-		return s, false
-	}
-	i := limit
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i], true
-}
-
 // openRegular opens dir/rel without leaving dir, refusing anything but a
 // regular file.
 func openRegularIn(dir, rel string) (*os.File, int64, error) {
@@ -290,7 +279,7 @@ func readFileHead(dir, rel string, limit int) (string, bool) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", false
 	}
-	s, _ := headText(strings.ToValidUTF8(string(data), ""), limit)
+	s := clip.Head(strings.ToValidUTF8(string(data), ""), limit)
 	if size > int64(limit) {
 		s += "\n… (cut: the file has " + strconv.FormatInt(size, 10) + " bytes)\n"
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/llm"
 )
 
@@ -105,7 +106,7 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 					break
 				}
 				ok = false
-				msgs = append(msgs, toolResult(tc.ID, "Your answer was not accepted: "+shorten(verr.Error(), 2000)+"\nCall "+tools.Finish+" again with a corrected answer.", true, left))
+				msgs = append(msgs, toolResult(tc.ID, "Your answer was not accepted: "+clip.Bytes(verr.Error(), 2000)+"\nCall "+tools.Finish+" again with a corrected answer.", true, left))
 				continue
 			}
 			out, isErr, err := ws.Call(ctx, tc.Name, tc.Arguments)
@@ -152,13 +153,4 @@ func validateText[T any](text string, validate func([]byte) (T, error)) (T, erro
 		return zero, errors.New("not a JSON answer")
 	}
 	return validate([]byte(t))
-}
-
-// shorten cuts s to at most n bytes, marking the cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut, _ := headText(s, n)
-	return cut + "…"
 }

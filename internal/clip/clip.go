@@ -11,9 +11,9 @@ import (
 // Ellipsis marks a cut.
 const Ellipsis = "…"
 
-// Bytes cuts s to at most n bytes, backing up to a rune boundary, and
-// appends "…" when it cut. s is otherwise returned as it is.
-func Bytes(s string, n int) string {
+// Head returns the longest prefix of s of at most n bytes that does not
+// split a character (s itself when it fits).
+func Head(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -21,7 +21,16 @@ func Bytes(s string, n int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + Ellipsis
+	return s[:cut]
+}
+
+// Bytes cuts s to at most n bytes, backing up to a rune boundary, and
+// appends "…" when it cut. s is otherwise returned as it is.
+func Bytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return Head(s, n) + Ellipsis
 }
 
 // Runes makes s valid UTF-8 (invalid bytes become U+FFFD) and shortens it

@@ -25,6 +25,24 @@ func TestBytes(t *testing.T) {
 	}
 }
 
+func TestHead(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello", 3, "hel"},
+		{"héllo", 2, "h"},
+		{"日本語", 5, "日"},
+		{"日本語", -1, ""},
+	} {
+		if got := Head(tc.s, tc.n); got != tc.want {
+			t.Errorf("Head(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
 func TestRunes(t *testing.T) {
 	for _, tc := range []struct {
 		s    string

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/strictjson"
 	"io"
 	"strconv"
@@ -83,9 +84,9 @@ func (w *jsonWalker) walk() error {
 				top.key, top.wantKey = s, false
 				if dup {
 					if prev == s {
-						return fmt.Errorf("%s: duplicate key %s", w.path(), strconv.Quote(shortenKey(s)))
+						return fmt.Errorf("%s: duplicate key %s", w.path(), strconv.Quote(clip.Bytes(s, 64)))
 					}
-					return fmt.Errorf("%s: duplicate key %s (same as %s ignoring case)", w.path(), strconv.Quote(shortenKey(s)), strconv.Quote(shortenKey(prev)))
+					return fmt.Errorf("%s: duplicate key %s (same as %s ignoring case)", w.path(), strconv.Quote(clip.Bytes(s, 64)), strconv.Quote(clip.Bytes(prev, 64)))
 				}
 				top.keys[strings.ToLower(s)] = s
 				continue
@@ -133,7 +134,7 @@ func (w *jsonWalker) path() string {
 			if isPlainKey(f.key) {
 				b.WriteString("." + f.key)
 			} else {
-				b.WriteString("[" + strconv.Quote(shortenKey(f.key)) + "]")
+				b.WriteString("[" + strconv.Quote(clip.Bytes(f.key, 64)) + "]")
 			}
 		case !f.object:
 			b.WriteString("[" + strconv.Itoa(f.index) + "]")
@@ -152,15 +153,4 @@ func isPlainKey(s string) bool {
 		}
 	}
 	return true
-}
-
-func shortenKey(s string) string {
-	if len(s) <= 64 {
-		return s
-	}
-	cut := 64
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

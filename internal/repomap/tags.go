@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // Def is one definition found in a file.
@@ -56,11 +58,7 @@ func cutUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return clip.Bytes(s, n-len(clip.Ellipsis))
 }
 
 // printable turns source bytes into text for a prompt: invalid UTF-8 and

@@ -156,15 +156,4 @@ func hasKey(args json.RawMessage, key string) bool {
 
 func utf8Valid(s string) bool { return utf8.ValidString(s) }
 
-// cutUTF8 cuts s to at most n bytes without splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 func asGit(err error, target **gitx.Error) bool { return errors.As(err, target) }

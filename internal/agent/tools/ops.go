@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/gitx"
 )
 
@@ -136,7 +137,7 @@ func (w *Workspace) ReadFile(ctx context.Context, p string, offset, limit int) (
 	for i := offset - 1; i < total && i < offset-1+limit; i++ {
 		line := strings.TrimRight(lines[i], "\n")
 		if len(line) > maxLineBytes {
-			line = cutUTF8(line, maxLineBytes) + " …(line cut)"
+			line = clip.Head(line, maxLineBytes) + " …(line cut)"
 		}
 		if b.Len()+len(line) > MaxReadBytes {
 			break
@@ -232,7 +233,7 @@ func (w *Workspace) Search(ctx context.Context, pattern, dir, glob string) (stri
 		}
 		text := m.Text
 		if len(text) > MaxMatchLine {
-			text = cutUTF8(text, MaxMatchLine) + "…"
+			text = clip.Head(text, MaxMatchLine) + "…"
 		}
 		fmt.Fprintf(&b, "%s:%d:%s\n", m.Path, m.Line, text)
 	}
