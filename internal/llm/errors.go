@@ -215,8 +215,6 @@ func redact(s, secret string) string {
 	return strings.ReplaceAll(s, secret, "[REDACTED]")
 }
 
-
-
 // TruncatedError is an answer cut off at the output limit (OpenAI
 // finish_reason "length", Anthropic stop_reason "max_tokens", or orch
 // stopping a stream that ran past Request.MaxTokens). Sending the same
