@@ -9,6 +9,7 @@ package demo
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,9 +18,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
 	"github.com/orchdev/orch/internal/config"
@@ -118,6 +121,18 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	}
 	o := orchestrator.New(p)
 	rt := agent.NewRuntime(p, cfg, getenv)
+	// The agents' tool calls, as orch's progress lines show them
+	// (reviewers call tools concurrently).
+	var toolMu sync.Mutex
+	rt.OnTool = func(role, name string, args json.RawMessage, refused bool) {
+		toolMu.Lock()
+		defer toolMu.Unlock()
+		line := fmt.Sprintf("  %s: %s", role, tools.Describe(name, args))
+		if refused {
+			line += " (refused)"
+		}
+		say("%s", line)
+	}
 	t, _, err := p.CreateTask(TaskID, Brief, time.Now().UTC())
 	if err != nil {
 		return res, err
