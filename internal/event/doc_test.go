@@ -3,11 +3,11 @@ package event
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/docblock"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated event table in docs/artifacts.md")
@@ -21,33 +21,8 @@ const (
 // one generated from the payload types. Run `go test ./internal/event
 // -update` to regenerate it.
 func TestDocsTable(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "artifacts.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
-	s := string(doc)
-	i := strings.Index(s, tableBegin)
-	j := -1
-	if i >= 0 {
-		j = strings.Index(s[i:], tableEnd)
-	}
-	if i < 0 || j < 0 {
-		t.Fatalf("%s lacks the markers %q … %q", path, tableBegin, tableEnd)
-	}
-	j += i
-	want := "\n" + Table()
-	got := s[i+len(tableBegin) : j]
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(s[:i+len(tableBegin)]+want+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the generated event table is out of date; run `go test ./internal/event -update`\n got:%s\nwant:%s", path, got, want)
+	docblock.Check(t, filepath.Join("..", "..", "docs", "artifacts.md"), tableBegin, tableEnd,
+		"\n"+Table(), *update, "go test ./internal/event -update")
 }
 
 // TestCatalogue: every kind is listed once, described, has documented

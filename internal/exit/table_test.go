@@ -2,10 +2,11 @@ package exit
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/docblock"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated exit-code table in README.md")
@@ -34,31 +35,6 @@ func TestTableCoversEveryCode(t *testing.T) {
 // TestReadmeTable keeps README.md's exit-code table equal to the generated
 // one.
 func TestReadmeTable(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
-	s := string(doc)
-	i := strings.Index(s, tableBegin)
-	j := -1
-	if i >= 0 {
-		j = strings.Index(s[i:], tableEnd)
-	}
-	if i < 0 || j < 0 {
-		t.Fatalf("%s lacks the markers %q … %q", path, tableBegin, tableEnd)
-	}
-	j += i
-	want := "\n" + Table()
-	got := s[i+len(tableBegin) : j]
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(s[:i+len(tableBegin)]+want+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the exit-code table is out of date; run `go test ./internal/exit -update`\n got:%s\nwant:%s", path, got, want)
+	docblock.Check(t, filepath.Join("..", "..", "README.md"), tableBegin, tableEnd,
+		"\n"+Table(), *update, "go test ./internal/exit -update")
 }

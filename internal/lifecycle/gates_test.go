@@ -2,11 +2,12 @@ package lifecycle
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/docblock"
 )
 
 func h(c string) string { return strings.Repeat(c, 64) }
@@ -146,26 +147,6 @@ const (
 // TestDocsGatesTable keeps the gates table in docs/artifacts.md equal to
 // GateHashes. Run `go test ./internal/lifecycle -update` to regenerate it.
 func TestDocsGatesTable(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "artifacts.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
-	s := string(doc)
-	i, j := strings.Index(s, gatesBegin), strings.Index(s, gatesEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the markers %q … %q", path, gatesBegin, gatesEnd)
-	}
-	want := "\n" + GatesTable()
-	got := s[i+len(gatesBegin) : j]
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(s[:i+len(gatesBegin)]+want+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the gates table is out of date; run `go test ./internal/lifecycle -update`\n got:%s\nwant:%s", path, got, want)
+	docblock.Check(t, filepath.Join("..", "..", "docs", "artifacts.md"), gatesBegin, gatesEnd,
+		"\n"+GatesTable(), *update, "go test ./internal/lifecycle -update")
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/docblock"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated diagram in docs/lifecycle.md")
@@ -144,28 +146,8 @@ const (
 // generated from the table. Run `go test ./internal/lifecycle -update` to
 // regenerate it.
 func TestDocsDiagram(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "lifecycle.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
-	s := string(doc)
-	i, j := strings.Index(s, diagramBegin), strings.Index(s, diagramEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the markers %q … %q", path, diagramBegin, diagramEnd)
-	}
-	want := "\n```mermaid\n" + Lifecycle().Mermaid() + "```\n"
-	got := s[i+len(diagramBegin) : j]
-	if got == want {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(s[:i+len(diagramBegin)]+want+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the generated diagram is out of date; run `go test ./internal/lifecycle -update`\n got:%s\nwant:%s", path, got, want)
+	docblock.Check(t, filepath.Join("..", "..", "docs", "lifecycle.md"), diagramBegin, diagramEnd,
+		"\n```mermaid\n"+Lifecycle().Mermaid()+"```\n", *update, "go test ./internal/lifecycle -update")
 }
 
 func TestMermaidHasEveryEdge(t *testing.T) {
