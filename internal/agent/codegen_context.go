@@ -202,23 +202,7 @@ func renderFailures(f priorFailures) string {
 			fmt.Fprintf(&b, "%s\n", f.TestError)
 		}
 		for _, s := range f.Suites {
-			fmt.Fprintf(&b, "\nSuite %s failed: `%s` exited %d.\n", s.ID, s.Command, s.ExitCode)
-			for _, c := range s.Cases {
-				name := c.Name
-				if c.Package != "" {
-					name = c.Package + " " + name
-				}
-				fmt.Fprintf(&b, "- %s: %s\n", name, c.Status)
-				if m := strings.TrimSpace(c.Message); m != "" {
-					fmt.Fprintf(&b, "  message: %s\n", indentLines(m))
-				}
-				if o := strings.TrimSpace(c.Output); o != "" {
-					fmt.Fprintf(&b, "  output:\n    %s\n", indentLines(o))
-				}
-			}
-			if s.LogTail != "" {
-				fmt.Fprintf(&b, "End of the suite's log:\n    %s\n", indentLines(strings.TrimSpace(s.LogTail)))
-			}
+			writeFailingSuite(&b, s)
 		}
 		b.WriteString("\n")
 	}
@@ -273,4 +257,27 @@ func codegenSeeds(taskDir string, fp artifact.FilePlan) repomap.Seeds {
 		s.Paths = append(s.Paths, f.Path)
 	}
 	return s
+}
+
+// writeFailingSuite describes one failing suite for a model: its command
+// and exit code, each failing case with its message and output, and the
+// end of its log.
+func writeFailingSuite(b *strings.Builder, s failingSuite) {
+	fmt.Fprintf(b, "\nSuite %s failed: `%s` exited %d.\n", s.ID, s.Command, s.ExitCode)
+	for _, c := range s.Cases {
+		name := c.Name
+		if c.Package != "" {
+			name = c.Package + " " + name
+		}
+		fmt.Fprintf(b, "- %s: %s\n", name, c.Status)
+		if m := strings.TrimSpace(c.Message); m != "" {
+			fmt.Fprintf(b, "  message: %s\n", indentLines(m))
+		}
+		if o := strings.TrimSpace(c.Output); o != "" {
+			fmt.Fprintf(b, "  output:\n    %s\n", indentLines(o))
+		}
+	}
+	if s.LogTail != "" {
+		fmt.Fprintf(b, "End of the suite's log:\n    %s\n", indentLines(strings.TrimSpace(s.LogTail)))
+	}
 }

@@ -52,23 +52,7 @@ func renderTestRun(r artifact.TestReport, notes []string, folder string) string 
 	var f priorFailures
 	readTestFailures(&f, folder, r)
 	for _, s := range f.Suites {
-		fmt.Fprintf(&b, "\nSuite %s failed: `%s` exited %d.\n", s.ID, s.Command, s.ExitCode)
-		for _, c := range s.Cases {
-			name := c.Name
-			if c.Package != "" {
-				name = c.Package + " " + name
-			}
-			fmt.Fprintf(&b, "- %s: %s\n", name, c.Status)
-			if m := strings.TrimSpace(c.Message); m != "" {
-				fmt.Fprintf(&b, "  message: %s\n", indentLines(m))
-			}
-			if o := strings.TrimSpace(c.Output); o != "" {
-				fmt.Fprintf(&b, "  output:\n    %s\n", indentLines(o))
-			}
-		}
-		if s.LogTail != "" {
-			fmt.Fprintf(&b, "End of the suite's log:\n    %s\n", indentLines(strings.TrimSpace(s.LogTail)))
-		}
+		writeFailingSuite(&b, s)
 	}
 	return b.String()
 }

@@ -391,3 +391,14 @@ func TestFindCommitsWithTrailer(t *testing.T) {
 		t.Errorf("trailers: %+v", found)
 	}
 }
+
+// revertRepo: base f.txt = 1..10; c1 changes line 3; c2 changes line 8.
+func revertRepo(t *testing.T) (r *Repo, c1, c2 string) {
+	t.Helper()
+	r, _ = seedRepo(t, map[string]string{"f.txt": lines(10), "other.txt": "o\n"})
+	writeFile(t, r, "f.txt", strings.Replace(lines(10), "\n3\n", "\nthree\n", 1))
+	c1 = commitAll(t, r, "c1")
+	writeFile(t, r, "f.txt", strings.Replace(readFile(t, r, "f.txt"), "\n8\n", "\neight\n", 1))
+	c2 = commitAll(t, r, "c2")
+	return r, c1, c2
+}

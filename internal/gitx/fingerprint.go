@@ -133,31 +133,7 @@ func fileDigest(p string) string {
 // With refs false the refs are not compared (they may move between a test
 // run and accept for good reasons).
 func (a Fingerprint) Changes(b Fingerprint, refs bool) []string {
-	var out []string
-	names := map[string]bool{}
-	for n := range a.Hooks {
-		names[n] = true
-	}
-	for n := range b.Hooks {
-		names[n] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	slices.Sort(sorted)
-	for _, n := range sorted {
-		before, inA := a.Hooks[n]
-		after, inB := b.Hooks[n]
-		switch {
-		case !inA:
-			out = append(out, "hook "+n+" added")
-		case !inB:
-			out = append(out, "hook "+n+" removed")
-		case before != after:
-			out = append(out, "hook "+n+" changed")
-		}
-	}
+	out := mapChanges("hook ", a.Hooks, b.Hooks, "changed")
 	if a.Config != b.Config {
 		out = append(out, "config changed")
 	}
@@ -167,26 +143,34 @@ func (a Fingerprint) Changes(b Fingerprint, refs bool) []string {
 	if a.refs == nil || b.refs == nil {
 		return append(out, "refs changed")
 	}
-	var refNames []string
-	for n := range a.refs {
-		refNames = append(refNames, n)
+	return append(out, mapChanges("ref ", a.refs, b.refs, "moved")...)
+}
+
+// mapChanges lists, sorted by name, the entries added to, removed from or
+// changed between two name → value maps: "<prefix><name> added" and so on,
+// with changed saying how a changed entry is called ("changed", "moved").
+func mapChanges(prefix string, a, b map[string]string, changed string) []string {
+	names := make([]string, 0, len(a)+len(b))
+	for n := range a {
+		names = append(names, n)
 	}
-	for n := range b.refs {
-		if _, ok := a.refs[n]; !ok {
-			refNames = append(refNames, n)
+	for n := range b {
+		if _, ok := a[n]; !ok {
+			names = append(names, n)
 		}
 	}
-	slices.Sort(refNames)
-	for _, n := range refNames {
-		before, inA := a.refs[n]
-		after, inB := b.refs[n]
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		before, inA := a[n]
+		after, inB := b[n]
 		switch {
 		case !inA:
-			out = append(out, "ref "+n+" added")
+			out = append(out, prefix+n+" added")
 		case !inB:
-			out = append(out, "ref "+n+" removed")
+			out = append(out, prefix+n+" removed")
 		case before != after:
-			out = append(out, "ref "+n+" moved")
+			out = append(out, prefix+n+" "+changed)
 		}
 	}
 	return out
