@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,7 +68,11 @@ func cobraFile() string {
 }
 
 // benchTokens counts what went to and came from the model, per phase.
-type benchTokens struct{ in, out map[string]int }
+// Reviewers call the model concurrently, so additions are locked.
+type benchTokens struct {
+	mu      *sync.Mutex
+	in, out map[string]int
+}
 
 func benchPhase(role string) string {
 	base, _, _ := strings.Cut(role, ":")
@@ -93,6 +98,8 @@ func (bt benchTokens) add(req llm.Request, resp llm.Response) {
 		out += c.Name + string(c.Arguments)
 	}
 	p := benchPhase(req.Role)
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
 	bt.in[p] += repomap.EstimateTokens(in.String())
 	bt.out[p] += repomap.EstimateTokens(out)
 }
@@ -152,7 +159,7 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 	whole, _ := json.Marshal(map[string]any{"status": "completed", "files": []any{map[string]any{"path": "command.go", "content": fixed}}, "deletes": []any{}})
 	edit := `{"status":"completed","edits":[{"path":"command.go","old_string":"SuggestionsMinimumDistance = 2","new_string":"SuggestionsMinimumDistance = 3"}],"files":[],"deletes":[]}`
 
-	bt := benchTokens{in: map[string]int{}, out: map[string]int{}}
+	bt := benchTokens{mu: &sync.Mutex{}, in: map[string]int{}, out: map[string]int{}}
 	m := &toolModel{t: nil, noTools: mode != "tools"}
 	m.turn = func(n int, req llm.Request) (llm.Response, error) {
 		var resp llm.Response
