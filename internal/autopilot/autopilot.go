@@ -1,13 +1,13 @@
 // Package autopilot runs a task through its phases: each phase's work, then
 // `next`, in turn, stopping at the human gates (open blocking questions,
 // the accept decision) unless answers or --yes were given, and bounding
-// the codegen ↔ review/test loop. What to do next is decided from the
-// orchestrator's status, never guessed.
+// the codegen ↔ review/test loop. What to do next is decided by
+// lifecycle.Pilot from the orchestrator's status, never guessed here; this
+// package carries the steps out.
 package autopilot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -65,16 +65,16 @@ type Event struct {
 	Message string          `json:"message,omitempty"`
 }
 
-// Stop says why a run ended.
-type Stop string
+// Stop says why a run ended (the rules are lifecycle.Pilot's).
+type Stop = lifecycle.PilotStopReason
 
 // Stop reasons.
 const (
-	StopDone     Stop = "done"     // the task is done
-	StopUntil    Stop = "until"    // the task reached --until
-	StopGate     Stop = "gate"     // a human must answer or decide
-	StopAttempts Stop = "attempts" // the codegen loop ran out of attempts
-	StopStuck    Stop = "stuck"    // a phase's work did not make the task move
+	StopDone     = lifecycle.StopDone
+	StopUntil    = lifecycle.StopUntil
+	StopGate     = lifecycle.StopGate
+	StopAttempts = lifecycle.StopAttempts
+	StopStuck    = lifecycle.StopStuck
 )
 
 // Result is how a run ended.
@@ -106,9 +106,12 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, workers W
 		emit(Event{Event: "stop", Phase: p, Stop: s, Message: msg})
 		return res, nil
 	}
-	codegenRuns := 0
+	in := lifecycle.PilotInput{Until: opt.Until, MaxAttempts: opt.MaxAttempts, Yes: opt.Yes}
+	in.Answerable = func(q string) bool {
+		_, ok := opt.Answers[q]
+		return ok && opt.Answer != nil
+	}
 	worked := map[lifecycle.Phase]int{} // work runs since the task last moved
-	planRounds := 0
 	for range maxSteps {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -119,13 +122,30 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, workers W
 		}
 		phase := v.Phase
 		res.Phase = phase
-		if opt.Until != "" && phase == opt.Until {
-			return stop(phase, StopUntil, fmt.Sprintf("reached %s", phase))
+		in.Phase, in.Movable, in.Reason, in.Invalid, in.Worked = phase, v.Suggested != nil, v.Reason, v.Invalid, worked[phase]
+		in.Open = nil
+		t, err := o.Project.Open(id)
+		if err != nil {
+			return res, err
 		}
-		if phase == lifecycle.Done {
-			return stop(phase, StopDone, "the task is done")
+		if phase == lifecycle.Planning {
+			if plan := artifact.LoadPlan(t.Dir); plan.OK() {
+				in.Open = plan.Value.OpenQuestions()
+			}
 		}
-		if v.Suggested != nil {
+		step := lifecycle.Pilot(in)
+		for _, q := range step.Answer {
+			emit(Event{Event: "work", Phase: phase, Action: "answer " + q.ID})
+			if err := opt.Answer(ctx, id, q.ID, opt.Answers[q.ID]); err != nil {
+				return res, err
+			}
+		}
+		switch step.Action {
+		case lifecycle.PilotStop:
+			return stop(phase, step.Stop, step.Message)
+		case lifecycle.PilotFail:
+			return res, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: step.Message}
+		case lifecycle.PilotNext:
 			nr, err := o.Next(ctx, id, orchestrator.NextRequest{From: phase})
 			if err != nil {
 				return res, err
@@ -134,99 +154,32 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, workers W
 			clear(worked)
 			continue
 		}
-		if len(v.Invalid) > 0 {
-			return res, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: invalid artifact: " + v.Invalid[0]}
-		}
-		if worked[phase] > 0 && phase != lifecycle.Planning {
-			return stop(phase, StopStuck, fmt.Sprintf("%s ran but the task cannot move on: %s", phase, v.Reason))
-		}
 		worked[phase]++
-		t, err := o.Project.Open(id)
-		if err != nil {
-			return res, err
-		}
-		work := func(attempt int, run worker.Run) error {
-			w, ok := workers.For(phase)
-			if !ok {
-				return errStop
-			}
-			emit(Event{Event: "work", Phase: phase, Action: w.Command(), Attempt: attempt})
-			run.Task = id
-			out, err := w.Work(ctx, run)
-			if err == nil && opt.Worked != nil {
-				opt.Worked(phase, out)
-			}
-			return err
-		}
 		switch phase {
 		case lifecycle.Planning:
-			plan := artifact.LoadPlan(t.Dir)
-			if plan.OK() {
-				if open := plan.Value.OpenQuestions(); len(open) > 0 {
-					answered := 0
-					for _, q := range open {
-						if ans, ok := opt.Answers[q.ID]; ok && opt.Answer != nil {
-							emit(Event{Event: "work", Phase: phase, Action: "answer " + q.ID})
-							if err := opt.Answer(ctx, id, q.ID, ans); err != nil {
-								return res, err
-							}
-							answered++
-						}
-					}
-					if answered < len(open) {
-						return stop(phase, StopGate, openQuestions(open))
-					}
-				}
-			}
-			planRounds++
-			if planRounds > opt.MaxAttempts+2 {
-				return stop(phase, StopStuck, fmt.Sprintf("%d planning rounds without a plan ready for review: %s", planRounds-1, v.Reason))
-			}
-			err = work(planRounds, worker.Run{})
-		case lifecycle.PlanReview:
-			err = work(0, worker.Run{})
+			in.PlanRounds++
 		case lifecycle.Codegen:
-			if codegenRuns >= opt.MaxAttempts {
-				return stop(phase, StopAttempts, fmt.Sprintf("codegen ran %d times without passing review and tests: look at history/ and the last report, then `orch codegen` or `orch redo`", codegenRuns))
-			}
-			codegenRuns++
-			err = work(codegenRuns, worker.Run{})
-		case lifecycle.Review:
-			err = work(0, worker.Run{})
-		case lifecycle.Test:
-			err = work(0, worker.Run{})
-		case lifecycle.Accept:
-			if !opt.Yes {
-				return stop(phase, StopGate, "the accept decision is yours: `orch accept` (or run with --yes to accept when the evidence is complete)")
-			}
-			err = work(0, worker.Run{})
-		case lifecycle.Revert:
-			if !opt.Yes {
-				return stop(phase, StopGate, "a revert was requested: `orch revert --reason ...` (or run with --yes)")
-			}
-			reason := "revert requested by the decision"
-			if d := artifact.LoadDecision(t.Dir); d.OK() && len(d.Value.Reasons) > 0 {
-				reason = strings.Join(d.Value.Reasons, "; ")
-			}
-			err = work(0, worker.Run{Reason: reason})
+			in.CodegenRuns++
 		}
-		if errors.Is(err, errStop) {
+		w, ok := workers.For(phase)
+		if !ok {
 			return stop(phase, StopStuck, fmt.Sprintf("%s cannot be automated here", phase))
 		}
+		run := worker.Run{Task: id}
+		if phase == lifecycle.Revert {
+			run.Reason = "revert requested by the decision"
+			if d := artifact.LoadDecision(t.Dir); d.OK() && len(d.Value.Reasons) > 0 {
+				run.Reason = strings.Join(d.Value.Reasons, "; ")
+			}
+		}
+		emit(Event{Event: "work", Phase: phase, Action: w.Command(), Attempt: step.Attempt})
+		out, err := w.Work(ctx, run)
 		if err != nil {
 			return res, err
+		}
+		if opt.Worked != nil {
+			opt.Worked(phase, out)
 		}
 	}
 	return stop(res.Phase, StopStuck, fmt.Sprintf("stopped after %d steps", maxSteps))
-}
-
-var errStop = errors.New("no action")
-
-func openQuestions(qs []artifact.Question) string {
-	var b strings.Builder
-	b.WriteString("open blocking question(s): answer with `orch answer ID TEXT` or `orch run --answer ID=TEXT`:")
-	for _, q := range qs {
-		fmt.Fprintf(&b, "\n  %s: %s", q.ID, q.Text)
-	}
-	return b.String()
 }
