@@ -23,32 +23,35 @@ func (o *Orchestrator) observe(ctx context.Context, t *task.Task, p lifecycle.Ph
 }
 
 // Observe inspects the artifacts the decisions of phase p read, and only
-// those, into a snapshot. It reads files; it never writes.
+// those (lifecycle.DecisionInputs: the catalogue says which), into a
+// snapshot. It reads files; it never writes.
 func Observe(taskDir string, p lifecycle.Phase) lifecycle.Snapshot {
 	var s lifecycle.Snapshot
-	plan := func() {
-		s.Plan = artifact.LoadPlan(taskDir)
-		s.FilePlan = artifact.LoadFilePlan(taskDir, s.Plan)
-	}
-	switch p {
-	case lifecycle.Planning:
-		plan()
-	case lifecycle.PlanReview:
-		plan()
-		s.PlanReview = artifact.LoadPlanReview(taskDir)
-	case lifecycle.Codegen:
-		plan()
-		s.Codegen = artifact.LoadCodegen(taskDir)
-		s.CodeFiles = artifact.ScanCodeFiles(taskDir)
-		s.Diff = artifact.LoadDiff(taskDir)
-	case lifecycle.Review:
-		s.CodeReview = artifact.LoadCodeReview(taskDir)
-	case lifecycle.Test:
-		s.TestReport = artifact.LoadTestReport(taskDir)
-	case lifecycle.Accept:
-		s.Decision = artifact.LoadDecision(taskDir)
-	case lifecycle.Revert:
-		s.Revert = artifact.LoadRevertRecord(taskDir)
+	for _, rel := range lifecycle.DecisionInputs(p) {
+		switch rel {
+		case artifact.PlanFile:
+			s.Plan = artifact.LoadPlan(taskDir)
+		case artifact.FilePlanFile:
+			s.FilePlan = artifact.LoadFilePlan(taskDir, s.Plan)
+		case artifact.PlanReviewFile:
+			s.PlanReview = artifact.LoadPlanReview(taskDir)
+		case artifact.CodegenFile:
+			s.Codegen = artifact.LoadCodegen(taskDir)
+		case artifact.CodeFilesDir:
+			s.CodeFiles = artifact.ScanCodeFiles(taskDir)
+		case artifact.DiffFile:
+			s.Diff = artifact.LoadDiff(taskDir)
+		case artifact.CodeReviewFile:
+			s.CodeReview = artifact.LoadCodeReview(taskDir)
+		case artifact.TestReportFile:
+			s.TestReport = artifact.LoadTestReport(taskDir)
+		case artifact.DecisionFile:
+			s.Decision = artifact.LoadDecision(taskDir)
+		case artifact.RevertRecordFile:
+			s.Revert = artifact.LoadRevertRecord(taskDir)
+		default:
+			panic("orchestrator.Observe: no loader for " + rel)
+		}
 	}
 	return s
 }
