@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // testIdentity is the commit identity tests use; gitx itself never sets one.
@@ -23,24 +25,7 @@ var testIdentity = []string{
 }
 
 // TestMain isolates git from the host's global and system configuration.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "gitx-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for k, v := range map[string]string{
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_CONFIG_GLOBAL":   filepath.Join(home, "gitconfig"),
-	} {
-		os.Setenv(k, v)
-	}
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(gittest.Main(m)) }
 
 func testCtx(t testing.TB) context.Context { return t.Context() }
 

@@ -18,7 +18,7 @@ type gitRepo struct {
 func newGitRepo(t *testing.T) *gitRepo {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		t.Fatalf("git is needed: %v", err)
 	}
 	home := t.TempDir()
 	r := &gitRepo{t: t, dir: t.TempDir(), env: append(os.Environ(),

@@ -1,0 +1,121 @@
+// Package gittest holds what tests need to drive the real git binary: a
+// configuration isolated from the host's (no global or system config, a
+// fresh HOME) and a fixed commit identity, and small helpers to run git,
+// write files and commit. Only tests import it, as cmd/go's tests import
+// internal/testenv.
+package gittest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Identity is the commit identity of test repositories; orch itself never
+// sets one.
+var Identity = []string{
+	"GIT_AUTHOR_NAME=Orch Test", "GIT_AUTHOR_EMAIL=test@orch.invalid",
+	"GIT_COMMITTER_NAME=Orch Test", "GIT_COMMITTER_EMAIL=test@orch.invalid",
+}
+
+// Main runs a package's tests with HOME, XDG_CONFIG_HOME and git's global
+// configuration in a fresh temporary folder, no system configuration and
+// Identity in the environment, and returns the exit code:
+//
+//	func TestMain(m *testing.M) { os.Exit(gittest.Main(m)) }
+func Main(m *testing.M) int {
+	home, err := os.MkdirTemp("", "orch-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	env := map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_CONFIG_GLOBAL":   filepath.Join(home, "gitconfig"),
+	}
+	for _, kv := range Identity {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for k, v := range env {
+		os.Setenv(k, v)
+	}
+	return m.Run()
+}
+
+// Git runs git in dir and returns its standard output without the
+// trailing newline; a failure fails tb with git's standard error.
+func Git(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	return GitInput(tb, dir, nil, args...)
+}
+
+// GitInput is Git with stdin as git's standard input.
+func GitInput(tb testing.TB, dir string, stdin []byte, args ...string) string {
+	tb.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = append(cmd.Env, Identity...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return strings.TrimRight(out.String(), "\n")
+}
+
+// Write writes content to the file rel (slash-separated) below dir,
+// creating its folders.
+func Write(tb testing.TB, dir, rel, content string) {
+	tb.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Init creates a repository on branch main in a new temporary folder and
+// returns the folder (symlinks resolved). Extra arguments go to git init
+// ("--object-format=sha256").
+func Init(tb testing.TB, initArgs ...string) string {
+	tb.Helper()
+	dir, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	Git(tb, dir, append([]string{"init", "-q", "-b", "main"}, initArgs...)...)
+	return dir
+}
+
+// CommitAll stages everything in dir and commits it; it returns the new
+// HEAD.
+func CommitAll(tb testing.TB, dir, msg string) string {
+	tb.Helper()
+	Git(tb, dir, "add", "-A")
+	Git(tb, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	return Git(tb, dir, "rev-parse", "HEAD")
+}
+
+// Seed creates a repository (Init) with files committed and returns its
+// folder and the commit.
+func Seed(tb testing.TB, files map[string]string, initArgs ...string) (dir, head string) {
+	tb.Helper()
+	dir = Init(tb, initArgs...)
+	for p, c := range files {
+		Write(tb, dir, p, c)
+	}
+	return dir, CommitAll(tb, dir, "seed")
+}
