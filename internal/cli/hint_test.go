@@ -1,46 +1,8 @@
 package cli
 
 import (
-	"os"
-	"os/exec"
 	"testing"
-
-	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
 )
-
-func TestStepFor(t *testing.T) {
-	ph := func(p lifecycle.Phase) *lifecycle.Phase { return &p }
-	// A pid that is surely gone: a finished child's.
-	dead := deadPID(t)
-	for _, tc := range []struct {
-		name string
-		v    orchestrator.StatusView
-		open string
-		want string
-	}{
-		{"edge holds", orchestrator.StatusView{Phase: lifecycle.Review, Suggested: ph(lifecycle.Test)}, "", "next"},
-		{"planning, nothing yet", orchestrator.StatusView{Phase: lifecycle.Planning}, "", "plan"},
-		{"planning, open question", orchestrator.StatusView{Phase: lifecycle.Planning}, "q2", "answer q2 TEXT"},
-		{"plan review", orchestrator.StatusView{Phase: lifecycle.PlanReview}, "", "review plan"},
-		{"codegen", orchestrator.StatusView{Phase: lifecycle.Codegen}, "", "codegen"},
-		{"review", orchestrator.StatusView{Phase: lifecycle.Review}, "", "review code"},
-		{"test", orchestrator.StatusView{Phase: lifecycle.Test}, "", "test"},
-		{"accept gate", orchestrator.StatusView{Phase: lifecycle.Accept}, "", "accept --verdict accepted|changes_requested|rejected --reason R"},
-		{"revert", orchestrator.StatusView{Phase: lifecycle.Revert}, "", "revert --reason R"},
-		{"done", orchestrator.StatusView{Phase: lifecycle.Done}, "", ""},
-		{"running, alive", orchestrator.StatusView{Phase: lifecycle.Codegen, Actors: task.Actors{lifecycle.Codegen: {Status: lifecycle.StatusRunning, PID: os.Getpid()}}}, "", ""},
-		{"running, pid gone", orchestrator.StatusView{Phase: lifecycle.Codegen, Suggested: ph(lifecycle.Review), Actors: task.Actors{lifecycle.Codegen: {Status: lifecycle.StatusRunning, PID: dead}}}, "", "codegen"},
-		{"interrupted commit", orchestrator.StatusView{Phase: lifecycle.Test, Pending: &task.Pending{}}, "", "next --from test"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := stepFor(tc.v, tc.open); got.Args != tc.want {
-				t.Errorf("stepFor = %q (%s), want %q", got.Args, got.Why, tc.want)
-			}
-		})
-	}
-}
 
 func TestCommandSyntax(t *testing.T) {
 	shell, repl := &Env{}, &Env{REPL: true}
@@ -53,14 +15,4 @@ func TestCommandSyntax(t *testing.T) {
 	if got := repl.stepLine(step{Why: "the task is done"}); got != "the task is done" {
 		t.Errorf("no step: %q", got)
 	}
-}
-
-// deadPID returns the pid of a child that has exited and been reaped.
-func deadPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
 }

@@ -7,10 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
 )
 
 func newNextCmd(env *Env) *cobra.Command {
@@ -79,7 +78,7 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 				fmt.Fprintf(out, "  earlier artifacts archived in %s\n", res.Archived)
 			}
 			if res.Override && res.To == lifecycle.Done {
-				if w := doneWithoutCommit(o.Project, tid); w != "" {
+				if w := nextstep.DoneWithoutCommit(o.Project, tid); w != "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 				}
 			}
@@ -93,17 +92,4 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 	cmd.Flags().StringVar(&override, "override", "", "move without checking conditions; the reason is logged")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {task, from, to, override, reason}")
 	return cmd
-}
-
-// doneWithoutCommit warns about a task overridden to done when no accepted
-// commit is recorded: the change never reached the branch.
-func doneWithoutCommit(p *task.Project, id string) string {
-	t, err := p.Open(id)
-	if err != nil {
-		return ""
-	}
-	if d := artifact.LoadDecision(t.Dir); d.OK() && d.Value.Verdict == artifact.VerdictAccepted && d.Value.Commit != "" {
-		return ""
-	}
-	return "the task is done by override and nothing was committed: code/diff.patch is not in your branch (`orch redo accept` and `orch accept --verdict accepted` commit it)"
 }

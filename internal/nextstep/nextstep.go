@@ -1,0 +1,112 @@
+// Package nextstep decides what moves a task on: the orch command to run
+// next and why (take the suggested edge, run the phase's worker, answer the
+// planner's question, take the accept decision), from the task's status.
+// `orch status`, the REPL, `orch serve`'s board and `orch mcp` all say the
+// same thing because they all ask here.
+package nextstep
+
+import (
+	"fmt"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/worker"
+)
+
+// Step is the command that moves a task on, in CLI words without the
+// leading "orch" ("codegen", "answer q1 TEXT"), and why. Args is empty
+// when no command moves the task (done, or a run in progress).
+type Step struct {
+	Args string `json:"command"`
+	Why  string `json:"why"`
+}
+
+// For decides the command to run for a task whose status is v: take the
+// suggested edge; in a phase with work, run its worker (answer the open
+// question first while planning); at the human gates, the decision. open
+// is the first open blocking question's id while planning ("" when none).
+// A task that is done or whose state cannot move has no step (Args "").
+func For(v orchestrator.StatusView, open string) Step {
+	if v.Pending != nil {
+		return Step{Args: "next --from " + string(v.Phase), Why: "any orch command rolls the interrupted commit forward"}
+	}
+	interrupted := ""
+	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {
+		if pid, live := a.LivePID(); live {
+			return Step{Why: fmt.Sprintf("wait: %s is running (pid %d)", v.Phase, pid)}
+		}
+		interrupted = fmt.Sprintf("the last %s run was interrupted (pid %d is gone); run it again", v.Phase, a.PID)
+	}
+	if v.Suggested != nil && interrupted == "" {
+		return Step{Args: "next", Why: fmt.Sprintf("take %s → %s", v.Phase, *v.Suggested)}
+	}
+	switch v.Phase {
+	case lifecycle.Done:
+		return Step{Why: "the task is done; `redo PHASE` reopens it"}
+	case lifecycle.Planning:
+		if open != "" {
+			return Step{Args: "answer " + open + " TEXT", Why: "the planner asked a blocking question"}
+		}
+	case lifecycle.Accept:
+		return Step{Args: "accept --verdict accepted|changes_requested|rejected --reason R", Why: or(interrupted, "the accept decision is yours")}
+	case lifecycle.Revert:
+		return Step{Args: "revert --reason R", Why: or(interrupted, "the decision asked for a revert")}
+	}
+	if w, ok := worker.Registry(worker.Deps{}).For(v.Phase); ok {
+		why := workWhy[v.Phase]
+		if len(v.Invalid) > 0 {
+			why = "re-run the phase, or fix the invalid file named above"
+		}
+		return Step{Args: w.Command(), Why: or(interrupted, why)}
+	}
+	return Step{}
+}
+
+// workWhy says what a phase's worker does, for the hint.
+var workWhy = map[lifecycle.Phase]string{
+	lifecycle.Planning:   "the planner drafts the plan; or write planning/planning.ai.json yourself",
+	lifecycle.PlanReview: "the plan reviewers judge the plan",
+	lifecycle.Codegen:    "codegen writes the change the plan describes",
+	lifecycle.Review:     "the code reviewers judge the change",
+	lifecycle.Test:       "run the suites on the change, sandboxed",
+}
+
+// OpenQuestion is the id of the plan's first open blocking question
+// while the task plans, "" otherwise.
+func OpenQuestion(t *task.Task, phase lifecycle.Phase) string {
+	if phase != lifecycle.Planning {
+		return ""
+	}
+	plan := artifact.LoadPlan(t.Dir)
+	if !plan.OK() {
+		return ""
+	}
+	if qs := plan.Value.OpenQuestions(); len(qs) > 0 {
+		return qs[0].ID
+	}
+	return ""
+}
+
+// DoneWithoutCommit warns about a task overridden to done when no
+// accepted commit is recorded: the change never reached the branch. It
+// returns "" when there is nothing to warn about.
+func DoneWithoutCommit(p *task.Project, id string) string {
+	t, err := p.Open(id)
+	if err != nil {
+		return ""
+	}
+	if d := artifact.LoadDecision(t.Dir); d.OK() && d.Value.Verdict == artifact.VerdictAccepted && d.Value.Commit != "" {
+		return ""
+	}
+	return "the task is done by override and nothing was committed: code/diff.patch is not in your branch (`orch redo accept` and `orch accept --verdict accepted` commit it)"
+}
+
+// or returns a unless it is empty, else b.
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
