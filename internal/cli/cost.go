@@ -9,28 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/agent"
-	"github.com/orchdev/orch/internal/config"
-	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/view"
 )
-
-// taskCost is one task's model calls in `orch cost --json`.
-type taskCost struct {
-	Task string `json:"task"`
-	agent.CostSummary
-}
-
-// costOutput is what `orch cost --json` prints: one object. With --all,
-// Tasks holds every task and Total their sum; otherwise Task, Phases and
-// Total describe the one task.
-type costOutput struct {
-	PricesAsOf string            `json:"prices_as_of"`
-	Task       string            `json:"task,omitempty"`
-	Phases     []agent.PhaseCost `json:"phases,omitempty"`
-	Tasks      []taskCost        `json:"tasks,omitempty"`
-	Total      agent.CostLine    `json:"total"`
-	// Budgets compares the task's spend with the limits of [budgets].
-	Budgets []agent.BudgetUse `json:"budgets,omitempty"`
-}
 
 func newCostCmd(env *Env) *cobra.Command {
 	var id string
@@ -57,36 +37,15 @@ never guessed). Tokens and cost count only calls that reached a model.
 			if err != nil {
 				return err
 			}
-			out := costOutput{PricesAsOf: agent.PriceTableDate}
-			if all {
-				list, err := p.List()
-				if err != nil {
+			tid := ""
+			if !all {
+				if tid, err = taskID(p, id); err != nil {
 					return err
 				}
-				out.Tasks = []taskCost{}
-				for _, s := range list {
-					sum, err := costOf(p, s.ID)
-					if err != nil {
-						return err
-					}
-					out.Tasks = append(out.Tasks, taskCost{Task: s.ID, CostSummary: sum})
-					out.Total.Add(sum.Total)
-				}
-			} else {
-				tid, err := taskID(p, id)
-				if err != nil {
-					return err
-				}
-				sum, err := costOf(p, tid)
-				if err != nil {
-					return err
-				}
-				out.Task, out.Phases, out.Total = tid, sum.Phases, sum.Total
-				cfg, err := config.Load(p.Dir)
-				if err != nil {
-					return err
-				}
-				out.Budgets = agent.BudgetUses(cfg.Budgets, sum)
+			}
+			out, err := view.CostOf(p, tid, all)
+			if err != nil {
+				return err
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -102,21 +61,8 @@ never guessed). Tokens and cost count only calls that reached a model.
 	return cmd
 }
 
-// costOf sums one task's transcript.
-func costOf(p *task.Project, id string) (agent.CostSummary, error) {
-	t, err := p.Open(id)
-	if err != nil {
-		return agent.CostSummary{}, err
-	}
-	evs, err := t.Transcript()
-	if err != nil {
-		return agent.CostSummary{}, err
-	}
-	return agent.SumCosts(evs), nil
-}
-
 // printCost writes the sums as a table.
-func printCost(w io.Writer, out costOutput) {
+func printCost(w io.Writer, out view.Cost) {
 	row := func(name string, l agent.CostLine) {
 		fmt.Fprintf(w, "%-22s %6d %7d %7d %11d %11d %11d %10s\n", name, l.Calls, l.CachedCalls, l.FailedCalls, l.TokensIn, l.CachedTokensIn, l.TokensOut, agent.FormatUSD(l.CostUSD))
 	}

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
 )
 
 // step is the command that moves a task on (see internal/nextstep).
@@ -16,12 +14,6 @@ type step = nextstep.Step
 // stepFor decides the command to run for a task whose status is v
 // (nextstep.For).
 func stepFor(v orchestrator.StatusView, open string) step { return nextstep.For(v, open) }
-
-// firstOpenQuestion is the id of the plan's first open blocking question
-// while the task plans, "" otherwise.
-func firstOpenQuestion(t *task.Task, phase lifecycle.Phase) string {
-	return nextstep.OpenQuestion(t, phase)
-}
 
 // command renders CLI words as the user types them: `orch codegen` in a
 // shell, `/codegen` in the REPL.

@@ -4,20 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
-)
 
-// listEntry is one task in `orch list --json`.
-type listEntry struct {
-	ID        string     `json:"id"`
-	Phase     string     `json:"phase,omitempty"`
-	Revision  int64      `json:"revision,omitempty"`
-	UpdatedAt *time.Time `json:"updated_at,omitempty"`
-	Current   bool       `json:"current"`
-	Error     string     `json:"error,omitempty"`
-}
+	"github.com/orchdev/orch/internal/view"
+)
 
 func newListCmd(env *Env) *cobra.Command {
 	var asJSON bool
@@ -32,19 +23,9 @@ func newListCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tasks, err := p.List()
+			entries, err := view.List(p)
 			if err != nil {
 				return err
-			}
-			cur, _ := p.Current()
-			entries := make([]listEntry, 0, len(tasks))
-			for _, t := range tasks {
-				e := listEntry{ID: t.ID, Phase: string(t.Phase), Revision: t.Revision, Current: t.ID == cur, Error: t.Err}
-				if !t.UpdatedAt.IsZero() {
-					u := t.UpdatedAt
-					e.UpdatedAt = &u
-				}
-				entries = append(entries, e)
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {

@@ -9,11 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
-	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/view"
 )
 
 func newStatusCmd(env *Env) *cobra.Command {
@@ -34,20 +32,14 @@ func newStatusCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v, err := o.Status(tid)
+			sj, s, err := view.StatusOf(o, tid)
 			if err != nil {
 				return err
 			}
-			v.Warnings = budgetWarnings(o.Project, tid)
-			open := ""
-			if t, err := o.Project.Open(tid); err == nil {
-				open = firstOpenQuestion(t, v.Phase)
-			}
-			s := stepFor(v, open)
 			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(statusJSON{StatusView: v, Run: s.Args})
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(sj)
 			}
-			printStatus(cmd.OutOrStdout(), v)
+			printStatus(cmd.OutOrStdout(), sj.StatusView)
 			fmt.Fprintln(cmd.OutOrStdout(), env.stepLine(s))
 			return nil
 		},
@@ -55,33 +47,6 @@ func newStatusCmd(env *Env) *cobra.Command {
 	taskFlag(cmd, &id)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {task, phase, revision, actors, edges[], suggested, reason}")
 	return cmd
-}
-
-// statusJSON is `orch status --json`: the contract's fields plus run, the
-// command that moves the task on ("codegen", "answer q1 TEXT"; "" when
-// none), without the leading "orch".
-type statusJSON struct {
-	orchestrator.StatusView
-	Run string `json:"run"`
-}
-
-// budgetWarnings lists the budgets at 80 % or more. Status stays useful
-// when the configuration or the transcript cannot be read: that is
-// reported by the commands that need them.
-func budgetWarnings(p *task.Project, id string) []string {
-	cfg, err := config.Load(p.Dir)
-	if err != nil {
-		return nil
-	}
-	t, err := p.Open(id)
-	if err != nil {
-		return nil
-	}
-	evs, err := t.Transcript()
-	if err != nil {
-		return nil
-	}
-	return agent.BudgetWarnings(cfg.Budgets, agent.SumCosts(evs))
 }
 
 func printStatus(w io.Writer, v orchestrator.StatusView) {

@@ -1,0 +1,52 @@
+package view
+
+import (
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/nextstep"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// Status is `orch status --json`: the contract's fields plus run, the
+// command that moves the task on ("codegen", "answer q1 TEXT"; "" when
+// none), without the leading "orch".
+type Status struct {
+	orchestrator.StatusView
+	Run string `json:"run"`
+}
+
+// StatusOf reads task id's status with its budget warnings and the step
+// that moves it on (internal/nextstep).
+func StatusOf(o *orchestrator.Orchestrator, id string) (Status, nextstep.Step, error) {
+	v, err := o.Status(id)
+	if err != nil {
+		return Status{}, nextstep.Step{}, err
+	}
+	v.Warnings = BudgetWarnings(o.Project, id)
+	open := ""
+	if t, err := o.Project.Open(id); err == nil {
+		open = nextstep.OpenQuestion(t, v.Phase)
+	}
+	s := nextstep.For(v, open)
+	return Status{StatusView: v, Run: s.Args}, s, nil
+}
+
+// BudgetWarnings lists the budgets at 80 % or more. Status stays useful
+// when the configuration or the transcript cannot be read: that is
+// reported by the commands that need them.
+func BudgetWarnings(p *task.Project, id string) []string {
+	cfg, err := config.Load(p.Dir)
+	if err != nil {
+		return nil
+	}
+	t, err := p.Open(id)
+	if err != nil {
+		return nil
+	}
+	evs, err := t.Transcript()
+	if err != nil {
+		return nil
+	}
+	return agent.BudgetWarnings(cfg.Budgets, agent.SumCosts(evs))
+}
