@@ -40,9 +40,25 @@ func (env *Env) startAgent(cmd *cobra.Command, wait time.Duration, id string, fr
 		return nil, err
 	}
 	a := &agentCall{o: o, cfg: cfg, tid: tid, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
-	a.prog = newProgress(a.errw, !asJSON && !env.REPL && isTerminal(a.errw), env.Now)
+	a.prog = newProgress(a.errw, !asJSON && !env.REPL && isTerminal(a.errw), env.Now, workerOf(cmd))
 	a.rt = env.agentRuntime(o.Project, cfg, fresh, a.prog)
 	return a, nil
+}
+
+// workerOf names who works for an agent command, for the status line
+// until the model's own role is heard.
+func workerOf(cmd *cobra.Command) string {
+	switch cmd.CommandPath() {
+	case "orch plan":
+		return "planner"
+	case "orch review plan":
+		return "plan reviewers"
+	case "orch review code":
+		return "code reviewers"
+	case "orch advise":
+		return "accept advisor"
+	}
+	return cmd.Name()
 }
 
 // work runs phase p's worker (internal/worker's registry) for the task.

@@ -3,22 +3,29 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 func newLogCmd(env *Env) *cobra.Command {
 	var id string
-	var asJSON bool
+	var asJSON, verbose bool
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "show the task's transcript",
+		Long: `Show the task's transcript, one line per event. In a terminal each line is cut
+to the terminal's width and the log goes through the pager (ORCH_PAGER, else
+PAGER, else less -FRX; --no-pager turns it off); piped, lines are cut at
+` + fmt.Sprint(logLineCap) + ` characters. -v prints every line whole; --json prints the events
+as they are stored.`,
 		Example: `  orch log
+  orch log -v | grep model_call
   orch log --json | jq 'select(.kind=="override")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -40,8 +47,19 @@ func newLogCmd(env *Env) *cobra.Command {
 				}
 				return nil
 			}
+			width := 0
+			if !verbose {
+				if width = termWidth(out); width <= 0 {
+					width = logLineCap
+				}
+			}
+			out = env.paged(cmd)
 			for _, ev := range events {
-				printEvent(out, ev)
+				line := termtext.Sanitize(strings.ReplaceAll(eventLine(ev), "\n", " "))
+				if width > 0 {
+					line = clip.Columns(line, width)
+				}
+				fmt.Fprintln(out, line)
 			}
 			// The log is what is committed; say so when state.json has
 			// not caught up with it yet.
@@ -53,10 +71,16 @@ func newLogCmd(env *Env) *cobra.Command {
 	}
 	taskFlag(cmd, &id)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the transcript's events as JSON lines")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every line whole (not cut to the terminal's width)")
 	return cmd
 }
 
-func printEvent(w io.Writer, ev task.Event) {
+// logLineCap is where `orch log` cuts a line when it does not write to a
+// terminal (and without -v).
+const logLineCap = 200
+
+// eventLine is one event of the transcript on one line.
+func eventLine(ev task.Event) string {
 	head := fmt.Sprintf("%4d  %s  %-10s", ev.Seq, ev.TS.Local().Format("2006-01-02 15:04:05"), ev.Kind)
 	str := func(k string) string {
 		if v, ok := ev.Data[k].(string); ok {
@@ -73,13 +97,13 @@ func printEvent(w io.Writer, ev task.Event) {
 		if a := str("archived"); a != "" {
 			line += "  (archived " + a + ")"
 		}
-		fmt.Fprintln(w, line)
+		return line
 	case "created":
 		phase := ""
 		if ev.State != nil {
 			phase = string(ev.State.Phase)
 		}
-		fmt.Fprintf(w, "%s task created in %s\n", head, phase)
+		return fmt.Sprintf("%s task created in %s", head, phase)
 	default:
 		keys := make([]string, 0, len(ev.Data))
 		for k := range ev.Data {
@@ -91,6 +115,6 @@ func printEvent(w io.Writer, ev task.Event) {
 			b, _ := json.Marshal(ev.Data[k])
 			parts = append(parts, k+"="+string(b))
 		}
-		fmt.Fprintf(w, "%s %s\n", head, strings.Join(parts, " "))
+		return fmt.Sprintf("%s %s", head, strings.Join(parts, " "))
 	}
 }

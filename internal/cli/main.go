@@ -15,6 +15,7 @@ import (
 
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/pager"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -41,6 +42,11 @@ type Env struct {
 	// gitSettled is set once the project's interrupted git effects were
 	// looked for (see settleGit).
 	gitSettled bool
+	// noPager is --no-pager; pager is the running pager of a command's
+	// long output and pagerDone gives its terminal back (see paged).
+	noPager   bool
+	pager     *pager.Pager
+	pagerDone func()
 }
 
 // Main runs orch with the process's arguments and returns its exit code.
@@ -69,6 +75,11 @@ func Run(ctx context.Context, env Env) int {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
+	// The pager shows the output until the person quits it; the error
+	// comes after, on the terminal.
+	if perr := env.closePager(); perr != nil && err == nil {
+		err = fmt.Errorf("orch: %w", perr)
+	}
 	if err == nil {
 		return int(exit.OK)
 	}

@@ -33,8 +33,10 @@ type progress struct {
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-func newProgress(w io.Writer, live bool, now func() time.Time) *progress {
-	pr := &progress{w: w, live: live, now: now, start: now(), done: make(chan struct{})}
+// newProgress starts the display; role names who works until a model's
+// role is heard ("planner", "plan reviewers").
+func newProgress(w io.Writer, live bool, now func() time.Time, role string) *progress {
+	pr := &progress{w: w, live: live, now: now, start: now(), role: role, done: make(chan struct{})}
 	if live {
 		go pr.tick()
 	}

@@ -31,7 +31,7 @@ func (s *syncBuffer) String() string {
 func TestProgressPlain(t *testing.T) {
 	var w syncBuffer
 	now := time.Unix(0, 0)
-	pr := newProgress(&w, false, func() time.Time { return now })
+	pr := newProgress(&w, false, func() time.Time { return now }, "codegen")
 	pr.token("codegen", `{"status": "completed", "files": [`)
 	pr.tool("codegen", "read_file", json.RawMessage(`{"path":"calc.go","offset":1,"limit":20}`), false)
 	pr.tool("codegen", "edit_file", json.RawMessage(`{"path":"/etc/passwd"}`), true)
@@ -49,7 +49,7 @@ func TestProgressLive(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Unix(0, 0)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	pr := newProgress(&w, true, clock)
+	pr := newProgress(&w, true, clock, "planner")
 	pr.token("planner", strings.Repeat("x", 400))
 	mu.Lock()
 	now = now.Add(12 * time.Second)

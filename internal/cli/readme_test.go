@@ -115,3 +115,30 @@ func mustWrite(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadmeCommands: every command of the command tree has its row in
+// README's "Commands" table, and the table names no command that does not
+// exist.
+func TestReadmeCommands(t *testing.T) {
+	sec := readmeSection(t, "## Commands")
+	root := newRootCmd(&Env{})
+	root.InitDefaultCompletionCmd()
+	known := map[string]bool{}
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "__complete" || c.Name() == "__completeNoDesc" {
+			continue
+		}
+		known[c.Name()] = true
+		if !strings.Contains(sec, "| `orch "+c.Name()) && !strings.Contains(sec, "`orch "+c.Name()+" ") && !strings.Contains(sec, "`orch "+c.Name()+"`") {
+			t.Errorf("README's Commands table has no row for `orch %s`", c.Name())
+		}
+	}
+	for _, m := range regexp.MustCompile("(?m)^\\| `orch ([a-z]+)").FindAllStringSubmatch(sec, -1) {
+		if !known[m[1]] {
+			t.Errorf("README's Commands table names `orch %s`, which does not exist", m[1])
+		}
+	}
+	if !strings.Contains(sec, "--no-pager") || !strings.Contains(sec, "ORCH_PAGER") {
+		t.Errorf("README's Commands section does not explain the pager")
+	}
+}

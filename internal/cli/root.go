@@ -26,6 +26,7 @@ transcript.`,
 		Version:       readBuildInfo().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	root.PersistentFlags().BoolVar(&env.noPager, "no-pager", false, "never page long output (orch log, orch diff, orch show); a pager runs only in a terminal: ORCH_PAGER, else PAGER, else less -FRX")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: usagef(err.Error())} })
 	root.AddCommand(
 		newInitCmd(env),
@@ -35,6 +36,8 @@ transcript.`,
 		newNextCmd(env),
 		newRedoCmd(env),
 		newLogCmd(env),
+		newDiffCmd(env),
+		newShowCmd(env),
 		newVerifyCmd(env),
 		newDiagramCmd(env),
 		newTestCmd(env),

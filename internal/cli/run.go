@@ -65,7 +65,7 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			pr := newProgress(errw, false, env.Now)
+			pr := newProgress(errw, false, env.Now, "")
 			defer pr.stop()
 			rt := env.agentRuntime(o.Project, cfg, fresh, pr)
 			var mu sync.Mutex

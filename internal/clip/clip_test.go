@@ -64,6 +64,32 @@ func TestRunes(t *testing.T) {
 	}
 }
 
+func TestColumns(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		n     int
+		want  string
+		width int
+	}{
+		{"hello", 5, "hello", 5},
+		{"hello world", 6, "hello…", 6},
+		{"日本語です", 5, "日本…", 5},                       // two columns each
+		{"日本語です", 4, "日…", 3},                        // 日本 would need 5 with the ellipsis
+		{"e\u0301te\u0301", 3, "e\u0301te\u0301", 3}, // combining accents take no column
+		{"tab\there", 20, "tab\there", 7},            // controls count 0 (the caller sanitizes)
+		{"a\xffb", 5, "a\uFFFDb", 3},
+		{"abc", 0, "…", 1},
+	} {
+		got := Columns(tc.s, tc.n)
+		if got != tc.want {
+			t.Errorf("Columns(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+		if w := Width(got); w != tc.width {
+			t.Errorf("Width(%q) = %d, want %d", got, w, tc.width)
+		}
+	}
+}
+
 func FuzzClip(f *testing.F) {
 	for _, s := range []string{"", "hello", "日本語", "a\xffb\xc3"} {
 		f.Add(s, 3)
@@ -78,6 +104,9 @@ func FuzzClip(f *testing.F) {
 		}
 		if utf8.ValidString(s) && !utf8.ValidString(b) {
 			t.Errorf("Bytes(%q, %d) = %q split a rune", s, n, b)
+		}
+		if c := Columns(s, n); !utf8.ValidString(c) || (n > 0 && Width(c) > n) {
+			t.Errorf("Columns(%q, %d) = %q is %d columns", s, n, c, Width(c))
 		}
 		r := Runes(s, n)
 		if !utf8.ValidString(r) || (n > 0 && utf8.RuneCountInString(r) > n) {

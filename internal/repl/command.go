@@ -8,6 +8,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -30,7 +31,6 @@ type actionKind int
 const (
 	actNone   actionKind = iota // an empty line
 	actRun                      // run the orch command line args
-	actDiff                     // print code/diff.patch
 	actSwitch                   // make id the current task
 	actHelp                     // print the commands
 	actQuit                     // leave
@@ -58,7 +58,7 @@ func passThrough() []string {
 			out = append(out, "/"+c)
 		}
 	}
-	return append(out, "/next", "/redo", "/status", "/log", "/cost", "/advise", "/run", "/verify", "/init")
+	return append(out, "/next", "/redo", "/status", "/log", "/diff", "/show", "/cost", "/advise", "/run", "/verify", "/init")
 }
 
 // shownAfter is the artifact rendered after a successful slash command.
@@ -71,7 +71,7 @@ func shownAfter(name string) string {
 
 // commandNames are every slash command, sorted, for completion and hints.
 func commandNames() []string {
-	names := append([]string{"/review", "/answer", "/task", "/diff", "/help", "/quit"}, passThrough()...)
+	names := append([]string{"/review", "/answer", "/task", "/help", "/quit"}, passThrough()...)
 	sort.Strings(names)
 	return names
 }
@@ -92,8 +92,6 @@ func parse(line string, c lineContext) action {
 		return action{kind: actHelp}
 	case "/quit", "/exit", "/q":
 		return action{kind: actQuit}
-	case "/diff":
-		return action{kind: actDiff}
 	case "/answer":
 		id, text := cutWord(rest)
 		text = freeText(text)
@@ -199,7 +197,7 @@ func unknown(name string) string {
 		}
 	}
 	if len(near) > 0 {
-		return fmt.Sprintf("unknown command %s: did you mean %s? (/help lists the commands)", sanitize(name), strings.Join(near, " or "))
+		return fmt.Sprintf("unknown command %s: did you mean %s? (/help lists the commands)", termtext.Sanitize(name), strings.Join(near, " or "))
 	}
-	return fmt.Sprintf("unknown command %s: /help lists the commands", sanitize(name))
+	return fmt.Sprintf("unknown command %s: /help lists the commands", termtext.Sanitize(name))
 }

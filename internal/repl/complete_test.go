@@ -18,7 +18,7 @@ func TestComplete(t *testing.T) {
 		{"/revi", "/revi", []string{"/review "}},
 		{"/rev", "/rev", []string{"/revert ", "/review "}},
 		{"/st", "/st", []string{"/status "}},
-		{"/", "/", []string{"/accept ", "/advise ", "/answer ", "/codegen ", "/cost ", "/diff ", "/help ", "/init ", "/log ", "/next ", "/plan ", "/quit ", "/redo ", "/revert ", "/review ", "/run ", "/status ", "/task ", "/test ", "/verify "}},
+		{"/", "/", []string{"/accept ", "/advise ", "/answer ", "/codegen ", "/cost ", "/diff ", "/help ", "/init ", "/log ", "/next ", "/plan ", "/quit ", "/redo ", "/revert ", "/review ", "/run ", "/show ", "/status ", "/task ", "/test ", "/verify "}},
 		{"/review ", "", []string{"plan ", "code "}},
 		{"/review c", "c", []string{"code "}},
 		{"/review plan --f", "--f", []string{"--fresh "}},

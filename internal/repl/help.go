@@ -16,8 +16,10 @@ their flags may follow (quote arguments like a shell):
                               take the next transition (or force one, logged)
   /redo [PHASE]               archive PHASE's artifacts and re-run it
   /status                     the phase, each transition and why it holds or not
-  /diff                       show code/diff.patch
-  /log                        the transcript
+  /diff                       show code/diff.patch (paged when long)
+  /show plan|plan-review|code-review|advice|summary|brief|diff
+                              show an artifact, rendered (paged when long)
+  /log [-v]                   the transcript (paged when long)
   /cost                       model calls and their cost
   /advise                     the accept advisor's opinion
   /run [--until PHASE] [--yes] the autopilot: each phase and /next in turn, stopping at human gates
@@ -29,6 +31,7 @@ Plain text answers the first open blocking question while planning; with no
 current task it is the brief of a new task.
 Ctrl-C cancels a running command (or clears the line), Ctrl-D leaves, Tab
 completes commands, phases and task ids, the arrows walk the history.
+Long output goes through ORCH_PAGER, else PAGER, else less -FRX (q leaves it).
 Without a terminal (commands piped in), the session goes on after a failing
 command and exits with the code of the last one that failed (0 when none did).
 `

@@ -339,3 +339,61 @@ func TestTerminalPlanning(t *testing.T) {
 		t.Fatalf("orch verify: %d\n%s", code, out)
 	}
 }
+
+// /diff and /log page long output through $ORCH_PAGER in a terminal: the
+// pager gets the terminal and the keys typed while it runs (the line
+// editor does not take them), then the prompt returns and works.
+func TestTerminalPager(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	rec := t.TempDir()
+	pager := filepath.Join(t.TempDir(), "fake-pager")
+	script := `#!/bin/sh
+cat > "` + rec + `/in"
+printf 'PAGER WAITS\n'
+IFS= read -r key < /dev/tty
+printf '%s\n' "$key" > "` + rec + `/key"
+printf 'PAGER DONE\n'
+`
+	if err := os.WriteFile(pager, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.replEnv = []string{"ORCH_PAGER=" + pager}
+	p.mustOrch("new", "--id", "t1", "add notes")
+	p.write(".orch/tasks/t1/code/diff.patch", "diff --git a/notes.txt b/notes.txt\nnew file mode 100644\n--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+hello\n")
+
+	tm := p.startREPL()
+	tm.waitFor("orch t1 [planning]> ", wait)
+	tm.typeKeys("/diff" + enter)
+	tm.waitFor("PAGER WAITS", wait)
+	tm.typeKeys("pager key" + enter)
+	tm.waitFor("PAGER DONE", wait)
+	tm.waitFor("orch t1 [planning]> ", wait)
+	data, err := os.ReadFile(filepath.Join(rec, "key"))
+	if err != nil || string(data) != "pager key\n" {
+		t.Fatalf("the pager read %q (%v): the line editor took its keys", data, err)
+	}
+	in, _ := os.ReadFile(filepath.Join(rec, "in"))
+	if !strings.Contains(string(in), "\x1b[32m+hello\x1b[0m") {
+		t.Errorf("the pager got %q, not the coloured diff", in)
+	}
+
+	// The line editor reads again: /log runs, through the pager too.
+	tm.typeKeys("/log" + enter)
+	tm.waitFor("PAGER WAITS", wait)
+	tm.typeKeys("second" + enter)
+	tm.waitFor("PAGER DONE", wait)
+	tm.waitFor("orch t1 [planning]> ", wait)
+	if in, _ := os.ReadFile(filepath.Join(rec, "in")); !strings.Contains(string(in), "task created in planning") {
+		t.Errorf("the pager got %q, not the log", in)
+	}
+	if data, _ := os.ReadFile(filepath.Join(rec, "key")); string(data) != "second\n" {
+		t.Errorf("second pager read %q", data)
+	}
+	tm.typeKeys("/status" + enter)
+	tm.waitFor("task t1  phase planning", wait)
+	tm.typeKeys(ctrlD)
+	if code := tm.exit(wait); code != 0 {
+		t.Fatalf("Ctrl-D: exit %d", code)
+	}
+}

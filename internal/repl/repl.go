@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // HistoryFile is the REPL's line history inside .orch/.
@@ -85,6 +86,7 @@ func Run(ctx context.Context, cfg Config) int {
 		cfg.Now = time.Now
 	}
 	s := &session{cfg: cfg, scr: newScreen(cfg.Stdout, cfg.Stderr, cfg.Terminal, cfg.Now)}
+	s.scr.width = cfg.Width
 	first := observe(cfg.Dir)
 	if cfg.Terminal {
 		history := ""
@@ -100,6 +102,13 @@ func Run(ctx context.Context, cfg Config) int {
 			return ExitError
 		}
 		s.in = ed
+		if tty, ok := cfg.Stdout.(*os.File); ok {
+			// A pager a command starts may have the terminal: the line
+			// editor reads keys only inside Readline (readline reads a
+			// rune only when its line asks for one), so the pager gets
+			// every key typed while it runs (TestTerminalPager).
+			s.scr.take = func() (*os.File, func(), bool) { return tty, func() {}, true }
+		}
 		s.banner(first)
 	} else {
 		s.in = newPlain(cfg.Stdin, cfg.Interrupts)
@@ -142,8 +151,6 @@ func (s *session) do(ctx context.Context, a action, line string) (quit bool) {
 	case actHint:
 		fmt.Fprintln(errw, a.msg)
 		s.failed = ExitUsage
-	case actDiff:
-		s.diff()
 	case actSwitch:
 		s.switchTask(a.id)
 	case actRun:
@@ -151,7 +158,7 @@ func (s *session) do(ctx context.Context, a action, line string) (quit bool) {
 		if code != 0 {
 			s.failed = code
 		} else if a.show != "" {
-			s.show(a.show)
+			s.show(ctx, a.show)
 		}
 	}
 	return false
@@ -205,7 +212,7 @@ func (s *session) exec(ctx context.Context, label string, args []string) int {
 // one line, short enough for the spinner to fit a terminal's width.
 func label(line string) string {
 	const max = 40
-	l := sanitize(strings.Join(strings.Fields(line), " "))
+	l := termtext.Sanitize(strings.Join(strings.Fields(line), " "))
 	if r := []rune(l); len(r) > max {
 		return string(r[:max-1]) + "…"
 	}
@@ -223,42 +230,22 @@ func drain(c <-chan os.Signal) {
 	}
 }
 
-func (s *session) style() style {
-	w := 80
-	if s.cfg.Width != nil {
-		if n := s.cfg.Width(); n >= 20 {
-			w = n
-		}
-	}
-	return style{terminal: s.cfg.Terminal, color: s.cfg.Color, width: w}
+// shownBy names the `orch show` argument of the artifacts shown after a
+// command.
+var shownBy = map[string]string{
+	artifact.PlanMarkdownFile:       "plan",
+	artifact.PlanReviewMarkdownFile: "plan-review",
+	artifact.CodeReviewMarkdownFile: "code-review",
 }
 
-// show renders a Markdown artifact of the current task after the command
-// that wrote it.
-func (s *session) show(rel string) {
-	v := observe(s.cfg.Dir)
-	if v.task == "" {
+// show renders an artifact of the current task after the command that
+// wrote it, through `orch show` (laid out, and paged when it is long).
+func (s *session) show(ctx context.Context, rel string) {
+	if v := observe(s.cfg.Dir); v.task == "" {
 		return
 	}
 	fmt.Fprintf(s.cfg.Stdout, "── %s ──\n", rel)
-	if err := showMarkdown(s.cfg.Stdout, v.artifactPath(rel), s.style()); err != nil {
-		fmt.Fprintf(s.cfg.Stderr, "orch: %v\n", err)
-	}
-}
-
-// diff prints code/diff.patch of the current task.
-func (s *session) diff() {
-	v := observe(s.cfg.Dir)
-	if v.task == "" {
-		fmt.Fprintln(s.cfg.Stderr, noTask(v))
-		return
-	}
-	err := showDiff(s.cfg.Stdout, v.artifactPath(artifact.DiffFile), s.style())
-	if errors.Is(err, errMissing) {
-		fmt.Fprintf(s.cfg.Stderr, "task %s has no code/diff.patch yet: /codegen writes it\n", v.task)
-	} else if err != nil {
-		fmt.Fprintf(s.cfg.Stderr, "orch: %v\n", err)
-	}
+	s.cfg.Run(ctx, []string{"show", shownBy[rel]}, s.scr.stdout(), s.scr.stderr())
 }
 
 // switchTask makes id the current task.
@@ -316,6 +303,6 @@ func (s *session) banner(v view) {
 	case v.task == "":
 		fmt.Fprintln(out, "no current task: type what the change should do to start one")
 	case len(v.open) > 0:
-		fmt.Fprintf(out, "task %s waits for your answer to %s: %s\n(type the answer; /answer ID TEXT answers another question)\n", v.task, v.open[0].ID, sanitize(v.open[0].Text))
+		fmt.Fprintf(out, "task %s waits for your answer to %s: %s\n(type the answer; /answer ID TEXT answers another question)\n", v.task, v.open[0].ID, termtext.Sanitize(v.open[0].Text))
 	}
 }

@@ -121,7 +121,7 @@ func TestRunShowsPlan(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s %s", code, out, errw)
 	}
-	if want := "planning round 1\n── planning/plan.md ──\n# The plan\n\n- step one\n"; out != want {
+	if want := "planning round 1\n── planning/plan.md ──\nran [\"show\" \"plan\"]\n"; out != want {
 		t.Errorf("stdout = %q, want %q", out, want)
 	}
 }
@@ -131,17 +131,13 @@ func TestRunDiffAndSwitch(t *testing.T) {
 	if _, _, err := p.CreateTask("t2", "other", time.Now().UTC()); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(p.TasksDir(), "t1", "code", "diff.patch"), "+added line\n")
 	f := &fakeOrch{}
 	// t2 is current after its creation.
-	code, out, errw := runSession(t, dir, f, strings.NewReader("/diff\n/task switch t1\n/diff\n/task switch nope\n/task switch ../x\n"), nil)
+	code, out, errw := runSession(t, dir, f, strings.NewReader("/diff\n/task switch t1\n/diff --no-pager\n/task switch nope\n/task switch ../x\n"), nil)
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errw, "task t2 has no code/diff.patch yet") {
-		t.Errorf("no note for the missing diff:\n%s", errw)
-	}
-	if !strings.Contains(out, "current task: t1 (planning)\n+added line\n") {
+	if !strings.Contains(out, "current task: t1 (planning)\nran [\"diff\" \"--no-pager\"]\n") {
 		t.Errorf("switch then diff:\n%s", out)
 	}
 	if !strings.Contains(errw, "no such task") || !strings.Contains(errw, "invalid task id") {
@@ -150,8 +146,9 @@ func TestRunDiffAndSwitch(t *testing.T) {
 	if cur, _ := p.Current(); cur != "t1" {
 		t.Errorf("current task %q, want t1", cur)
 	}
-	if len(f.got()) != 0 {
-		t.Errorf("ran %q", f.got())
+	want := [][]string{{"diff"}, {"diff", "--no-pager"}}
+	if got := f.got(); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("ran %q, want %q", got, want)
 	}
 }
 

@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 )
@@ -29,6 +30,12 @@ type screen struct {
 	label     string    // what runs
 	started   time.Time // when it started
 	frame     int
+	held      bool // a pager has the terminal: no spinner
+	// take hands the terminal to a pager (the line editor stops reading
+	// keys) and returns it with giveBack; nil or !ok: it cannot.
+	take func() (tty *os.File, giveBack func(), ok bool)
+	// width is the terminal's width in columns (nil: unknown).
+	width func() int
 }
 
 func newScreen(out, err io.Writer, spinner bool, now func() time.Time) *screen {
@@ -57,6 +64,42 @@ func (w screenWriter) Write(p []byte) (int, error) {
 // stream model tokens only when writing to one may ask (the writer is not
 // an *os.File).
 func (w screenWriter) IsTerminal() bool { return w.s.spinner }
+
+// TerminalWidth is the terminal's width in columns, 0 when unknown.
+func (w screenWriter) TerminalWidth() int {
+	if !w.s.spinner || w.s.width == nil {
+		return 0
+	}
+	return w.s.width()
+}
+
+// TakeTerminal hands the terminal to a pager a command starts: the
+// spinner is erased and stays off and the line editor stops reading keys
+// until giveBack.
+func (w screenWriter) TakeTerminal() (tty *os.File, giveBack func(), ok bool) {
+	if !w.s.spinner || w.s.take == nil {
+		return nil, nil, false
+	}
+	tty, back, ok := w.s.take()
+	if !ok {
+		return nil, nil, false
+	}
+	w.s.mu.Lock()
+	w.s.eraseLocked()
+	if !w.s.lineStart {
+		io.WriteString(w.s.out, "\n")
+		w.s.lineStart = true
+	}
+	w.s.held = true
+	w.s.mu.Unlock()
+	return tty, func() {
+		back()
+		w.s.mu.Lock()
+		w.s.held = false
+		w.s.lastWrite = w.s.now()
+		w.s.mu.Unlock()
+	}, true
+}
 
 func (s *screen) stdout() io.Writer { return screenWriter{s, s.out} }
 func (s *screen) stderr() io.Writer { return screenWriter{s, s.err} }
@@ -109,7 +152,7 @@ func (s *screen) tick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	if !s.lineStart || now.Sub(s.lastWrite) < spinQuiet {
+	if s.held || !s.lineStart || now.Sub(s.lastWrite) < spinQuiet {
 		return
 	}
 	frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")

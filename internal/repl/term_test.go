@@ -54,7 +54,9 @@ func testEnv(home string, extra ...string) []string {
 		"HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"GIT_AUTHOR_NAME=orch test", "GIT_AUTHOR_EMAIL=test@orch.invalid",
 		"GIT_COMMITTER_NAME=orch test", "GIT_COMMITTER_EMAIL=test@orch.invalid",
-		"GIT_CONFIG_NOSYSTEM=1", "TERM=xterm", "NO_COLOR=")
+		"GIT_CONFIG_NOSYSTEM=1", "TERM=xterm", "NO_COLOR=",
+		// No pager unless a test asks for one (TestTerminalPager).
+		"ORCH_PAGER=cat")
 	return append(env, extra...)
 }
 
@@ -63,6 +65,8 @@ type project struct {
 	t    *testing.T
 	dir  string
 	home string
+	// replEnv is added to the REPL's environment (startREPL).
+	replEnv []string
 }
 
 func newProject(t *testing.T) *project {
@@ -203,7 +207,7 @@ func (p *project) startREPL() *terminal {
 	p.t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Dir = p.dir
-	cmd.Env = testEnv(p.home, reexecEnv+"=repl")
+	cmd.Env = testEnv(p.home, append([]string{reexecEnv + "=repl"}, p.replEnv...)...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
 	if err != nil {
 		p.t.Fatalf("start the REPL in a pty: %v", err)

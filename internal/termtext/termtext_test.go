@@ -1,4 +1,4 @@
-package repl
+package termtext
 
 import (
 	"bytes"
@@ -24,8 +24,8 @@ func TestSanitize(t *testing.T) {
 		{"héllo — ok", "héllo — ok"},
 	}
 	for _, tt := range tests {
-		if got := sanitize(tt.in); got != tt.want {
-			t.Errorf("sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Sanitize(tt.in); got != tt.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -37,12 +37,12 @@ func FuzzSanitize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := sanitize(s)
+		got := Sanitize(s)
 		if !utf8.ValidString(got) {
-			t.Fatalf("sanitize(%q) = %q is not valid UTF-8", s, got)
+			t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", s, got)
 		}
 		if strings.ContainsFunc(got, unsafeRune) || strings.Contains(got, "\r") {
-			t.Fatalf("sanitize(%q) = %q keeps a control character", s, got)
+			t.Fatalf("Sanitize(%q) = %q keeps a control character", s, got)
 		}
 	})
 }
@@ -51,13 +51,13 @@ const planMD = "# Add retry\n\nRetry **idempotent** requests.\n\n- at most 5 att
 
 func TestMarkdown(t *testing.T) {
 	t.Run("no terminal: the text as written, sanitized", func(t *testing.T) {
-		got := markdown(planMD, style{})
-		if got != sanitize(planMD) {
+		got := Markdown(planMD, Style{})
+		if got != Sanitize(planMD) {
 			t.Errorf("got %q", got)
 		}
 	})
 	t.Run("terminal without colour: laid out, no escape codes", func(t *testing.T) {
-		got := markdown(planMD, style{terminal: true, width: 60})
+		got := Markdown(planMD, Style{Terminal: true, Width: 60})
 		if strings.Contains(got, "\x1b") {
 			t.Errorf("escape codes without colour: %q", got)
 		}
@@ -73,7 +73,7 @@ func TestMarkdown(t *testing.T) {
 		}
 	})
 	t.Run("terminal with colour", func(t *testing.T) {
-		got := markdown(planMD, style{terminal: true, color: true, width: 60})
+		got := Markdown(planMD, Style{Terminal: true, Color: true, Width: 60})
 		if !strings.Contains(got, "\x1b[") || !strings.Contains(got, "idempotent") {
 			t.Errorf("no colour or text: %q", got)
 		}
@@ -87,7 +87,7 @@ func TestMarkdown(t *testing.T) {
 		}
 	})
 	t.Run("wrapping keeps words whole", func(t *testing.T) {
-		got := markdown("- "+strings.Repeat("word ", 30)+"\n", style{terminal: true, width: 40})
+		got := Markdown("- "+strings.Repeat("word ", 30)+"\n", Style{Terminal: true, Width: 40})
 		for _, l := range strings.Split(strings.TrimRight(got, "\n"), "\n") {
 			if len([]rune(l)) > 38 || strings.HasSuffix(l, " ") {
 				t.Errorf("line %q is longer than the wrap width or padded", l)
@@ -104,13 +104,13 @@ func TestShowDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	var plain, color bytes.Buffer
-	if err := showDiff(&plain, path, style{terminal: true}); err != nil {
+	if err := ShowDiff(&plain, path, Style{Terminal: true}); err != nil {
 		t.Fatal(err)
 	}
-	if want := sanitize(patch); plain.String() != want {
+	if want := Sanitize(patch); plain.String() != want {
 		t.Errorf("plain diff = %q, want %q", plain.String(), want)
 	}
-	if err := showDiff(&color, path, style{terminal: true, color: true}); err != nil {
+	if err := ShowDiff(&color, path, Style{Terminal: true, Color: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -133,25 +133,25 @@ func TestReadCapped(t *testing.T) {
 	if err := os.WriteFile(big, []byte("0123456789"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	data, truncated, err := readCapped(big, 4)
+	data, truncated, err := ReadCapped(big, 4)
 	if err != nil || !truncated || string(data) != "0123" {
-		t.Errorf("readCapped(10 bytes, 4) = %q, %v, %v", data, truncated, err)
+		t.Errorf("ReadCapped(10 bytes, 4) = %q, %v, %v", data, truncated, err)
 	}
-	data, truncated, err = readCapped(big, 10)
+	data, truncated, err = ReadCapped(big, 10)
 	if err != nil || truncated || string(data) != "0123456789" {
-		t.Errorf("readCapped(10 bytes, 10) = %q, %v, %v", data, truncated, err)
+		t.Errorf("ReadCapped(10 bytes, 10) = %q, %v, %v", data, truncated, err)
 	}
-	if _, _, err := readCapped(filepath.Join(dir, "none"), 4); !errors.Is(err, errMissing) {
+	if _, _, err := ReadCapped(filepath.Join(dir, "none"), 4); !errors.Is(err, ErrMissing) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, _, err := readCapped(dir, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := ReadCapped(dir, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("directory: %v", err)
 	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	if _, _, err := readCapped(fifo, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := ReadCapped(fifo, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("fifo: %v", err)
 	}
 }

@@ -1,4 +1,11 @@
-package repl
+// Package termtext prints orch's text for a person at a terminal: Markdown
+// (headings, emphasis, code, lists, tables) laid out and unified diffs
+// coloured in a terminal, plain without one; and Sanitize, which makes
+// text written by a model or a person safe to print (no escape sequence of
+// theirs reaches the terminal). Colours are used only when the caller's
+// Style allows them: ColorAllowed says whether the environment does
+// (NO_COLOR, TERM=dumb).
+package termtext
 
 import (
 	"bufio"
@@ -8,6 +15,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // Bounds on what the session prints of an artifact.
@@ -30,7 +39,7 @@ const (
 // control character but tab and newline (ESC included, so no escape
 // sequence survives) is shown in caret notation (^[) or, for C1 controls,
 // as U+FFFD.
-func sanitize(s string) string {
+func Sanitize(s string) string {
 	if !strings.ContainsFunc(s, unsafeRune) && utf8.ValidString(s) && !strings.Contains(s, "\r") {
 		return s
 	}
@@ -57,30 +66,45 @@ func unsafeRune(r rune) bool {
 	return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f)
 }
 
-// style says how to print for the session's output.
-type style struct {
-	terminal bool // output is a terminal: Markdown is rendered
-	color    bool // ANSI colours allowed
-	width    int  // columns
+// ErrMissing: an artifact to show does not exist (yet).
+var ErrMissing = errors.New("missing")
+
+// Style says how to print for an output.
+type Style struct {
+	Terminal bool // the output is a terminal: Markdown is laid out
+	Color    bool // ANSI colours allowed
+	Width    int  // columns; below 20 means 80
 }
 
-// markdown renders Markdown text for the terminal: headings, emphasis,
-// inline code, lists and code blocks laid out for reading (coloured when
-// colours are allowed), and plain text without a terminal. It is a small
-// renderer on purpose: the big ones register hundreds of syntax lexers at
-// start-up, which every orch command would pay for.
-func markdown(text string, st style) string {
-	text = sanitize(text)
-	if !st.terminal {
+// ColorAllowed follows NO_COLOR (https://no-color.org: set to anything
+// non-empty turns colours off) and TERM=dumb.
+func ColorAllowed(getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+// Markdown renders Markdown text for the terminal: headings, emphasis,
+// inline code, lists, quotes, rules, code blocks and tables laid out for
+// reading (coloured when colours are allowed), and the text as written
+// (sanitized) without a terminal. It is a small renderer on purpose: the
+// big ones register hundreds of syntax lexers at start-up, which every
+// orch command would pay for.
+func Markdown(text string, st Style) string {
+	text = Sanitize(text)
+	if !st.Terminal {
 		return text
 	}
-	wrap := min(max(st.width-2, 20), 120)
+	width := st.Width
+	if width < 20 {
+		width = 80
+	}
+	wrap := min(width-2, 120)
 	var b strings.Builder
 	inCode := false
-	for line := range strings.Lines(text) {
-		line = strings.TrimRight(line, "\n")
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") {
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
 			inCode = !inCode
 			continue
 		}
@@ -88,24 +112,76 @@ func markdown(text string, st style) string {
 			b.WriteString("    " + paint(line, sgrCyan, st) + "\n")
 			continue
 		}
+		if isTableRow(trimmed) && i+1 < len(lines) && isDelimiterRow(lines[i+1]) {
+			j := i + 2
+			for j < len(lines) && isTableRow(strings.TrimSpace(lines[j])) {
+				j++
+			}
+			writeTable(&b, lines[i], lines[i+1], lines[i+2:j], wrap, st)
+			i = j - 1
+			continue
+		}
+		indent := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " ")))
 		switch {
 		case strings.HasPrefix(trimmed, "#"):
 			title := strings.TrimSpace(strings.TrimLeft(trimmed, "#"))
 			b.WriteString(paint(inline(title, st), sgrBold, st) + "\n")
-		case strings.HasPrefix(trimmed, "- "), strings.HasPrefix(trimmed, "* "):
-			indent := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " ")))
-			writeWrapped(&b, indent+"• ", indent+"  ", inline(trimmed[2:], st), wrap)
+		case isRule(trimmed):
+			b.WriteString(strings.Repeat("─", min(wrap, 40)) + "\n")
+		case strings.HasPrefix(trimmed, "- "), strings.HasPrefix(trimmed, "* "), strings.HasPrefix(trimmed, "+ "):
+			item := trimmed[2:]
+			bullet := "• "
+			if rest, ok := strings.CutPrefix(item, "[ ] "); ok {
+				item, bullet = rest, "☐ "
+			} else if rest, ok := cutPrefixFold(item, "[x] "); ok {
+				item, bullet = rest, "☑ "
+			}
+			writeWrapped(&b, indent+bullet, indent+"  ", inline(item, st), wrap)
+		case orderedItem(trimmed) > 0:
+			n := orderedItem(trimmed)
+			writeWrapped(&b, indent+trimmed[:n], indent+strings.Repeat(" ", n), inline(trimmed[n:], st), wrap)
+		case strings.HasPrefix(trimmed, ">"):
+			writeWrapped(&b, indent+"│ ", indent+"│ ", inline(strings.TrimSpace(trimmed[1:]), st), wrap)
 		case trimmed == "":
 			b.WriteString("\n")
 		default:
-			writeWrapped(&b, "", "", inline(trimmed, st), wrap)
+			writeWrapped(&b, indent, indent, inline(trimmed, st), wrap)
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
+// isRule: a thematic break (---, ***, ___).
+func isRule(s string) bool {
+	s = strings.ReplaceAll(s, " ", "")
+	if len(s) < 3 {
+		return false
+	}
+	return strings.Trim(s, "-") == "" || strings.Trim(s, "*") == "" || strings.Trim(s, "_") == ""
+}
+
+// orderedItem returns the length of an ordered list item's marker and the
+// blank after it ("12. " is 4), or 0 when s is none.
+func orderedItem(s string) int {
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i+1 >= len(s) || (s[i] != '.' && s[i] != ')') || s[i+1] != ' ' {
+		return 0
+	}
+	return i + 2
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
 // inline renders **bold**, *emphasis*/_emphasis_ and `code` spans.
-func inline(s string, st style) string {
+func inline(s string, st Style) string {
 	var b strings.Builder
 	for len(s) > 0 {
 		switch {
@@ -130,8 +206,8 @@ func inline(s string, st style) string {
 }
 
 // paint wraps s in an SGR colour when colours are allowed.
-func paint(s, sgr string, st style) string {
-	if !st.color || s == "" {
+func paint(s, sgr string, st Style) string {
+	if !st.Color || s == "" {
 		return s
 	}
 	return sgr + s + sgrReset
@@ -159,7 +235,8 @@ func writeWrapped(b *strings.Builder, first, rest, text string, width int) {
 	b.WriteString(line + "\n")
 }
 
-// visibleLen counts the runes of s outside SGR escape sequences.
+// visibleLen counts the terminal columns of s outside SGR escape
+// sequences.
 func visibleLen(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
@@ -169,20 +246,20 @@ func visibleLen(s string) int {
 				continue
 			}
 		}
-		_, size := utf8.DecodeRuneInString(s[i:])
+		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		n++
+		n += clip.RuneWidth(r)
 	}
 	return n
 }
 
 // showMarkdown prints the Markdown file at path, rendered.
-func showMarkdown(w io.Writer, path string, st style) error {
-	data, truncated, err := readCapped(path, maxMarkdownBytes)
+func ShowMarkdown(w io.Writer, path string, st Style) error {
+	data, truncated, err := ReadCapped(path, maxMarkdownBytes)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(w, markdown(string(data), st))
+	fmt.Fprint(w, Markdown(string(data), st))
 	if truncated {
 		fmt.Fprintf(w, "… (cut at %d bytes: read the rest in %s)\n", maxMarkdownBytes, path)
 	}
@@ -190,15 +267,15 @@ func showMarkdown(w io.Writer, path string, st style) error {
 }
 
 // showDiff prints the unified diff at path, coloured when st allows.
-func showDiff(w io.Writer, path string, st style) error {
-	data, truncated, err := readCapped(path, maxDiffBytes)
+func ShowDiff(w io.Writer, path string, st Style) error {
+	data, truncated, err := ReadCapped(path, maxDiffBytes)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	for line := range strings.Lines(sanitize(string(data))) {
+	for line := range strings.Lines(Sanitize(string(data))) {
 		line = strings.TrimSuffix(line, "\n")
-		if c := diffColor(line); st.color && c != "" {
+		if c := diffColor(line); st.Color && c != "" {
 			line = c + line + sgrReset
 		}
 		bw.WriteString(line)
@@ -229,10 +306,10 @@ func diffColor(line string) string {
 }
 
 // readCapped reads at most limit bytes of the regular file at path.
-func readCapped(path string, limit int64) (data []byte, truncated bool, err error) {
+func ReadCapped(path string, limit int64) (data []byte, truncated bool, err error) {
 	// Stat first: opening a FIFO planted in the task folder would block.
 	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, false, fmt.Errorf("%s: %w", path, errMissing)
+		return nil, false, fmt.Errorf("%s: %w", path, ErrMissing)
 	} else if err != nil {
 		return nil, false, err
 	} else if !fi.Mode().IsRegular() {

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
+)
+
+// inPTY runs orch in dir in a 40x100 pseudo-terminal (stdin, stdout and
+// stderr all the terminal) and returns what the terminal showed and the
+// exit code.
+func inPTY(t *testing.T, dir string, env []string, args ...string) (screen string, code int) {
+	t.Helper()
+	cmd := orchCmd(dir, append([]string{"TERM=xterm", "NO_COLOR=", "ORCH_PAGER=", "PAGER="}, env...), args...)
+	// LESS is the pager's business: unset unless the test sets it.
+	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "LESS=") })
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "LESS=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
+	if err != nil {
+		t.Fatalf("start orch in a pty: %v", err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	_, _ = io.Copy(&out, f) // ends with EIO when orch and its pager exit
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(out.String(), "\r\n", "\n"), code
+}
+
+// fakePager writes a pager that records what it got (its stdin in
+// REC/in, LESS and whether its stdout is a terminal in REC/env) and says
+// so on the terminal; it returns the pager's path and REC.
+func fakePager(t *testing.T) (path, rec string) {
+	t.Helper()
+	rec = t.TempDir()
+	path = filepath.Join(t.TempDir(), "fake-pager")
+	writeFile(t, path, `#!/bin/sh
+tty=no; if [ -t 1 ]; then tty=tty; fi
+cat > "`+rec+`/in"
+printf 'LESS=%s\nstdout=%s\n' "$LESS" "$tty" > "`+rec+`/env"
+echo "fake pager showed $(wc -l < "`+rec+`/in") lines"
+`)
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, rec
+}
+
+func readRec(t *testing.T, rec, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(rec, name))
+	if err != nil {
+		t.Fatalf("the pager recorded no %s: %v", name, err)
+	}
+	return string(data)
+}
+
+// orch log in a terminal goes through the pager (ORCH_PAGER, then PAGER,
+// with git's LESS default), its lines cut to the terminal's width; never
+// with --no-pager or without a terminal, where lines are cut at 200
+// characters unless -v.
+func TestPagerLog(t *testing.T) {
+	dir, _ := newProject(t)
+	long := "checked by hand: " + strings.Repeat("the plan was read line by line ", 20)
+	if code, out := runOrch(t, dir, nil, "next", "--override", long, "--to", "codegen"); code != 0 {
+		t.Fatalf("override: %d %s", code, out)
+	}
+	pagerPath, rec := fakePager(t)
+
+	screen, code := inPTY(t, dir, []string{"ORCH_PAGER=" + pagerPath}, "log")
+	if code != 0 || !strings.Contains(screen, "fake pager showed 2 lines") {
+		t.Fatalf("orch log in a terminal: exit %d, screen:\n%s", code, screen)
+	}
+	in := readRec(t, rec, "in")
+	for _, l := range strings.Split(strings.TrimSuffix(in, "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("a paged log line is %d columns in a 100-column terminal: %q", n, l)
+		}
+	}
+	if !strings.Contains(in, "planning → codegen  checked by hand: the plan") || !strings.Contains(in, "…\n") {
+		t.Errorf("the paged log:\n%s", in)
+	}
+	if env := readRec(t, rec, "env"); env != "LESS=FRX\nstdout=tty\n" {
+		t.Errorf("the pager's LESS and stdout: %q", env)
+	}
+
+	// PAGER when ORCH_PAGER is unset; a LESS of the user's is kept.
+	os.Remove(filepath.Join(rec, "in"))
+	if screen, _ := inPTY(t, dir, []string{"PAGER=" + pagerPath, "LESS=-i"}, "log"); !strings.Contains(screen, "fake pager showed") {
+		t.Fatalf("PAGER not used:\n%s", screen)
+	}
+	if env := readRec(t, rec, "env"); env != "LESS=-i\nstdout=tty\n" {
+		t.Errorf("the pager's LESS: %q", env)
+	}
+
+	// --no-pager, and PAGER=cat: straight to the terminal.
+	for _, tc := range []struct {
+		env  []string
+		args []string
+	}{
+		{[]string{"ORCH_PAGER=" + pagerPath}, []string{"--no-pager", "log"}},
+		{[]string{"ORCH_PAGER=cat"}, []string{"log"}},
+	} {
+		os.Remove(filepath.Join(rec, "in"))
+		screen, code := inPTY(t, dir, tc.env, tc.args...)
+		if code != 0 || strings.Contains(screen, "fake pager") || !strings.Contains(screen, "planning → codegen") {
+			t.Errorf("%v %v: exit %d, screen:\n%s", tc.env, tc.args, code, screen)
+		}
+		if _, err := os.Stat(filepath.Join(rec, "in")); err == nil {
+			t.Errorf("%v %v: the pager ran", tc.env, tc.args)
+		}
+	}
+
+	// No terminal: no pager, lines cut at 200 characters; -v whole.
+	code, out := runOrch(t, dir, []string{"ORCH_PAGER=" + pagerPath}, "log")
+	if code != 0 || strings.Contains(out, "fake pager") {
+		t.Fatalf("piped orch log: %d\n%s", code, out)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > logLineCap {
+			t.Errorf("a piped log line is %d characters: %q", n, l)
+		}
+	}
+	code, out = runOrch(t, dir, nil, "log", "-v")
+	if code != 0 || !strings.Contains(out, strings.TrimSpace(long)+"\n") {
+		t.Errorf("orch log -v does not print the whole reason: %d\n%s", code, out)
+	}
+}
+
+// orch diff and orch show in a terminal: coloured and laid out through
+// the pager; NO_COLOR and TERM=dumb turn the colours off, never the
+// layout.
+func TestPagerShowColours(t *testing.T) {
+	dir, taskDir := newProject(t)
+	writeFile(t, filepath.Join(taskDir, "code", "diff.patch"), "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new\n")
+	writeFile(t, filepath.Join(taskDir, "review", "plan-review.md"), "# Plan review\n\n| reviewer | ok |\n|---|---|\n| risk | **no** |\n")
+	pagerPath, rec := fakePager(t)
+	env := []string{"ORCH_PAGER=" + pagerPath}
+
+	if screen, code := inPTY(t, dir, env, "diff"); code != 0 || !strings.Contains(screen, "fake pager showed 6 lines") {
+		t.Fatalf("orch diff: exit %d\n%s", code, screen)
+	}
+	if in := readRec(t, rec, "in"); !strings.Contains(in, "\x1b[32m+new\x1b[0m") || !strings.Contains(in, "\x1b[31m-old\x1b[0m") {
+		t.Errorf("the paged diff is not coloured: %q", in)
+	}
+	if screen, code := inPTY(t, dir, env, "show", "plan-review"); code != 0 || !strings.Contains(screen, "fake pager showed") {
+		t.Fatalf("orch show plan-review: exit %d\n%s", code, screen)
+	}
+	if in := readRec(t, rec, "in"); !strings.Contains(in, "│") || strings.Contains(in, "|---|") || !strings.Contains(in, "\x1b[1m") {
+		t.Errorf("the plan review's table is not laid out and coloured: %q", in)
+	}
+	for _, off := range []string{"NO_COLOR=1", "TERM=dumb"} {
+		for _, args := range [][]string{{"diff"}, {"show", "plan-review"}} {
+			if screen, code := inPTY(t, dir, append(env, off), args...); code != 0 || !strings.Contains(screen, "fake pager showed") {
+				t.Fatalf("%s orch %v: exit %d\n%s", off, args, code, screen)
+			}
+			in := readRec(t, rec, "in")
+			if strings.Contains(in, "\x1b") {
+				t.Errorf("%s orch %v: escape codes: %q", off, args, in)
+			}
+			if args[0] == "show" && !strings.Contains(in, "reviewer │ ok") {
+				t.Errorf("%s orch show: the table is not laid out: %q", off, in)
+			}
+		}
+	}
+	// Piped: the file as written, no pager, no colour.
+	code, out := runOrch(t, dir, env, "show", "plan-review")
+	if code != 0 || !strings.Contains(out, "|---|---|") || strings.Contains(out, "\x1b") {
+		t.Errorf("piped orch show: %d %q", code, out)
+	}
+	// Missing: exit 4, the command that writes it, and no pager.
+	os.Remove(filepath.Join(rec, "in"))
+	screen, code := inPTY(t, dir, env, "show", "code-review")
+	if code != 4 || !strings.Contains(screen, "orch: task t1 has no review/code-review.md yet: `orch review code` writes it") {
+		t.Errorf("missing code review: exit %d\n%s", code, screen)
+	}
+	if _, err := os.Stat(filepath.Join(rec, "in")); err == nil {
+		t.Errorf("the pager ran for a missing artifact")
+	}
+}

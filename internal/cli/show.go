@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/termtext"
+)
+
+// shown are the artifacts `orch show` prints, by name, in the order of the
+// lifecycle; diff is printed as a diff, the others as Markdown.
+var shown = []struct{ name, path, writer string }{
+	{"brief", artifact.BriefFile, "orch new"},
+	{"plan", artifact.PlanMarkdownFile, "orch plan"},
+	{"plan-review", artifact.PlanReviewMarkdownFile, "orch review plan"},
+	{"diff", artifact.DiffFile, "orch codegen"},
+	{"code-review", artifact.CodeReviewMarkdownFile, "orch review code"},
+	{"advice", artifact.AdviceMarkdownFile, "orch advise"},
+	{"summary", artifact.AcceptSummaryFile, "orch accept"},
+}
+
+func shownNames() []string {
+	var out []string
+	for _, s := range shown {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+func newShowCmd(env *Env) *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "show " + strings.Join(shownNames(), "|"),
+		Short: "print a task's plan, reviews, diff, advice or accept summary, rendered for the terminal",
+		Long: `Print one of the task's readable artifacts: Markdown (the plan, the reviews,
+the advice, the accept summary) laid out for the terminal — headings, lists,
+tables — and the diff coloured. In a terminal the output goes through the
+pager (ORCH_PAGER, else PAGER, else less -FRX; --no-pager turns it off);
+piped, it is the file as written. Colours follow NO_COLOR and TERM=dumb.`,
+		Example: `  orch show plan
+  orch show code-review --task 0007-add-retry
+  orch show plan | grep -i retry`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: shownNames(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, s := range shown {
+				if s.name == args[0] {
+					return env.showArtifact(cmd, id, s.path, s.writer)
+				}
+			}
+			return usagef(fmt.Sprintf("orch: show: unknown artifact %q: one of %s", args[0], strings.Join(shownNames(), ", ")))
+		},
+	}
+	taskFlag(cmd, &id)
+	return cmd
+}
+
+func newDiffCmd(env *Env) *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "diff",
+		Short: "print the task's change (code/diff.patch), coloured in a terminal",
+		Long: `Print code/diff.patch of the task: the unified diff of code/files against the
+base commit. In a terminal it is coloured and goes through the pager
+(ORCH_PAGER, else PAGER, else less -FRX; --no-pager turns it off).`,
+		Example: `  orch diff
+  orch diff --no-pager | git apply --stat`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return env.showArtifact(cmd, id, artifact.DiffFile, "orch codegen")
+		},
+	}
+	taskFlag(cmd, &id)
+	return cmd
+}
+
+// style is how to print for out: laid out in a terminal, coloured when the
+// environment allows it.
+func (env *Env) style(out io.Writer) termtext.Style {
+	term := isTerminal(out)
+	return termtext.Style{Terminal: term, Color: term && termtext.ColorAllowed(env.Getenv), Width: termWidth(out)}
+}
+
+// showArtifact prints the task's artifact at rel (a diff or Markdown),
+// through the pager in a terminal.
+func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer string) error {
+	t, err := env.openTask(id)
+	if err != nil {
+		return err
+	}
+	st := env.style(cmd.OutOrStdout())
+	path := filepath.Join(t.Dir, filepath.FromSlash(rel))
+	// Read before the pager starts: a missing file is an error on the
+	// terminal, not an empty pager.
+	if _, _, err := termtext.ReadCapped(path, 0); errors.Is(err, termtext.ErrMissing) {
+		return exit.InvalidError(fmt.Sprintf("orch: task %s has no %s yet: `%s` writes it", t.ID, rel, env.command(strings.TrimPrefix(writer, "orch "))), err)
+	} else if err != nil {
+		return fmt.Errorf("orch: %w", err)
+	}
+	out := env.paged(cmd)
+	if rel == artifact.DiffFile {
+		return termtext.ShowDiff(out, path, st)
+	}
+	return termtext.ShowMarkdown(out, path, st)
+}
