@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -141,4 +142,69 @@ func TestReadmeCommands(t *testing.T) {
 	if !strings.Contains(sec, "--no-pager") || !strings.Contains(sec, "ORCH_PAGER") {
 		t.Errorf("README's Commands section does not explain the pager")
 	}
+}
+
+// TestReadmeQuickStart runs README's quick start as written — its sh
+// block, with orch on PATH, in a fresh git repository with one commit —
+// and checks that every step the comments announce happened: each
+// `orch next  # a → b` printed a → b, in order, and the task is done.
+func TestReadmeQuickStart(t *testing.T) {
+	sec := readmeSection(t, "## Quick start: a task from planning to done, by hand")
+	blocks := fenced(sec, "sh")
+	if len(blocks) != 1 {
+		t.Fatalf("want one sh block in the quick start, got %d", len(blocks))
+	}
+	script := blocks[0]
+	bin := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(bin, "orch"), "#!/bin/sh\nexec "+shellQuote(exe)+` "$@"`+"\n")
+	if err := os.Chmod(filepath.Join(bin, "orch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	gitEnv := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@orch.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@orch.invalid", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + repo}
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = repo, append(os.Environ(), gitEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	cmd := exec.Command("sh", "-e", "-c", script)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), append(gitEnv, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), reexecEnv+"=1", "GORACE=atexit_sleep_ms=0")...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("README's quick start failed (sh -e): %v\n%s", err, out)
+	}
+	// Every "# a → b" comment is a step that happened, in order.
+	rest := string(out)
+	steps := regexp.MustCompile(`(?m)^orch next\s+#\s*(\S+ → \S+)\s*$`).FindAllStringSubmatch(script, -1)
+	if len(steps) != 6 {
+		t.Fatalf("the quick start announces %d transitions, want the 6 of the lifecycle's forward path", len(steps))
+	}
+	for _, m := range steps {
+		i := strings.Index(rest, m[1])
+		if i < 0 {
+			t.Fatalf("the quick start's output lacks %q (in order):\n%s", m[1], out)
+		}
+		rest = rest[i+len(m[1]):]
+	}
+	for _, want := range []string{"planning/planning.ai.json is missing", "accept → done"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the quick start's output lacks %q:\n%s", want, out)
+		}
+	}
+	state, err := os.ReadFile(filepath.Join(repo, ".orch", "tasks", "add-retry", "state.json"))
+	if err != nil || !strings.Contains(string(state), `"phase": "done"`) && !strings.Contains(string(state), `"phase":"done"`) {
+		t.Errorf("after the quick start the task is not done: %s %v", state, err)
+	}
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/repl"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 func newReplCmd(env *Env) *cobra.Command {
@@ -84,7 +85,7 @@ func (env *Env) repl(ctx context.Context, stdout, stderr io.Writer) error {
 		Stdout:     stdout,
 		Stderr:     stderr,
 		Terminal:   term,
-		Color:      term && colorAllowed(env.Getenv),
+		Color:      term && termtext.ColorAllowed(env.Getenv),
 		Interrupts: intr,
 		Now:        env.Now,
 		Width:      readline.GetScreenWidth,
@@ -114,9 +115,4 @@ func (env *Env) runLine(term bool) repl.RunFunc {
 		}
 		return Run(ctx, e)
 	}
-}
-
-// colorAllowed follows NO_COLOR (https://no-color.org) and TERM=dumb.
-func colorAllowed(getenv func(string) string) bool {
-	return getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }

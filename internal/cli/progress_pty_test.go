@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// screenReader collects what a pseudo-terminal shows; waitFor waits for
+// a pattern in it.
+type screenReader struct {
+	mu      sync.Mutex
+	raw     strings.Builder
+	changed chan struct{}
+	done    chan struct{}
+}
+
+func readScreen(f *os.File) *screenReader {
+	s := &screenReader{changed: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			s.mu.Lock()
+			s.raw.Write(buf[:n])
+			close(s.changed)
+			s.changed = make(chan struct{})
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *screenReader) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.raw.String()
+}
+
+func (s *screenReader) waitFor(t *testing.T, re *regexp.Regexp) string {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		got, changed := s.raw.String(), s.changed
+		s.mu.Unlock()
+		if m := re.FindString(got); m != "" {
+			return m
+		}
+		select {
+		case <-changed:
+		case <-s.done:
+			if m := re.FindString(s.String()); m != "" {
+				return m
+			}
+			t.Fatalf("the terminal closed without showing %s:\n%q", re, s.String())
+		case <-deadline.C:
+			t.Fatalf("the terminal does not show %s:\n%q", re, got)
+		}
+	}
+}
+
+// sseChunk is one streamed chat-completions event.
+func sseChunk(delta any, finish string) string {
+	ch := map[string]any{"index": 0, "delta": delta, "finish_reason": nil}
+	if finish != "" {
+		ch["finish_reason"] = finish
+	}
+	b, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1764065130, "model": "gpt-test", "choices": []any{ch}})
+	return "data: " + string(b) + "\n\n"
+}
+
+// What a person sees while a model works, in a terminal: a status line
+// with the role, the elapsed seconds and the tokens streamed so far, a
+// line per tool call, then the rendered result — never the model's JSON.
+// The model is an OpenAI-compatible server (httptest, the real streaming
+// wire format) that holds its answer until the test has seen the status
+// line, so nothing depends on timing.
+func TestProgressInTerminal(t *testing.T) {
+	dir, _ := newProject(t)
+	seen := make(chan struct{})
+	var calls int
+	var mu sync.Mutex
+	plan := `{"title":"Add a feature","goals":["a feature"],"scope":{"in_scope":["a.go"],"out_of_scope":[]},"work":{"tasks":[]},"risks":[],"assumptions":[],"acceptance_criteria":[],"test_plan":{"strategy":"","cases":[]},"file_plan":[{"path":"a.go","intent":"create","summary":"the feature"}],"questions":[]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		send := func(s string) { io.WriteString(w, s); fl.Flush() }
+		send(sseChunk(map[string]any{"role": "assistant", "content": ""}, ""))
+		if n == 1 {
+			// 40 characters streamed: about 10 tokens; then wait until
+			// the terminal shows them, then ask to read README.md.
+			send(sseChunk(map[string]any{"content": strings.Repeat("thinking", 5)}, ""))
+			select {
+			case <-seen:
+			case <-r.Context().Done():
+				return
+			}
+			send(sseChunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function", "function": map[string]any{"name": "read_file", "arguments": `{"path":"README.md","offset":1,"limit":5}`}}}}, ""))
+			send(sseChunk(map[string]any{}, "tool_calls"))
+		} else {
+			if !strings.Contains(string(body), `"role":"tool"`) {
+				t.Errorf("the second call carries no tool result: %.300s", body)
+			}
+			send(sseChunk(map[string]any{"content": plan}, ""))
+			send(sseChunk(map[string]any{}, "stop"))
+		}
+		send("data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	writeFile(t, filepath.Join(dir, "README.md"), "# demo\n")
+	writeFile(t, filepath.Join(dir, ".orch", "config.toml"), fmt.Sprintf(`[providers.default]
+type = "openai"
+base_url = %q
+model = "gpt-test"
+api_key_env = "ORCH_TEST_OPENAI_KEY"
+tools = true
+
+[prices."gpt-test"]
+input = 1.0
+output = 1.0
+`, srv.URL+"/v1"))
+	for _, args := range [][]string{{"add", "README.md"}, {"-c", "user.name=t", "-c", "user.email=t@orch.invalid", "commit", "-qm", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+
+	cmd := orchCmd(dir, []string{"TERM=xterm", "NO_COLOR=", "ORCH_TEST_OPENAI_KEY=test-key"}, "plan")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	scr := readScreen(f)
+	// The status line: spinner, role, elapsed seconds, tokens so far.
+	line := scr.waitFor(t, regexp.MustCompile(`\r\x1b\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] planner · \d+s · ~10 tokens`))
+	close(seen)
+	// The tool call's line replaces the status line.
+	scr.waitFor(t, regexp.MustCompile(`\r\x1b\[Kplanner: read README\.md:1-5\r?\n`))
+	scr.waitFor(t, regexp.MustCompile(`task t1: planning round 1 → review_ready`))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("orch plan: %v\n%q", err, scr.String())
+	}
+	<-scr.done
+	out := scr.String()
+	if strings.Contains(out, `"file_plan"`) || strings.Contains(out, "thinkingthinking") {
+		t.Errorf("the model's raw answer reached the terminal:\n%q", out)
+	}
+	if !strings.Contains(out, "create a.go") {
+		t.Errorf("the result is not rendered (the file plan):\n%q", out)
+	}
+	t.Logf("status line seen: %q", line)
+
+	// Piped: the tool-call line, plain; no status line, no escape codes.
+	mu.Lock()
+	calls = 0
+	mu.Unlock()
+	code, piped := runOrch(t, dir, []string{"ORCH_TEST_OPENAI_KEY=test-key"}, "plan", "--fresh")
+	if code != 0 || !strings.Contains(piped, "planner: read README.md:1-5\n") || strings.Contains(piped, "\x1b") || strings.Contains(piped, "tokens") {
+		t.Errorf("orch plan piped: exit %d\n%q", code, piped)
+	}
+
+	// TERM=dumb cannot redraw a line: plain lines in the terminal too.
+	mu.Lock()
+	calls = 0
+	mu.Unlock()
+	cmd = orchCmd(dir, []string{"TERM=dumb", "ORCH_TEST_OPENAI_KEY=test-key"}, "plan", "--fresh")
+	g, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	dumb := readScreen(g)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("TERM=dumb orch plan: %v", err)
+	}
+	<-dumb.done
+	if out := dumb.String(); !strings.Contains(out, "planner: read README.md:1-5") || strings.Contains(out, "\x1b") {
+		t.Errorf("TERM=dumb: %q", out)
+	}
+}
