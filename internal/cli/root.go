@@ -53,6 +53,7 @@ transcript.`,
 		newDemoCmd(env),
 		newReplCmd(env),
 		newVersionCmd(env),
+		newServeCmd(env),
 	)
 	// Bare `orch` in a terminal is the REPL; elsewhere it prints help.
 	root.RunE = replOrHelp(env)

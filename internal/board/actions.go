@@ -1,0 +1,416 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/nextstep"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/worker"
+)
+
+// flash is the outcome of an action, shown once on the page it returns
+// to.
+type flash struct {
+	Task  string
+	OK    bool
+	Text  string
+	Lines []string
+	Code  int
+	Exit  string
+	at    time.Time
+}
+
+// exitWords names the exit codes of a refusal, as the CLI documents them.
+var exitWords = map[exit.Code]string{
+	exit.Internal: "internal error",
+	exit.Usage:    "usage error",
+	exit.Refused:  "refused: nothing changed",
+	exit.Invalid:  "invalid state or artifact: nothing changed",
+	exit.Busy:     "busy: the task's lock is held",
+	exit.Provider: "the model provider failed",
+}
+
+// done stores the outcome and sends the browser back to the task page
+// (POST, redirect, GET: a reload never repeats an action).
+func (s *Server) done(w http.ResponseWriter, r *http.Request, id string, f flash) {
+	f.Task, f.at = id, s.now()
+	key, err := newSecret()
+	if err != nil {
+		refuse(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.flashMu.Lock()
+	for k, old := range s.flashes {
+		if s.now().Sub(old.at) > 10*time.Minute {
+			delete(s.flashes, k)
+		}
+	}
+	s.flashes[key] = f
+	s.flashMu.Unlock()
+	http.Redirect(w, r, "/task/"+url.PathEscape(id)+"?flash="+key+"#actions", http.StatusSeeOther)
+}
+
+func (s *Server) takeFlash(key string) (flash, bool) {
+	if key == "" {
+		return flash{}, false
+	}
+	s.flashMu.Lock()
+	defer s.flashMu.Unlock()
+	f, ok := s.flashes[key]
+	delete(s.flashes, key)
+	return f, ok
+}
+
+// failed reports err the way the CLI prints it: its message and the exit
+// code it would exit with.
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, id string, err error) {
+	code := exit.Of(err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "orch:") {
+		msg = "orch: " + msg
+	}
+	s.done(w, r, id, flash{Text: msg, Code: int(code), Exit: exitWords[code]})
+}
+
+// taskOf reads the task id of an action's URL; a bad one is refused.
+func taskOf(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	if err := task.ValidID(id); err != nil {
+		refuse(w, http.StatusBadRequest, err.Error())
+		return "", false
+	}
+	return id, true
+}
+
+// settle finishes or undoes an accept or revert killed in its git effect,
+// as every CLI command does first (phases.RecoverGit); what it did is
+// reported with the action's outcome.
+func (s *Server) settle(ctx context.Context) []string {
+	settled, err := phases.RecoverGit(ctx, s.opt.Project, 2*time.Second)
+	var out []string
+	for _, st := range settled {
+		out = append(out, st.String())
+	}
+	if err != nil {
+		out = append(out, "orch: warning: "+err.Error())
+	}
+	return out
+}
+
+// handleAnswer: `orch answer ID TEXT`.
+func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	notes := s.settle(r.Context())
+	qid := strings.TrimSpace(r.PostForm.Get("question"))
+	text := strings.TrimRight(r.PostForm.Get("answer"), "\r\n")
+	res, err := agent.AnswerQuestion(r.Context(), s.orch, id, qid, text)
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	f := flash{OK: true, Text: fmt.Sprintf("answered %s in %s: %s", qid, artifact.PlanFile, res.Question.Text), Lines: notes}
+	if len(res.Open) > 0 {
+		var open []string
+		for _, q := range res.Open {
+			open = append(open, q.ID)
+		}
+		f.Lines = append(f.Lines, "still open: "+strings.Join(open, ", "))
+	} else {
+		f.Lines = append(f.Lines, "no open blocking question left; the next planning round plans with your answer")
+	}
+	s.done(w, r, id, f)
+}
+
+// handleNext: `orch next [--to P] [--from P]`.
+func (s *Server) handleNext(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	var req orchestrator.NextRequest
+	var err error
+	if req.To, err = phaseField(r, "to"); err == nil {
+		req.From, err = phaseField(r, "from")
+	}
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	s.next(w, r, id, req)
+}
+
+// handleOverride: `orch next --override REASON [--to P]`.
+func (s *Server) handleOverride(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	to, err := phaseField(r, "to")
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	reason := r.PostForm.Get("reason")
+	s.next(w, r, id, orchestrator.NextRequest{To: to, Override: &reason})
+}
+
+func (s *Server) next(w http.ResponseWriter, r *http.Request, id string, req orchestrator.NextRequest) {
+	notes := s.settle(r.Context())
+	res, err := s.orch.Next(r.Context(), id, req)
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	f := flash{OK: true, Lines: notes}
+	if res.Override {
+		f.Text = fmt.Sprintf("%s: %s → %s by override (%s)", res.Task, res.From, res.To, res.Reason)
+		if len(res.Skipped) > 0 {
+			f.Lines = append(f.Lines, fmt.Sprintf("skipped phases: %v", res.Skipped))
+		}
+		if res.To == lifecycle.Done {
+			if warn := nextstep.DoneWithoutCommit(s.orch.Project, id); warn != "" {
+				f.Lines = append(f.Lines, "warning: "+warn)
+			}
+		}
+	} else {
+		f.Text = fmt.Sprintf("%s: %s → %s (%s)", res.Task, res.From, res.To, res.Reason)
+	}
+	if res.Archived != "" {
+		f.Lines = append(f.Lines, "earlier artifacts archived in "+res.Archived)
+	}
+	s.done(w, r, id, f)
+}
+
+// handleRedo: `orch redo [PHASE] --reason R`.
+func (s *Server) handleRedo(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	p, err := phaseField(r, "phase")
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	notes := s.settle(r.Context())
+	res, err := s.orch.Redo(r.Context(), id, p, r.PostForm.Get("reason"))
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	f := flash{OK: true, Text: fmt.Sprintf("%s: %s → %s (redo)", res.Task, res.From, res.To), Lines: notes}
+	if res.Archived != "" {
+		f.Lines = append(f.Lines, "artifacts archived in "+res.Archived)
+	}
+	s.done(w, r, id, f)
+}
+
+// phaseField reads an optional phase from the form; a bad name is a
+// usage error, as the CLI's flags.
+func phaseField(r *http.Request, name string) (lifecycle.Phase, error) {
+	v := strings.TrimSpace(r.PostForm.Get(name))
+	if v == "" {
+		return "", nil
+	}
+	p, err := lifecycle.ParsePhase(v)
+	if err != nil {
+		return "", exit.UsageError("orch: --" + name + ": " + err.Error())
+	}
+	return p, nil
+}
+
+// handleAccept: `orch accept --verdict V [--to P] --reason R…
+// [--allow-incomplete]`, run as a job (accepting may run the suites again
+// when HEAD moved).
+func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	var reasons []string
+	for _, l := range strings.Split(r.PostForm.Get("reasons"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			reasons = append(reasons, l)
+		}
+	}
+	opt := phases.AcceptOptions{
+		Verdict: r.PostForm.Get("verdict"), Reasons: reasons,
+		AllowIncomplete: r.PostForm.Get("allow_incomplete") == "yes",
+		Decider:         artifact.Decider{Kind: "human", Name: s.opt.Decider},
+	}
+	if opt.Verdict == artifact.VerdictChangesRequested {
+		opt.Target = r.PostForm.Get("target")
+	}
+	if err := phases.CheckDecision(opt); err != nil {
+		s.failed(w, r, id, exit.UsageError("orch: "+err.Error()))
+		return
+	}
+	s.startJob(w, r, id, "accept", func(ctx context.Context, j *Job, cfg config.Config) (string, error) {
+		opt.Test = s.testOptions(j)
+		out, err := s.work(ctx, j, cfg, lifecycle.Accept, worker.Run{Task: id, Accept: &opt})
+		if err != nil {
+			return "", err
+		}
+		res := out.Result.(phases.AcceptResult)
+		d := res.Decision
+		msg := "decision recorded: " + d.Verdict
+		if d.Target != "" {
+			msg += " (target " + d.Target + ")"
+		}
+		if d.Commit != "" && d.Verdict == artifact.VerdictAccepted {
+			msg += "; commit " + d.Commit
+		}
+		for _, n := range d.Notes {
+			j.say("note: " + n)
+		}
+		return msg, nil
+	})
+}
+
+// handleRevert: `orch revert --reason R`, as a job.
+func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	reason := r.PostForm.Get("reason")
+	if strings.TrimSpace(reason) == "" {
+		s.failed(w, r, id, exit.UsageError("orch: revert needs a non-blank --reason"))
+		return
+	}
+	s.startJob(w, r, id, "revert", func(ctx context.Context, j *Job, cfg config.Config) (string, error) {
+		out, err := s.work(ctx, j, cfg, lifecycle.Revert, worker.Run{Task: id, Reason: reason})
+		if err != nil {
+			return "", err
+		}
+		rec := out.Result.(phases.RevertResult).Record
+		switch rec.Status {
+		case artifact.RevertReverted:
+			return fmt.Sprintf("reverted %s in %s", rec.RevertedCommit, rec.RevertCommit), nil
+		case artifact.RevertPartial:
+			return "NOT reverted: conflicts in " + strings.Join(rec.Conflicts, ", ") + "; the repository is as it was", nil
+		}
+		return "nothing to revert", nil
+	})
+}
+
+// handleWork runs the current phase's worker (`orch plan`, `orch review
+// plan`, `orch codegen`, `orch review code`, `orch test`) as a job.
+func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	p, err := phaseField(r, "phase")
+	if err != nil || p == "" {
+		s.failed(w, r, id, exit.UsageError("orch: which phase's work? (the form names it)"))
+		return
+	}
+	wk, ok := s.workers().For(p)
+	if !ok || p == lifecycle.Accept || p == lifecycle.Revert {
+		s.failed(w, r, id, exit.UsageError(fmt.Sprintf("orch: %s has no worker to start from here", p)))
+		return
+	}
+	s.startJob(w, r, id, wk.Command(), func(ctx context.Context, j *Job, cfg config.Config) (string, error) {
+		out, err := s.work(ctx, j, cfg, p, worker.Run{Task: id})
+		if err != nil {
+			return "", err
+		}
+		msg := fmt.Sprintf("orch %s finished", wk.Command())
+		if out.Phase.Entered != nil {
+			j.say(fmt.Sprintf("%s → %s (%s)", out.Phase.Entered.From, out.Phase.Entered.To, out.Phase.Entered.Reason))
+		}
+		return msg, nil
+	})
+}
+
+// handleCancel cancels the task's running job (Ctrl-C in the CLI: the
+// run is recorded as cancelled).
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	id, ok := taskOf(w, r)
+	if !ok {
+		return
+	}
+	j := s.jobs.get(id, r.PostForm.Get("job"))
+	if j == nil || !j.Running() {
+		s.done(w, r, id, flash{Text: "orch: no running job to cancel"})
+		return
+	}
+	j.cancel()
+	s.done(w, r, id, flash{OK: true, Text: "cancelling " + j.Action + ": the run is recorded as cancelled"})
+}
+
+// work runs phase p's worker from the registry, with the agents' runtime
+// and the test options of a job: the CLI's phase commands do exactly this.
+func (s *Server) work(ctx context.Context, j *Job, cfg config.Config, p lifecycle.Phase, run worker.Run) (worker.Outcome, error) {
+	deps := worker.Deps{Orch: s.orch, Config: cfg, Agents: s.runtime(cfg, j), Test: s.testOptions(j)}
+	wk, ok := worker.Registry(deps).For(p)
+	if !ok {
+		return worker.Outcome{}, fmt.Errorf("orch: no worker for phase %s", p)
+	}
+	out, err := wk.Work(ctx, run)
+	if deps.Agents != nil {
+		for _, n := range deps.Agents.Notes {
+			j.say("note: " + n)
+		}
+	}
+	if err == nil && out.Phase.FailedKept != "" {
+		j.say("the failed run's output is kept in " + out.Phase.FailedKept)
+	}
+	return out, err
+}
+
+// startJob loads the configuration (as each CLI command does), starts fn
+// in the background and sends the browser to the task page, where its
+// progress streams.
+func (s *Server) startJob(w http.ResponseWriter, r *http.Request, id, action string, fn func(ctx context.Context, j *Job, cfg config.Config) (string, error)) {
+	cfg, err := config.Load(s.opt.Project.Dir)
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	key, err := newSecret()
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	j := &Job{ID: key[:12], Task: id, Action: action, Started: s.now(), cancel: cancel}
+	if !s.jobs.start(j) {
+		cancel()
+		s.failed(w, r, id, exit.RefusedError(fmt.Sprintf("orch: %s is already running for task %s from this board: wait for it or cancel it", s.jobs.last(id).Action, id)))
+		return
+	}
+	notes := s.settle(r.Context())
+	for _, n := range notes {
+		j.say(n)
+	}
+	j.say("orch " + action + " for task " + id)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		res, err := fn(ctx, j, cfg)
+		if err != nil && errors.Is(err, context.Canceled) {
+			j.say("cancelled")
+		}
+		j.finish(res, err)
+	}()
+	s.done(w, r, id, flash{OK: true, Text: "started orch " + action + "; its progress is below"})
+}

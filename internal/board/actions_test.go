@@ -1,0 +1,228 @@
+package board
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
+)
+
+// act posts a form and returns the page it leads to.
+func act(t *testing.T, f *Fixture, s *Server, ts *httptestServer, path string, form url.Values) string {
+	t.Helper()
+	code, body, res := post(t, s, ts.Server, path, form)
+	if code != 303 {
+		t.Fatalf("POST %s: status %d: %s", path, code, body)
+	}
+	code, page := get(t, s, ts.Server, res.Header.Get("Location"))
+	if code != 200 {
+		t.Fatalf("GET %s: %d", res.Header.Get("Location"), code)
+	}
+	return page
+}
+
+// waitJob waits until the task's job from this board has finished.
+func waitJob(t *testing.T, s *Server, id string) JobState {
+	t.Helper()
+	deadline := time.After(2 * time.Minute)
+	for {
+		w := s.jobs.waiter()
+		j := s.jobs.last(id)
+		if j == nil {
+			t.Fatal("no job")
+		}
+		if !j.Running() {
+			return j.State(0)
+		}
+		select {
+		case <-w:
+		case <-deadline:
+			t.Fatalf("the job %s did not finish: %v", j.Action, j.State(0).Lines)
+		}
+	}
+}
+
+// The actions go through the CLI's code: the same results, the same
+// refusals with the same messages and exit codes, the same transcript.
+func TestActions(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("a", "greet")
+	f.Plan("a", "Greet", "Shall we greet?", nil)
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+
+	// next refused: the open question (exit 3, nothing changed).
+	page := act(t, f, s, ts, "/task/a/next", url.Values{"from": {"planning"}})
+	for _, want := range []string{"orch: task a stays in planning: no transition holds", "exit 3", "q1"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("refused next: the page does not say %q", want)
+		}
+	}
+	// A blank override reason: the CLI's usage error.
+	page = act(t, f, s, ts, "/task/a/override", url.Values{"reason": {"  "}})
+	if !strings.Contains(page, "orch: --override needs a non-blank reason") || !strings.Contains(page, "exit 2") {
+		t.Error("blank override: no usage error on the page")
+	}
+	// A bad phase name is a usage error too.
+	page = act(t, f, s, ts, "/task/a/next", url.Values{"to": {"deploy"}})
+	if !strings.Contains(page, "unknown phase") {
+		t.Error("bad --to: no usage error")
+	}
+	// answer, then next.
+	page = act(t, f, s, ts, "/task/a/answer", url.Values{"question": {"q1"}, "answer": {"yes, warmly"}})
+	if !strings.Contains(page, "answered q1") || !strings.Contains(page, "yes, warmly") {
+		t.Error("answer: the page does not show it")
+	}
+	plan := artifact.LoadPlan(f.Dir("a"))
+	if !plan.OK() || plan.Value.Questions[0].Answer == nil || *plan.Value.Questions[0].Answer != "yes, warmly" {
+		t.Fatalf("the answer is not in the plan: %+v", plan)
+	}
+	page = act(t, f, s, ts, "/task/a/next", url.Values{"from": {"planning"}})
+	if !strings.Contains(page, "a: planning → plan_review") {
+		t.Error("next: the page does not say planning → plan_review")
+	}
+	// --from makes a repeated click safe: refused, nothing changed.
+	page = act(t, f, s, ts, "/task/a/next", url.Values{"from": {"planning"}})
+	if !strings.Contains(page, "is in plan_review, not planning") {
+		t.Error("a second next from planning was not refused")
+	}
+	// override with a reason, then redo.
+	page = act(t, f, s, ts, "/task/a/override", url.Values{"reason": {"hotfix"}, "to": {"review"}})
+	if !strings.Contains(page, "plan_review → review by override (hotfix)") || f.Phase("a") != "review" {
+		t.Errorf("override: phase %s", f.Phase("a"))
+	}
+	page = act(t, f, s, ts, "/task/a/redo", url.Values{"phase": {"planning"}, "reason": {"start over"}})
+	if !strings.Contains(page, "review → planning (redo)") || f.Phase("a") != "planning" {
+		t.Errorf("redo: phase %s", f.Phase("a"))
+	}
+	// The transcript holds what the CLI writes.
+	tk, _ := f.P.Open("a")
+	evs, err := tk.Transcript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range evs {
+		kinds = append(kinds, string(e.Kind))
+	}
+	want := "created user_input transition override redo"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("transcript kinds %q, want %q", got, want)
+	}
+	if r, err := tk.Verify(); err != nil || !r.OK {
+		t.Errorf("the transcript does not verify: %v %+v", err, r)
+	}
+}
+
+// Accept from the board: the evidence before the button, refusals of a
+// blank reason, then the commit, as orch accept makes it.
+func TestAccept(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("g", "greet")
+	f.ToAccept("g", "Add a greeting")
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	_, page := get(t, s, srv, "/task/g")
+	ev := strings.Index(page, "The evidence")
+	btn := strings.Index(page, `id="btn-accept"`)
+	if ev < 0 || btn < 0 || ev > btn {
+		t.Fatal("the evidence is not shown before the accept button")
+	}
+	for _, want := range []string{"tests: <span class=\"good\" id=\"accept-tests\">passed</span>", "<code>hello.txt</code>", "diff_sha256 bound by"} {
+		if !strings.Contains(page[ev:btn], want) {
+			t.Errorf("the evidence does not show %q", want)
+		}
+	}
+	page = act(t, f, s, ts, "/task/g/accept", url.Values{"verdict": {"accepted"}, "reasons": {" \n "}})
+	if !strings.Contains(page, "a decision needs a non-blank reason") || !strings.Contains(page, "exit 2") {
+		t.Error("blank reasons: no usage error")
+	}
+	page = act(t, f, s, ts, "/task/g/accept", url.Values{"verdict": {"changes_requested"}, "target": {"deploy"}, "reasons": {"x"}})
+	if !strings.Contains(page, "needs --to codegen, review or planning") {
+		t.Error("bad target: no usage error")
+	}
+	head := gittest.Git(t, f.Root, "rev-parse", "HEAD")
+	page = act(t, f, s, ts, "/task/g/accept", url.Values{"verdict": {"accepted"}, "reasons": {"tests pass\nread the diff"}})
+	if !strings.Contains(page, "started orch accept") {
+		t.Fatalf("accept did not start: %s", page)
+	}
+	st := waitJob(t, s, "g")
+	if st.Error != "" {
+		t.Fatalf("accept failed: %s %v", st.Error, st.Lines)
+	}
+	commit := gittest.Git(t, f.Root, "rev-parse", "HEAD")
+	if commit == head || !strings.Contains(st.Result, commit) {
+		t.Fatalf("no commit: HEAD %s, result %q", commit, st.Result)
+	}
+	msg := gittest.Git(t, f.Root, "log", "-1", "--format=%B")
+	if !strings.Contains(msg, "Add a greeting") || !strings.Contains(msg, "Orch-Task: g") {
+		t.Errorf("commit message %q", msg)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.Root, "hello.txt")); err != nil || string(b) != "hello\n" {
+		t.Errorf("hello.txt in the work tree: %q %v", b, err)
+	}
+	d := artifact.LoadDecision(f.Dir("g"))
+	if !d.OK() || d.Value.Decider.Name != "tester" || d.Value.Commit != commit || len(d.Value.Reasons) != 2 {
+		t.Errorf("decision %+v", d)
+	}
+	_, page = get(t, s, srv, "/task/g")
+	if !strings.Contains(page, `<code id="commit">`+commit+`</code>`) {
+		t.Error("the task page does not show the commit")
+	}
+	// next → done; the task is then terminal: next is not offered.
+	act(t, f, s, ts, "/task/g/next", url.Values{})
+	if f.Phase("g") != "done" {
+		t.Fatalf("phase %s after next", f.Phase("g"))
+	}
+}
+
+// A phase's worker started from the board: the planner (the script
+// provider) runs through the registry, its progress lines reach the job.
+func TestWorkPlan(t *testing.T) {
+	f := NewFixture(t)
+	script := `{"responses": [{"role": "planner", "json": {"title": "Greet people", "goals": ["a greeting"], "questions": [{"id": "q1", "text": "How warmly?", "blocking": true}],
+	  "file_plan": [{"path": "hello.txt", "intent": "create", "summary": "the greeting"}]}}]}`
+	gittest.Write(t, f.P.Dir, "script.json", script)
+	gittest.Write(t, f.P.Dir, "config.toml", "[providers.default]\ntype = \"script\"\nscript = \".orch/script.json\"\n")
+	f.Task("w", "greet people")
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	page := act(t, f, s, ts, "/task/w/work", url.Values{"phase": {"planning"}})
+	if !strings.Contains(page, "started orch plan") {
+		t.Fatalf("work did not start: %s", page)
+	}
+	st := waitJob(t, s, "w")
+	if st.Error != "" {
+		t.Fatalf("plan failed: %s %v", st.Error, st.Lines)
+	}
+	if !strings.Contains(strings.Join(st.Lines, "\n"), "orch plan for task w") {
+		t.Errorf("progress lines %v", st.Lines)
+	}
+	plan := artifact.LoadPlan(f.Dir("w"))
+	if !plan.OK() || plan.Value.Title != "Greet people" {
+		t.Fatalf("plan %+v", plan)
+	}
+	_, page = get(t, s, srv, "/task/w")
+	if !strings.Contains(page, "How warmly?") || !strings.Contains(page, `action="/task/w/answer"`) {
+		t.Error("the planner's question has no answer form")
+	}
+	tk, _ := f.P.Open("w")
+	evs, _ := tk.Transcript()
+	var kinds []string
+	for _, e := range evs {
+		kinds = append(kinds, string(e.Kind))
+	}
+	if got := strings.Join(kinds, " "); !strings.Contains(got, "phase_started model_call phase_finished") {
+		t.Errorf("transcript %q", got)
+	}
+	// An unknown phase or one without a worker here is refused.
+	page = act(t, f, s, ts, "/task/w/work", url.Values{"phase": {"done"}})
+	if !strings.Contains(page, "has no worker to start from here") {
+		t.Error("work on done was not refused")
+	}
+}

@@ -1,0 +1,800 @@
+package board
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/evidence"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/nextstep"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// Column is one phase of the board with its tasks.
+type Column struct {
+	Phase lifecycle.Phase
+	Cards []Card
+}
+
+// Card is one task on the board.
+type Card struct {
+	ID      string
+	Title   string
+	Phase   lifecycle.Phase
+	Age     string // since the task was created
+	InPhase string // since the last change
+	Cost    string // the model calls' cost, "" when none was made
+	Tokens  int64
+	Waits   string // what moves it on, in a few words
+	Why     string // the longer reason
+	Running bool
+	Human   bool   // the next step is a person's (an answer, a decision)
+	Err     string // the task could not be read
+}
+
+// boardColumns reads every task into the phase columns, in lifecycle
+// order.
+func (s *Server) boardColumns() ([]Column, error) {
+	list, err := s.orch.Project.List()
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]Column, 0, 8)
+	idx := map[lifecycle.Phase]int{}
+	for _, p := range lifecycle.Phases() {
+		idx[p] = len(cols)
+		cols = append(cols, Column{Phase: p})
+	}
+	for _, sum := range list {
+		c := s.card(sum)
+		i, ok := idx[c.Phase]
+		if !ok {
+			i = 0
+		}
+		cols[i].Cards = append(cols[i].Cards, c)
+	}
+	for _, col := range cols {
+		// The most recently changed first.
+		slices.SortStableFunc(col.Cards, func(a, b Card) int { return strings.Compare(a.ID, b.ID) })
+	}
+	return cols, nil
+}
+
+// card summarizes one task.
+func (s *Server) card(sum task.Summary) Card {
+	c := Card{ID: sum.ID, Phase: sum.Phase, Title: sum.ID}
+	if sum.Err != "" {
+		c.Err = sum.Err
+		c.Phase = lifecycle.Planning
+		return c
+	}
+	t, err := s.orch.Project.Open(sum.ID)
+	if err != nil {
+		c.Err = err.Error()
+		return c
+	}
+	c.Title = taskTitle(t)
+	now := s.now()
+	st, _, err := t.CommittedState()
+	if err == nil {
+		c.Age = ago(now.Sub(st.CreatedAt))
+		c.InPhase = ago(now.Sub(st.UpdatedAt))
+	}
+	if evs, err := t.Transcript(); err == nil {
+		total := agent.SumCosts(evs).Total
+		c.Tokens = total.TokensIn + total.TokensOut
+		if total.Calls > 0 {
+			c.Cost = agent.FormatUSD(total.CostUSD)
+		}
+	}
+	v, err := s.orch.Status(sum.ID)
+	if err != nil {
+		c.Err = err.Error()
+		return c
+	}
+	step := nextstep.For(v, nextstep.OpenQuestion(t, v.Phase))
+	c.Waits, c.Human = waits(step, v)
+	c.Why = step.Why
+	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {
+		_, c.Running = a.LivePID()
+	}
+	return c
+}
+
+// waits says in a few words what a task waits for, and whether that is a
+// person.
+func waits(step nextstep.Step, v orchestrator.StatusView) (string, bool) {
+	args := step.Args
+	switch {
+	case v.Phase == lifecycle.Done:
+		return "done", false
+	case args == "":
+		return step.Why, false
+	case strings.HasPrefix(args, "answer "):
+		return "waits for your answer to " + strings.Fields(args)[1], true
+	case strings.HasPrefix(args, "accept "):
+		return "waits for your accept decision", true
+	case strings.HasPrefix(args, "revert "):
+		return "waits for a revert with your reason", true
+	case strings.HasPrefix(args, "next --from"):
+		return "an interrupted commit waits to be rolled forward", false
+	case args == "next" && v.Suggested != nil:
+		return "ready: orch next → " + string(*v.Suggested), false
+	}
+	if w, ok := workerWords[args]; ok {
+		return "waits for " + w, false
+	}
+	return "waits for orch " + args, false
+}
+
+// workerWords names the work a phase waits for.
+var workerWords = map[string]string{
+	"plan":        "the planner",
+	"review plan": "the plan reviewers",
+	"codegen":     "codegen",
+	"review code": "the code reviewers",
+	"test":        "a test run",
+}
+
+// taskTitle is the plan's title, else the brief's first line.
+func taskTitle(t *task.Task) string {
+	if p := artifact.LoadPlan(t.Dir); p.OK() && strings.TrimSpace(p.Value.Title) != "" {
+		return p.Value.Title
+	}
+	if b, err := readTaskFile(t.Dir, artifact.BriefFile, 4096); err == nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+		if line = strings.TrimSpace(strings.TrimLeft(line, "# ")); line != "" {
+			return clipRunes(line, 120)
+		}
+	}
+	return t.ID
+}
+
+// ago renders a duration the way a board does: 4s, 3m, 2h, 5d.
+func ago(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// readTaskFile reads a regular file below the task folder (never through
+// a symlink out of it), at most limit bytes.
+func readTaskFile(taskDir, rel string, limit int64) ([]byte, error) {
+	b, _, err := readTaskPart(taskDir, rel, limit, false)
+	return b, err
+}
+
+// readTail reads at most limit bytes of the end of a task file, and
+// whether it cut something off.
+func readTail(taskDir, rel string, limit int64) ([]byte, bool, error) {
+	return readTaskPart(taskDir, rel, limit, true)
+}
+
+// readTaskPart reads the start (or, with tail, the end) of a regular file
+// below the task folder, through os.Root.
+func readTaskPart(taskDir, rel string, limit int64, tail bool) ([]byte, bool, error) {
+	root, err := os.OpenRoot(taskDir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("%s is not a regular file", rel)
+	}
+	cut := fi.Size() > limit
+	if cut && tail {
+		if _, err := f.Seek(fi.Size()-limit, io.SeekStart); err != nil {
+			return nil, false, err
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit))
+	return b, cut, err
+}
+
+// TaskPage is everything the task page shows.
+type TaskPage struct {
+	Card
+	Revision   int64
+	Created    time.Time
+	Updated    time.Time
+	Status     orchestrator.StatusView
+	Step       nextstep.Step
+	Diagram    template.HTML
+	Mermaid    string
+	Timeline   []Entry
+	Brief      template.HTML
+	Plan       PlanView
+	PlanReview ReviewView
+	CodeReview CodeReviewView
+	Diff       DiffView
+	Tests      TestView
+	Evidence   []Hash
+	Accept     phases.Evidence
+	Decision   *phases.Decision
+	Revert     *artifact.RevertRecord
+	History    []Attempt
+	CostPhases []agent.PhaseCost
+	CostTotal  agent.CostLine
+	// Actions the page offers, by the phase and state.
+	CanAnswer   bool
+	CanNext     bool
+	CanAccept   bool
+	CanRevert   bool
+	Work        string // the phase worker's command ("" when none)
+	OverrideTo  []lifecycle.Phase
+	RedoTo      []lifecycle.Phase
+	Targets     []string // changes_requested targets
+	Job         *Job     // the task's last job started from this board
+	Invalid     []string
+	PendingNote string
+}
+
+// PlanView is the plan: its Markdown rendered, the questions and the
+// file plan.
+type PlanView struct {
+	Present   bool
+	Err       string
+	Title     string
+	Markdown  template.HTML
+	Questions []artifact.Question
+	Files     []artifact.FileEntry
+	Open      int
+}
+
+// ReviewView is the plan review: the aggregated verdict and each
+// persona's.
+type ReviewView struct {
+	Present   bool
+	Err       string
+	OK        bool
+	Blocked   bool
+	Reviewers []ReviewerView
+	Markdown  template.HTML
+}
+
+// ReviewerView is one persona's verdict.
+type ReviewerView struct {
+	ID             string
+	OK             bool
+	Severity       string
+	Decision       string
+	Summary        string
+	BlockingIssues []string
+	Suggestions    []string
+}
+
+// CodeReviewView is the code review.
+type CodeReviewView struct {
+	Present   bool
+	Err       string
+	OK        bool
+	Issues    []artifact.Issue
+	Reviewers []ReviewerView
+	Markdown  template.HTML
+}
+
+// TestView is the test report with the failing tests and the logs.
+type TestView struct {
+	Present bool
+	Err     string
+	Report  artifact.TestReport
+	Suites  []SuiteView
+	Notes   []string
+	Sandbox string
+}
+
+// SuiteView is one suite: its failing cases and its log's tail.
+type SuiteView struct {
+	artifact.Suite
+	Failing []artifact.Case
+	LogText string
+	LogCut  bool
+}
+
+// Hash is one evidence record: what a gate bound and what the file holds
+// now.
+type Hash struct {
+	Key   string
+	File  string
+	Bound string
+	Gate  string
+	Seq   int64
+	Now   string
+	Match bool
+}
+
+// Attempt is one folder of history/.
+type Attempt struct {
+	Name  string
+	Files []FileRef
+}
+
+// FileRef is a file of an attempt.
+type FileRef struct {
+	Path string // task-relative
+	Size int64
+}
+
+// Entry is one line of the timeline.
+type Entry struct {
+	Seq    int64
+	TS     time.Time
+	Kind   string
+	Text   string
+	Detail string
+	Class  string
+}
+
+// taskPage gathers the task page of task id.
+func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
+	if err := task.ValidID(id); err != nil {
+		return nil, err
+	}
+	t, err := s.orch.Project.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.orch.Status(id)
+	if err != nil {
+		return nil, err
+	}
+	sum := task.Summary{ID: id, Phase: v.Phase, Revision: v.Revision, UpdatedAt: v.UpdatedAt}
+	pg := &TaskPage{Card: s.card(sum), Status: v, Revision: v.Revision, Updated: v.UpdatedAt, Invalid: v.Invalid}
+	if st, _, err := t.CommittedState(); err == nil {
+		pg.Created = st.CreatedAt
+	}
+	if v.Pending != nil {
+		pg.PendingNote = v.Pending.String()
+	}
+	pg.Step = nextstep.For(v, nextstep.OpenQuestion(t, v.Phase))
+	pg.Diagram = diagramSVG(s.orch.Table, v.Phase, v.Suggested)
+	pg.Mermaid = s.orch.Table.Mermaid()
+	if b, err := readTaskFile(t.Dir, artifact.BriefFile, 256<<10); err == nil {
+		pg.Brief = markdown(b)
+	}
+	evs, err := t.Transcript()
+	if err == nil {
+		pg.Timeline = timeline(evs)
+		cs := agent.SumCosts(evs)
+		pg.CostPhases, pg.CostTotal = cs.Phases, cs.Total
+	}
+	pg.Plan = planView(t.Dir)
+	pg.PlanReview = planReviewView(t.Dir)
+	pg.CodeReview = codeReviewView(t.Dir)
+	pg.Diff = loadDiffView(t.Dir)
+	pg.Tests = testView(t.Dir)
+	pg.Evidence = hashes(t.Dir)
+	pg.Accept = phases.GatherEvidence(t.Dir)
+	if b, err := readTaskFile(t.Dir, artifact.DecisionFile, 1<<20); err == nil {
+		var d phases.Decision
+		if json.Unmarshal(b, &d) == nil {
+			pg.Decision = &d
+		}
+	}
+	if r := artifact.LoadRevertRecord(t.Dir); r.OK() {
+		pg.Revert = &r.Value
+	}
+	pg.History = history(t.Dir)
+	pg.Job = s.jobs.last(id)
+
+	// The actions, as the CLI would allow them; the CLI's code decides
+	// anyway and its refusal is shown.
+	running := pg.Running
+	phase := v.Phase
+	pg.CanAnswer = phase == lifecycle.Planning && !running
+	pg.CanNext = !phase.Terminal() && !running
+	pg.CanAccept = phase == lifecycle.Accept && !running
+	pg.CanRevert = phase == lifecycle.Revert && !running
+	if w, ok := s.workers().For(phase); ok && phase != lifecycle.Accept && phase != lifecycle.Revert && !running {
+		pg.Work = w.Command()
+	}
+	if phase != lifecycle.Done && phase != lifecycle.Revert {
+		for _, p := range lifecycle.Phases() {
+			if p == phase {
+				continue
+			}
+			if _, ok := s.orch.Table.Path(phase, p); ok {
+				pg.OverrideTo = append(pg.OverrideTo, p)
+			}
+		}
+	}
+	for _, p := range lifecycle.Phases() {
+		if p != lifecycle.Done && p.Index() <= max(phase.Index(), 0) || phase == lifecycle.Done && p != lifecycle.Done {
+			pg.RedoTo = append(pg.RedoTo, p)
+		}
+	}
+	pg.Targets = []string{"codegen", "review", "planning"}
+	return pg, nil
+}
+
+// planView reads the plan.
+func planView(dir string) PlanView {
+	var pv PlanView
+	p := artifact.LoadPlan(dir)
+	pv.Present = p.Present
+	if p.Err != nil {
+		pv.Err = p.Err.Error()
+	}
+	if p.OK() {
+		pv.Title = p.Value.Title
+		pv.Questions = p.Value.Questions
+		pv.Open = len(p.Value.OpenQuestions())
+	}
+	if fp := artifact.LoadFilePlan(dir, p); fp.OK() {
+		pv.Files = fp.Value.Files
+	}
+	if b, err := readTaskFile(dir, artifact.PlanMarkdownFile, 1<<20); err == nil {
+		pv.Markdown = markdown(b)
+		pv.Present = true
+	}
+	return pv
+}
+
+// rawText renders a JSON value for reading: a string as itself, anything
+// else as compact JSON.
+func rawText(m json.RawMessage) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m, &s) == nil {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, m) == nil {
+		return b.String()
+	}
+	return string(m)
+}
+
+func rawTexts(ms []json.RawMessage) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		if t := rawText(m); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// reviewerSummary reads the "summary" a reviewer may carry beside the
+// contract's fields.
+type reviewerExtra struct {
+	ID             string            `json:"id"`
+	OK             bool              `json:"ok"`
+	Severity       string            `json:"severity"`
+	Decision       json.RawMessage   `json:"decision"`
+	Summary        json.RawMessage   `json:"summary"`
+	BlockingIssues []json.RawMessage `json:"blocking_issues"`
+	Suggestions    []json.RawMessage `json:"suggestions"`
+}
+
+func reviewerViews(raw []byte) []ReviewerView {
+	var doc struct {
+		Reviewers []reviewerExtra `json:"reviewers"`
+	}
+	if json.Unmarshal(raw, &doc) != nil {
+		return nil
+	}
+	out := make([]ReviewerView, 0, len(doc.Reviewers))
+	for _, r := range doc.Reviewers {
+		out = append(out, ReviewerView{ID: r.ID, OK: r.OK, Severity: r.Severity, Decision: rawText(r.Decision), Summary: rawText(r.Summary),
+			BlockingIssues: rawTexts(r.BlockingIssues), Suggestions: rawTexts(r.Suggestions)})
+	}
+	return out
+}
+
+func planReviewView(dir string) ReviewView {
+	var rv ReviewView
+	r := artifact.LoadPlanReview(dir)
+	rv.Present = r.Present
+	if r.Err != nil {
+		rv.Err = r.Err.Error()
+	}
+	if r.OK() {
+		rv.OK, rv.Blocked = r.Value.OK, r.Value.Blocked
+		if b, err := readTaskFile(dir, artifact.PlanReviewFile, 4<<20); err == nil {
+			rv.Reviewers = reviewerViews(b)
+		}
+	}
+	if b, err := readTaskFile(dir, artifact.PlanReviewMarkdownFile, 1<<20); err == nil {
+		rv.Markdown = markdown(b)
+	}
+	return rv
+}
+
+func codeReviewView(dir string) CodeReviewView {
+	var cv CodeReviewView
+	r := artifact.LoadCodeReview(dir)
+	cv.Present = r.Present
+	if r.Err != nil {
+		cv.Err = r.Err.Error()
+	}
+	if r.OK() {
+		cv.OK, cv.Issues = r.Value.OK, r.Value.Issues
+		slices.SortStableFunc(cv.Issues, func(a, b artifact.Issue) int { return severityRank(b.Severity) - severityRank(a.Severity) })
+		if b, err := readTaskFile(dir, artifact.CodeReviewFile, 4<<20); err == nil {
+			cv.Reviewers = reviewerViews(b)
+		}
+	}
+	if b, err := readTaskFile(dir, artifact.CodeReviewMarkdownFile, 1<<20); err == nil {
+		cv.Markdown = markdown(b)
+	}
+	return cv
+}
+
+func severityRank(s string) int {
+	return map[string]int{artifact.SeverityInfo: 1, artifact.SeverityMinor: 2, artifact.SeverityMajor: 3, artifact.SeverityBlocking: 4}[s]
+}
+
+// maxLog is how much of a suite's log the page shows (its end).
+const maxLog = 64 << 10
+
+func testView(dir string) TestView {
+	var tv TestView
+	r := artifact.LoadTestReport(dir)
+	tv.Present = r.Present
+	if r.Err != nil {
+		tv.Err = r.Err.Error()
+	}
+	if !r.OK() {
+		return tv
+	}
+	tv.Report = r.Value
+	if b, err := readTaskFile(dir, artifact.TestReportFile, 64<<20); err == nil {
+		var extra struct {
+			Sandbox string   `json:"sandbox"`
+			Notes   []string `json:"notes"`
+		}
+		if json.Unmarshal(b, &extra) == nil {
+			tv.Sandbox, tv.Notes = extra.Sandbox, extra.Notes
+		}
+	}
+	for _, su := range r.Value.Suites {
+		sv := SuiteView{Suite: su}
+		for _, c := range su.Cases {
+			if c.Status == "fail" || c.Status == "error" {
+				sv.Failing = append(sv.Failing, c)
+			}
+		}
+		if su.Log != "" {
+			rel := su.Log
+			if !strings.HasPrefix(rel, artifact.TestLogsDir+"/") {
+				rel = path.Join(artifact.TestLogsDir, path.Base(rel))
+			}
+			if b, cut, err := readTail(dir, rel, maxLog); err == nil {
+				sv.LogText, sv.LogCut = string(bytes.ToValidUTF8(b, []byte("�"))), cut
+			}
+		}
+		tv.Suites = append(tv.Suites, sv)
+	}
+	return tv
+}
+
+// hashes lists what each gate bound and what the files hold now.
+func hashes(dir string) []Hash {
+	gates, err := evidence.ReadGates(dir)
+	if err != nil {
+		return []Hash{{Key: "error", Bound: err.Error()}}
+	}
+	now, _ := evidence.Now(dir, &lifecycle.Snapshot{})
+	var out []Hash
+	for _, k := range lifecycle.HashKeys() {
+		b, bound := gates[k]
+		n := now[k]
+		if !bound && n == "" {
+			continue
+		}
+		h := Hash{Key: k, File: lifecycle.HashFile(k), Now: n}
+		if bound {
+			h.Bound, h.Gate, h.Seq = b.SHA256, b.Edge(), b.Seq
+			h.Match = b.SHA256 == n
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// history lists the attempts archived under history/.
+func history(dir string) []Attempt {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	entries, err := fs.ReadDir(root.FS(), "history")
+	if err != nil {
+		return nil
+	}
+	var out []Attempt
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		a := Attempt{Name: e.Name()}
+		_ = fs.WalkDir(root.FS(), path.Join("history", e.Name()), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || len(a.Files) >= 200 {
+				return nil
+			}
+			if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+				a.Files = append(a.Files, FileRef{Path: p, Size: fi.Size()})
+			}
+			return nil
+		})
+		out = append(out, a)
+	}
+	// Newest attempt first: history folders are numbered.
+	slices.SortFunc(out, func(a, b Attempt) int { return attemptNumber(b.Name) - attemptNumber(a.Name) })
+	return out
+}
+
+func attemptNumber(name string) int {
+	n := 0
+	for _, c := range name {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// timeline turns the transcript into lines a person reads.
+func timeline(evs []task.Event) []Entry {
+	out := make([]Entry, 0, len(evs))
+	for _, ev := range evs {
+		e := Entry{Seq: ev.Seq, TS: ev.TS, Kind: string(ev.Kind), Class: string(ev.Kind)}
+		d := ev.Data
+		str := func(k string) string {
+			v, _ := d[k].(string)
+			return v
+		}
+		switch ev.Kind {
+		case "created":
+			e.Text = "task created"
+		case "transition":
+			e.Text = fmt.Sprintf("%s → %s", str("from"), str("to"))
+			e.Detail = joinNonEmpty(str("label"), str("reason"))
+		case "override":
+			e.Text = fmt.Sprintf("override %s → %s", str("from"), str("to"))
+			e.Detail = "reason: " + str("reason")
+			if sk, ok := d["skipped_phases"].([]any); ok && len(sk) > 0 {
+				e.Detail += fmt.Sprintf("; skipped %v", sk)
+			}
+		case "redo":
+			e.Text = fmt.Sprintf("redo %s → %s", str("from"), str("to"))
+			e.Detail = joinNonEmpty(str("reason"), archivedNote(str("archived")))
+		case "phase_started":
+			e.Text = fmt.Sprintf("%s started", str("phase"))
+			e.Detail = "run " + str("run")
+		case "phase_finished":
+			e.Text = fmt.Sprintf("%s finished: %s", str("phase"), str("status"))
+			e.Detail = joinNonEmpty(str("error"), summaryText(d["summary"]))
+			if st := str("status"); st == "failed" || st == "cancelled" {
+				e.Class += " bad"
+			}
+		case "model_call":
+			e.Text = fmt.Sprintf("%s: %s %s", str("role"), str("provider"), str("model"))
+			e.Detail = fmt.Sprintf("%v in / %v out tokens, %v ms", d["tokens_in"], d["tokens_out"], d["latency_ms"])
+			if c, ok := d["cost_usd"].(json.Number); ok {
+				if f, err := c.Float64(); err == nil {
+					e.Detail += ", " + agent.FormatUSD(f)
+				}
+			}
+			if b, _ := d["cached"].(bool); b {
+				e.Detail += ", from orch's cache"
+			}
+			if tc, ok := d["tool_calls"].([]any); ok && len(tc) > 0 {
+				e.Detail += fmt.Sprintf(", tools %v", tc)
+			}
+			if er := str("error"); er != "" {
+				e.Detail += "; error: " + er
+				e.Class += " bad"
+			}
+		case "budget_exceeded":
+			e.Text = "budget exceeded"
+			e.Detail = str("error")
+			e.Class += " bad"
+		case "user_input":
+			e.Text = fmt.Sprintf("answered %s", str("question"))
+			e.Detail = str("answer")
+		case "advice":
+			e.Text = "accept advisor: " + str("recommendation")
+			e.Detail = "confidence " + str("confidence")
+		case "git_intent":
+			e.Text = fmt.Sprintf("git %s: about to move %s", str("op"), str("ref"))
+			e.Detail = fmt.Sprintf("%.12s → %.12s", str("old"), str("new"))
+		case "git_done":
+			e.Text = fmt.Sprintf("git %s: %s", str("op"), str("outcome"))
+			e.Detail = joinNonEmpty(str("commit"), str("note"))
+		case "recovered":
+			e.Text = "recovered after a crash"
+		default:
+			e.Text = string(ev.Kind)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func archivedNote(a string) string {
+	if a == "" {
+		return ""
+	}
+	return "archived in " + a
+}
+
+func joinNonEmpty(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, " — ")
+}
+
+// summaryText renders a phase's summary map as key=value pairs, sorted.
+func summaryText(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		b, err := json.Marshal(m[k])
+		if err != nil {
+			continue
+		}
+		parts = append(parts, k+"="+clipRunes(string(b), 80))
+	}
+	return strings.Join(parts, " ")
+}
+
+// errNotFound is a page for a task that does not exist.
+var errNotFound = errors.New("no such task")
