@@ -23,6 +23,7 @@ import (
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/view"
 )
 
 // Column is one phase of the board with its tasks.
@@ -102,12 +103,13 @@ func (s *Server) card(sum task.Summary) Card {
 			c.Cost = agent.FormatUSD(total.CostUSD)
 		}
 	}
-	v, err := s.orch.Status(sum.ID)
+	// What orch status says (internal/view): the same step.
+	vs, step, err := view.StatusOf(s.orch, sum.ID)
 	if err != nil {
 		c.Err = err.Error()
 		return c
 	}
-	step := nextstep.For(v, nextstep.OpenQuestion(t, v.Phase))
+	v := vs.StatusView
 	c.Waits, c.Human = waits(step, v)
 	c.Why = step.Why
 	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {
@@ -374,19 +376,19 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.orch.Status(id)
+	vs, step, err := view.StatusOf(s.orch, id)
 	if err != nil {
 		return nil, err
 	}
+	v := vs.StatusView
 	sum := task.Summary{ID: id, Phase: v.Phase, Revision: v.Revision, UpdatedAt: v.UpdatedAt}
-	pg := &TaskPage{Card: s.card(sum), Status: v, Revision: v.Revision, Updated: v.UpdatedAt, Invalid: v.Invalid}
+	pg := &TaskPage{Card: s.card(sum), Status: v, Step: step, Revision: v.Revision, Updated: v.UpdatedAt, Invalid: v.Invalid}
 	if st, _, err := t.CommittedState(); err == nil {
 		pg.Created = st.CreatedAt
 	}
 	if v.Pending != nil {
 		pg.PendingNote = v.Pending.String()
 	}
-	pg.Step = nextstep.For(v, nextstep.OpenQuestion(t, v.Phase))
 	pg.Diagram = diagramSVG(s.orch.Table, v.Phase, v.Suggested)
 	pg.Mermaid = s.orch.Table.Mermaid()
 	if b, err := readTaskFile(t.Dir, artifact.BriefFile, 256<<10); err == nil {
