@@ -81,7 +81,7 @@ codegen; the last answer is kept in history/).`,
 				fmt.Fprintf(out, "fix round: the model was shown the failures in %s\n", strings.Join(rec.FixFrom, ", "))
 			}
 			printCodegen(out, env, rec)
-			fmt.Fprintf(out, "next: %s\n", next.text())
+			fmt.Fprintf(out, "next: %s\n", next.text(env.command))
 			return nil
 		},
 	}
@@ -153,9 +153,10 @@ func suggestNext(o *orchestrator.Orchestrator, id string) nextStep {
 	return nextStep{Reason: "no transition holds (" + strings.Join(why, "; ") + ")"}
 }
 
-func (n nextStep) text() string {
+// text says it for the user; command renders CLI words (env.command).
+func (n nextStep) text(command func(string) string) string {
 	if n.To == "" {
 		return n.Reason
 	}
-	return fmt.Sprintf("`orch next` → %s (%s)", n.To, n.Reason)
+	return fmt.Sprintf("`%s` → %s (%s)", command("next"), n.To, n.Reason)
 }

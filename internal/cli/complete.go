@@ -61,6 +61,50 @@ func completeTaskIDs(env *Env) cobra.CompletionFunc {
 	}
 }
 
+// completeQuestions offers the ids of the task's questions (open blocking
+// ones first) with their text, for `orch answer ID` and `orch run
+// --answer ID=TEXT` (with the "=" suffix).
+func completeQuestions(env *Env, suffix string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		noSpace := cobra.ShellCompDirectiveNoFileComp
+		if suffix != "" {
+			noSpace |= cobra.ShellCompDirectiveNoSpace
+		}
+		if suffix == "" && len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		id := ""
+		if f := cmd.Flags().Lookup("task"); f != nil {
+			id = f.Value.String()
+		}
+		t, err := env.openTask(id)
+		if err != nil {
+			return nil, noSpace
+		}
+		plan := artifact.LoadPlan(t.Dir)
+		if !plan.OK() {
+			return nil, noSpace
+		}
+		var open, rest []string
+		isOpen := map[string]bool{}
+		for _, q := range plan.Value.OpenQuestions() {
+			isOpen[q.ID] = true
+		}
+		for _, q := range plan.Value.Questions {
+			if !strings.HasPrefix(q.ID, toComplete) {
+				continue
+			}
+			c := q.ID + suffix + "\t" + strings.Join(strings.Fields(q.Text), " ")
+			if isOpen[q.ID] {
+				open = append(open, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+		return append(open, rest...), noSpace
+	}
+}
+
 // registerCompletions attaches value completion to every command's flags
 // and to the positional arguments that name a phase.
 func registerCompletions(root *cobra.Command, env *Env) {
@@ -85,6 +129,12 @@ func registerCompletions(root *cobra.Command, env *Env) {
 				fn = completeWords(string(lifecycle.Codegen), string(lifecycle.Review), string(lifecycle.Planning))
 			}
 			_ = c.RegisterFlagCompletionFunc(name, fn)
+		}
+		if c.Name() == "answer" {
+			c.ValidArgsFunction = completeQuestions(env, "")
+		}
+		if c.Name() == "run" && c.Flags().Lookup("answer") != nil {
+			_ = c.RegisterFlagCompletionFunc("answer", completeQuestions(env, "="))
 		}
 		if c.Name() == "redo" {
 			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {

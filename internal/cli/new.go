@@ -56,7 +56,7 @@ current task. BRIEF is the arguments joined by spaces, or standard input when it
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"task": t.ID, "phase": st.Phase, "revision": st.Revision, "dir": t.Dir})
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created task %s in phase %s (now current)\n  folder: %s\nnext: write planning/planning.ai.json (or run the planner), then `orch next`\n", t.ID, st.Phase, t.Dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "created task %s in phase %s (now current)\n  folder: %s\nnext: write planning/planning.ai.json (or run the planner: `%s`), then `%s`\n", t.ID, st.Phase, t.Dir, env.command("plan"), env.command("next"))
 			return nil
 		},
 	}

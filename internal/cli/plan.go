@@ -67,7 +67,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
-			next := planNext(res)
+			next := planNext(res, env.command)
 			a.notes(asJSON)
 			if asJSON {
 				return json.NewEncoder(out).Encode(planOutput{
@@ -120,20 +120,22 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 }
 
 // planNext says what to do after a round.
-func planNext(res agent.PlanResult) string {
+// command renders CLI words for the user (env.command: slash syntax in
+// the REPL).
+func planNext(res agent.PlanResult, command func(string) string) string {
 	switch res.Status {
 	case agent.PlanClarifying:
 		ids := make([]string, len(res.Open))
 		for i, q := range res.Open {
 			ids[i] = q.ID
 		}
-		return fmt.Sprintf("answer %s with `orch answer %s TEXT`, then run `orch plan` again", strings.Join(ids, ", "), res.Open[0].ID)
+		return fmt.Sprintf("answer %s with `%s`, then run `%s` again", strings.Join(ids, ", "), command("answer "+res.Open[0].ID+" TEXT"), command("plan"))
 	case agent.PlanReviewReady:
-		return "`orch next` moves to plan_review (then `orch review plan`)"
+		return fmt.Sprintf("`%s` moves to plan_review (then `%s`)", command("next"), command("review plan"))
 	case agent.PlanFormalizing:
-		return "run `orch plan` again: the plan lists no files yet"
+		return fmt.Sprintf("run `%s` again: the plan lists no files yet", command("plan"))
 	}
-	return "run `orch plan` again"
+	return fmt.Sprintf("run `%s` again", command("plan"))
 }
 
 func nonNilQuestions(qs []artifact.Question) []artifact.Question {

@@ -96,7 +96,7 @@ stay invalid (no review is written).`,
 				fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", is.Severity, is.Kind, where, is.Message, is.Reviewer)
 			}
 			fmt.Fprintf(out, "wrote %s, review/code-review.md\n", artifact.CodeReviewFile)
-			fmt.Fprintf(out, "next: %s\n", next.text())
+			fmt.Fprintf(out, "next: %s\n", next.text(env.command))
 			return nil
 		},
 	}

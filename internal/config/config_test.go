@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +239,22 @@ func TestPerRoleOutputAndEffort(t *testing.T) {
 	}
 	if got := Default().OutputTokens("codegen"); got != 16000 {
 		t.Errorf("default output tokens %d", got)
+	}
+}
+
+// Keys lists the fixed tables' keys from the Config type, for completion
+// and `orch config`.
+func TestKeys(t *testing.T) {
+	keys := Keys()
+	for _, want := range []string{"test", "test.timeout", "review.plan_personas", "roles.codegen", "budgets.tokens_in", "providers", "tools.max_turns"} {
+		if !slices.Contains(keys, want) {
+			t.Errorf("Keys lacks %q: %v", want, keys)
+		}
+	}
+	if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+		t.Errorf("Keys not sorted or repeated: %v", keys)
+	}
+	if msg := UnknownKey("test.timout"); !strings.Contains(msg, `did you mean "timeout"?`) {
+		t.Errorf("UnknownKey(test.timout) = %q", msg)
 	}
 }

@@ -111,3 +111,37 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// UnknownKey explains why the dotted key (test.timeout, providers.x.type)
+// is not a key of the configuration: the keys its table knows, and which
+// was meant when one is close.
+func UnknownKey(dotted string) string {
+	return unknownKeyMsg(strings.Split(dotted, "."))
+}
+
+// Keys lists the dotted keys of the configuration's fixed tables (test.timeout,
+// review.plan_personas, …), sorted; tables of the user's names
+// ([providers.NAME], [prices."MODEL"]) are listed by their table only.
+func Keys() []string {
+	var out []string
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for name, ft := range tomlKeys(t) {
+			key := prefix + name
+			out = append(out, key)
+			if ft.Kind() == reflect.Struct && !isLeaf(ft) {
+				walk(key+".", ft)
+			}
+		}
+	}
+	walk("", reflect.TypeOf(Config{}))
+	sort.Strings(out)
+	return out
+}
+
+// isLeaf: a struct type the file writes as one value (a duration).
+func isLeaf(t reflect.Type) bool {
+	_, text := reflect.PointerTo(t).MethodByName("UnmarshalText")
+	_, tomlv := reflect.PointerTo(t).MethodByName("UnmarshalTOML")
+	return text || tomlv
+}
