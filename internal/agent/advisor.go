@@ -334,8 +334,8 @@ func AdviceMarkdown(a Advice) string {
 	list("Check before deciding", a.Checks)
 	list("Cautions (from the evidence)", a.Cautions)
 	e := a.Evidence
-	fmt.Fprintf(&b, "\n## Evidence\n\n- plan: %s\n- plan review: %s\n- code review: %s\n- tests: %s (%d passed, %d failed, %d skipped)\n- change: %d file(s), +%d −%d\n",
-		orDash(e.PlanTitle), e.PlanReview, e.CodeReview, e.Tests, e.TestSummary.Passed, e.TestSummary.Failed+e.TestSummary.Error, e.TestSummary.Skipped, len(e.Files), e.DiffAdded, e.DiffRemoved)
+	fmt.Fprintf(&b, "\n## Evidence\n\n- plan: %s\n- plan review: %s\n- code review: %s\n- tests: %s (%s)\n- change: %d file(s), +%d −%d\n",
+		orDash(e.PlanTitle), e.PlanReview, e.CodeReview, e.Tests, e.TestSummary, len(e.Files), e.DiffAdded, e.DiffRemoved)
 	fmt.Fprintf(&b, "\nTo record this recommendation as your decision:\n\n    %s\n", a.Command)
 	return b.String()
 }

@@ -1,6 +1,9 @@
 package artifact
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Severity levels used by reviewers.
 const (
@@ -195,6 +198,22 @@ type Summary struct {
 	Failed  int `json:"failed"`
 	Skipped int `json:"skipped"`
 	Error   int `json:"error"`
+}
+
+// String is the counts in words, one per status: "3 passed, 1 failed, 0
+// skipped", and ", 2 errors" when cases could not run (a runner error, a
+// build failure). Errors are never added to the failed count: a failed
+// test and a test that could not run are told apart everywhere.
+func (s Summary) String() string {
+	out := fmt.Sprintf("%d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
+	switch s.Error {
+	case 0:
+	case 1:
+		out += ", 1 error"
+	default:
+		out += fmt.Sprintf(", %d errors", s.Error)
+	}
+	return out
 }
 
 // Case is one test case result.

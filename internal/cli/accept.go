@@ -129,8 +129,8 @@ func deciderName(env *Env, flag string) string {
 
 func printEvidence(w io.Writer, id string, ev phases.Evidence) {
 	fmt.Fprintf(w, "task %s: %s\n", id, ev.PlanTitle)
-	fmt.Fprintf(w, "  plan review: %s\n  code review: %s\n  tests:       %s (%d passed, %d failed, %d skipped)\n  change:      %d file(s), +%d −%d\n",
-		ev.PlanReview, ev.CodeReview, ev.Tests, ev.TestSummary.Passed, ev.TestSummary.Failed+ev.TestSummary.Error, ev.TestSummary.Skipped, len(ev.Files), ev.DiffAdded, ev.DiffRemoved)
+	fmt.Fprintf(w, "  plan review: %s\n  code review: %s\n  tests:       %s (%s)\n  change:      %d file(s), +%d −%d\n",
+		ev.PlanReview, ev.CodeReview, ev.Tests, ev.TestSummary, len(ev.Files), ev.DiffAdded, ev.DiffRemoved)
 	for _, f := range ev.Files {
 		fmt.Fprintf(w, "    %s\n", f)
 	}

@@ -76,7 +76,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 					if s.JudgedBy == artifact.JudgedByExitCode {
 						judged = ", judged by its exit code"
 					}
-					fmt.Fprintf(out, "suite %-12s %-4s exit %-3d pass=%-5v %d passed, %d failed, %d skipped  (%s%s)\n", s.ID, s.Kind, s.ExitCode, s.OverallPass, s.Summary.Passed, s.Summary.Failed+s.Summary.Error, s.Summary.Skipped, s.Log, judged)
+					fmt.Fprintf(out, "suite %-12s %-4s exit %-3d pass=%-5v %s  (%s%s)\n", s.ID, s.Kind, s.ExitCode, s.OverallPass, s.Summary, s.Log, judged)
 				}
 				sb := ""
 				if rep.Sandbox != "" {

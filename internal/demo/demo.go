@@ -241,7 +241,7 @@ func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *
 		}
 	case phases.TestResult:
 		rep := r.Report
-		say("  tests: %s, overall_pass=%v (%d passed, %d failed; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary.Passed, rep.Summary.Failed+rep.Summary.Error, rep.Sandbox)
+		say("  tests: %s, overall_pass=%v (%s; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary, rep.Sandbox)
 		for _, s := range rep.Suites {
 			for _, c := range s.Cases {
 				if c.Status == "fail" {

@@ -461,7 +461,7 @@ func testsFailed(s Snapshot) Verdict {
 		return fails("test report status is %s%s", r.Status, errSuffix(r.Error))
 	}
 	if !r.OverallPass {
-		return holds("tests completed and failed: %d passed, %d failed", r.Summary.Passed, r.Summary.Failed+r.Summary.Error)
+		return holds("tests completed and failed: %s", r.Summary)
 	}
 	return fails("tests completed and passed")
 }

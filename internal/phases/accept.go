@@ -501,8 +501,8 @@ func summaryMarkdown(id string, d Decision) string {
 		fmt.Fprintf(&b, "- %s\n", r)
 	}
 	e := d.Evidence
-	fmt.Fprintf(&b, "\n## Evidence\n\n- Plan: %s (sha256 %.12s)\n- Plan review: %s\n- Code review: %s\n- Tests: %s (%d passed, %d failed, %d skipped)\n- Change: %d file(s), +%d −%d\n",
-		e.PlanTitle, e.PlanSHA256, e.PlanReview, e.CodeReview, e.Tests, e.TestSummary.Passed, e.TestSummary.Failed+e.TestSummary.Error, e.TestSummary.Skipped, len(e.Files), e.DiffAdded, e.DiffRemoved)
+	fmt.Fprintf(&b, "\n## Evidence\n\n- Plan: %s (sha256 %.12s)\n- Plan review: %s\n- Code review: %s\n- Tests: %s (%s)\n- Change: %d file(s), +%d −%d\n",
+		e.PlanTitle, e.PlanSHA256, e.PlanReview, e.CodeReview, e.Tests, e.TestSummary, len(e.Files), e.DiffAdded, e.DiffRemoved)
 	if d.IncompleteEvidence {
 		b.WriteString("\n**The evidence was incomplete** (tests failed, did not complete or are missing).\n")
 	}

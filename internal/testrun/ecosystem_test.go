@@ -284,4 +284,22 @@ func TestEcosystemMaven(t *testing.T) {
 	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary.Error == 0 {
 		t.Fatalf("compile error: report %s summary %+v (error %q), want completed with an error case\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
 	}
+
+	// A parent POM that is not in the local repository (apache/commons-cli
+	// here): Maven cannot fetch it offline. A runner error that names it
+	// and says how to download it once, not a failed test.
+	dir3 := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir3, "src"), os.DirFS(filepath.Join(dir, "src"))); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir3, map[string]string{"pom.xml": strings.Replace(string(pom), "<modelVersion>4.0.0</modelVersion>",
+		"<modelVersion>4.0.0</modelVersion>\n  <parent><groupId>org.apache.commons</groupId><artifactId>commons-parent</artifactId><version>104</version></parent>", 1)})
+	report, info = runDetected(t, dir3, "", func(o *Options, s []Suite) {
+		s[0].Env = map[string]string{"MAVEN_OPTS": "-Dmaven.repo.local=/usr/share/maven-repo"}
+	})
+	if report.Status != artifact.TestError || report.Summary.Failed != 0 ||
+		!strings.Contains(report.Error, "the parent POM org.apache.commons:commons-parent:pom:104 of com.example:fx is not in ~/.m2/repository") ||
+		!strings.Contains(report.Error, "mvn -B dependency:go-offline") {
+		t.Fatalf("missing parent POM: report %s summary %+v error %q, want a runner error naming it\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+	}
 }

@@ -19,4 +19,8 @@ var (
 	// ErrInvalidOptions marks unusable Options (missing directory,
 	// unknown sandbox mode).
 	ErrInvalidOptions = errors.New("invalid options")
+	// ErrOffline marks a suite whose build tool stopped because something
+	// it needs (a parent POM, a plugin, a dependency, the Gradle
+	// distribution) is not on the machine and the sandbox has no network.
+	ErrOffline = errors.New("needed from the network")
 )

@@ -78,6 +78,11 @@ func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string
 	if n, first := collectionErrors(cases); n > 0 {
 		return fmt.Sprintf("the tests could not be collected: %d test module(s) failed to import (first: %s), so no test ran. Make the code importable in the sandbox: a src layout needs PYTHONPATH=src (detected suites set it), a virtualenv in .venv or venv is used when present, dependencies can be installed offline with [test] setup; or configure the suite under [[test.suites]]. If the change itself broke the import, send the task back with orch next --override", n, first)
 	}
+	if exit != 0 && real == 0 {
+		if msg := offlineMissing(tail); msg != "" {
+			return msg
+		}
+	}
 	last := keyLine(tail)
 	if last != "" {
 		last = " (" + clip.Runes(last, 240) + ")"
@@ -183,6 +188,45 @@ func lastLine(s string, keep func(string) bool) string {
 		if l != "" && keep(l) {
 			return l
 		}
+	}
+	return ""
+}
+
+// Maven's and Gradle's words for something they must download and may
+// not: the sandbox has no network, so they run offline.
+var (
+	mavenParent  = regexp.MustCompile(`Non-resolvable parent POM for ([^\s:]+:[^\s:]+)[^\n]*?the artifact (\S+) has not been downloaded`)
+	mavenPlugin  = regexp.MustCompile(`Plugin (\S+) or one of its dependencies could not be resolved`)
+	mavenMissing = regexp.MustCompile(`the artifact (\S+) has not been downloaded from it before|The following artifacts could not be resolved: ([^\n]*?)(?:: Cannot access|$)`)
+	gradleCached = regexp.MustCompile(`No cached version of (\S+) available for offline mode`)
+	gradleDist   = regexp.MustCompile(`Downloading (https?://\S+/(gradle-[^/\s]+\.zip))`)
+)
+
+// offlineMissing says what a JVM build tool needed from the network and
+// how to get it onto the machine once, outside orch, when its output
+// shows that it stopped for that: a runner error with the fix, not a test
+// failure. Empty when the output shows no such stop.
+func offlineMissing(tail string) string {
+	tail = ansiEscape.ReplaceAllString(tail, "")
+	const mvnFix = "Maven runs offline in the sandbox (there is no network) and finds only what is in your ~/.m2/repository (shown read-only). Download it once in your working tree, outside orch: mvn -B dependency:go-offline (then mvn -B test once if a test provider is still missing), and run orch test again"
+	if m := mavenParent.FindStringSubmatch(tail); m != nil {
+		return fmt.Sprintf("%v: the parent POM %s of %s is not in ~/.m2/repository. %s", ErrOffline, m[2], m[1], mvnFix)
+	}
+	if m := mavenPlugin.FindStringSubmatch(tail); m != nil {
+		return fmt.Sprintf("%v: the Maven plugin %s (or one of its dependencies) is not in ~/.m2/repository. %s", ErrOffline, m[1], mvnFix)
+	}
+	if m := mavenMissing.FindStringSubmatch(tail); m != nil {
+		what := m[1]
+		if what == "" {
+			what = strings.TrimSpace(m[2])
+		}
+		return fmt.Sprintf("%v: %s is not in ~/.m2/repository. %s", ErrOffline, clip.Runes(what, 200), mvnFix)
+	}
+	if m := gradleDist.FindStringSubmatch(tail); m != nil && strings.Contains(tail, "Exception") {
+		return fmt.Sprintf("%v: gradlew wanted to download %s (%s), which is not in your ~/.gradle/wrapper/dists (shown read-only); the sandbox has no network. Run ./gradlew --version once in your working tree, outside orch, and run orch test again", ErrOffline, m[2], m[1])
+	}
+	if m := gradleCached.FindStringSubmatch(tail); m != nil {
+		return fmt.Sprintf("%v: %s is not in your ~/.gradle/caches (shown read-only to Gradle, which runs --offline in the sandbox: there is no network). Run the build once in your working tree, outside orch (./gradlew test), so Gradle downloads it, and run orch test again", ErrOffline, m[1])
 	}
 	return ""
 }

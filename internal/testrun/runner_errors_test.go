@@ -23,6 +23,15 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 	if err := os.WriteFile(fixture, libtest, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Recorded output of Maven and Gradle stopping offline for something
+	// they would have to download (testdata/offline).
+	recorded := func(name string) string {
+		p, err := filepath.Abs(filepath.Join("testdata", "offline", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "cat " + shellQuote(p) + "; exit 1"
+	}
 	tests := []struct {
 		name    string
 		suite   Suite
@@ -73,6 +82,26 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 			suite:  Suite{Name: "go", Kind: KindTest, Format: FormatGoJSON, Command: []string{"sh", "-c", "echo 'go: cannot find main module' >&2; exit 1"}},
 			status: artifact.TestError,
 			msg:    "go test exited with status 1 before reporting any test or build result (last line: go: cannot find main module)",
+		},
+		{
+			name:   "Maven offline without the parent POM (apache/commons-cli)",
+			suite:  Suite{Name: "maven", Kind: KindTest, Format: FormatJUnit, Report: SurefireReports, Command: []string{"sh", "-c", recorded("maven-parent.txt")}},
+			status: artifact.TestError,
+			msg:    "the parent POM org.apache.commons:commons-parent:pom:104 of commons-cli:commons-cli is not in ~/.m2/repository. Maven runs offline in the sandbox (there is no network) and finds only what is in your ~/.m2/repository (shown read-only). Download it once in your working tree, outside orch: mvn -B dependency:go-offline",
+		},
+		{
+			name:   "Maven offline without a plugin",
+			suite:  Suite{Name: "maven", Kind: KindTest, Format: FormatJUnit, Report: SurefireReports, Command: []string{"sh", "-c", recorded("maven-plugin.txt")}},
+			status: artifact.TestError,
+			msg:    "the Maven plugin org.apache.maven.plugins:maven-resources-plugin:2.6 (or one of its dependencies) is not in ~/.m2/repository",
+		},
+		{
+			// Gradle says compileTestJava FAILED, which alone would be a
+			// compile error of the change.
+			name:   "Gradle offline without a dependency",
+			suite:  Suite{Name: "gradle", Kind: KindTest, Format: FormatJUnit, Report: GradleReports, Command: []string{"sh", "-c", recorded("gradle-no-cached-version.txt")}},
+			status: artifact.TestError,
+			msg:    "junit:junit:4.13.2 is not in your ~/.gradle/caches",
 		},
 		{
 			name:    "a suite that ran no test",
