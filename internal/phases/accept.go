@@ -305,7 +305,7 @@ func checkRepoUnchanged(ctx context.Context, repo *gitx.Repo, taskDir string) er
 	if err != nil {
 		return err
 	}
-	if changes := rep.RepoFingerprint.Changes(cur, false); len(changes) > 0 {
+	if changes := rep.RepoFingerprint.Changes(cur, 0); len(changes) > 0 {
 		return refuse("orch: the repository's hooks or config changed since the tests ran (%s, compared with %s field repo_fingerprint): %s; nothing was committed", strings.Join(changes, ", "), artifact.TestReportFile, what)
 	}
 	return nil

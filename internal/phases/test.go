@@ -221,23 +221,16 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 			runOpt.ReadOnlyInDir = append(runOpt.ReadOnlyInDir, p)
 		}
 	}
-	// The suites must not change the repository's hooks, config or refs
-	// (a planted hook would run outside the sandbox): fingerprint before
-	// and after.
-	before, err := repo.Fingerprint(ctx)
-	if err != nil {
-		return fail("cannot fingerprint the repository before the suites run: %v", err)
-	}
+	// The suites must not change the repository's hooks, config, links or
+	// refs (a planted hook would run outside the sandbox): testrun
+	// fingerprints the worktree's repository before the suites and checks
+	// it after each one and after the run (gitx.Fingerprint).
 	tr, info, err := testrun.Run(ctx, suites, runOpt)
 	diffSHA := rep.DiffSHA256
 	rep.TestReport = tr
 	rep.DiffSHA256 = diffSHA
-	rep.RepoFingerprint = &before
-	if after, ferr := repo.Fingerprint(context.WithoutCancel(ctx)); ferr != nil {
-		rep.RepoChanged = []string{"the repository could not be read after the suites ran: " + ferr.Error()}
-	} else {
-		rep.RepoChanged = before.Changes(after, true)
-	}
+	rep.RepoFingerprint = info.Git
+	rep.RepoChanged = info.GitChanged
 	if len(rep.RepoChanged) > 0 {
 		rep.Notes = append(rep.Notes, "the repository changed while the suites ran ("+strings.Join(rep.RepoChanged, ", ")+"): orch accept refuses this run")
 	}

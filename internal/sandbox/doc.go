@@ -12,8 +12,9 @@
 //     environment of one suite in it; Close ends the run;
 //   - Start (Launch) starts a suite, sandboxed or not; its Process is
 //     waited for (Exited, WaitGone), stopped (Stop) and finished (Finish);
-//   - WatchGit fingerprints git's hooks and config: a suite after which
-//     they changed got out, and is never a pass;
+//   - git's folders are bound read-only; that a suite left
+//     them alone is checked by the caller with gitx.Fingerprint (package
+//     testrun, after each suite);
 //   - Check and Available tell whether bwrap works here.
 //
 // The sandbox fails closed: unless the mode is None (an explicit

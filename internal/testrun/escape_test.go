@@ -164,9 +164,9 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 		}
 		// The suite exited 0, but it planted a hook: the report must not
 		// say pass.
-		hook := filepath.Join(f.mainGit, "hooks", "pre-commit")
+		want := "hook pre-commit added, config changed, link .git changed (git folder " + f.mainGit + ")"
 		if report.Status != artifact.TestError || report.OverallPass || report.Suites[0].OverallPass ||
-			!strings.Contains(report.Error, hook) || !strings.Contains(report.Error, filepath.Join(f.mainGit, "config")) {
+			!strings.Contains(report.Error, want) {
 			t.Errorf("a suite that changed the git hooks and config was reported %q, pass=%v: %s", report.Status, report.OverallPass, report.Error)
 		}
 		findCase(t, report.Suites[0].Cases, CaseGitChanged)

@@ -309,7 +309,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt.ReadOnly = []string{gone}
-	r, _, err := newRunner(opt)
+	r, _, err := newRunner(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package testrun
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testreport"
 )
@@ -60,7 +62,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	if err != nil {
 		return fail(fmt.Errorf("run tests: %w", err))
 	}
-	r, notes, err := newRunner(opt)
+	r, notes, err := newRunner(ctx, opt)
 	info.Notes = append(info.Notes, notes...)
 	if err != nil {
 		return fail(fmt.Errorf("run tests: %w", err))
@@ -104,7 +106,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 			break
 		}
 		res := r.runSuite(ctx, s)
-		r.checkGit(&res)
+		r.checkGit(ctx, &res)
 		report.Suites = append(report.Suites, res.suite)
 		if s.Kind == KindTest {
 			report.Summary = testreport.Add(report.Summary, res.suite.Summary)
@@ -116,6 +118,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 			problems = append(problems, fmt.Sprintf("suite %s: %s", s.Name, res.problem))
 		}
 	}
+	r.finishGit(&info)
 	info.Limits = r.limitsInfo()
 	if r.limitsSeen {
 		info.Notes = append(info.Notes, info.Limits.Describe())
@@ -184,9 +187,11 @@ type runner struct {
 	maxProcs int
 	maxMem   int64
 	cgroups  sandbox.Cgroups
-	// gitWatch fingerprints the directory's git hooks and config; a suite
-	// that changed them got out of its sandbox.
-	gitWatch *sandbox.GitWatch
+	// git is the directory's repository and gitBefore its fingerprint
+	// before the first suite (git nil: not a git checkout). A suite after
+	// which the hooks, config or links changed got out of its sandbox.
+	git       *gitx.Repo
+	gitBefore gitx.Fingerprint
 	// gitChanged is what changed, once seen (reported once).
 	gitChanged []string
 	// limits are the mechanisms of the first suite that started.
@@ -204,7 +209,7 @@ func (r *runner) close() error {
 
 // newRunner checks the options and prepares directories, environment,
 // limits and the sandbox.
-func newRunner(opt Options) (*runner, []string, error) {
+func newRunner(ctx context.Context, opt Options) (*runner, []string, error) {
 	var notes []string
 	if opt.Dir == "" {
 		return nil, nil, fmt.Errorf("%w: no directory", ErrInvalidOptions)
@@ -257,8 +262,15 @@ func newRunner(opt Options) (*runner, []string, error) {
 	if !opt.noCgroups {
 		r.cgroups = sandbox.ReadCgroups()
 	}
-	if r.gitWatch, err = sandbox.WatchGit(dir); err != nil {
-		return nil, nil, fmt.Errorf("fingerprint the git hooks and config of %s: %w", dir, err)
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+		notes = append(notes, "not a git checkout: no git hooks, config or links to watch")
+	} else if repo, err := gitx.Open(ctx, dir); err == nil {
+		if r.gitBefore, err = repo.Fingerprint(ctx); err != nil {
+			return nil, nil, fmt.Errorf("fingerprint the git hooks, config and refs of %s: %w", dir, err)
+		}
+		r.git = repo
+	} else if !errors.Is(err, gitx.ErrNotRepo) {
+		return nil, nil, fmt.Errorf("open the repository of %s: %w", dir, err)
 	}
 	d, err := prepareDeps(opt, dir, r.env)
 	if err != nil {
@@ -291,20 +303,41 @@ func newRunner(opt Options) (*runner, []string, error) {
 // link changed into a runner failure: whatever it reported, it got out of
 // its sandbox (or something else changed them meanwhile), and its pass is
 // worth nothing. Only the first suite that changed them is blamed.
-func (r *runner) checkGit(res *suiteResult) {
-	if r.gitChanged != nil {
+func (r *runner) checkGit(ctx context.Context, res *suiteResult) {
+	if r.gitChanged != nil || r.git == nil {
 		return
 	}
-	changed := r.gitWatch.Changed()
+	var changed []string
+	if now, err := r.git.Recheck(context.WithoutCancel(ctx), r.gitBefore); err != nil {
+		changed = []string{"the repository could not be read: " + err.Error()}
+	} else {
+		changed = r.gitBefore.Changes(now, gitx.ScopeLinks)
+	}
 	if len(changed) == 0 {
 		return
 	}
 	r.gitChanged = changed
-	msg := fmt.Sprintf("git hooks, config or links changed while the suite ran: %s; a suite changed what runs outside its sandbox (or something else did meanwhile): check them before you trust this repository, and run the tests again", strings.Join(changed, ", "))
+	msg := fmt.Sprintf("git hooks, config or links changed while the suite ran: %s (git folder %s); a suite changed what runs outside its sandbox (or something else did meanwhile): check them before you trust this repository, and run the tests again", strings.Join(changed, ", "), r.gitBefore.CommonDir())
 	res.suite.Cases = append(res.suite.Cases, artifact.Case{Name: CaseGitChanged, Status: testreport.StatusError, Message: clip.Runes(msg, testreport.MaxMessage)})
 	res.suite.Summary = testreport.Summarize(res.suite.Cases)
 	res.suite.OverallPass = false
 	res.problem = msg
+}
+
+// finishGit records the repository's fingerprint before the suites and
+// what changed after them, refs included, in info.
+func (r *runner) finishGit(info *RunInfo) {
+	if r.git == nil {
+		return
+	}
+	before := r.gitBefore
+	info.Git = &before
+	now, err := r.git.Recheck(context.Background(), before)
+	if err != nil {
+		info.GitChanged = []string{"the repository could not be read after the suites ran: " + err.Error()}
+		return
+	}
+	info.GitChanged = before.Changes(now, gitx.ScopeLinks|gitx.ScopeRefs)
 }
 
 // limitsInfo is RunInfo.Limits.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/sandbox"
 )
 
@@ -178,6 +179,12 @@ type RunInfo struct {
 	// opt-out, the environment's names, leftover processes killed, and
 	// the like).
 	Notes []string
+	// Git is the fingerprint of the directory's repository (hooks, config,
+	// the worktree's links, refs) before the suites ran; nil when the
+	// directory is not a git checkout or no suite ran. GitChanged is what
+	// differed after them, refs included.
+	Git        *gitx.Fingerprint
+	GitChanged []string
 }
 
 // Limits are the resource bounds of a run's suites and the mechanisms
