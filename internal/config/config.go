@@ -134,9 +134,11 @@ type Test struct {
 	// "~/" path at its own place, a relative one (an untracked folder of
 	// the working tree) at the same place in the test worktree.
 	ReadOnlyPaths []string `toml:"read_only_paths"`
-	// BuildCache keeps build caches per repository and toolchain under
-	// orch's cache folder (cargo's target folder, Gradle's home, Go's
-	// build cache) between runs; false builds from scratch every run.
+	// BuildCache keeps a warm test worktree (reset to exactly the base
+	// commit each run) and build caches per repository and toolchain
+	// under orch's cache folder (cargo's target folder, Gradle's home,
+	// Go's build cache) between runs; false builds from scratch in a fresh
+	// worktree every run.
 	BuildCache bool    `toml:"build_cache"`
 	Suites     []Suite `toml:"suites"`
 }

@@ -140,8 +140,8 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 }
 
 // testCommit runs the suites in a detached worktree of rep.Base with patch
-// applied (none when empty), writing logs to logDir. The worktree is
-// removed afterwards unless opt.Keep.
+// applied (none when empty), writing logs to logDir: the repository's warm
+// test worktree, reset to exactly rep.Base, or a fresh one (testWorktree).
 func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id string, rep Report, patch []byte, logDir string, opt TestOptions) (Report, string, error) {
 	fail := func(format string, args ...any) (Report, string, error) {
 		rep.Status = artifact.TestError
@@ -155,24 +155,17 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 	if err := sandbox.Check(mode); err != nil {
 		return fail("refusing to run the suites without a sandbox: %v", err)
 	}
-	parent, err := os.MkdirTemp("", "orch-test-"+id+"-")
-	if err != nil {
-		return rep, "", fmt.Errorf("create worktree folder: %w", err)
+	cacheRoot := ""
+	if dir, err := os.UserCacheDir(); err == nil && cfg.Test.BuildCache {
+		cacheRoot = filepath.Join(dir, "orch", "build", testrun.RepoKey(repo.Dir))
 	}
-	wtDir := filepath.Join(parent, "worktree")
-	wt, err := repo.AddWorktree(ctx, wtDir, rep.Base)
+	wt, wtDir, release, wtNotes, err := testWorktree(ctx, repo, id, rep.Base, cacheRoot, opt.Keep)
 	if err != nil {
-		_ = os.RemoveAll(parent)
 		return fail("create a worktree of %s: %v", rep.Base, err)
 	}
+	defer release()
+	rep.Notes = append(rep.Notes, wtNotes...)
 	kept := ""
-	defer func() {
-		if opt.Keep {
-			return
-		}
-		_ = repo.RemoveWorktree(context.WithoutCancel(ctx), wtDir)
-		_ = os.RemoveAll(parent)
-	}()
 	if opt.Keep {
 		kept = wtDir
 		rep.Worktree = wtDir
@@ -199,7 +192,7 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 	if dir, err := os.UserCacheDir(); err == nil && cfg.Test.BuildCache {
 		cache = filepath.Join(dir, "orch", "sandbox-gocache")
 		_ = os.MkdirAll(cache, 0o755)
-		buildCache = filepath.Join(dir, "orch", "build", testrun.RepoKey(repo.Dir))
+		buildCache = cacheRoot
 	}
 	runOpt := testrun.Options{
 		Dir: wtDir, LogDir: logDir, Sandbox: mode, Stream: opt.Stream, Env: env,

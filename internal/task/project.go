@@ -91,7 +91,7 @@ const configTemplate = `# orch project configuration.
 # max_memory = "4GiB"         # per suite (cgroup, and RLIMIT_DATA per process)
 # setup = []                  # commands run in the sandbox before the suites ("npm ci --offline")
 # read_only_paths = []        # shown read-only to suites: "/opt/sdk", "~/.cache/x", "third_party/untracked"
-# build_cache = true          # cargo target, Gradle home, Go build cache kept per repository and toolchain
+# build_cache = true          # warm test worktree, cargo target, Gradle home, Go build cache kept per repository
 #
 # [[test.suites]]             # without suites, orch detects them from the repository
 # name = "unit"
