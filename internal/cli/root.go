@@ -55,6 +55,7 @@ transcript.`,
 		newReplCmd(env),
 		newVersionCmd(env),
 		newServeCmd(env),
+		newMCPCmd(env),
 	)
 	// Bare `orch` in a terminal is the REPL; elsewhere it prints help.
 	root.RunE = replOrHelp(env)

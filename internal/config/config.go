@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,8 @@ type Config struct {
 	// "high"): OpenAI's reasoning_effort, Anthropic's output_config
 	// effort; a role not named has the model's default.
 	ReasoningEffort map[string]string `toml:"reasoning_effort"`
+	// MCP configures `orch mcp`.
+	MCP MCP `toml:"mcp"`
 }
 
 // ModelRoles are the roles that call models, as named in [roles],
@@ -208,6 +211,20 @@ type Tools struct {
 	MaxTestRuns int `toml:"max_test_runs"`
 }
 
+// MCP configures the Model Context Protocol server (`orch mcp`).
+type MCP struct {
+	// Allow names the human gates an MCP client may take: accept, revert,
+	// override, redo. Empty (the default): none is offered, so an agent
+	// cannot approve its own work.
+	Allow []string `toml:"allow"`
+}
+
+// MCPGates are the human gates [mcp] allow may name.
+var MCPGates = []string{"accept", "revert", "override", "redo"}
+
+// Allows reports whether [mcp] allow names gate.
+func (m MCP) Allows(gate string) bool { return slices.Contains(m.Allow, gate) }
+
 // Default returns the embedded defaults.
 func Default() Config {
 	return Config{
@@ -294,6 +311,11 @@ var envAllowRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\*?$`)
 
 func (c *Config) validate(file string) error {
 	bad := func(key, msg string) error { return &Error{File: file, Key: key, Msg: msg} }
+	for i, g := range c.MCP.Allow {
+		if !slices.Contains(MCPGates, g) {
+			return bad(fmt.Sprintf("mcp.allow[%d]", i), fmt.Sprintf("expected one of %s, got %q", strings.Join(MCPGates, ", "), g))
+		}
+	}
 	switch c.Test.Sandbox {
 	case "auto", "bwrap", "none":
 	default:

@@ -87,14 +87,8 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	}
 	res.Repo = dir
 	say("orch demo: a sample Go module in %s", dir)
-	if err := writeSample(ctx, dir); err != nil {
-		return res, err
-	}
-	p, _, err := task.InitProject(dir)
+	p, err := Prepare(ctx, dir, opt.Provider)
 	if err != nil {
-		return res, err
-	}
-	if err := writeConfig(p, opt.Provider); err != nil {
 		return res, err
 	}
 	cfg, err := config.Load(p.Dir)
@@ -253,6 +247,24 @@ func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *
 		res.Commit = r.Decision.Commit
 		say("  you accept: committed %.12s with the trailers Orch-Task and Orch-Plan", r.Decision.Commit)
 	}
+}
+
+// Prepare creates the demo's sample repository in dir (which must be
+// empty or absent) with one commit, runs orch init in it and configures
+// provider ("script": the demo's offline script). Other front ends' tests
+// (orch mcp's) drive the same task through it.
+func Prepare(ctx context.Context, dir, provider string) (*task.Project, error) {
+	if err := writeSample(ctx, dir); err != nil {
+		return nil, err
+	}
+	p, _, err := task.InitProject(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeConfig(p, provider); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // writeSample creates the sample repository with one commit.

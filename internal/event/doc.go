@@ -21,6 +21,7 @@ var descriptions = map[Kind]string{
 	KindAdvice:         "the accept advisor's recommendation was written (`orch advise`)",
 	KindGitIntent:      "`orch accept`/`orch revert` built its commit and is about to move the branch (logged before any change to the repository)",
 	KindGitDone:        "the repository change of a `git_intent` ended: committed or aborted (by the next orch command when the first one died)",
+	KindMCPCall:        "an MCP client of `orch mcp` called a tool that acts on the task (logged after the action's own events, whatever the outcome)",
 }
 
 // Describe says when events of kind k are written.

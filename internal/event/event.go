@@ -30,6 +30,7 @@ const (
 	KindAdvice         Kind = "advice"
 	KindGitIntent      Kind = "git_intent"
 	KindGitDone        Kind = "git_done"
+	KindMCPCall        Kind = "mcp_call"
 )
 
 // Payload is the kind-specific part of an event. Its JSON fields must not
@@ -198,6 +199,18 @@ type GitDone struct {
 	Note      string   `json:"note,omitempty" doc:"what happened, in words"`
 }
 
+// MCPCall: an MCP client of `orch mcp` called a tool that acts on the
+// task. Logged after the action, whatever its outcome; the action's own
+// events (transition, user_input, phase_started, …) precede it.
+type MCPCall struct {
+	Client    string            `json:"client" doc:"the client as it introduced itself: clientInfo name and version"`
+	Transport string            `json:"transport" doc:"stdio or http"`
+	Tool      string            `json:"tool" doc:"the tool called"`
+	Args      map[string]string `json:"args,omitempty" doc:"the call's arguments; content and long text as sha256 and length"`
+	Outcome   string            `json:"outcome" doc:"ok, refused (nothing changed) or failed"`
+	Error     string            `json:"error,omitempty" doc:"why it was refused or failed"`
+}
+
 func (Created) Kind() Kind        { return KindCreated }
 func (Recovered) Kind() Kind      { return KindRecovered }
 func (Transition) Kind() Kind     { return KindTransition }
@@ -211,12 +224,13 @@ func (UserInput) Kind() Kind      { return KindUserInput }
 func (Advice) Kind() Kind         { return KindAdvice }
 func (GitIntent) Kind() Kind      { return KindGitIntent }
 func (GitDone) Kind() Kind        { return KindGitDone }
+func (MCPCall) Kind() Kind        { return KindMCPCall }
 
 // Catalogue returns one zero payload of every kind, in the docs' order.
 func Catalogue() []Payload {
 	return []Payload{
 		Created{}, Recovered{}, Transition{}, Override{}, Redo{},
 		PhaseStarted{}, PhaseFinished{}, ModelCall{}, BudgetExceeded{},
-		UserInput{}, Advice{}, GitIntent{}, GitDone{},
+		UserInput{}, Advice{}, GitIntent{}, GitDone{}, MCPCall{},
 	}
 }

@@ -132,6 +132,9 @@ const configTemplate = `# orch project configuration.
 # tokens_out = 1000000
 # cost_usd = 25.0
 # wall_time = "2h"            # summed latency of the task's model calls
+
+# [mcp]                       # orch mcp: the human gates an MCP client may take
+# allow = []                  # "accept", "revert", "override", "redo"; none by default
 `
 
 const ignoreTemplate = `# Written by orch init. Locks and temporary files are never committed.

@@ -1,0 +1,616 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/view"
+	"github.com/orchdev/orch/internal/worker"
+)
+
+// The tools' names.
+const (
+	ToolListTasks     = "list_tasks"
+	ToolStatus        = "status"
+	ToolNewTask       = "new_task"
+	ToolNext          = "next"
+	ToolLog           = "log"
+	ToolReadArtifact  = "read_artifact"
+	ToolWriteArtifact = "write_artifact"
+	ToolAnswer        = "answer"
+	ToolRunPhase      = "run_phase"
+	ToolCost          = "cost"
+	ToolAccept        = "accept"
+	ToolRevert        = "revert"
+	ToolOverride      = "override"
+	ToolRedo          = "redo"
+)
+
+// The human gates, as [mcp] allow names them (config.MCPGates).
+const (
+	GateAccept   = "accept"
+	GateRevert   = "revert"
+	GateOverride = "override"
+	GateRedo     = "redo"
+)
+
+// toolDef is one tool: its name, the gate that must be allowed for it to
+// be offered ("" for none), what docs/mcp.md says it returns, and how it
+// is added to an SDK server.
+type toolDef struct {
+	name    string
+	gate    string
+	returns string
+	add     func(*mcp.Server)
+}
+
+// def binds a typed handler as a tool. Arguments are checked against the
+// schema inferred from In (unknown fields refused) by the SDK.
+func def[In, Out any](name, gate, desc, returns string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) toolDef {
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: ptr(false)}
+	if !readOnly {
+		ann.DestructiveHint = ptr(gate != "")
+	}
+	return toolDef{name: name, gate: gate, returns: returns, add: func(s *mcp.Server) {
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc, Annotations: ann}, h)
+	}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TaskArg names the task; empty means .orch/current, as --task does.
+type TaskArg struct {
+	Task string `json:"task,omitempty" jsonschema:"task id (default: the current task, .orch/current)"`
+}
+
+// tools lists every tool in the order docs/mcp.md shows them.
+func (s *Server) tools() []toolDef {
+	return []toolDef{
+		def(ToolListTasks, "", "List every task of the project: id, phase, revision, last change, which one is current (orch list --json).",
+			"`tasks` as `orch list --json`, `next`", true, s.listTasks),
+		def(ToolStatus, "", "A task's phase, actors, every outgoing edge with whether its condition holds and why, the suggested edge and the command that moves it on (orch status --json).",
+			"the object `orch status --json` prints, plus `next`", true, s.status),
+		def(ToolNewTask, "", "Create a task in phase planning with the brief as planning/brief.md; it becomes the current task (orch new).",
+			"`task`, `phase`, `revision`, `dir`, `next`", false, s.newTask),
+		def(ToolNext, "", "Take the first outgoing edge whose condition holds (orch next); with to, only that edge; with from, nothing happens unless the task is in that phase (safe retries). Refused (nothing changed) when no condition holds: the message says what is missing.",
+			"the object `orch next --json` prints, plus `next`", false, s.next),
+		def(ToolLog, "", "The task's transcript: hash-chained events, oldest first (orch log --json). since and limit page through it.",
+			"`task`, `events[]`, `total`, `pending`, `next`", true, s.log),
+		def(ToolReadArtifact, "", "Read a file of the task folder's artifact areas (planning/, review/, code/, test/, accept/, revert/), e.g. planning/planning.ai.json or review/code-review.md. Same content as the resource orch://task/<id>/<path>.",
+			"`task`, `path`, `uri`, `size`, `sha256`, `text` or `base64`, `offset`, `truncated`, `next`", true, s.readArtifact),
+		def(ToolWriteArtifact, "", "Write an artifact an author may write while the task plans: planning/planning.ai.json, planning/plan.files.json or planning/plan.md. JSON is checked by the same strict decoders as orch next and refused with the same messages (nothing written). Never state.json, the transcript, reviews, test reports or decisions.",
+			"`task`, `path`, `uri`, `bytes`, `sha256`, `next`", false, s.writeArtifact),
+		def(ToolAnswer, "", "Answer a blocking question of the plan (orch answer): recorded in planning/planning.ai.json, planning/meeting.jsonl and the transcript; the next planning round plans with it.",
+			"`task`, `question`, `answer`, `previous`, `open_questions[]`, `next`", false, s.answer),
+		def(ToolRunPhase, "", "Run a phase's worker from orch's registry: planning (orch plan), plan_review (orch review plan), codegen (orch codegen), review (orch review code) or test (orch test, sandboxed). Sends progress notifications when the request has a progress token; cancelling the request cancels the run (recorded as cancelled).",
+			"`task`, `phase`, `run`, `status`, `entered`, `summary`, `revision`, `next`", false, s.runPhase),
+		def(ToolCost, "", "Sum the model calls of the task, or of every task with all: calls, tokens, cost in USD where the price is known, budgets (orch cost --json).",
+			"the object `orch cost --json` prints, plus `next`", true, s.cost),
+		def(ToolAccept, GateAccept, "Record the accept decision (orch accept): accepted applies the change and commits it; changes_requested sends the task back to target; rejected and revert lead to revert. The decider is recorded as an agent named after the MCP client. Offered only when [mcp] allow names accept.",
+			"the decision as `orch accept --json`, plus `next`", false, s.accept),
+		def(ToolRevert, GateRevert, "Undo the accepted change with a revert commit and finish the task (orch revert). Offered only when [mcp] allow names revert.",
+			"the record as `orch revert --json`, plus `done` and `next`", false, s.revert),
+		def(ToolOverride, GateOverride, "Move without checking conditions (orch next --override REASON [--to PHASE]); the reason, skipped conditions and phases are logged. Offered only when [mcp] allow names override.",
+			"the object `orch next --json` prints, plus `next`", false, s.override),
+		def(ToolRedo, GateRedo, "Re-open a phase (orch redo): its artifacts and every later phase's move to history/. The only way out of done. Offered only when [mcp] allow names redo.",
+			"the object `orch redo --json` prints, plus `next`", false, s.redo),
+	}
+}
+
+// taskID resolves a task argument: a valid id, or the current task.
+func (s *Server) taskID(arg string) (string, error) {
+	if arg != "" {
+		if err := task.ValidID(arg); err != nil {
+			return "", err
+		}
+		return arg, nil
+	}
+	return s.project.Current()
+}
+
+// act runs a tool that acts on a task: it resolves the task, settles
+// interrupted git effects, runs fn, logs the mcp_call event, rescans the
+// artifacts (notifying subscribers) and wraps a refusal with the next
+// step.
+func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, tool, taskArg string, args map[string]string, fn func(id string) error) (string, error) {
+	id, err := s.taskID(taskArg)
+	if err != nil {
+		return "", s.refuse("", err)
+	}
+	s.settle(ctx)
+	err = fn(id)
+	s.logCall(ctx, req, tool, id, args, err)
+	s.watch.scan(ctx)
+	if s.acted != nil {
+		s.acted(tool, id, err)
+	}
+	if err != nil {
+		return id, s.refuse(id, err)
+	}
+	return id, nil
+}
+
+// --- read-only tools
+
+// ListOutput is list_tasks' result.
+type ListOutput struct {
+	Tasks []view.ListEntry `json:"tasks"`
+	Next  Next             `json:"next"`
+}
+
+func (s *Server) listTasks(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+	entries, err := view.List(s.project)
+	if err != nil {
+		return nil, nil, s.refuse("", err)
+	}
+	cur, _ := s.project.Current()
+	next := Next{Tool: ToolNewTask, Arguments: map[string]string{"brief": "WHAT THE CHANGE SHOULD DO"}, Why: "no task yet: create one"}
+	if cur != "" {
+		next = s.nextFor(cur)
+	} else if len(entries) > 0 {
+		next = Next{Tool: ToolStatus, Arguments: map[string]string{"task": entries[len(entries)-1].ID}, Why: "no current task: look at one"}
+	}
+	return nil, ListOutput{Tasks: entries, Next: next}, nil
+}
+
+// StatusOutput is status' result: `orch status --json` plus next.
+type StatusOutput struct {
+	view.Status
+	Next Next `json:"next"`
+}
+
+func (s *Server) status(ctx context.Context, req *mcp.CallToolRequest, in TaskArg) (*mcp.CallToolResult, any, error) {
+	id, err := s.taskID(in.Task)
+	if err != nil {
+		return nil, nil, s.refuse("", err)
+	}
+	st, step, err := view.StatusOf(s.orchestrator(), id)
+	if err != nil {
+		return nil, nil, s.refuse(id, err)
+	}
+	return nil, StatusOutput{Status: st, Next: s.nextOf(id, step)}, nil
+}
+
+// LogInput pages through the transcript.
+type LogInput struct {
+	TaskArg
+	Since int64 `json:"since,omitempty" jsonschema:"only events with a larger seq"`
+	Limit int   `json:"limit,omitempty" jsonschema:"at most this many events, the newest of the selection (default 200, at most 2000)"`
+}
+
+// LogOutput is log's result.
+type LogOutput struct {
+	Task    string        `json:"task"`
+	Events  []task.Event  `json:"events"`
+	Total   int           `json:"total"`
+	Pending *task.Pending `json:"pending,omitempty"`
+	Next    Next          `json:"next"`
+}
+
+func (s *Server) log(ctx context.Context, req *mcp.CallToolRequest, in LogInput) (*mcp.CallToolResult, any, error) {
+	id, err := s.taskID(in.Task)
+	if err != nil {
+		return nil, nil, s.refuse("", err)
+	}
+	t, err := s.project.Open(id)
+	if err != nil {
+		return nil, nil, s.refuse(id, err)
+	}
+	evs, err := t.Transcript()
+	if err != nil {
+		return nil, nil, s.refuse(id, err)
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 200
+	}
+	limit = min(limit, 2000)
+	sel := make([]task.Event, 0, len(evs))
+	for _, ev := range evs {
+		if ev.Seq > in.Since {
+			sel = append(sel, ev)
+		}
+	}
+	if len(sel) > limit {
+		sel = sel[len(sel)-limit:]
+	}
+	out := LogOutput{Task: id, Events: sel, Total: len(evs), Next: s.nextFor(id)}
+	if _, pending, err := t.CommittedState(); err == nil {
+		out.Pending = pending
+	}
+	return nil, out, nil
+}
+
+// CostInput selects the task or every task.
+type CostInput struct {
+	TaskArg
+	All bool `json:"all,omitempty" jsonschema:"sum every task of the project (task is then ignored)"`
+}
+
+// CostOutput is cost's result: `orch cost --json` plus next.
+type CostOutput struct {
+	view.Cost
+	Next Next `json:"next"`
+}
+
+func (s *Server) cost(ctx context.Context, req *mcp.CallToolRequest, in CostInput) (*mcp.CallToolResult, any, error) {
+	id := ""
+	if !in.All {
+		var err error
+		if id, err = s.taskID(in.Task); err != nil {
+			return nil, nil, s.refuse("", err)
+		}
+	}
+	c, err := view.CostOf(s.project, id, in.All)
+	if err != nil {
+		return nil, nil, s.refuse(id, err)
+	}
+	next := Next{Tool: ToolListTasks, Why: "look at the tasks"}
+	if id != "" {
+		next = s.nextFor(id)
+	}
+	return nil, CostOutput{Cost: c, Next: next}, nil
+}
+
+// --- tools that act
+
+// NewTaskInput is new_task's arguments.
+type NewTaskInput struct {
+	Brief string `json:"brief" jsonschema:"what the change should do (becomes planning/brief.md)"`
+	ID    string `json:"id,omitempty" jsonschema:"task id (default: NNNN-slug from the brief)"`
+}
+
+// NewTaskOutput is new_task's result.
+type NewTaskOutput struct {
+	Task     string          `json:"task"`
+	Phase    lifecycle.Phase `json:"phase"`
+	Revision int64           `json:"revision"`
+	Dir      string          `json:"dir"`
+	Next     Next            `json:"next"`
+}
+
+func (s *Server) newTask(ctx context.Context, req *mcp.CallToolRequest, in NewTaskInput) (*mcp.CallToolResult, any, error) {
+	if strings.TrimSpace(in.Brief) == "" {
+		return nil, nil, s.refuse("", exit.UsageError("orch: the brief is blank: say what the change should do"))
+	}
+	if len(in.Brief) > 1<<20 {
+		return nil, nil, s.refuse("", exit.UsageError(fmt.Sprintf("orch: the brief is %d bytes; at most %d are accepted", len(in.Brief), 1<<20)))
+	}
+	s.settle(ctx)
+	if err := s.project.CleanStrays(); err != nil {
+		return nil, nil, s.refuse("", err)
+	}
+	id := in.ID
+	var err error
+	if id == "" {
+		if id, err = s.project.NewID(in.Brief); err != nil {
+			return nil, nil, s.refuse("", err)
+		}
+	} else if err := task.ValidID(id); err != nil {
+		return nil, nil, s.refuse("", err)
+	}
+	t, st, err := s.project.CreateTask(id, in.Brief, s.opt.Now().UTC())
+	if err != nil {
+		return nil, nil, s.refuse("", err)
+	}
+	s.logCall(ctx, req, ToolNewTask, t.ID, argMap([]string{"brief"}, "id", in.ID, "brief", in.Brief), nil)
+	s.watch.scan(ctx)
+	return nil, NewTaskOutput{Task: t.ID, Phase: st.Phase, Revision: st.Revision, Dir: t.Dir, Next: s.nextFor(t.ID)}, nil
+}
+
+// NextInput is next's arguments.
+type NextInput struct {
+	TaskArg
+	To   string `json:"to,omitempty" jsonschema:"take the edge to this phase, only if its condition holds"`
+	From string `json:"from,omitempty" jsonschema:"act only if the task is in this phase (safe retries)"`
+}
+
+// NextOutput is next's, override's and redo's result.
+type NextOutput struct {
+	orchestrator.NextResult
+	Next Next `json:"next"`
+}
+
+func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInput) (*mcp.CallToolResult, any, error) {
+	var nreq orchestrator.NextRequest
+	var err error
+	if in.To != "" {
+		if nreq.To, err = lifecycle.ParsePhase(in.To); err != nil {
+			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: to: "+err.Error()))
+		}
+	}
+	if in.From != "" {
+		if nreq.From, err = lifecycle.ParsePhase(in.From); err != nil {
+			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: from: "+err.Error()))
+		}
+	}
+	return s.takeNext(ctx, req, ToolNext, in.Task, nreq, argMap(nil, "to", in.To, "from", in.From))
+}
+
+func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, taskArg string, nreq orchestrator.NextRequest, args map[string]string) (*mcp.CallToolResult, any, error) {
+	var res orchestrator.NextResult
+	id, err := s.act(ctx, req, tool, taskArg, args, func(id string) error {
+		var err error
+		res, err = s.orchestrator().Next(ctx, id, nreq)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, NextOutput{NextResult: res, Next: s.nextFor(id)}, nil
+}
+
+// AnswerInput is answer's arguments.
+type AnswerInput struct {
+	TaskArg
+	Question string `json:"question" jsonschema:"the question's id (q1, …)"`
+	Text     string `json:"text" jsonschema:"the answer"`
+}
+
+// AnswerOutput is answer's result.
+type AnswerOutput struct {
+	Task     string   `json:"task"`
+	Question string   `json:"question"`
+	Answer   string   `json:"answer"`
+	Previous *string  `json:"previous"`
+	Open     []string `json:"open_questions"`
+	Next     Next     `json:"next"`
+}
+
+func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, any, error) {
+	var res agent.AnswerResult
+	id, err := s.act(ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
+		var err error
+		res, err = agent.AnswerQuestion(ctx, s.orchestrator(), id, in.Question, in.Text)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	open := make([]string, len(res.Open))
+	for i, q := range res.Open {
+		open[i] = q.ID
+	}
+	return nil, AnswerOutput{Task: id, Question: in.Question, Answer: in.Text, Previous: res.Previous, Open: open, Next: s.nextFor(id)}, nil
+}
+
+// RunPhaseInput is run_phase's arguments.
+type RunPhaseInput struct {
+	TaskArg
+	Phase string `json:"phase" jsonschema:"planning, plan_review, codegen, review or test"`
+	Fresh bool   `json:"fresh,omitempty" jsonschema:"ask the models again instead of reusing cached answers"`
+}
+
+// RunPhaseOutput is run_phase's result.
+type RunPhaseOutput struct {
+	Task     string                   `json:"task"`
+	Phase    lifecycle.Phase          `json:"phase"`
+	Status   string                   `json:"status"`
+	Entered  *orchestrator.NextResult `json:"entered,omitempty"`
+	Summary  map[string]any           `json:"summary,omitempty"`
+	Archived string                   `json:"archived,omitempty"`
+	Revision int64                    `json:"revision"`
+	Notes    []string                 `json:"notes,omitempty"`
+	Next     Next                     `json:"next"`
+}
+
+func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunPhaseInput) (*mcp.CallToolResult, any, error) {
+	p, err := lifecycle.ParsePhase(in.Phase)
+	if err != nil || !isPhase(p) {
+		return nil, nil, s.refuse(in.Task, exit.UsageError(fmt.Sprintf("orch: phase: expected planning, plan_review, codegen, review or test, got %q (accept and revert are human gates)", in.Phase)))
+	}
+	cfg, err := s.config()
+	if err != nil {
+		return nil, nil, s.refuse(in.Task, err)
+	}
+	pr := newProgress(ctx, req)
+	rt := agent.NewRuntime(s.project, cfg, s.opt.Getenv)
+	rt.Fresh = in.Fresh
+	rt.Now = s.opt.Now
+	rt.Options = s.opt.LLMOptions
+	rt.OnTool = pr.tool
+	var environ []string
+	if s.opt.Environ != nil {
+		environ = s.opt.Environ()
+	}
+	deps := worker.Deps{Orch: s.orchestrator(), Config: cfg, Agents: rt,
+		Test: phases.TestOptions{Stream: pr.lines(), Env: environ}}
+	var out worker.Outcome
+	args := argMap(nil, "phase", string(p))
+	if in.Fresh {
+		args["fresh"] = "true"
+	}
+	id, err := s.act(ctx, req, ToolRunPhase, in.Task, args, func(id string) error {
+		w, _ := worker.Registry(deps).For(p)
+		pr.say(fmt.Sprintf("%s: started (%s)", p, w.Command()))
+		start := time.Now()
+		var err error
+		out, err = w.Work(ctx, worker.Run{Task: id})
+		if err != nil {
+			pr.say(fmt.Sprintf("%s: failed after %s", p, time.Since(start).Round(time.Millisecond)))
+			return err
+		}
+		pr.say(fmt.Sprintf("%s: %s after %s", p, out.Phase.Outcome.Status, time.Since(start).Round(time.Millisecond)))
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ph := out.Phase
+	return nil, RunPhaseOutput{Task: id, Phase: p, Status: ph.Outcome.Status, Entered: ph.Entered, Summary: ph.Outcome.Summary,
+		Archived: ph.Archived, Revision: ph.Revision, Notes: rt.Notes, Next: s.nextFor(id)}, nil
+}
+
+// --- the human gates (offered only when [mcp] allow names them)
+
+// gate refuses a gate that the configuration no longer allows.
+func (s *Server) gate(name string) error {
+	cfg, err := s.config()
+	if err != nil {
+		return err
+	}
+	if !cfg.MCP.Allows(name) {
+		return exit.RefusedError(fmt.Sprintf("orch: %s is a human gate and .orch/config.toml's [mcp] allow does not name it: ask the user to run it", name))
+	}
+	return nil
+}
+
+// AcceptInput is accept's arguments.
+type AcceptInput struct {
+	TaskArg
+	Verdict         string   `json:"verdict" jsonschema:"accepted, changes_requested, rejected or revert"`
+	Target          string   `json:"target,omitempty" jsonschema:"with changes_requested: codegen, review or planning"`
+	Reasons         []string `json:"reasons" jsonschema:"why (at least one non-blank)"`
+	AllowIncomplete bool     `json:"allow_incomplete,omitempty" jsonschema:"confirm accepting with failing, incomplete or missing tests"`
+}
+
+// AcceptOutput is accept's result.
+type AcceptOutput struct {
+	Decision phases.Decision          `json:"decision"`
+	Entered  *orchestrator.NextResult `json:"entered,omitempty"`
+	Next     Next                     `json:"next"`
+}
+
+func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in AcceptInput) (*mcp.CallToolResult, any, error) {
+	var res phases.AcceptResult
+	args := argMap(nil, "verdict", in.Verdict, "target", in.Target, "reasons", strings.Join(in.Reasons, "; "))
+	id, err := s.act(ctx, req, ToolAccept, in.Task, args, func(id string) error {
+		if err := s.gate(GateAccept); err != nil {
+			return err
+		}
+		cfg, err := s.config()
+		if err != nil {
+			return err
+		}
+		var environ []string
+		if s.opt.Environ != nil {
+			environ = s.opt.Environ()
+		}
+		opt := phases.AcceptOptions{Verdict: in.Verdict, Target: in.Target, Reasons: in.Reasons, AllowIncomplete: in.AllowIncomplete,
+			Decider: artifact.Decider{Kind: "agent", Name: clientName(req) + " (orch mcp)"},
+			Test:    phases.TestOptions{Env: environ}}
+		if err := phases.CheckDecision(opt); err != nil {
+			return exit.UsageError("orch: " + err.Error())
+		}
+		w, _ := worker.Registry(worker.Deps{Orch: s.orchestrator(), Config: cfg}).For(lifecycle.Accept)
+		out, err := w.Work(ctx, worker.Run{Task: id, Accept: &opt})
+		if err != nil {
+			return err
+		}
+		res = out.Result.(phases.AcceptResult)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, AcceptOutput{Decision: res.Decision, Entered: res.Phase.Entered, Next: s.nextFor(id)}, nil
+}
+
+// RevertInput is revert's arguments.
+type RevertInput struct {
+	TaskArg
+	Reason string `json:"reason" jsonschema:"why the change is reverted"`
+}
+
+// RevertOutput is revert's result.
+type RevertOutput struct {
+	Record phases.Record            `json:"record"`
+	Done   *orchestrator.NextResult `json:"done,omitempty"`
+	Next   Next                     `json:"next"`
+}
+
+func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in RevertInput) (*mcp.CallToolResult, any, error) {
+	var res phases.RevertResult
+	id, err := s.act(ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
+		if err := s.gate(GateRevert); err != nil {
+			return err
+		}
+		if strings.TrimSpace(in.Reason) == "" {
+			return exit.UsageError("orch: revert needs a non-blank reason")
+		}
+		cfg, err := s.config()
+		if err != nil {
+			return err
+		}
+		w, _ := worker.Registry(worker.Deps{Orch: s.orchestrator(), Config: cfg}).For(lifecycle.Revert)
+		out, err := w.Work(ctx, worker.Run{Task: id, Reason: in.Reason})
+		if err != nil {
+			return err
+		}
+		res = out.Result.(phases.RevertResult)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, RevertOutput{Record: res.Record, Done: res.Done, Next: s.nextFor(id)}, nil
+}
+
+// OverrideInput is override's arguments.
+type OverrideInput struct {
+	TaskArg
+	Reason string `json:"reason" jsonschema:"why the conditions are skipped (logged)"`
+	To     string `json:"to,omitempty" jsonschema:"target phase (default: the forward edge)"`
+}
+
+func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in OverrideInput) (*mcp.CallToolResult, any, error) {
+	if err := s.gate(GateOverride); err != nil {
+		return nil, nil, s.refuse(in.Task, err)
+	}
+	nreq := orchestrator.NextRequest{Override: &in.Reason}
+	if in.To != "" {
+		p, err := lifecycle.ParsePhase(in.To)
+		if err != nil {
+			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: to: "+err.Error()))
+		}
+		nreq.To = p
+	}
+	return s.takeNext(ctx, req, ToolOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", in.To))
+}
+
+// RedoInput is redo's arguments.
+type RedoInput struct {
+	TaskArg
+	Phase  string `json:"phase,omitempty" jsonschema:"the phase to re-open (default: the current one; from done, planning)"`
+	Reason string `json:"reason,omitempty" jsonschema:"why (logged)"`
+}
+
+// RedoOutput is redo's result.
+type RedoOutput struct {
+	orchestrator.RedoResult
+	Next Next `json:"next"`
+}
+
+func (s *Server) redo(ctx context.Context, req *mcp.CallToolRequest, in RedoInput) (*mcp.CallToolResult, any, error) {
+	var p lifecycle.Phase
+	if in.Phase != "" {
+		var err error
+		if p, err = lifecycle.ParsePhase(in.Phase); err != nil {
+			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: phase: "+err.Error()))
+		}
+	}
+	var res orchestrator.RedoResult
+	id, err := s.act(ctx, req, ToolRedo, in.Task, argMap(nil, "phase", in.Phase, "reason", in.Reason), func(id string) error {
+		if err := s.gate(GateRedo); err != nil {
+			return err
+		}
+		var err error
+		res, err = s.orchestrator().Redo(ctx, id, p, in.Reason)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, RedoOutput{RedoResult: res, Next: s.nextFor(id)}, nil
+}
