@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -12,7 +13,7 @@ import (
 )
 
 func newMCPCmd(env *Env) *cobra.Command {
-	var httpAddr string
+	var httpAddr, dir string
 	var allowRemote bool
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -33,9 +34,17 @@ Tool names and schemas: docs/mcp.md.
 needs "Authorization: Bearer TOKEN": the token is $ORCH_MCP_TOKEN (at least 16
 characters) or a random one printed on standard error at start.`,
 		Example: `  claude mcp add orch -- orch mcp
+  orch mcp --dir ~/src/myproject
   orch mcp --http 127.0.0.1:8765`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir != "" {
+				abs, err := filepath.Abs(dir)
+				if err != nil {
+					return usagef(fmt.Sprintf("orch: --dir %q: %v", dir, err))
+				}
+				env.Dir = abs
+			}
 			if _, err := env.project(); err != nil {
 				return err
 			}
@@ -82,6 +91,7 @@ characters) or a random one printed on standard error at start.`,
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the streamable HTTP transport at ADDR (127.0.0.1:8765) instead of stdio")
+	cmd.Flags().StringVar(&dir, "dir", "", "the project (default: the working directory); for hosts that start servers elsewhere")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "let --http listen on a non-loopback address")
 	return cmd
 }

@@ -28,7 +28,9 @@ func TestResources(t *testing.T) {
 		}
 		uris = append(uris, r.URI)
 	}
-	if !slices.Contains(uris, brief) || slices.ContainsFunc(uris, func(u string) bool { return strings.HasSuffix(u, "state.json") || strings.HasSuffix(u, ".jsonl") && strings.Contains(u, "transcript") }) {
+	if !slices.Contains(uris, brief) || slices.ContainsFunc(uris, func(u string) bool {
+		return strings.HasSuffix(u, "state.json") || strings.HasSuffix(u, ".jsonl") && strings.Contains(u, "transcript")
+	}) {
 		t.Errorf("resources: %v", uris)
 	}
 	rr, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: brief})
