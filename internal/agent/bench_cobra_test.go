@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/agenttest"
+	"github.com/orchdev/orch/internal/agent/codegen"
+	"github.com/orchdev/orch/internal/agent/planner"
+	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/llm"
@@ -76,7 +81,7 @@ type benchTokens struct {
 
 func benchPhase(role string) string {
 	base, _, _ := strings.Cut(role, ":")
-	return map[string]string{RolePlanner: "planning", RolePlanReviewer: "plan_review", RoleCodegen: "codegen", RoleCodeReviewer: "review"}[base]
+	return map[string]string{agent.RolePlanner: "planning", agent.RolePlanReviewer: "plan_review", agent.RoleCodegen: "codegen", agent.RoleCodeReviewer: "review"}[base]
 }
 
 func (bt benchTokens) add(req llm.Request, resp llm.Response) {
@@ -154,23 +159,23 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 		"file_plan":           []any{map[string]any{"path": "command.go", "intent": "update", "summary": "set SuggestionsMinimumDistance = 3"}}}
 	planJSON, _ := json.Marshal(plan)
 	verdict := `{"ok":true,"severity":"info","decision":"approve","blocking_issues":[],"suggestions":[],"summary":"fine"}`
-	review := `{"ok":true,"issues":[]}`
+	reviewAnswer := `{"ok":true,"issues":[]}`
 	fixed := strings.Replace(src, "SuggestionsMinimumDistance = 2", "SuggestionsMinimumDistance = 3", 1)
 	whole, _ := json.Marshal(map[string]any{"status": "completed", "files": []any{map[string]any{"path": "command.go", "content": fixed}}, "deletes": []any{}})
 	edit := `{"status":"completed","edits":[{"path":"command.go","old_string":"SuggestionsMinimumDistance = 2","new_string":"SuggestionsMinimumDistance = 3"}],"files":[],"deletes":[]}`
 
 	bt := benchTokens{mu: &sync.Mutex{}, in: map[string]int{}, out: map[string]int{}}
-	m := &toolModel{t: nil, noTools: mode != "tools"}
-	m.turn = func(n int, req llm.Request) (llm.Response, error) {
+	m := &agenttest.ToolModel{T: nil, NoTools: mode != "tools"}
+	m.Turn = func(n int, req llm.Request) (llm.Response, error) {
 		var resp llm.Response
-		turn := len(toolResults(req))
+		turn := len(agenttest.ToolResults(req))
 		tc := func(name string, args string) llm.Response {
 			return llm.Response{ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("c%d", turn), Name: name, Arguments: json.RawMessage(args)}}, StopReason: "tool_calls"}
 		}
 		phase := benchPhase(req.Role)
 		switch {
 		case mode != "tools":
-			resp.Text = map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": review}[phase]
+			resp.Text = map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": reviewAnswer}[phase]
 			if phase == "codegen" {
 				resp.Text = map[string]string{"whole-file": string(whole), "edits": edit}[mode]
 			}
@@ -186,7 +191,7 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 		case turn == 0:
 			resp = tc(tools.Search, `{"pattern":"SuggestionsMinimumDistance"}`)
 		default:
-			resp = tc(tools.Finish, map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": review}[phase])
+			resp = tc(tools.Finish, map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": reviewAnswer}[phase])
 		}
 		bt.add(req, resp)
 		return resp, nil
@@ -194,9 +199,9 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 	cfg := config.Default()
 	cfg.Providers = map[string]config.Provider{"default": {Type: "command", Command: config.Command{"false"}}}
 	cfg.Tools.MaxTestRuns = 0
-	rt := m.use(NewRuntime(p, cfg, func(string) string { return "" }))
+	rt := m.Use(agent.NewRuntime(p, cfg, func(string) string { return "" }))
 	rt.Fresh = true
-	if _, err := Plan(ctx, rt, o, "t"); err != nil {
+	if _, err := planner.Plan(ctx, rt, o, "t"); err != nil {
 		tb.Fatal(err)
 	}
 	next := func() {
@@ -205,11 +210,11 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 		}
 	}
 	next()
-	if _, err := ReviewPlan(ctx, rt, o, "t"); err != nil {
+	if _, err := review.Plan(ctx, rt, o, "t"); err != nil {
 		tb.Fatal(err)
 	}
 	next()
-	res, err := Codegen(ctx, rt, o, "t")
+	res, err := codegen.Run(ctx, rt, o, "t")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -217,7 +222,7 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 		tb.Fatalf("%s: the change is not the one line: %+v", mode, res.Record.DiffStat)
 	}
 	next()
-	if _, err := ReviewCode(ctx, rt, o, "t"); err != nil {
+	if _, err := review.Code(ctx, rt, o, "t"); err != nil {
 		tb.Fatal(err)
 	}
 	return bt

@@ -56,9 +56,9 @@ func (rt *Runtime) ledger(taskID string) (*spend, error) {
 	return l, nil
 }
 
-// estimateTokens is a deliberately generous estimate of a prompt's tokens
+// EstimateTokens is a deliberately generous estimate of a prompt's tokens
 // (about 3 characters a token), so that a limit is not crossed by surprise.
-func estimateTokens(req llm.Request) int64 {
+func EstimateTokens(req llm.Request) int64 {
 	n := len(req.Schema) + len(req.SchemaName)
 	for _, m := range req.Messages {
 		n += len(m.Content) + 8
@@ -72,18 +72,18 @@ func estimateTokens(req llm.Request) int64 {
 	return int64(n/3 + 1)
 }
 
-// reserve checks the budgets before a call and, when it may go ahead,
+// Reserve checks the budgets before a call and, when it may go ahead,
 // books it (the booking is corrected by settle). Concurrent calls of one
 // phase (reviewers) see each other's bookings.
-func (rt *Runtime) reserve(taskID, phase, model string, req llm.Request) (CostLine, error) {
+func (rt *Runtime) Reserve(taskID, phase, model string, req llm.Request) (CostLine, error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	l, err := rt.ledger(taskID)
 	if err != nil {
 		return CostLine{}, err
 	}
-	est := CostLine{Calls: 1, TokensIn: estimateTokens(req), TokensOut: int64(req.MaxTokens)}
-	if c, ok := rt.cost(model, llm.Usage{InputTokens: est.TokensIn, OutputTokens: est.TokensOut}); ok {
+	est := CostLine{Calls: 1, TokensIn: EstimateTokens(req), TokensOut: int64(req.MaxTokens)}
+	if c, ok := rt.Cost(model, llm.Usage{InputTokens: est.TokensIn, OutputTokens: est.TokensOut}); ok {
 		est.CostUSD = c
 	}
 	b := rt.Config.Budgets
@@ -99,8 +99,8 @@ func (rt *Runtime) reserve(taskID, phase, model string, req llm.Request) (CostLi
 	return est, nil
 }
 
-// settle replaces a booking with what the call really used.
-func (rt *Runtime) settle(taskID, phase string, booked CostLine, used CostLine) {
+// Settle replaces a booking with what the call really used.
+func (rt *Runtime) Settle(taskID, phase string, booked CostLine, used CostLine) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	l, ok := rt.spent[taskID]
@@ -145,9 +145,9 @@ func overBudget(scope, key string, b config.Budget, spent, next CostLine) error 
 	return nil
 }
 
-// cost prices usage with the configuration's prices, then the embedded
+// Cost prices usage with the configuration's prices, then the embedded
 // table.
-func (rt *Runtime) cost(model string, u llm.Usage) (float64, bool) {
+func (rt *Runtime) Cost(model string, u llm.Usage) (float64, bool) {
 	p, ok := llm.PriceOf(model, priceOverrides(rt.Config.Prices))
 	if !ok {
 		return 0, false

@@ -1,4 +1,4 @@
-package agent
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/agenttest"
+	"github.com/orchdev/orch/internal/agent/codegen"
+	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -16,12 +20,12 @@ import (
 )
 
 // toolRuntime is a runtime of f whose every role is served by m.
-func (f *cgFixture) toolRuntime(m *toolModel, edit func(*config.Config)) *Runtime {
-	rt := f.runtime(config.Provider{Type: "command", Command: config.Command{"false"}})
+func toolRuntime(f *agenttest.CodeEnv, m *agenttest.ToolModel, edit func(*config.Config)) *agent.Runtime {
+	rt := f.Runtime(config.Provider{Type: "command", Command: config.Command{"false"}})
 	if edit != nil {
 		edit(&rt.Config)
 	}
-	return m.use(rt)
+	return m.Use(rt)
 }
 
 // TestCodegenToolLoop drives codegen through every tool: the model reads,
@@ -30,45 +34,45 @@ func (f *cgFixture) toolRuntime(m *toolModel, edit func(*config.Config)) *Runtim
 // computes the patch; a re-run with the same inputs is answered turn by
 // turn from the cache.
 func TestCodegenToolLoop(t *testing.T) {
-	f := newCGFixture(t, map[string]string{"docs/use.md": "Call Add(2, 3).\n"})
-	cgWrite(t, f.root, ".env", "TOKEN=untracked-secret\n")
-	m := &toolModel{t: t}
-	m.turn = scripted(
-		calls(call(t, tools.Search, map[string]any{"pattern": `func Add\(`})),
-		calls(call(t, tools.ReadFile, map[string]any{"path": "./calc.go"}), call(t, tools.ReadFile, map[string]any{"path": ".env"})),
-		calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
-		calls(call(t, tools.WriteFile, map[string]any{"path": "calc_test.go", "content": cgTest})),
-		calls(call(t, tools.WriteFile, map[string]any{"path": "other.go", "content": "package calc\n"}),
-			call(t, tools.WriteFile, map[string]any{"path": "../x", "content": "x"}),
-			call(t, tools.WriteFile, map[string]any{"path": ".git/hooks/pre-commit", "content": "x"})),
-		calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a * b", "new_string": "x"}),
-			call(t, tools.DeleteFile, map[string]any{"path": "calc.go"})),
-		calls(call(t, tools.ListFiles, map[string]any{"pattern": "*.go"}), call(t, tools.ReadFile, map[string]any{"path": "calc.go", "offset": 4, "limit": 1})),
-		calls(call(t, tools.Finish, map[string]any{"status": "completed", "notes": "fixed the operator"})),
+	f := agenttest.NewCodeEnv(t, map[string]string{"docs/use.md": "Call Add(2, 3).\n"})
+	agenttest.WriteFile(t, f.Root, ".env", "TOKEN=untracked-secret\n")
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = agenttest.Scripted(
+		agenttest.Calls(agenttest.ToolCall(t, tools.Search, map[string]any{"pattern": `func Add\(`})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.ReadFile, map[string]any{"path": "./calc.go"}), agenttest.ToolCall(t, tools.ReadFile, map[string]any{"path": ".env"})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.WriteFile, map[string]any{"path": "calc_test.go", "content": agenttest.CalcTest})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.WriteFile, map[string]any{"path": "other.go", "content": "package calc\n"}),
+			agenttest.ToolCall(t, tools.WriteFile, map[string]any{"path": "../x", "content": "x"}),
+			agenttest.ToolCall(t, tools.WriteFile, map[string]any{"path": ".git/hooks/pre-commit", "content": "x"})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a * b", "new_string": "x"}),
+			agenttest.ToolCall(t, tools.DeleteFile, map[string]any{"path": "calc.go"})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.ListFiles, map[string]any{"pattern": "*.go"}), agenttest.ToolCall(t, tools.ReadFile, map[string]any{"path": "calc.go", "offset": 4, "limit": 1})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "completed", "notes": "fixed the operator"})),
 	)
-	rt := f.toolRuntime(m, nil)
+	rt := toolRuntime(f, m, nil)
 	ctx := context.Background()
-	res, err := Codegen(ctx, rt, f.o, f.id)
+	res, err := codegen.Run(ctx, rt, f.O, f.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(res.Record.Files, ","); got != "calc.go,calc_test.go" || res.Record.Status != "completed" || res.Record.Notes != "fixed the operator" {
 		t.Errorf("record %+v", res.Record)
 	}
-	if f.read("code/files/calc.go") != cgFixed || f.read("code/files/calc_test.go") != cgTest {
-		t.Errorf("code/files: %q", f.read("code/files/calc.go"))
+	if f.Read("code/files/calc.go") != agenttest.CalcFixed || f.Read("code/files/calc_test.go") != agenttest.CalcTest {
+		t.Errorf("code/files: %q", f.Read("code/files/calc.go"))
 	}
-	if !strings.Contains(f.read("code/diff.patch"), "+func Add(a, b int) int { return a + b }") {
-		t.Errorf("diff.patch:\n%s", f.read("code/diff.patch"))
+	if !strings.Contains(f.Read("code/diff.patch"), "+func Add(a, b int) int { return a + b }") {
+		t.Errorf("diff.patch:\n%s", f.Read("code/diff.patch"))
 	}
-	if got, _ := os.ReadFile(filepath.Join(f.root, "calc.go")); string(got) != cgCalc {
+	if got, _ := os.ReadFile(filepath.Join(f.Root, "calc.go")); string(got) != agenttest.Calc {
 		t.Errorf("the working tree changed: %q", got)
 	}
-	if f.exists("code/.scratch") || f.exists(".scratch") {
+	if f.Exists("code/.scratch") || f.Exists(".scratch") {
 		t.Error("the scratch folder was committed with the artifacts")
 	}
 
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 8 {
 		t.Fatalf("%d turns, want 8", len(reqs))
 	}
@@ -89,7 +93,7 @@ func TestCodegenToolLoop(t *testing.T) {
 	if !strings.Contains(first.Messages[1].Content, "Repository map") || !strings.Contains(first.Messages[1].Content, "Add: calc.go:3,4") {
 		t.Errorf("the first message lacks the ranked repository map:\n%s", first.Messages[1].Content)
 	}
-	results := toolResults(reqs[7])
+	results := agenttest.ToolResults(reqs[7])
 	want := []struct {
 		has   string
 		isErr bool
@@ -125,7 +129,7 @@ func TestCodegenToolLoop(t *testing.T) {
 			}
 		}
 	}
-	mc := f.modelCalls()
+	mc := f.ModelCalls()
 	if len(mc) != 8 || fmt.Sprint(mc[0]["turn"]) != "1" || fmt.Sprint(mc[7]["turn"]) != "8" {
 		t.Fatalf("model_call events: %v", mc)
 	}
@@ -134,13 +138,13 @@ func TestCodegenToolLoop(t *testing.T) {
 	}
 
 	// The same inputs again: every turn answered from the cache.
-	if _, err := Codegen(ctx, f.toolRuntime(m, nil), f.o, f.id); err != nil {
+	if _, err := codegen.Run(ctx, toolRuntime(f, m, nil), f.O, f.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(m.requests()); n != 8 {
+	if n := len(m.Requests()); n != 8 {
 		t.Errorf("the re-run sent %d new requests, want 0", n-8)
 	}
-	if to := f.next(); to != lifecycle.Review {
+	if to := f.Next(); to != lifecycle.Review {
 		t.Errorf("orch next → %s", to)
 	}
 }
@@ -149,24 +153,24 @@ func TestCodegenToolLoop(t *testing.T) {
 // far (failing before the edit, passing after), and is refused past
 // [tools] max_test_runs.
 func TestCodegenRunTests(t *testing.T) {
-	f := newCGFixture(t, nil)
-	m := &toolModel{t: t}
-	m.turn = scripted(
-		calls(call(t, tools.RunTests, nil)),
-		calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
-		calls(call(t, tools.RunTests, map[string]any{})),
-		calls(call(t, tools.RunTests, map[string]any{})),
-		calls(call(t, tools.Finish, map[string]any{"status": "completed"})),
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = agenttest.Scripted(
+		agenttest.Calls(agenttest.ToolCall(t, tools.RunTests, nil)),
+		agenttest.Calls(agenttest.ToolCall(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.RunTests, map[string]any{})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.RunTests, map[string]any{})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "completed"})),
 	)
-	rt := f.toolRuntime(m, func(c *config.Config) {
+	rt := toolRuntime(f, m, func(c *config.Config) {
 		c.Tools.MaxTestRuns = 2
 		c.Test.Sandbox = "none"
 		c.Test.Suites = []config.Suite{{Name: "plus", Kind: "test", Command: config.Command{"sh", "-c", "grep -q 'a + b' calc.go || { echo 'Add still subtracts'; exit 1; }"}}}
 	})
-	if _, err := Codegen(context.Background(), rt, f.o, f.id); err != nil {
+	if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
 		t.Fatal(err)
 	}
-	res := toolResults(m.requests()[4])
+	res := agenttest.ToolResults(m.Requests()[4])
 	if len(res) != 4 {
 		t.Fatalf("%d results", len(res))
 	}
@@ -179,7 +183,7 @@ func TestCodegenRunTests(t *testing.T) {
 	if !res[3].IsError || !strings.Contains(res[3].Content, "already used 2 times") {
 		t.Errorf("third run: %q", res[3].Content)
 	}
-	if _, err := os.Stat(filepath.Join(f.tk.Dir, "test")); err == nil {
+	if _, err := os.Stat(filepath.Join(f.Task.Dir, "test")); err == nil {
 		t.Error("run_tests wrote test/ into the task")
 	}
 }
@@ -188,18 +192,18 @@ func TestCodegenRunTests(t *testing.T) {
 // with a TruncatedError; nothing is re-sent, and the event says so.
 func TestLoopTruncatedTurn(t *testing.T) {
 	for _, noTools := range []bool{false, true} {
-		f := newCGFixture(t, nil)
-		m := &toolModel{t: t, noTools: noTools}
-		m.turn = scripted(llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "length"})
-		_, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
-		var te *TruncatedError
+		f := agenttest.NewCodeEnv(t, nil)
+		m := &agenttest.ToolModel{T: t, NoTools: noTools}
+		m.Turn = agenttest.Scripted(llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "length"})
+		_, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
+		var te *agent.TruncatedError
 		if !errors.As(err, &te) || !strings.Contains(err.Error(), "cut off at 16000 output tokens") {
 			t.Fatalf("tools %v: error %v", !noTools, err)
 		}
-		if n := len(m.requests()); n != 1 {
+		if n := len(m.Requests()); n != 1 {
 			t.Errorf("tools %v: %d requests, want 1 (a cut answer is not re-sent)", !noTools, n)
 		}
-		if mc := f.modelCalls(); len(mc) != 1 || mc[0]["truncated"] != true {
+		if mc := f.ModelCalls(); len(mc) != 1 || mc[0]["truncated"] != true {
 			t.Errorf("tools %v: events %v", !noTools, mc)
 		}
 	}
@@ -208,19 +212,19 @@ func TestLoopTruncatedTurn(t *testing.T) {
 // TestLoopTurnLimit: a model that never finishes is stopped after
 // [tools] max_turns turns.
 func TestLoopTurnLimit(t *testing.T) {
-	f := newCGFixture(t, nil)
-	m := &toolModel{t: t}
-	m.turn = scripted(calls(call(t, tools.ListFiles, map[string]any{})))
-	_, err := Codegen(context.Background(), f.toolRuntime(m, func(c *config.Config) { c.Tools.MaxTurns = 3 }), f.o, f.id)
-	var tl *TurnLimitError
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = agenttest.Scripted(agenttest.Calls(agenttest.ToolCall(t, tools.ListFiles, map[string]any{})))
+	_, err := codegen.Run(context.Background(), toolRuntime(f, m, func(c *config.Config) { c.Tools.MaxTurns = 3 }), f.O, f.ID)
+	var tl *agent.TurnLimitError
 	if !errors.As(err, &tl) || tl.Turns != 3 {
 		t.Fatalf("error %v", err)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d turns", len(reqs))
 	}
-	if last := toolResults(reqs[2]); !strings.Contains(last[len(last)-1].Content, "1 model turn(s) left") {
+	if last := agenttest.ToolResults(reqs[2]); !strings.Contains(last[len(last)-1].Content, "1 model turn(s) left") {
 		t.Errorf("the model was not warned: %q", last[len(last)-1].Content)
 	}
 }
@@ -228,23 +232,23 @@ func TestLoopTurnLimit(t *testing.T) {
 // TestLoopBudgetPerTurn: every turn is reserved against the budgets before
 // it is sent; the turn that would cross a limit is refused and recorded.
 func TestLoopBudgetPerTurn(t *testing.T) {
-	f := newCGFixture(t, nil)
-	m := &toolModel{t: t}
-	m.turn = scripted(calls(call(t, tools.ListFiles, map[string]any{})))
-	rt := f.toolRuntime(m, func(c *config.Config) {
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = agenttest.Scripted(agenttest.Calls(agenttest.ToolCall(t, tools.ListFiles, map[string]any{})))
+	rt := toolRuntime(f, m, func(c *config.Config) {
 		c.Budgets.Phase = map[string]config.Budget{"codegen": {Calls: 2}}
 	})
-	_, err := Codegen(context.Background(), rt, f.o, f.id)
-	var be *BudgetError
+	_, err := codegen.Run(context.Background(), rt, f.O, f.ID)
+	var be *agent.BudgetError
 	if !errors.As(err, &be) || be.Limit != "calls" {
 		t.Fatalf("error %v", err)
 	}
-	if n := len(m.requests()); n != 2 {
+	if n := len(m.Requests()); n != 2 {
 		t.Errorf("%d turns sent, want 2", n)
 	}
 	found := false
-	for _, ev := range f.events() {
-		if ev.Kind == "budget_exceeded" && ev.Data["role"] == RoleCodegen {
+	for _, ev := range f.Events() {
+		if ev.Kind == "budget_exceeded" && ev.Data["role"] == agent.RoleCodegen {
 			found = true
 		}
 	}
@@ -256,20 +260,20 @@ func TestLoopBudgetPerTurn(t *testing.T) {
 // TestLoopInvalidFinish: finish arguments that are not a valid answer
 // come back as a tool error; the corrected finish ends the run.
 func TestLoopInvalidFinish(t *testing.T) {
-	f := newCGFixture(t, nil)
-	m := &toolModel{t: t}
-	m.turn = scripted(
-		calls(call(t, tools.Finish, map[string]any{"status": "completed"})),
-		calls(call(t, tools.Finish, map[string]any{"status": "plan_unclear", "questions": []any{map[string]any{"text": "Which operator?"}}})),
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = agenttest.Scripted(
+		agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "completed"})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "plan_unclear", "questions": []any{map[string]any{"text": "Which operator?"}}})),
 	)
-	res, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	res, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Record.Status != "plan_unclear" || len(res.Record.Questions) != 1 || res.Record.Questions[0].ID != "q1" {
 		t.Errorf("record %+v", res.Record)
 	}
-	r := toolResults(m.requests()[1])
+	r := agenttest.ToolResults(m.Requests()[1])
 	if len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Content, "you have not changed any file") {
 		t.Errorf("results %+v", r)
 	}
@@ -278,28 +282,28 @@ func TestLoopInvalidFinish(t *testing.T) {
 // TestJSONRetryAnswerCached: an answer accepted after a re-prompt answers
 // the original request next time, without the retries.
 func TestJSONRetryAnswerCached(t *testing.T) {
-	f := newCGFixture(t, nil)
-	m := &toolModel{t: t, noTools: true}
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t, NoTools: true}
 	good := `{"status":"completed","edits":[{"path":"calc.go","old_string":"a - b","new_string":"a + b"}],"files":[],"deletes":[]}`
-	m.turn = scripted(llm.Response{Text: `{"status":"done"}`}, llm.Response{Text: good})
-	if _, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id); err != nil {
+	m.Turn = agenttest.Scripted(llm.Response{Text: `{"status":"done"}`}, llm.Response{Text: good})
+	if _, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID); err != nil {
 		t.Fatal(err)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	if !strings.Contains(reqs[0].Messages[1].Content, "return a - b") {
 		t.Error("without tools the planned file must be in the prompt")
 	}
-	if _, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id); err != nil {
+	if _, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(m.requests()); n != 2 {
+	if n := len(m.Requests()); n != 2 {
 		t.Errorf("the re-run sent %d requests, want 0", n-2)
 	}
-	if f.read("code/files/calc.go") != cgFixed {
-		t.Errorf("calc.go %q", f.read("code/files/calc.go"))
+	if f.Read("code/files/calc.go") != agenttest.CalcFixed {
+		t.Errorf("calc.go %q", f.Read("code/files/calc.go"))
 	}
 }
 
@@ -309,27 +313,27 @@ func TestJSONRetryAnswerCached(t *testing.T) {
 // failed); every persona gets the same shared prefix, marked for caching,
 // with its own instructions last.
 func TestReviewersShareOneEngine(t *testing.T) {
-	f := newCGFixture(t, nil)
-	f.override(lifecycle.PlanReview)
+	f := agenttest.NewCodeEnv(t, nil)
+	f.Override(lifecycle.PlanReview)
 	failRisk := true
 	verdict := map[string]any{"ok": true, "severity": "info", "decision": "approve", "blocking_issues": []any{}, "suggestions": []any{}, "summary": "fine"}
-	m := &toolModel{t: t}
-	m.turn = func(n int, req llm.Request) (llm.Response, error) {
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = func(n int, req llm.Request) (llm.Response, error) {
 		if req.Role == "plan_reviewer:risk" && failRisk {
 			return llm.Response{}, errors.New("the risk model is down")
 		}
-		if len(toolResults(req)) == 0 {
-			return calls(call(t, tools.ReadFile, map[string]any{"path": "calc.go"})), nil
+		if len(agenttest.ToolResults(req)) == 0 {
+			return agenttest.Calls(agenttest.ToolCall(t, tools.ReadFile, map[string]any{"path": "calc.go"})), nil
 		}
-		return calls(call(t, tools.Finish, verdict)), nil
+		return agenttest.Calls(agenttest.ToolCall(t, tools.Finish, verdict)), nil
 	}
-	_, err := ReviewPlan(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	_, err := review.Plan(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
 	if err == nil || !strings.Contains(err.Error(), "risk") || !strings.Contains(err.Error(), "the risk model is down") {
 		t.Fatalf("error %v", err)
 	}
 	byRole := map[string]int{}
 	var shared string
-	for _, r := range m.requests() {
+	for _, r := range m.Requests() {
 		byRole[r.Role]++
 		if len(r.Messages) < 3 || !r.Messages[1].CacheBreakpoint || r.CacheKey != "orch-fix-plan_reviewer" {
 			t.Fatalf("%s: layout %+v", r.Role, r.Messages)
@@ -352,21 +356,21 @@ func TestReviewersShareOneEngine(t *testing.T) {
 	if strings.Contains(shared, "return a - b") {
 		t.Error("with tools the files are read, not sent up front")
 	}
-	read := toolResults(m.requests()[len(m.requests())-1])
+	read := agenttest.ToolResults(m.Requests()[len(m.Requests())-1])
 	if len(read) != 1 || !strings.Contains(read[0].Content, "return a - b") {
 		t.Errorf("read_file result %+v", read)
 	}
 
 	failRisk = false
-	before := len(m.requests())
-	res, err := ReviewPlan(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	before := len(m.Requests())
+	res, err := review.Plan(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Review.OK || len(res.Review.Reviewers) != 5 {
 		t.Errorf("review %+v", res.Review)
 	}
-	for _, r := range m.requests()[before:] {
+	for _, r := range m.Requests()[before:] {
 		if r.Role != "plan_reviewer:risk" {
 			t.Errorf("the re-run asked %s again instead of using its cached answers", r.Role)
 		}
@@ -376,35 +380,35 @@ func TestReviewersShareOneEngine(t *testing.T) {
 // TestCodeReviewersReadTheChange: code reviewers with tools see the
 // changed files as the change leaves them.
 func TestCodeReviewersReadTheChange(t *testing.T) {
-	f := newCGFixture(t, nil)
-	m := &toolModel{t: t}
-	m.turn = func(n int, req llm.Request) (llm.Response, error) {
-		if req.Role == RoleCodegen {
-			if len(toolResults(req)) == 0 {
-				return calls(call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})), nil
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = func(n int, req llm.Request) (llm.Response, error) {
+		if req.Role == agent.RoleCodegen {
+			if len(agenttest.ToolResults(req)) == 0 {
+				return agenttest.Calls(agenttest.ToolCall(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})), nil
 			}
-			return calls(call(t, tools.Finish, map[string]any{"status": "completed"})), nil
+			return agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "completed"})), nil
 		}
-		if len(toolResults(req)) == 0 {
-			return calls(call(t, tools.ReadFile, map[string]any{"path": "calc.go"}), call(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a", "new_string": "b"})), nil
+		if len(agenttest.ToolResults(req)) == 0 {
+			return agenttest.Calls(agenttest.ToolCall(t, tools.ReadFile, map[string]any{"path": "calc.go"}), agenttest.ToolCall(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a", "new_string": "b"})), nil
 		}
-		return calls(call(t, tools.Finish, map[string]any{"ok": true, "issues": []any{}})), nil
+		return agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"ok": true, "issues": []any{}})), nil
 	}
-	if _, err := Codegen(context.Background(), f.toolRuntime(m, nil), f.o, f.id); err != nil {
+	if _, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID); err != nil {
 		t.Fatal(err)
 	}
-	if to := f.next(); to != lifecycle.Review {
+	if to := f.Next(); to != lifecycle.Review {
 		t.Fatalf("next → %s", to)
 	}
-	res, err := ReviewCode(context.Background(), f.toolRuntime(m, nil), f.o, f.id)
+	res, err := review.Code(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Review.OK || len(res.Review.Reviewers) != 4 {
 		t.Errorf("review %+v", res.Review)
 	}
-	for _, r := range m.requests() {
-		if !strings.HasPrefix(r.Role, RoleCodeReviewer) || len(toolResults(r)) == 0 {
+	for _, r := range m.Requests() {
+		if !strings.HasPrefix(r.Role, agent.RoleCodeReviewer) || len(agenttest.ToolResults(r)) == 0 {
 			continue
 		}
 		var names []string
@@ -414,7 +418,7 @@ func TestCodeReviewersReadTheChange(t *testing.T) {
 		if got := strings.Join(names, ","); got != "list_files,read_file,search,finish" {
 			t.Errorf("%s was offered %s", r.Role, got)
 		}
-		res := toolResults(r)
+		res := agenttest.ToolResults(r)
 		if !strings.Contains(res[0].Content, "return a + b") {
 			t.Errorf("%s read %q, want the changed file", r.Role, res[0].Content)
 		}

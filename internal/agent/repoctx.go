@@ -223,9 +223,9 @@ func (rt *Runtime) RepoMap(ctx context.Context, root, commit string, seeds repom
 	return ix.Map(ctx, seeds, MapTokens)
 }
 
-// withMap puts the repository map into rc; without one (an empty map,
+// WithMap puts the repository map into rc; without one (an empty map,
 // or a repository the index cannot read) the plain file list stays.
-func (rt *Runtime) withMap(ctx context.Context, rc *RepoContext, root, commit string, seeds repomap.Seeds) {
+func (rt *Runtime) WithMap(ctx context.Context, rc *RepoContext, root, commit string, seeds repomap.Seeds) {
 	if m, err := rt.RepoMap(ctx, root, commit, seeds); err == nil {
 		rc.Map = m
 	}

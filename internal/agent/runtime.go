@@ -156,6 +156,16 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 	return p, lc, model, nil
 }
 
+// SetProvider makes p, described by cfg, the provider that the name of
+// [providers] serves roles with, in place of what the configuration says
+// ("default" serves every role [roles] does not assign). For tests and
+// programs embedding orch with a model of their own.
+func (rt *Runtime) SetProvider(name string, p llm.Provider, cfg llm.Config) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.providers[name+"\x00"] = resolved{p: p, cfg: cfg}
+}
+
 // Policy is the visibility policy of the configuration: which tracked
 // files may reach a model.
 func (rt *Runtime) Policy() (visibility.Policy, error) {
@@ -184,6 +194,9 @@ type Call struct {
 
 // For returns the caller for run.
 func (rt *Runtime) For(run *orchestrator.Run) *Call { return &Call{rt: rt, run: run} }
+
+// Runtime returns the runtime c belongs to.
+func (c *Call) Runtime() *Runtime { return c.rt }
 
 // loggedProvider wraps a provider with the cache and the transcript.
 type loggedProvider struct {
@@ -236,7 +249,7 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		if model == "" {
 			model = lp.cfg.Model
 		}
-		b, err := lp.c.rt.reserve(run.Task.ID, string(run.Phase), model, req)
+		b, err := lp.c.rt.Reserve(run.Task.ID, string(run.Phase), model, req)
 		if err != nil {
 			lp.c.logBudget(ctx, req, err)
 			return llm.Response{}, err
@@ -251,10 +264,10 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 	}
 	if run := lp.c.run; run != nil {
 		used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
-		if c, ok := lp.c.rt.cost(resp.Model, resp.Usage); ok {
+		if c, ok := lp.c.rt.Cost(resp.Model, resp.Usage); ok {
 			used.CostUSD = c
 		}
-		lp.c.rt.settle(run.Task.ID, string(run.Phase), booked, used)
+		lp.c.rt.Settle(run.Task.ID, string(run.Phase), booked, used)
 	}
 	lp.c.log(ctx, req, resp, err, false)
 	if err == nil && cacheable {
@@ -374,7 +387,7 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 		call.Model = req.Model
 	}
 	if !cached {
-		if cost, ok := c.rt.cost(call.Model, resp.Usage); ok {
+		if cost, ok := c.rt.Cost(call.Model, resp.Usage); ok {
 			call.CostUSD = &cost
 		}
 	}
@@ -389,11 +402,11 @@ func (c *Call) logBudget(ctx context.Context, req llm.Request, err error) {
 	if c.run == nil {
 		return
 	}
-	_ = c.run.Log(context.WithoutCancel(ctx), budgetEvent(c.run.Phase, req.Role, err))
+	_ = c.run.Log(context.WithoutCancel(ctx), BudgetEvent(c.run.Phase, req.Role, err))
 }
 
-// budgetEvent is the budget_exceeded event of a refused call.
-func budgetEvent(phase lifecycle.Phase, role string, err error) event.BudgetExceeded {
+// BudgetEvent is the budget_exceeded event of a refused call.
+func BudgetEvent(phase lifecycle.Phase, role string, err error) event.BudgetExceeded {
 	ev := event.BudgetExceeded{Phase: phase, Role: role, Error: err.Error()}
 	var be *BudgetError
 	if errors.As(err, &be) {

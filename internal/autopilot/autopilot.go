@@ -25,7 +25,7 @@ type Workers interface {
 	For(p lifecycle.Phase) (worker.Worker, bool)
 }
 
-// Answerer records a person's answer to an open question (agent.Answer).
+// Answerer records a person's answer to an open question (planner.Answer).
 type Answerer func(ctx context.Context, id, question, text string) error
 
 // Options configure a run.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
@@ -119,7 +119,7 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	notes := s.settle(r.Context())
 	qid := strings.TrimSpace(r.PostForm.Get("question"))
 	text := strings.TrimRight(r.PostForm.Get("answer"), "\r\n")
-	res, err := agent.AnswerQuestion(r.Context(), s.orch, id, qid, text)
+	res, err := planner.AnswerQuestion(r.Context(), s.orch, id, qid, text)
 	if err != nil {
 		s.failed(w, r, id, err)
 		return

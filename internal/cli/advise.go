@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/advisor"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
 
@@ -36,7 +36,7 @@ the task stays in accept. The advisor never decides: you do, with
 				return err
 			}
 			out := a.out
-			adv, err := agent.Advise(cmd.Context(), a.rt, a.o, a.tid)
+			adv, err := advisor.Advise(cmd.Context(), a.rt, a.o, a.tid)
 			if err := a.finish(orchestrator.PhaseResult{}, err); err != nil {
 				return err
 			}
@@ -44,8 +44,8 @@ the task stays in accept. The advisor never decides: you do, with
 			if asJSON {
 				return json.NewEncoder(out).Encode(adv)
 			}
-			fmt.Fprint(out, agent.AdviceMarkdown(adv))
-			fmt.Fprintf(out, "\nwrote %s, %s\n", agent.AdviceFile, agent.AdviceMarkdownFile)
+			fmt.Fprint(out, advisor.Markdown(adv))
+			fmt.Fprintf(out, "\nwrote %s, %s\n", advisor.File, advisor.MarkdownFile)
 			return nil
 		},
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 )
 
@@ -44,7 +44,7 @@ The task must be in planning, with no planning round running. The next
 			qid := args[0]
 			text := strings.Join(args[1:], " ")
 			if len(args) == 2 && args[1] == "-" {
-				data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), agent.MaxAnswerBytes+1))
+				data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), planner.MaxAnswerBytes+1))
 				if err != nil {
 					return fmt.Errorf("orch: read the answer from stdin: %w", err)
 				}
@@ -58,7 +58,7 @@ The task must be in planning, with no planning round running. The next
 			if err != nil {
 				return err
 			}
-			res, err := agent.AnswerQuestion(cmd.Context(), o, tid, qid, text)
+			res, err := planner.AnswerQuestion(cmd.Context(), o, tid, qid, text)
 			if err != nil {
 				return err
 			}

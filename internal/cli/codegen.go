@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/codegen"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -19,7 +19,7 @@ import (
 type codegenOutput struct {
 	Task    string                   `json:"task"`
 	Entered *orchestrator.NextResult `json:"entered,omitempty"`
-	agent.CodegenRecord
+	codegen.Record
 	Next nextStep `json:"next"`
 }
 
@@ -65,7 +65,7 @@ codegen; the last answer is kept in history/).`,
 			}
 			o, tid, out := a.o, a.tid, a.out
 			w, err := a.work(cmd.Context(), lifecycle.Codegen)
-			res, _ := w.Result.(agent.CodegenResult)
+			res, _ := w.Result.(codegen.Result)
 			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ codegen; the last answer is kept in history/).`,
 			rec := res.Record
 			a.notes(asJSON)
 			if asJSON {
-				return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: res.Phase.Entered, CodegenRecord: rec, Next: next})
+				return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: res.Phase.Entered, Record: rec, Next: next})
 			}
 			printEntered(out, res.Phase.Entered)
 			fmt.Fprintf(out, "task %s: codegen attempt %d → %s (base %.12s)\n", tid, rec.Attempt, rec.Status, rec.Base)
@@ -93,7 +93,7 @@ codegen; the last answer is kept in history/).`,
 }
 
 // printCodegen shows what codegen wrote.
-func printCodegen(w io.Writer, env *Env, rec agent.CodegenRecord) {
+func printCodegen(w io.Writer, env *Env, rec codegen.Record) {
 	switch rec.Status {
 	case artifact.CodegenPlanUnclear:
 		fmt.Fprintln(w, "the model finds the plan unclear; its questions:")
@@ -103,7 +103,7 @@ func printCodegen(w io.Writer, env *Env, rec agent.CodegenRecord) {
 	case artifact.CodegenFailed:
 		fmt.Fprintln(w, "the model could not write the change")
 	default:
-		stats := map[string]agent.FileStat{}
+		stats := map[string]codegen.FileStat{}
 		for _, s := range rec.DiffStat {
 			stats[s.Path] = s
 		}
@@ -122,7 +122,7 @@ func printCodegen(w io.Writer, env *Env, rec agent.CodegenRecord) {
 		for _, d := range rec.Deletes {
 			fmt.Fprintf(w, "  %-40s deleted\n", d)
 		}
-		added, removed := agent.DiffTotals(rec.DiffStat)
+		added, removed := codegen.DiffTotals(rec.DiffStat)
 		fmt.Fprintf(w, "%s: %d file(s) changed, +%d -%d\n", artifact.DiffFile, len(rec.DiffStat), added, removed)
 		if len(rec.Unplanned) > 0 {
 			fmt.Fprintf(w, "outside the file plan: %s (scope mismatch: `%s` goes back to planning)\n", strings.Join(rec.Unplanned, ", "), env.command("next"))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -63,7 +63,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 			}
 			tid, out := a.tid, a.out
 			w, err := a.work(cmd.Context(), lifecycle.Planning)
-			res, _ := w.Result.(agent.PlanResult)
+			res, _ := w.Result.(planner.Result)
 			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
@@ -122,17 +122,17 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 // planNext says what to do after a round.
 // command renders CLI words for the user (env.command: slash syntax in
 // the REPL).
-func planNext(res agent.PlanResult, command func(string) string) string {
+func planNext(res planner.Result, command func(string) string) string {
 	switch res.Status {
-	case agent.PlanClarifying:
+	case planner.PlanClarifying:
 		ids := make([]string, len(res.Open))
 		for i, q := range res.Open {
 			ids[i] = q.ID
 		}
 		return fmt.Sprintf("answer %s with `%s`, then run `%s` again", strings.Join(ids, ", "), command("answer "+res.Open[0].ID+" TEXT"), command("plan"))
-	case agent.PlanReviewReady:
+	case planner.PlanReviewReady:
 		return fmt.Sprintf("`%s` moves to plan_review (then `%s`)", command("next"), command("review plan"))
-	case agent.PlanFormalizing:
+	case planner.PlanFormalizing:
 		return fmt.Sprintf("run `%s` again: the plan lists no files yet", command("plan"))
 	}
 	return fmt.Sprintf("run `%s` again", command("plan"))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -17,7 +17,7 @@ import (
 type reviewCodeOutput struct {
 	Task    string                   `json:"task"`
 	Entered *orchestrator.NextResult `json:"entered,omitempty"`
-	agent.CodeReviewRecord
+	review.CodeRecord
 	Next nextStep `json:"next"`
 }
 
@@ -54,7 +54,7 @@ stay invalid (no review is written).`,
 			}
 			o, tid, out := a.o, a.tid, a.out
 			w, err := a.work(cmd.Context(), lifecycle.Review)
-			res, _ := w.Result.(agent.CodeReviewResult)
+			res, _ := w.Result.(review.CodeResult)
 			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ stay invalid (no review is written).`,
 			rec := res.Review
 			a.notes(asJSON)
 			if asJSON {
-				return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: res.Phase.Entered, CodeReviewRecord: rec, Next: next})
+				return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: res.Phase.Entered, CodeRecord: rec, Next: next})
 			}
 			printEntered(out, res.Phase.Entered)
 			blocking := 0

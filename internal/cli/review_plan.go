@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
@@ -43,7 +43,7 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 			}
 			tid, out := a.tid, a.out
 			w, err := a.work(cmd.Context(), lifecycle.PlanReview)
-			res, _ := w.Result.(agent.PlanReviewResult)
+			res, _ := w.Result.(review.PlanResult)
 			if err := a.finish(w.Phase, err); err != nil {
 				return err
 			}

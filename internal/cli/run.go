@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
 	"github.com/orchdev/orch/internal/exit"
@@ -86,7 +86,7 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, "") + " (orch run --yes)"},
 				Test:    test,
 			}})
-			opt.Answer = func(ctx context.Context, id, q, text string) error { return agent.Answer(ctx, o, id, q, text) }
+			opt.Answer = func(ctx context.Context, id, q, text string) error { return planner.Answer(ctx, o, id, q, text) }
 			res, err := autopilot.Run(cmd.Context(), o, tid, workers, opt)
 			printNotes(errw, rt)
 			if err != nil {

@@ -22,6 +22,9 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/codegen"
+	"github.com/orchdev/orch/internal/agent/planner"
+	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
@@ -142,7 +145,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	// The demo is the autopilot, narrated: what each step did, from the
 	// autopilot's own events and each phase's outcome.
 	popt := autopilot.Options{Yes: true, Answers: map[string]string{}, Answer: func(ctx context.Context, id, q, text string) error {
-		return agent.Answer(ctx, o, id, q, text)
+		return planner.Answer(ctx, o, id, q, text)
 	}}
 	popt.Event = func(e autopilot.Event) {
 		switch {
@@ -213,23 +216,23 @@ Look around:
 // narrate says what a phase's work did.
 func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *Result) {
 	switch r := out.Result.(type) {
-	case agent.PlanResult:
+	case planner.Result:
 		say("  planner, round %d: %s", r.Round, r.Status)
 		for _, q := range r.Open {
 			say("    question %s (blocking): %s", q.ID, q.Text)
 		}
-	case agent.PlanReviewResult:
+	case review.PlanResult:
 		say("  %d plan reviewers: ok=%v blocked=%v", len(r.Review.Reviewers), r.Review.OK, r.Review.Blocked)
 		for _, v := range r.Review.Reviewers {
 			for _, s := range v.Suggestions {
 				say("    %s suggests: %s", v.ID, s)
 			}
 		}
-	case agent.CodegenResult:
+	case codegen.Result:
 		if cf := artifact.ScanCodeFiles(taskDir); cf.OK() {
 			say("  codegen wrote %s and computed code/diff.patch", strings.Join(cf.Value, ", "))
 		}
-	case agent.CodeReviewResult:
+	case review.CodeResult:
 		if cr := artifact.LoadCodeReview(taskDir); cr.OK() {
 			say("  code reviewers: ok=%v, %d issue(s), %d blocking", cr.Value.OK, len(cr.Value.Issues), len(cr.Value.BlockingIssues()))
 		}

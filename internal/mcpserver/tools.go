@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -369,10 +370,10 @@ type AnswerOutput struct {
 }
 
 func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, any, error) {
-	var res agent.AnswerResult
+	var res planner.AnswerResult
 	id, err := s.act(ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
 		var err error
-		res, err = agent.AnswerQuestion(ctx, s.orchestrator(), id, in.Question, in.Text)
+		res, err = planner.AnswerQuestion(ctx, s.orchestrator(), id, in.Question, in.Text)
 		return err
 	})
 	if err != nil {

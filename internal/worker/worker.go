@@ -15,6 +15,9 @@ import (
 	"fmt"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/codegen"
+	"github.com/orchdev/orch/internal/agent/planner"
+	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -37,8 +40,8 @@ type Run struct {
 }
 
 // Outcome is what a worker reports: the committed run and the phase's own
-// result, one of agent.PlanResult, agent.PlanReviewResult,
-// agent.CodegenResult, agent.CodeReviewResult, phases.TestResult,
+// result, one of planner.PlanResult, review.PlanReviewResult,
+// codegen.CodegenResult, review.CodeReviewResult, phases.TestResult,
 // phases.AcceptResult or phases.RevertResult.
 type Outcome struct {
 	Phase  orchestrator.PhaseResult
@@ -106,19 +109,19 @@ func Registry(d Deps) Set {
 	}
 	return set(
 		Func(lifecycle.Planning, "plan", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := agent.Plan(ctx, d.Agents, o, run.Task)
+			res, err := planner.Plan(ctx, d.Agents, o, run.Task)
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.PlanReview, "review plan", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := agent.ReviewPlan(ctx, d.Agents, o, run.Task)
+			res, err := review.Plan(ctx, d.Agents, o, run.Task)
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.Codegen, "codegen", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := agent.Codegen(ctx, d.Agents, o, run.Task)
+			res, err := codegen.Run(ctx, d.Agents, o, run.Task)
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.Review, "review code", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := agent.ReviewCode(ctx, d.Agents, o, run.Task)
+			res, err := review.Code(ctx, d.Agents, o, run.Task)
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.Test, "test", func(ctx context.Context, run Run) (Outcome, error) {

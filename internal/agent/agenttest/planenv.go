@@ -1,0 +1,403 @@
+package agenttest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// PlanEnv is a real git repository with .orch/ and one task in planning.
+type PlanEnv struct {
+	T     testing.TB
+	Root  string
+	P     *task.Project
+	O     *orchestrator.Orchestrator
+	ID    string
+	Env   map[string]string
+	Clock *Clock
+}
+
+// Clock is a goroutine-safe fake clock advancing one second per reading.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Second)
+	return c.now
+}
+
+// RepoFiles is the repository the tests plan against.
+var RepoFiles = map[string]string{
+	"README.md":      "# fetcher\n\nA tiny HTTP fetcher. Fetch retries nothing yet.\n",
+	"go.mod":         "module example.com/fetcher\n\ngo 1.22\n",
+	"fetch/fetch.go": "package fetch\n\n// Fetch gets a URL once.\nfunc Fetch(url string) error { return nil }\n",
+}
+
+const Brief = "add retry with exponential backoff to Fetch"
+
+// NewPlanEnv builds the repository (files over plRepoFiles), orch's project
+// with configTOML as .orch/config.toml, and task "t1" with brief.
+func NewPlanEnv(t testing.TB, files map[string]string, brief, configTOML string) *PlanEnv {
+	t.Helper()
+	root := t.TempDir()
+	all := map[string]string{}
+	for k, v := range RepoFiles {
+		all[k] = v
+	}
+	for k, v := range files {
+		all[k] = v
+	}
+	for name, content := range all {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Git(t, root, "init", "-q")
+	Git(t, root, "add", "-A")
+	Git(t, root, "commit", "-q", "-m", "initial")
+	p, _, err := task.InitProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The script provider keeps its cursors in .orch/cache/, which nothing
+	// creates yet (reported to the runtime's owner).
+	if err := os.MkdirAll(filepath.Join(p.Dir, "cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if configTOML != "" {
+		if err := os.WriteFile(filepath.Join(p.Dir, config.FileName), []byte(configTOML), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock := &Clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	if _, _, err := p.CreateTask("t1", brief, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	o := orchestrator.New(p)
+	o.Now = clock.Now
+	o.Wait = 5 * time.Second
+	return &PlanEnv{T: t, Root: root, P: p, O: o, ID: "t1", Env: map[string]string{}, Clock: clock}
+}
+
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"GIT_AUTHOR_NAME=orch test", "GIT_AUTHOR_EMAIL=test@orch.invalid",
+		"GIT_COMMITTER_NAME=orch test", "GIT_COMMITTER_EMAIL=test@orch.invalid",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// Runtime builds a fresh Runtime (a new orch process, as the CLI does).
+func (e *PlanEnv) Runtime() *agent.Runtime {
+	e.T.Helper()
+	cfg, err := config.Load(e.P.Dir)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	rt := agent.NewRuntime(e.P, cfg, func(k string) string { return e.Env[k] })
+	rt.Now = e.Clock.Now
+	return rt
+}
+
+func (e *PlanEnv) TaskDir() string { return filepath.Join(e.P.TasksDir(), e.ID) }
+
+func (e *PlanEnv) Read(rel string) []byte {
+	e.T.Helper()
+	data, err := os.ReadFile(filepath.Join(e.TaskDir(), filepath.FromSlash(rel)))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return data
+}
+
+func (e *PlanEnv) Exists(rel string) bool {
+	_, err := os.Lstat(filepath.Join(e.TaskDir(), filepath.FromSlash(rel)))
+	return err == nil
+}
+
+func (e *PlanEnv) State() task.State {
+	e.T.Helper()
+	t, err := e.P.Open(e.ID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return st
+}
+
+// kinds returns the transcript's event kinds.
+func (e *PlanEnv) Events() []task.Event {
+	e.T.Helper()
+	t, err := e.P.Open(e.ID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	evs, err := t.Transcript()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return evs
+}
+
+// writeScript writes a script provider file outside the repository and
+// returns the configuration using it.
+func ScriptConfig(t testing.TB, entries ...any) string {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"responses": entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("[providers.default]\ntype = \"script\"\nscript = %q\n", path)
+}
+
+// ScriptEntry is one script response.
+func ScriptEntry(role string, v any) map[string]any { return map[string]any{"role": role, "json": v} }
+
+// PlannerAnswer is a planner answer.
+func PlannerAnswer(title string, files []map[string]any, questions ...map[string]any) map[string]any {
+	if files == nil {
+		files = []map[string]any{}
+	}
+	if questions == nil {
+		questions = []map[string]any{}
+	}
+	return map[string]any{
+		"title": title, "goals": []string{"Fetch survives transient failures"},
+		"scope": map[string]any{"in_scope": []string{"Fetch"}, "out_of_scope": []string{"other packages"}},
+		"work":  map[string]any{"tasks": []map[string]any{{"title": "add the retry loop", "detail": "wrap the call"}}},
+		"risks": []string{"retry storms"}, "assumptions": []string{"errors are transient"},
+		"acceptance_criteria": []string{"a failing server is retried"},
+		"test_plan":           map[string]any{"strategy": "unit tests with a fake server", "cases": []string{"retries then succeeds"}},
+		"file_plan":           files,
+		"questions":           questions,
+	}
+}
+
+func FileEntry(path, intent string) map[string]any {
+	return map[string]any{"path": path, "intent": intent, "summary": intent + " " + path}
+}
+
+func Question(id, text string, blocking bool) map[string]any {
+	return map[string]any{"id": id, "text": text, "blocking": blocking}
+}
+
+// Verdict is a reviewer answer.
+func Verdict(ok bool, severity, decision string, issues ...string) map[string]any {
+	if issues == nil {
+		issues = []string{}
+	}
+	return map[string]any{"ok": ok, "severity": severity, "decision": decision,
+		"blocking_issues": issues, "suggestions": []string{}, "summary": "verdict " + severity}
+}
+
+// OpenAIAPI is an OpenAI-compatible chat completions server: each request
+// is answered by answer(body) with the assistant's content. It records the
+// requests and the highest number of requests in flight at once.
+type OpenAIAPI struct {
+	srv    *httptest.Server
+	answer func(body ChatRequest) string
+	// Barrier, when > 0, holds each request until that many are in
+	// flight (or release is closed), to prove concurrency without timing.
+	Barrier int
+	Release chan struct{}
+	Latency time.Duration
+
+	mu       sync.Mutex
+	requests []ChatRequest
+	Headers  []http.Header
+	inflight int
+	Peak     int
+	arrived  chan struct{}
+}
+
+type ChatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+	ResponseFormat struct {
+		JSONSchema struct {
+			Name string `json:"name"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+}
+
+func (r ChatRequest) System() string {
+	for _, m := range r.Messages {
+		if m.Role == "system" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// All joins every message's text (a reviewer's persona comes last).
+func (r ChatRequest) All() string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		b.WriteString(m.Content)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func (r ChatRequest) User() string {
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+func NewOpenAIAPI(t testing.TB, answer func(ChatRequest) string) *OpenAIAPI {
+	f := &OpenAIAPI{answer: answer, Release: make(chan struct{}), arrived: make(chan struct{}, 100)}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *OpenAIAPI) serve(w http.ResponseWriter, r *http.Request) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil || r.URL.Path != "/v1/chat/completions" {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	var body ChatRequest
+	if err := json.Unmarshal(data, &body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.requests = append(f.requests, body)
+	f.Headers = append(f.Headers, r.Header.Clone())
+	f.inflight++
+	f.Peak = max(f.Peak, f.inflight)
+	reached := f.Barrier > 0 && f.inflight >= f.Barrier
+	f.mu.Unlock()
+	if reached {
+		select {
+		case <-f.Release:
+		default:
+			close(f.Release)
+		}
+	}
+	if f.Barrier > 0 {
+		select {
+		case <-f.Release:
+		case <-time.After(20 * time.Second):
+		case <-r.Context().Done():
+		}
+	}
+	if f.Latency > 0 {
+		time.Sleep(f.Latency)
+	}
+	content := f.answer(body)
+	f.mu.Lock()
+	f.inflight--
+	f.mu.Unlock()
+	resp := map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "created": 1764064806, "model": "gpt-test",
+		"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": content, "refusal": nil}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+func (f *OpenAIAPI) Received() []ChatRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ChatRequest(nil), f.requests...)
+}
+
+// Config returns .orch/Config.toml for this server with the key read from
+// OPENAI_API_KEY.
+func (f *OpenAIAPI) Config() string {
+	return fmt.Sprintf("[providers.default]\ntype = \"openai\"\nbase_url = %q\nmodel = \"gpt-test\"\napi_key_env = \"OPENAI_API_KEY\"\n", f.srv.URL+"/v1")
+}
+
+func JSONOf(t testing.TB, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// plLoadPlan decodes the task's Plan.
+func (e *PlanEnv) Plan() artifact.Plan {
+	e.T.Helper()
+	l := artifact.LoadPlan(e.TaskDir())
+	if !l.OK() {
+		e.T.Fatalf("plan: present=%v err=%v", l.Present, l.Err)
+	}
+	return l.Value
+}
+
+var Ctx = context.Background()
+
+// ReadyPlan is a plan ready for review, written by hand.
+const ReadyPlan = `{"id":"t1","title":"Retry Fetch","brief":"add retry","file_plan":[{"path":"fetch/fetch.go","intent":"update"}],"questions":[]}
+`
+
+// WriteTaskFile writes content to rel inside the task's folder.
+func (e *PlanEnv) WriteTaskFile(rel string, content string) {
+	e.T.Helper()
+	WriteFile(e.T, e.TaskDir(), rel, content)
+}
+
+// PeakInFlight is the highest number of requests that were in flight at
+// once.
+func (f *OpenAIAPI) PeakInFlight() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Peak
+}
+
+// ReceivedHeaders returns the headers of the requests received, in order.
+func (f *OpenAIAPI) ReceivedHeaders() []http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]http.Header(nil), f.Headers...)
+}

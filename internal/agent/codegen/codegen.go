@@ -1,0 +1,417 @@
+package codegen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/evidence"
+	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+// Answer is the codegen model's single structured answer, where
+// tool calling is not spoken. It is untrusted: CheckAnswer and the
+// workspace validate it before anything is staged.
+type Answer struct {
+	Status    string     `json:"status" enum:"completed,plan_unclear,failed" desc:"completed: edits, files and deletes hold the change; plan_unclear: the plan is too unclear to implement, ask in questions; failed: you cannot do it, say why in notes"`
+	Edits     []Edit     `json:"edits" desc:"changes to existing files, applied in order: old_string (copied exactly from the file) is replaced by new_string"`
+	Files     []File     `json:"files" desc:"new files, or files rewritten entirely, with their complete content; never repeat a whole file to change part of it"`
+	Deletes   []string   `json:"deletes" desc:"repository paths of files to delete"`
+	Questions []Question `json:"questions,omitempty" desc:"with plan_unclear: what the plan must answer"`
+	Notes     string     `json:"notes,omitempty" desc:"anything the reviewers should know"`
+}
+
+// Edit replaces OldString with NewString in Path (every occurrence
+// with ReplaceAll; otherwise it must occur exactly once).
+type Edit struct {
+	Path       string `json:"path" desc:"repository-relative path with /"`
+	OldString  string `json:"old_string" desc:"the exact text to replace, whitespace and indentation included, long enough to occur once"`
+	NewString  string `json:"new_string" desc:"the replacement text"`
+	ReplaceAll bool   `json:"replace_all,omitempty" desc:"replace every occurrence instead of exactly one"`
+}
+
+// File is one whole file of a codegen answer.
+type File struct {
+	Path    string `json:"path" desc:"repository-relative path with /"`
+	Content string `json:"content" desc:"the complete content of the file"`
+}
+
+// Finish is the arguments of codegen's finish tool: the edits are
+// already in the workspace.
+type Finish struct {
+	Status    string     `json:"status" enum:"completed,plan_unclear,failed" desc:"completed: your edits hold the change; plan_unclear: the plan is too unclear to implement (or needs a file outside the file plan), ask in questions; failed: you cannot do it, say why in notes"`
+	Questions []Question `json:"questions,omitempty" desc:"with plan_unclear: what the plan must answer"`
+	Notes     string     `json:"notes,omitempty" desc:"anything the reviewers should know"`
+}
+
+// Question is a question codegen asks about the plan.
+type Question struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// Record is code/codegen.json as the codegen agent writes it: the
+// contract's fields (status, base, questions) and what was done.
+type Record struct {
+	Status    string     `json:"status"`
+	Base      string     `json:"base"`
+	Questions []Question `json:"questions,omitempty"`
+	Notes     string     `json:"notes,omitempty"`
+	// Attempt counts codegen results of this task, this one included.
+	Attempt int `json:"attempt"`
+	// Files are the paths written under code/files; Deletes the deleted ones.
+	Files   []string `json:"files"`
+	Deletes []string `json:"deletes"`
+	// Unplanned are written or deleted paths outside the file plan: the
+	// scope mismatch `orch next` routes back to planning.
+	Unplanned []string `json:"unplanned,omitempty"`
+	// Untouched are planned paths the change leaves alone.
+	Untouched []string `json:"untouched,omitempty"`
+	// DiffStat counts the lines code/diff.patch adds and removes per file.
+	DiffStat []FileStat `json:"diffstat,omitempty"`
+	// FixFrom names the history folders whose failures the model was shown.
+	FixFrom []string `json:"fix_from,omitempty"`
+}
+
+// Result is what Run reports.
+type Result struct {
+	Phase  orchestrator.PhaseResult
+	Record Record
+}
+
+// codegenOutput is a validated result: the status and signals, and the
+// change (the changed files' full content, the deleted paths, the patch
+// orch computed with git).
+type codegenOutput struct {
+	Status    string
+	Questions []Question
+	Notes     string
+	Files     map[string][]byte
+	Deletes   []string
+	Patch     []byte
+}
+
+// Run runs the codegen phase of task id: the model writes the full
+// content of the planned files against the repository's HEAD (the base);
+// orch validates every path and content, stages code/files/, computes
+// code/diff.patch with git and records code/codegen.json. On a re-run after
+// a regression the prompt carries the previous attempt's failures.
+func Run(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (Result, error) {
+	var res Result
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return res, err
+	}
+	if err := checkPlanForCodegen(t.Dir); err != nil {
+		return res, err
+	}
+	repo, err := gitx.Open(ctx, o.Project.Root)
+	if err != nil {
+		return res, err
+	}
+	pr, err := o.RunPhase(ctx, id, lifecycle.Codegen, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
+		rec, err := codegenWork(ctx, rt, repo, run)
+		res.Record = rec
+		if err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		return orchestrator.Outcome{Status: rec.Status, Attempt: rec.Attempt, Summary: map[string]any{
+			"status": rec.Status, "base": rec.Base, "files": len(rec.Files), "deletes": len(rec.Deletes),
+			"unplanned": rec.Unplanned, "attempt": rec.Attempt,
+		}}, nil
+	})
+	res.Phase = pr
+	return res, err
+}
+
+// checkPlanForCodegen refuses to call a model without a valid plan and a
+// non-empty file plan.
+func checkPlanForCodegen(taskDir string) error {
+	plan := artifact.LoadPlan(taskDir)
+	switch {
+	case !plan.Present:
+		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a plan: %s is missing", artifact.PlanFile)}
+	case plan.Err != nil:
+		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: codegen needs a valid plan: " + plan.Err.Error(), Err: plan.Err}
+	}
+	fp := artifact.LoadFilePlan(taskDir, plan)
+	switch {
+	case fp.Err != nil:
+		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: codegen needs a valid file plan: " + fp.Err.Error(), Err: fp.Err}
+	case !fp.Present || len(fp.Value.Files) == 0:
+		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a file plan: %s is missing and %s has no file_plan; `orch next` routes the task to plan_review", artifact.FilePlanFile, artifact.PlanFile)}
+	}
+	// Codegen works from exactly the plan plan_review → codegen recorded
+	// (contract section 6): an edited plan goes back to review first.
+	gates, err := evidence.ReadGates(taskDir)
+	if err != nil {
+		return err
+	}
+	ev := lifecycle.Evidence{Gates: gates, Now: map[string]string{lifecycle.HashPlan: plan.SHA256}}
+	if err := ev.Changed(lifecycle.HashPlan); err != nil {
+		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Err: err,
+			Msg: fmt.Sprintf("orch: codegen works from the reviewed plan: %v; `orch next` takes the task back to plan_review", err)}
+	}
+	return nil
+}
+
+// codegenWork is the phase's work: prompt, model turns, validation,
+// staging. With tool calling the model edits a workspace (kept inside the
+// file plan, mirrored in a scratch folder of the staging area) and may run
+// the tests; without, its single answer carries edits, files and deletes,
+// applied to the same kind of workspace.
+func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *orchestrator.Run) (Record, error) {
+	var rec Record
+	dir := run.Task.Dir
+	plan := artifact.LoadPlan(dir)
+	fp := artifact.LoadFilePlan(dir, plan)
+	if !plan.OK() || !fp.OK() || len(fp.Value.Files) == 0 {
+		if err := checkPlanForCodegen(dir); err != nil {
+			return rec, err
+		}
+		return rec, fmt.Errorf("codegen: the plan changed while codegen started; run it again")
+	}
+	base, err := repo.Head(ctx)
+	if err != nil {
+		return rec, fmt.Errorf("codegen: the base commit is the repository's HEAD: %w", err)
+	}
+	rec.Base = base
+	rec.Attempt = previousAttempts(dir) + 1
+
+	policy, err := rt.Policy()
+	if err != nil {
+		return rec, err
+	}
+	useTools := rt.ToolsFor(agent.RoleCodegen)
+	in, err := buildCodegenInput(ctx, rt, repo, dir, base, fp.Value, !useTools)
+	if err != nil {
+		return rec, err
+	}
+	rec.FixFrom = in.FixFrom
+	scratch := filepath.Join(run.Staging, scratchDir)
+	defer os.RemoveAll(scratch)
+	tests := testRunner(rt, repo, run.Task.ID, base, filepath.Join(scratch, "tests"))
+	req, err := codegenRequest(rt, run.Task.ID, in, useTools, tests != nil)
+	if err != nil {
+		return rec, err
+	}
+
+	var out codegenOutput
+	if useTools {
+		ws, err := tools.NewWritable(repo, base, policy, tools.Options{Plan: fp.Value, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
+		if err != nil {
+			return rec, fmt.Errorf("codegen: %w", err)
+		}
+		defer ws.Close()
+		var infra error
+		vctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		out, err = agent.Loop(vctx, rt.For(run), req, ws, "End the run with your result; your edits so far are the change.", func(raw []byte) (codegenOutput, error) {
+			o, problem, ierr := finishCodegen(vctx, ws, raw)
+			if ierr != nil {
+				infra = ierr
+				cancel(ierr)
+				return o, ierr
+			}
+			return o, problem
+		})
+		if infra != nil {
+			return rec, fmt.Errorf("codegen: checking the result: %w", infra)
+		}
+		if err != nil {
+			return rec, fmt.Errorf("codegen: %w", err)
+		}
+	} else {
+		// A failure of git itself while checking an answer is not the
+		// model's fault: it stops the re-prompting at once.
+		vctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		var infra error
+		check := codegenChecker{repo: repo, base: base, plan: fp.Value, policy: policy}
+		out, err = agent.JSON(vctx, rt.For(run), req, func(raw []byte) (codegenOutput, error) {
+			o, problem, ierr := check.check(vctx, raw)
+			if ierr != nil {
+				infra = ierr
+				cancel(ierr)
+				return o, ierr
+			}
+			return o, problem
+		})
+		if infra != nil {
+			return rec, fmt.Errorf("codegen: checking the answer: %w", infra)
+		}
+		if err != nil {
+			return rec, fmt.Errorf("codegen: %w", err)
+		}
+	}
+	if err := os.RemoveAll(scratch); err != nil {
+		return rec, fmt.Errorf("codegen: remove the scratch folder: %w", err)
+	}
+	fillRecord(&rec, out, fp.Value)
+	if err := stageCodegen(run, rec, out); err != nil {
+		return rec, err
+	}
+	return rec, nil
+}
+
+// scratchDir is the staging sub-folder holding codegen's working copy
+// (edited files, test logs); it is removed before the run ends.
+const scratchDir = ".scratch"
+
+// codegenRequest renders the prompt into a model request: the system
+// rules, the task data (plan, file plan, failures, repository; marked as
+// the prefix worth caching), then the role's instructions.
+func codegenRequest(rt *agent.Runtime, taskID string, in codegenInput, useTools, tests bool) (llm.Request, error) {
+	system, err := rt.Prompt("system", nil)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	data, err := rt.Prompt("codegen", in)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	task, err := rt.Prompt("codegen_task", struct{ Tools, Tests, Fix bool }{useTools, tests, in.Failures != ""})
+	if err != nil {
+		return llm.Request{}, err
+	}
+	var schema json.RawMessage
+	if useTools {
+		schema, err = llm.SchemaFor(Finish{})
+	} else {
+		schema, err = llm.SchemaFor(Answer{})
+	}
+	if err != nil {
+		return llm.Request{}, err
+	}
+	return llm.Request{
+		Role: agent.RoleCodegen,
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: system},
+			{Role: llm.RoleUser, Content: data, CacheBreakpoint: true},
+			{Role: llm.RoleUser, Content: task},
+		},
+		Schema:     schema,
+		SchemaName: "codegen",
+		MaxTokens:  rt.Config.Context.MaxOutputTokens,
+		CacheKey:   agent.PromptCacheKey(taskID, agent.RoleCodegen),
+	}, nil
+}
+
+// fillRecord completes the record from a validated result.
+func fillRecord(rec *Record, out codegenOutput, fp artifact.FilePlan) {
+	rec.Status = out.Status
+	rec.Questions = out.Questions
+	rec.Notes = strings.TrimSpace(out.Notes)
+	rec.Files, rec.Deletes = []string{}, []string{}
+	if out.Status != artifact.CodegenCompleted {
+		return
+	}
+	planned := fp.Paths()
+	touched := map[string]bool{}
+	for p := range out.Files {
+		rec.Files = append(rec.Files, p)
+		touched[p] = true
+	}
+	rec.Deletes = append(rec.Deletes, out.Deletes...)
+	for _, p := range out.Deletes {
+		touched[p] = true
+	}
+	sort.Strings(rec.Files)
+	sort.Strings(rec.Deletes)
+	for p := range touched {
+		if _, ok := planned[p]; !ok {
+			rec.Unplanned = append(rec.Unplanned, p)
+		}
+	}
+	sort.Strings(rec.Unplanned)
+	for _, f := range fp.Files {
+		if !touched[f.Path] {
+			rec.Untouched = append(rec.Untouched, f.Path)
+		}
+	}
+	rec.DiffStat = DiffStat(out.Patch)
+}
+
+// stageCodegen writes code/files/, code/diff.patch and code/codegen.json
+// into the run's staging folder.
+func stageCodegen(run *orchestrator.Run, rec Record, out codegenOutput) error {
+	if rec.Status == artifact.CodegenCompleted {
+		if err := os.MkdirAll(run.Staging, 0o755); err != nil {
+			return fmt.Errorf("stage code: %w", err)
+		}
+		root, err := os.OpenRoot(run.Staging)
+		if err != nil {
+			return fmt.Errorf("stage code: %w", err)
+		}
+		defer root.Close()
+		for _, p := range rec.Files {
+			rel := path.Join(artifact.CodeFilesDir, p)
+			if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+				return fmt.Errorf("stage %s: %w", rel, err)
+			}
+			if err := root.WriteFile(rel, out.Files[p], 0o644); err != nil {
+				return fmt.Errorf("stage %s: %w", rel, err)
+			}
+		}
+		if len(out.Patch) > 0 {
+			p, err := run.Stage(artifact.DiffFile)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, out.Patch, 0o644); err != nil {
+				return fmt.Errorf("stage %s: %w", artifact.DiffFile, err)
+			}
+		}
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", artifact.CodegenFile, err)
+	}
+	data = append(data, '\n')
+	// What is staged must be exactly what `orch next` accepts.
+	if _, err := artifact.DecodeCodegen(artifact.CodegenFile, data); err != nil {
+		return fmt.Errorf("codegen built an invalid %s: %w", artifact.CodegenFile, err)
+	}
+	p, err := run.Stage(artifact.CodegenFile)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("stage %s: %w", artifact.CodegenFile, err)
+	}
+	return nil
+}
+
+// previousAttempts counts the codegen results of the task: the one in
+// code/ (which this run replaces) and those archived in history/.
+func previousAttempts(taskDir string) int {
+	n := 0
+	if fi, err := os.Lstat(filepath.Join(taskDir, filepath.FromSlash(artifact.CodegenFile))); err == nil && fi.Mode().IsRegular() {
+		n++
+	}
+	for _, h := range agent.HistoryFolders(taskDir) {
+		if h.Failed {
+			continue
+		}
+		if fi, err := os.Lstat(h.Join(taskDir, artifact.CodegenFile)); err == nil && fi.Mode().IsRegular() {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrNoChange is matched by the codegen check of an answer whose files
+// change nothing.
+var ErrNoChange = errors.New("the change is empty")

@@ -1,0 +1,59 @@
+package codegen
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/phases"
+)
+
+// testRunner returns codegen's run_tests: the suites run exactly as
+// `orch test` runs them (a worktree of base with the edits' patch applied,
+// sandboxed as configured), logs under dir. nil when [tools]
+// max_test_runs is 0.
+func testRunner(rt *agent.Runtime, repo *gitx.Repo, taskID, base, dir string) tools.TestRunner {
+	if rt.Config.Tools.MaxTestRuns <= 0 {
+		return nil
+	}
+	var n atomic.Int32
+	return func(ctx context.Context, patch []byte) (string, error) {
+		folder := filepath.Join(dir, fmt.Sprintf("run-%d", n.Add(1)))
+		rep, err := phases.TestPatch(ctx, repo, rt.Config, taskID, base, patch, filepath.Join(folder, "test", "logs"), phases.TestOptions{})
+		if err != nil {
+			return "", err
+		}
+		return renderTestRun(rep.TestReport, rep.Notes, folder), nil
+	}
+}
+
+// renderTestRun is what run_tests answers: the summary, then each failing
+// suite with its failing cases' output and the end of its log.
+func renderTestRun(r artifact.TestReport, notes []string, folder string) string {
+	var b strings.Builder
+	if r.Status != artifact.TestCompleted {
+		fmt.Fprintf(&b, "The tests could not be run: %s\n", strings.TrimSpace(r.Error))
+		return b.String()
+	}
+	s := r.Summary
+	verdict := "PASS"
+	if !r.OverallPass {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d skipped, %d errors in %d suite(s)\n", verdict, s.Passed, s.Failed, s.Skipped, s.Error, len(r.Suites))
+	if r.OverallPass {
+		return b.String()
+	}
+	var f agent.Failures
+	agent.ReadTestFailures(&f, folder, r)
+	for _, s := range f.Suites {
+		agent.WriteFailingSuite(&b, s)
+	}
+	return b.String()
+}

@@ -1,0 +1,346 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/repomap"
+)
+
+// Result reports one planning round.
+type Result struct {
+	Phase orchestrator.PhaseResult
+	// Round is actors.planning.round after the round.
+	Round int
+	// Status is the planning sub-state orch decided (see lifecycle.PlanningStatus).
+	Status string
+	// Plan is planning.ai.json as written.
+	Plan artifact.Plan
+	// Open lists the open blocking questions.
+	Open []artifact.Question
+	// Restored lists question ids whose answer the model dropped or changed
+	// and orch put back; Dropped those the model tried to answer itself.
+	Restored, Dropped []string
+	// Provider and Model served the planner.
+	Provider, Model string
+}
+
+// Plan runs one planning round for task id: the model is given the brief,
+// the repository context, the current plan with the person's answers,
+// reviewers' feedback on it and the minutes so far, and returns the whole
+// plan; orch validates it (re-prompting on errors), forces id and brief,
+// keeps every answer a person gave, and stages planning.ai.json, plan.md,
+// plan.files.json and meeting.jsonl. The sub-state is decided in code.
+func Plan(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (Result, error) {
+	var res Result
+	// A provider that cannot be built (no key, bad configuration) is
+	// reported before the phase is marked running.
+	p, cfg, model, err := rt.Provider(agent.RolePlanner)
+	if err != nil {
+		return res, err
+	}
+	res.Provider = p.Name()
+	res.Model = planFirstSet(model, cfg.Model)
+	pr, err := o.RunPhase(ctx, id, lifecycle.Planning, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
+		return planRound(ctx, rt, o, run, &res)
+	})
+	res.Phase = pr
+	return res, err
+}
+
+// planRound is the work of one round, run without the task's lock.
+func planRound(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, run *orchestrator.Run, res *Result) (orchestrator.Outcome, error) {
+	in, err := readPlanningInputs(run.Task.Dir)
+	if err != nil {
+		return orchestrator.Outcome{}, err
+	}
+	round := run.State.Actor(lifecycle.Planning).Round + 1
+	ws, err := agent.ReadOnlyWorkspace(ctx, rt, o.Project.Root, agent.RolePlanner)
+	if err != nil {
+		return orchestrator.Outcome{}, err
+	}
+	req, err := plannerRequest(ctx, rt, o.Project.Root, run.Task.ID, round, in, ws == nil)
+	if err != nil {
+		return orchestrator.Outcome{}, err
+	}
+	built, err := agent.Ask(ctx, rt.For(run), req, ws, "Give the complete plan.", func(raw []byte) (builtPlan, error) {
+		return buildPlan(raw, run.Task.ID, in.Brief, in.Known, o.Project.Root)
+	})
+	if err != nil {
+		return orchestrator.Outcome{}, agent.Wrap(fmt.Sprintf("planning round %d", round), err)
+	}
+	if err := stagePlan(run, built); err != nil {
+		return orchestrator.Outcome{}, err
+	}
+
+	// Decide the sub-state from the staged files exactly as `orch next`
+	// will read them once they are in place.
+	plan := artifact.LoadPlan(run.Staging)
+	fp := artifact.LoadFilePlan(run.Staging, plan)
+	if !plan.OK() {
+		return orchestrator.Outcome{}, fmt.Errorf("planning round %d: the staged plan does not read back: %v", round, plan.Err)
+	}
+	status := string(lifecycle.PlanningStatus(lifecycle.Snapshot{Plan: plan, FilePlan: fp}))
+	open := plan.Value.OpenQuestions()
+
+	line := roundLine(round, status, rt.Now(), res.Provider, res.Model, built)
+	if err := stageMeeting(run, in.Meeting, line); err != nil {
+		return orchestrator.Outcome{}, err
+	}
+
+	res.Round, res.Status, res.Plan, res.Open = round, status, plan.Value, open
+	res.Restored, res.Dropped = built.Restored, built.Dropped
+	return orchestrator.Outcome{
+		Status: status,
+		Round:  round,
+		Summary: map[string]any{
+			"round": round, "status": status, "open_questions": QuestionIDs(open),
+			"files": len(plan.Value.FilePlan), "restored_answers": planNonNil(built.Restored),
+		},
+	}, nil
+}
+
+// planningInputs is what a round reads from the task folder.
+type planningInputs struct {
+	Brief string
+	// PlanData is the current planning.ai.json (nil when absent); Plan its
+	// decoding.
+	PlanData []byte
+	Plan     artifact.Loaded[artifact.Plan]
+	// FilePlanData is plan.files.json when a person wrote one that differs
+	// from the plan's file_plan.
+	FilePlanData []byte
+	Meeting      []byte
+	Entries      []meetingEntry
+	Known        []knownAnswer
+	// Feedback is the latest plan review of the current plan, rendered.
+	Feedback string
+}
+
+func readPlanningInputs(taskDir string) (planningInputs, error) {
+	var in planningInputs
+	brief, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.BriefFile)))
+	if err != nil {
+		return in, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: fmt.Sprintf("orch: cannot read the brief %s: %v", artifact.BriefFile, err), Err: err}
+	}
+	in.Brief = strings.TrimSpace(string(brief))
+	if in.Brief == "" {
+		return in, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: fmt.Sprintf("orch: the brief %s is empty: write what the change should do", artifact.BriefFile)}
+	}
+	in.Plan = artifact.LoadPlan(taskDir)
+	if in.Plan.Present {
+		data, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.PlanFile)))
+		if err != nil {
+			return in, fmt.Errorf("read %s: %w", artifact.PlanFile, err)
+		}
+		in.PlanData = data
+	}
+	if fp := artifact.LoadFilePlan(taskDir, in.Plan); fp.Present && !fp.Value.Inferred {
+		data, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.FilePlanFile)))
+		if err == nil && !sameFiles(fp, in.Plan) {
+			in.FilePlanData = data
+		}
+	}
+	meeting, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.MeetingFile)))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return in, fmt.Errorf("read %s: %w", artifact.MeetingFile, err)
+	}
+	in.Meeting = meeting
+	in.Entries = parseMeeting(meeting)
+	in.Known = knownAnswers(in.Plan, in.Entries)
+	in.Feedback = planReviewFeedback(taskDir, in.Plan)
+	return in, nil
+}
+
+// sameFiles reports whether plan.files.json says what the plan's file_plan
+// says.
+func sameFiles(fp artifact.Loaded[artifact.FilePlan], plan artifact.Loaded[artifact.Plan]) bool {
+	if !fp.OK() || !plan.OK() || len(fp.Value.Files) != len(plan.Value.FilePlan) {
+		return false
+	}
+	for i, f := range fp.Value.Files {
+		if f != plan.Value.FilePlan[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// knownAnswers returns the answers a person gave: those in the current
+// plan (the source of truth), then answers recorded by `orch answer` for
+// questions the plan no longer has (a plan replaced or broken by hand).
+func knownAnswers(plan artifact.Loaded[artifact.Plan], entries []meetingEntry) []knownAnswer {
+	var out []knownAnswer
+	inPlan := map[string]bool{}
+	if plan.OK() {
+		for _, q := range plan.Value.Questions {
+			inPlan[q.ID] = true
+			if q.Answer != nil && strings.TrimSpace(*q.Answer) != "" {
+				out = append(out, knownAnswer{ID: q.ID, Text: q.Text, Blocking: q.Blocking, Answer: *q.Answer})
+			}
+		}
+	}
+	for _, k := range meetingAnswers(entries) {
+		if !inPlan[k.ID] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// plannerPromptData is what prompts/planner.md is rendered with.
+type plannerPromptData struct {
+	Task    string
+	Round   int
+	HasPlan bool
+}
+
+// plannerRequest builds the model request of a round: the system rules,
+// everything read from the task and the repository as data (each part
+// delimited; the prefix worth caching), then the planner's instructions.
+// With withFiles false (the planner reads with its tools) the repository
+// part is the file list only.
+func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, round int, in planningInputs, withFiles bool) (llm.Request, error) {
+	system, err := rt.Prompt("system", nil)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	role, err := rt.Prompt("planner", plannerPromptData{Task: id, Round: round, HasPlan: in.PlanData != nil})
+	if err != nil {
+		return llm.Request{}, err
+	}
+	schema, err := llm.SchemaFor(planDraft{})
+	if err != nil {
+		return llm.Request{}, err
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task %s, planning round %d. Everything below is data for you to plan from.\n\n", id, round)
+	b.WriteString("## Brief (the person's request)\n\n")
+	b.WriteString(agent.DataBlock("brief", in.Brief))
+	if in.PlanData != nil {
+		b.WriteString("\n## Current plan (planning/planning.ai.json, with the person's answers)\n\n")
+		if in.Plan.Err != nil {
+			fmt.Fprintf(&b, "The file is not valid: %v\n\n", in.Plan.Err)
+		}
+		b.WriteString(agent.DataBlock("current-plan", clip.Bytes(string(in.PlanData), 256<<10)))
+	}
+	if in.FilePlanData != nil {
+		b.WriteString("\n## File plan edited by a person (planning/plan.files.json); it differs from the plan's file_plan\n\n")
+		b.WriteString(agent.DataBlock("file-plan", clip.Bytes(string(in.FilePlanData), 64<<10)))
+	}
+	if len(in.Known) > 0 {
+		b.WriteString("\n## The person's answers (orch keeps them in the plan; do not answer questions yourself)\n\n")
+		var lines strings.Builder
+		for _, k := range in.Known {
+			fmt.Fprintf(&lines, "%s: %s\n  answer: %s\n", k.ID, k.Text, k.Answer)
+		}
+		b.WriteString(agent.DataBlock("answers", lines.String()))
+	}
+	if in.Feedback != "" {
+		b.WriteString("\n## Plan reviewers' verdicts on the current plan (address the issues)\n\n")
+		b.WriteString(agent.DataBlock("plan-review", in.Feedback))
+	}
+	if len(in.Entries) > 0 {
+		b.WriteString("\n## Planning minutes so far (planning/meeting.jsonl)\n\n")
+		b.WriteString(agent.DataBlock("meeting", renderMeeting(in.Entries, maxMeetingPrompt)))
+	}
+
+	var priority []string
+	if in.Plan.OK() {
+		for _, f := range in.Plan.Value.FilePlan {
+			priority = append(priority, f.Path)
+		}
+	}
+	var kw strings.Builder
+	kw.WriteString(in.Brief)
+	for _, k := range in.Known {
+		kw.WriteString("\n" + k.Answer)
+	}
+	policy, err := rt.Policy()
+	if err != nil {
+		return llm.Request{}, err
+	}
+	rc, err := agent.GatherContext(ctx, root, policy, agent.Keywords(kw.String()), priority, agent.ContextBudget(rt.Config, b.Len()+len(system)+len(role)))
+	if err != nil {
+		return llm.Request{}, fmt.Errorf("gather repository context: %w", err)
+	}
+	if !withFiles {
+		rc.Files = nil
+	}
+	seeds := repomap.Seeds{Brief: kw.String(), Paths: priority}
+	if in.PlanData != nil {
+		seeds.Plan = string(in.PlanData)
+	}
+	rt.WithMap(ctx, &rc, root, "", seeds)
+	b.WriteString("\n## Repository\n\n")
+	b.WriteString(agent.DataBlock("repository", rc.Render()))
+
+	return llm.Request{
+		Role: agent.RolePlanner,
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: system},
+			{Role: llm.RoleUser, Content: b.String(), CacheBreakpoint: true},
+			{Role: llm.RoleUser, Content: role},
+		},
+		CacheKey:   agent.PromptCacheKey(id, agent.RolePlanner),
+		Schema:     schema,
+		SchemaName: "plan",
+		MaxTokens:  rt.Config.Context.MaxOutputTokens,
+	}, nil
+}
+
+// stagePlan writes planning.ai.json, plan.md and plan.files.json into the
+// run's staging folder.
+func stagePlan(run *orchestrator.Run, built builtPlan) error {
+	path, err := run.Stage(artifact.PlanFile)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, built.Data, 0o644); err != nil {
+		return fmt.Errorf("stage %s: %w", artifact.PlanFile, err)
+	}
+	if path, err = run.Stage(artifact.PlanMarkdownFile); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(RenderMarkdown(built.Plan)), 0o644); err != nil {
+		return fmt.Errorf("stage %s: %w", artifact.PlanMarkdownFile, err)
+	}
+	files := built.Plan.FilePlan
+	if files == nil {
+		files = []artifact.FileEntry{}
+	}
+	if path, err = run.Stage(artifact.FilePlanFile); err != nil {
+		return err
+	}
+	return planWriteJSON(path, artifact.FilePlan{Files: files})
+}
+
+// stageMeeting stages the minutes: the lines so far and this round's.
+func stageMeeting(run *orchestrator.Run, prev []byte, line meetingLine) error {
+	data, err := line.encode()
+	if err != nil {
+		return err
+	}
+	if len(prev) > 0 && prev[len(prev)-1] != '\n' {
+		prev = append(prev, '\n')
+	}
+	path, err := run.Stage(artifact.MeetingFile)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(append([]byte(nil), prev...), data...), 0o644); err != nil {
+		return fmt.Errorf("stage %s: %w", artifact.MeetingFile, err)
+	}
+	return nil
+}

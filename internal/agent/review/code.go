@@ -1,0 +1,367 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/repomap"
+)
+
+// CodeAnswerIssue is one finding of a code reviewer, as the model writes it.
+type CodeAnswerIssue struct {
+	Severity string `json:"severity" enum:"info,minor,major,blocking" desc:"blocking: the change must not go on as it is"`
+	Kind     string `json:"kind" enum:"code,plan,test,security,style" desc:"plan: the plan itself is wrong or incomplete, so the code cannot be right (sends the task back to planning)"`
+	File     string `json:"file,omitempty" desc:"a path changed by the diff, when the issue is about one file"`
+	Line     int    `json:"line,omitempty" desc:"a line number in the new version of file"`
+	Message  string `json:"message" desc:"what is wrong and what to do instead"`
+}
+
+// CodeAnswer is one code reviewer's structured answer.
+type CodeAnswer struct {
+	OK      bool              `json:"ok" desc:"true when the change may go on to the tests as it is"`
+	Summary string            `json:"summary,omitempty" desc:"one or two sentences"`
+	Issues  []CodeAnswerIssue `json:"issues"`
+}
+
+// CodePersonaAnswer is a validated answer of one reviewer persona.
+type CodePersonaAnswer struct {
+	Persona string
+	Answer  CodeAnswer
+}
+
+// CodeIssue is an issue of review/code-review.json: the contract's
+// fields and the reviewer who raised it.
+type CodeIssue struct {
+	artifact.Issue
+	Reviewer string `json:"reviewer"`
+}
+
+// CodeVerdict is one reviewer's verdict in review/code-review.json.
+type CodeVerdict struct {
+	ID       string `json:"id"`
+	OK       bool   `json:"ok"`
+	Summary  string `json:"summary,omitempty"`
+	Issues   int    `json:"issues"`
+	Blocking int    `json:"blocking"`
+}
+
+// CodeRecord is review/code-review.json as the code reviewers write
+// it: the aggregated verdict, every issue, each reviewer's verdict.
+type CodeRecord struct {
+	OK         bool          `json:"ok"`
+	Issues     []CodeIssue   `json:"issues"`
+	Reviewers  []CodeVerdict `json:"reviewers"`
+	DiffSHA256 string        `json:"diff_sha256,omitempty"`
+	Base       string        `json:"base,omitempty"`
+}
+
+// CodeResult is what ReviewCode reports.
+type CodeResult struct {
+	Phase  orchestrator.PhaseResult
+	Review CodeRecord
+}
+
+// AggregateCode combines the reviewers' answers, in order: the
+// issues are all of theirs tagged with the reviewer, and the change is ok
+// only when every reviewer is ok and no issue is blocking. The decision is
+// made here, in code, never by a model.
+func AggregateCode(answers []CodePersonaAnswer) CodeRecord {
+	rec := CodeRecord{OK: len(answers) > 0, Issues: []CodeIssue{}, Reviewers: []CodeVerdict{}}
+	for _, a := range answers {
+		v := CodeVerdict{ID: a.Persona, OK: a.Answer.OK, Summary: strings.TrimSpace(a.Answer.Summary), Issues: len(a.Answer.Issues)}
+		for _, is := range a.Answer.Issues {
+			if is.Severity == artifact.SeverityBlocking {
+				v.Blocking++
+			}
+			rec.Issues = append(rec.Issues, CodeIssue{Reviewer: a.Persona, Issue: artifact.Issue{
+				Severity: is.Severity, Kind: is.Kind, File: is.File, Line: is.Line, Message: strings.TrimSpace(is.Message),
+			}})
+		}
+		if !v.OK || v.Blocking > 0 {
+			rec.OK = false
+		}
+		rec.Reviewers = append(rec.Reviewers, v)
+	}
+	return rec
+}
+
+// Allowed values of a reviewer's answer.
+var (
+	codeReviewSeverities = []string{artifact.SeverityInfo, artifact.SeverityMinor, artifact.SeverityMajor, artifact.SeverityBlocking}
+	codeReviewKinds      = []string{"code", "plan", "test", "security", "style"}
+)
+
+// CheckCodeAnswer validates a reviewer's answer: ok and issues
+// present, severities and kinds from their enums, a file (when given) one
+// of the diff's paths, a non-negative line and a non-blank message.
+func CheckCodeAnswer(raw []byte, diffPaths map[string]bool) (CodeAnswer, error) {
+	var shape struct {
+		OK     *bool            `json:"ok"`
+		Issues *json.RawMessage `json:"issues"`
+	}
+	var a CodeAnswer
+	if err := json.Unmarshal(raw, &shape); err != nil {
+		return a, fmt.Errorf("the answer does not match the schema: %w", err)
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, fmt.Errorf("the answer does not match the schema: %w", err)
+	}
+	var p agent.Problems
+	if shape.OK == nil {
+		p.Add("ok: missing (true or false)")
+	}
+	if shape.Issues == nil {
+		p.Add("issues: missing (an array, empty when there is none)")
+	}
+	for i, is := range a.Issues {
+		if !slices.Contains(codeReviewSeverities, is.Severity) {
+			p.Add("issues[%d].severity: expected one of %s, got %q", i, strings.Join(codeReviewSeverities, ", "), is.Severity)
+		}
+		if !slices.Contains(codeReviewKinds, is.Kind) {
+			p.Add("issues[%d].kind: expected one of %s, got %q", i, strings.Join(codeReviewKinds, ", "), is.Kind)
+		}
+		if is.File != "" && !diffPaths[is.File] {
+			p.Add("issues[%d].file: %q is not a path of the diff (leave file empty for an issue about no single changed file)", i, agent.ShortPath(is.File))
+		}
+		if is.Line < 0 {
+			p.Add("issues[%d].line: expected a positive line number, got %d", i, is.Line)
+		}
+		if strings.TrimSpace(is.Message) == "" {
+			p.Add("issues[%d].message is blank", i)
+		}
+	}
+	return a, p.Err()
+}
+
+// codePersonaFocus tells each standard persona what to look at.
+var codePersonaFocus = map[string]string{
+	"correctness":     "Does the code do what the plan says, for every input, including edge cases, errors and concurrency? Would it compile and run?",
+	"tests":           "Do tests cover the plan's test plan and acceptance criteria, and would they fail without the change? Are they deterministic?",
+	"security":        "Injection, path traversal, unsafe handling of untrusted input, secrets in code or logs, permissions, risky dependencies.",
+	"maintainability": "Readability, naming, structure, duplication, error messages, documentation, fit with the repository's conventions.",
+}
+
+// codePersonas returns the configured personas, checked.
+func codePersonas(rt *agent.Runtime) ([]string, error) {
+	ps := rt.Config.Review.CodePersonas
+	if len(ps) == 0 {
+		ps = config.Default().Review.CodePersonas
+	}
+	for _, p := range ps {
+		if !personaPattern.MatchString(p) {
+			return nil, &config.Error{File: filepath.Join(rt.Project.Dir, config.FileName), Key: "review.code_personas",
+				Msg: fmt.Sprintf("persona %q: expected letters, digits, '-' or '_' (at most 64)", p)}
+		}
+	}
+	return ps, nil
+}
+
+// codeReviewInput is the data of prompts/code_reviewer.md.
+type codeReviewInput struct {
+	Map      string // the ranked repository map around the change
+	Plan     string
+	FilePlan string
+	Notes    string
+	Paths    string
+	Diff     string
+}
+
+// Code runs the review phase of task id: every persona of
+// [review] code_personas reviews the diff and the plan concurrently; the
+// verdicts are aggregated in code into review/code-review.json and .md.
+func Code(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (CodeResult, error) {
+	var res CodeResult
+	personas, err := codePersonas(rt)
+	if err != nil {
+		return res, err
+	}
+	pr, err := o.RunPhase(ctx, id, lifecycle.Review, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
+		rec, err := codeReviewWork(ctx, rt, run, personas)
+		res.Review = rec
+		if err != nil {
+			return orchestrator.Outcome{}, err
+		}
+		status := map[bool]string{true: "ok", false: "changes_needed"}[rec.OK]
+		blocking := 0
+		for _, v := range rec.Reviewers {
+			blocking += v.Blocking
+		}
+		return orchestrator.Outcome{Status: status, Summary: map[string]any{
+			"ok": rec.OK, "issues": len(rec.Issues), "blocking": blocking, "reviewers": len(rec.Reviewers),
+		}}, nil
+	})
+	res.Phase = pr
+	return res, err
+}
+
+// codeReviewWork asks every persona, aggregates and stages the review.
+func codeReviewWork(ctx context.Context, rt *agent.Runtime, run *orchestrator.Run, personas []string) (CodeRecord, error) {
+	dir := run.Task.Dir
+	d := artifact.LoadDiff(dir)
+	switch {
+	case !d.Present:
+		return CodeRecord{}, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: nothing to review: %s is missing (run `orch codegen`)", artifact.DiffFile)}
+	case d.Err != nil:
+		return CodeRecord{}, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: cannot review: " + d.Err.Error(), Err: d.Err}
+	}
+	paths := map[string]bool{}
+	var list []string
+	for _, f := range d.Value.Files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			if p != "" && !paths[p] {
+				paths[p] = true
+				list = append(list, p)
+			}
+		}
+	}
+	budget := rt.Config.Context.MaxContextBytes
+	if budget <= 0 {
+		budget = agent.DefaultCodeContextBytes
+	}
+	in := codeReviewInput{Paths: strings.Join(list, "\n")}
+	in.Plan, _ = agent.ReadFileHead(dir, artifact.PlanFile, budget/4)
+	if fp := artifact.LoadFilePlan(dir, artifact.LoadPlan(dir)); fp.OK() {
+		in.FilePlan = agent.RenderFilePlan(fp.Value)
+	}
+	in.Notes = codegenNotes(dir)
+	in.Diff, _ = agent.ReadFileHead(dir, artifact.DiffFile, budget*2/3)
+
+	base := ""
+	if cg := artifact.LoadCodegen(dir); cg.OK() {
+		base = cg.Value.Base
+	}
+	if m, err := rt.RepoMap(ctx, rt.Project.Root, base, repomap.Seeds{Plan: in.Plan, Paths: list}); err == nil {
+		in.Map = m
+	}
+	shared, err := rt.Prompt("code_review", in)
+	if err != nil {
+		return CodeRecord{}, err
+	}
+	ws, err := changeWorkspace(ctx, rt, run.Task.Dir, agent.RoleCodeReviewer+":"+personas[0])
+	if err != nil {
+		return CodeRecord{}, err
+	}
+	schema, err := llm.SchemaFor(CodeAnswer{})
+	if err != nil {
+		return CodeRecord{}, err
+	}
+	panel := reviewPanel[CodePersonaAnswer]{
+		Role: agent.RoleCodeReviewer, Shared: shared, Schema: schema, SchemaName: "code_review",
+		Workspace: ws, Finish: "Give your verdict on the change.", TaskID: run.Task.ID,
+		Persona: func(persona string) (string, error) {
+			focus := codePersonaFocus[persona]
+			if focus == "" {
+				focus = "Review the change from the point of view its name, " + persona + ", suggests."
+			}
+			return rt.Prompt("code_reviewer", struct {
+				Persona, Focus string
+				Tools          bool
+			}{persona, focus, ws != nil})
+		},
+		Validate: func(persona string, raw []byte) (CodePersonaAnswer, error) {
+			a, err := CheckCodeAnswer(raw, paths)
+			return CodePersonaAnswer{Persona: persona, Answer: a}, err
+		},
+	}
+	answers, err := panel.ask(ctx, rt, rt.For(run), personas)
+	if err != nil {
+		return CodeRecord{}, fmt.Errorf("code review: %w", err)
+	}
+	rec := AggregateCode(answers)
+	rec.DiffSHA256 = d.SHA256
+	if cg := artifact.LoadCodegen(dir); cg.OK() {
+		rec.Base = cg.Value.Base
+	}
+	return rec, stageCodeReview(run, rec)
+}
+
+// codegenNotes returns the notes and unplanned paths codegen recorded.
+func codegenNotes(taskDir string) string {
+	data, ok := agent.ReadFileHead(taskDir, artifact.CodegenFile, 64<<10)
+	if !ok {
+		return ""
+	}
+	var rec struct {
+		Notes     string   `json:"notes"`
+		Unplanned []string `json:"unplanned"`
+	}
+	if json.Unmarshal([]byte(data), &rec) != nil {
+		return ""
+	}
+	notes := strings.TrimSpace(rec.Notes)
+	if len(rec.Unplanned) > 0 {
+		notes += fmt.Sprintf("\n(paths outside the file plan: %s)", strings.Join(rec.Unplanned, ", "))
+	}
+	return strings.TrimSpace(notes)
+}
+
+// stageCodeReview writes review/code-review.json and .md.
+func stageCodeReview(run *orchestrator.Run, rec CodeRecord) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", artifact.CodeReviewFile, err)
+	}
+	data = append(data, '\n')
+	if _, err := artifact.DecodeCodeReview(artifact.CodeReviewFile, data); err != nil {
+		return fmt.Errorf("code review built an invalid %s: %w", artifact.CodeReviewFile, err)
+	}
+	for name, content := range map[string][]byte{artifact.CodeReviewFile: data, artifact.CodeReviewMarkdownFile: []byte(CodeMarkdown(rec))} {
+		p, err := run.Stage(name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			return fmt.Errorf("stage %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// CodeMarkdown renders the aggregated review for people.
+func CodeMarkdown(rec CodeRecord) string {
+	var b strings.Builder
+	b.WriteString("# Code review\n\n")
+	if rec.OK {
+		b.WriteString("Verdict: **ok** — every reviewer accepts the change and no issue blocks it.\n\n")
+	} else {
+		b.WriteString("Verdict: **changes needed**.\n\n")
+	}
+	b.WriteString("| reviewer | ok | issues | blocking | summary |\n|---|---|---|---|---|\n")
+	for _, v := range rec.Reviewers {
+		fmt.Fprintf(&b, "| %s | %v | %d | %d | %s |\n", v.ID, v.OK, v.Issues, v.Blocking, reviewCell(v.Summary))
+	}
+	if len(rec.Issues) == 0 {
+		b.WriteString("\nNo issues.\n")
+		return b.String()
+	}
+	b.WriteString("\n## Issues\n\n")
+	for _, is := range rec.Issues {
+		where := ""
+		if is.File != "" {
+			where = " `" + is.File
+			if is.Line > 0 {
+				where += fmt.Sprintf(":%d", is.Line)
+			}
+			where += "`"
+		}
+		fmt.Fprintf(&b, "- **%s** (%s, %s)%s: %s\n", is.Severity, is.Kind, is.Reviewer, where, strings.ReplaceAll(is.Message, "\n", "\n  "))
+	}
+	return b.String()
+}
+
+// mdCell makes text safe inside a Markdown table cell.
+func reviewCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
