@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +20,25 @@ import (
 	"github.com/orchdev/orch/internal/task"
 )
 
-func TestMain(m *testing.M) { os.Exit(gittest.Main(m)) }
+// TestMain isolates git's configuration (gittest.Main gives HOME a fresh
+// folder) but keeps the caches: the browser test runs the demo, whose
+// sandboxed go test would otherwise build the standard library from
+// scratch (orch's cache lives under the user's cache folder).
+func TestMain(m *testing.M) {
+	if os.Getenv("XDG_CACHE_HOME") == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			os.Setenv("XDG_CACHE_HOME", dir)
+		}
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		if os.Getenv(k) == "" {
+			if out, err := exec.Command("go", "env", k).Output(); err == nil {
+				os.Setenv(k, strings.TrimSpace(string(out)))
+			}
+		}
+	}
+	os.Exit(gittest.Main(m))
+}
 
 // Fixture is a git repository with .orch/ and hand-made tasks: what the
 // board's tests (and its browser tests, in package board_test) look at.

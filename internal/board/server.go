@@ -201,6 +201,9 @@ type page struct {
 	Board   []Column
 	T       *TaskPage
 	Watch   string
+	// Stamp is the watcher's generation when the page was read: the
+	// page's script reloads it when the events stream says it is older.
+	Stamp int64
 }
 
 func (s *Server) render(w http.ResponseWriter, name string, p page) {
@@ -217,12 +220,13 @@ func (s *Server) render(w http.ResponseWriter, name string, p page) {
 }
 
 func (s *Server) handleBoard(w http.ResponseWriter, r *http.Request) {
+	stamp := s.watch.Gen()
 	cols, err := s.boardColumns()
 	if err != nil {
 		refuse(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.render(w, "board.tmpl", page{Title: "orch board", Board: cols})
+	s.render(w, "board.tmpl", page{Title: "orch board", Board: cols, Stamp: stamp})
 }
 
 func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {
@@ -235,12 +239,13 @@ func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusNotFound, "orch serve: no task "+fmt.Sprintf("%q", id))
 		return
 	}
+	stamp := s.watch.Gen()
 	tp, err := s.taskPage(r.Context(), id)
 	if err != nil {
 		refuse(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	p := page{Title: tp.Title + " · orch", Task: id, T: tp}
+	p := page{Title: tp.Title + " · orch", Task: id, T: tp, Stamp: stamp}
 	if f, ok := s.takeFlash(r.URL.Query().Get("flash")); ok && f.Task == id {
 		p.Flash = &f
 	}
@@ -303,7 +308,8 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request) {
 //
 // Event schema (data is one JSON object):
 //
-//	event: change   data: {"tasks": ["0001-add-reverse", …]}
+//	event: hello    data: {"stamp": 7}   (first: the changes published so far)
+//	event: change   data: {"tasks": ["0001-add-reverse", …], "stamp": 8}
 //	event: job      data: JobState (id, task, action, lines, from, tokens, done, error, code, result, elapsed)
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
@@ -326,7 +332,9 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	// The retry hint and a first comment open the stream at once.
 	fmt.Fprint(w, "retry: 1000\n: orch board\n\n")
-	fl.Flush()
+	if !send("hello", map[string]any{"stamp": s.watch.Gen()}) {
+		return
+	}
 	var jobID string
 	sent := 0
 	jobNews := func() bool {
@@ -365,7 +373,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			if only != "" && !containsString(ids, only) {
 				continue
 			}
-			if !send("change", map[string]any{"tasks": ids}) {
+			if !send("change", map[string]any{"tasks": ids, "stamp": s.watch.Gen()}) {
 				return
 			}
 		case <-jw:

@@ -269,6 +269,9 @@ type TaskPage struct {
 	Job         *Job     // the task's last job started from this board
 	Invalid     []string
 	PendingNote string
+	// PlanOpen unfolds the plan's Markdown while the plan is what is
+	// being worked on or judged.
+	PlanOpen bool
 }
 
 // PlanView is the plan: its Markdown rendered, the questions and the
@@ -401,6 +404,7 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 		pg.CostPhases, pg.CostTotal = cs.Phases, cs.Total
 	}
 	pg.Plan = planView(t.Dir)
+	pg.PlanOpen = v.Phase == lifecycle.Planning || v.Phase == lifecycle.PlanReview
 	pg.PlanReview = planReviewView(t.Dir)
 	pg.CodeReview = codeReviewView(t.Dir)
 	pg.Diff = loadDiffView(t.Dir)

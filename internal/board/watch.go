@@ -35,6 +35,16 @@ type watcher struct {
 	mode string
 	// ready is closed once the baseline is scanned and the mode known.
 	ready chan struct{}
+	// gen counts the changes published: a page rendered at one
+	// generation is stale at a later one.
+	gen int64
+}
+
+// Gen is the number of changes published so far.
+func (w *watcher) Gen() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gen
 }
 
 // fileSig is what tells a changed task: the transcript's and state.json's
@@ -216,6 +226,7 @@ func (w *watcher) publish(ids []string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.gen++
 	for s := range w.subs {
 		s.mu.Lock()
 		for _, id := range ids {

@@ -38,6 +38,7 @@
       cur.replaceWith(document.adoptNode(next));
       window.scrollTo(0, y);
       document.title = doc.title;
+      document.body.dataset.stamp = doc.body.dataset.stamp || "";
       wire();
     } finally {
       refreshing = false;
@@ -77,10 +78,11 @@
 
   function connect() {
     const es = new EventSource("/events" + (task ? "?task=" + encodeURIComponent(task) : ""));
-    es.addEventListener("open", () => {
-      live.textContent = "live"; live.className = "live on";
-      // Whatever changed between this page's rendering and now.
-      refresh();
+    es.addEventListener("open", () => { live.textContent = "live"; live.className = "live on"; });
+    // Whatever changed between this page's reading and now (also after
+    // a reconnection): the stamps differ.
+    es.addEventListener("hello", (e) => {
+      if (String(JSON.parse(e.data).stamp) !== document.body.dataset.stamp) refresh();
     });
     es.addEventListener("error", () => { live.textContent = "reconnecting…"; live.className = "live off"; });
     es.addEventListener("change", () => refresh());
