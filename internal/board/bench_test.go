@@ -1,0 +1,108 @@
+package board
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+)
+
+// BenchmarkChangeToEvent measures how long a change made by the CLI's
+// code (a transition of a task) takes to reach the board's subscribers:
+// the live update's latency, with notifications and with polling.
+func BenchmarkChangeToEvent(b *testing.B) {
+	for _, poll := range []bool{false, true} {
+		b.Run(map[bool]string{false: "notify", true: "poll"}[poll], func(b *testing.B) {
+			f := NewFixture(b)
+			f.Task("b1", "bench")
+			w := newWatcher(f.P.TasksDir())
+			w.forcePoll = poll
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); w.run(ctx) }()
+			defer func() { cancel(); <-done }()
+			<-w.ready
+			sub, stop := w.subscribe()
+			defer stop()
+			reason := "bench"
+			var total time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var err error
+				if i%2 == 0 {
+					_, err = f.O.Next(ctx, "b1", orchestrator.NextRequest{Override: &reason})
+				} else {
+					_, err = f.O.Redo(ctx, "b1", lifecycle.Planning, reason)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				for got := false; !got; {
+					<-sub.wake
+					for _, id := range sub.take() {
+						got = got || id == "b1"
+					}
+				}
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms-to-event")
+		})
+	}
+}
+
+// BenchmarkBoardPage renders the board over 100 tasks spread over the
+// phases.
+func BenchmarkBoardPage(b *testing.B) {
+	f := NewFixture(b)
+	reason := "bench"
+	for i := 0; i < 100; i++ {
+		id := fmt.Sprintf("t%03d", i)
+		f.Task(id, "task "+id)
+		f.Plan(id, "Task "+id, "", nil)
+		if to := lifecycle.Phases()[i%6]; to != lifecycle.Planning {
+			if _, err := f.O.Next(context.Background(), id, orchestrator.NextRequest{To: to, Override: &reason}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	s, _ := f.Board(Options{})
+	h := s.Handler()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Host = s.opt.Addr
+		req.AddCookie(&http.Cookie{Name: s.guard.cookie, Value: s.Token()})
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+// BenchmarkTaskPage renders the page of a task waiting for its accept
+// decision (plan, reviews, diff, report, evidence, timeline).
+func BenchmarkTaskPage(b *testing.B) {
+	f := NewFixture(b)
+	f.Task("a", "accept me")
+	f.ToAccept("a", "Accept me")
+	s, _ := f.Board(Options{})
+	h := s.Handler()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/task/a", nil)
+		req.Host = s.opt.Addr
+		req.AddCookie(&http.Cookie{Name: s.guard.cookie, Value: s.Token()})
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
