@@ -1,6 +1,7 @@
 package board
 
 import (
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -224,5 +225,66 @@ func TestWorkPlan(t *testing.T) {
 	page = act(t, f, s, ts, "/task/w/work", url.Values{"phase": {"done"}})
 	if !strings.Contains(page, "has no worker to start from here") {
 		t.Error("work on done was not refused")
+	}
+}
+
+// Revert from the board: the decision, then orch revert's worker; a blank
+// reason is the CLI's usage error.
+func TestRevert(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("r", "revert me")
+	f.ToAccept("r", "Revert me")
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	act(t, f, s, ts, "/task/r/accept", url.Values{"verdict": {"revert"}, "reasons": {"not wanted after all"}})
+	if st := waitJob(t, s, "r"); st.Error != "" {
+		t.Fatalf("accept --verdict revert: %s", st.Error)
+	}
+	page := act(t, f, s, ts, "/task/r/next", url.Values{"from": {"accept"}})
+	if !strings.Contains(page, "accept → revert") {
+		t.Fatalf("next after the revert decision: %s", f.Phase("r"))
+	}
+	if !strings.Contains(page, `id="form-revert"`) {
+		t.Error("the revert form is not offered in revert")
+	}
+	page = act(t, f, s, ts, "/task/r/revert", url.Values{"reason": {" "}})
+	if !strings.Contains(page, "orch: revert needs a non-blank --reason") {
+		t.Error("blank revert reason: no usage error")
+	}
+	act(t, f, s, ts, "/task/r/revert", url.Values{"reason": {"never applied"}})
+	st := waitJob(t, s, "r")
+	if st.Error != "" || st.Result != "nothing to revert" {
+		t.Fatalf("revert: %q %q", st.Result, st.Error)
+	}
+	rec := artifact.LoadRevertRecord(f.Dir("r"))
+	if !rec.OK() || rec.Value.Status != artifact.RevertNothingToRevert || rec.Value.Reason != "never applied" {
+		t.Errorf("revert record %+v", rec)
+	}
+	if f.Phase("r") != "done" {
+		t.Errorf("phase %s after revert", f.Phase("r"))
+	}
+}
+
+// Task files are shown as plain text, sandboxed, and never from outside
+// the task folder.
+func TestFile(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("f", "brief <b>bold</b>")
+	if err := os.Symlink("/etc/passwd", filepath.Join(f.Dir("f"), "planning", "leak")); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Write(t, f.P.Dir, "secret.txt", "not a task file")
+	s, ts := f.Board(Options{})
+	req, _ := http.NewRequest("GET", ts.URL+"/task/f/file?path=planning/brief.md", nil)
+	req.AddCookie(&http.Cookie{Name: s.guard.cookie, Value: s.Token()})
+	code, body, res := send(t, req)
+	if code != 200 || !strings.Contains(body, "<b>bold</b>") || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" || !strings.Contains(res.Header.Get("Content-Security-Policy"), "sandbox") {
+		t.Fatalf("brief: %d %q %v", code, body, res.Header)
+	}
+	for _, p := range []string{"../../secret.txt", "../f/../../secret.txt", "/etc/passwd", "planning/leak", "planning/../../../secret.txt", `planning\..\x`, "", "planning"} {
+		code, body := get(t, s, ts, "/task/f/file?path="+url.QueryEscape(p))
+		if code == 200 {
+			t.Errorf("path %q served: %q", p, body)
+		}
 	}
 }
