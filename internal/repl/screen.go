@@ -30,7 +30,8 @@ type screen struct {
 	label     string    // what runs
 	started   time.Time // when it started
 	frame     int
-	held      bool // a pager has the terminal: no spinner
+	held      bool     // a pager has the terminal: no spinner, notes wait
+	notes     []string // notes that waited for the pager
 	// take hands the terminal to a pager (the line editor stops reading
 	// keys) and returns it with giveBack; nil or !ok: it cannot.
 	take func() (tty *os.File, giveBack func(), ok bool)
@@ -97,6 +98,10 @@ func (w screenWriter) TakeTerminal() (tty *os.File, giveBack func(), ok bool) {
 		w.s.mu.Lock()
 		w.s.held = false
 		w.s.lastWrite = w.s.now()
+		for _, n := range w.s.notes {
+			w.s.noteLocked(n)
+		}
+		w.s.notes = nil
 		w.s.mu.Unlock()
 	}, true
 }
@@ -166,6 +171,15 @@ func (s *screen) tick() {
 func (s *screen) note(msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.held {
+		// Not over the pager's screen: after it.
+		s.notes = append(s.notes, msg)
+		return
+	}
+	s.noteLocked(msg)
+}
+
+func (s *screen) noteLocked(msg string) {
 	s.eraseLocked()
 	if !s.lineStart {
 		io.WriteString(s.err, "\n")

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -137,5 +138,42 @@ func TestElapsed(t *testing.T) {
 		if got := elapsed(d); got != want {
 			t.Errorf("elapsed(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// While a pager has the terminal the spinner is not drawn and the
+// session's notes wait until the pager is done.
+func TestScreenHeldByPager(t *testing.T) {
+	c := &clock{t: time.Unix(0, 0)}
+	var out, errw syncBuffer
+	s := newScreen(&out, &errw, true, c.now)
+	tty := os.Stdout
+	gaveBack := false
+	s.take = func() (*os.File, func(), bool) { return tty, func() { gaveBack = true }, true }
+	s.label, s.started, s.lastWrite = "show plan", c.now(), c.now()
+	w := s.stdout().(screenWriter)
+	got, giveBack, ok := w.TakeTerminal()
+	if !ok || got != tty {
+		t.Fatalf("TakeTerminal = %v, %v", got, ok)
+	}
+	c.add(time.Second)
+	s.tick()
+	s.note("cancelling show plan …")
+	if errw.String() != "" {
+		t.Fatalf("drawn over the pager: %q", errw.String())
+	}
+	giveBack()
+	if !gaveBack || !strings.Contains(errw.String(), "cancelling show plan …\n") {
+		t.Errorf("after the pager: gave back %v, stderr %q", gaveBack, errw.String())
+	}
+	c.add(time.Second)
+	s.tick()
+	if !strings.Contains(errw.String(), "show plan") || !strings.Contains(errw.String(), "Ctrl-C cancels") {
+		t.Errorf("the spinner does not come back: %q", errw.String())
+	}
+	// Without a terminal there is nothing to hand over.
+	plain := newScreen(&out, &errw, false, c.now)
+	if _, _, ok := plain.stdout().(screenWriter).TakeTerminal(); ok {
+		t.Errorf("a plain session handed over a terminal")
 	}
 }
