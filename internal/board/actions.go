@@ -353,7 +353,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	j.cancel()
-	s.done(w, r, id, flash{OK: true, Text: "cancelling " + j.Action + ": the run is recorded as cancelled"})
+	s.done(w, r, id, flash{OK: true, Text: "cancelling orch " + j.Action + ": the run is recorded as cancelled"})
 }
 
 // work runs phase p's worker from the registry, with the agents' runtime

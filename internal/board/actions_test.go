@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +287,66 @@ func TestFile(t *testing.T) {
 		if code == 200 {
 			t.Errorf("path %q served: %q", p, body)
 		}
+	}
+}
+
+// The test phase's worker from the board streams the suite's output, and
+// Cancel stops it the way Ctrl-C does: the run is recorded as cancelled.
+func TestWorkCancel(t *testing.T) {
+	f := NewFixture(t)
+	gittest.Write(t, f.P.Dir, "config.toml", "[test]\nsandbox = \"none\"\n\n[[test.suites]]\nname = \"slow\"\nkind = \"test\"\ncommand = \"echo suite-started; sleep 60\"\n")
+	f.Task("c", "slow tests")
+	f.ToTest("c", "Slow")
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	page := act(t, f, s, ts, "/task/c/work", url.Values{"phase": {"test"}})
+	j := s.jobs.last("c")
+	if j == nil {
+		i := strings.Index(page, `id="flash"`)
+		t.Fatalf("no job started: %s", page[i:min(len(page), i+600)])
+	}
+	// Wait for the suite's first line, streamed from its output.
+	deadline := time.After(time.Minute)
+	for !slices.Contains(j.State(0).Lines, "suite-started") {
+		select {
+		case <-s.jobs.waiter():
+		case <-deadline:
+			t.Fatalf("no suite output: %v", j.State(0).Lines)
+		}
+	}
+	page = act(t, f, s, ts, "/task/c/cancel", url.Values{"job": {j.ID}})
+	if !strings.Contains(page, "cancelling orch test") {
+		i := strings.Index(page, `id="flash"`)
+		t.Errorf("cancel: no confirmation: %s / %+v", page[i:min(len(page), i+300)], j.State(0))
+	}
+	st := waitJob(t, s, "c")
+	if st.Error == "" {
+		t.Fatalf("a cancelled run reported success: %q", st.Result)
+	}
+	tk, _ := f.P.Open("c")
+	evs, _ := tk.Transcript()
+	last := evs[len(evs)-1]
+	if last.Kind != "phase_finished" || last.Data["status"] != "cancelled" {
+		t.Errorf("the last event is %s %v, want phase_finished cancelled", last.Kind, last.Data["status"])
+	}
+}
+
+// A job's streamed output is shown line by line, whatever the writes.
+func TestJobLines(t *testing.T) {
+	js := newJobs()
+	j := &Job{ID: "1", Task: "t"}
+	if !js.start(j) {
+		t.Fatal("not started")
+	}
+	for _, w := range []string{"one\ntw", "o\n", "", "thr", "ee\nfour\n\nfi"} {
+		j.Write([]byte(w))
+	}
+	j.finish("ok", nil)
+	got := strings.Join(j.State(0).Lines, "|")
+	if want := "one|two|three|four||fi"; got != want {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	if st := j.State(4); st.From != 4 || strings.Join(st.Lines, "|") != "|fi" {
+		t.Errorf("State(4) = %d %q", st.From, st.Lines)
 	}
 }

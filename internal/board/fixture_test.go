@@ -122,6 +122,15 @@ const Hello = "diff --git a/hello.txt b/hello.txt\nnew file mode 100644\n--- /de
 // change (hello.txt), reviews that pass and a passing test report.
 func (f *Fixture) ToAccept(id, title string) {
 	f.T.Helper()
+	f.ToTest(id, title)
+	f.Write(id, "test/report.json", `{"status": "completed", "overall_pass": true, "summary": {"passed": 1, "failed": 0, "skipped": 0, "error": 0}, "suites": [{"id": "go", "kind": "test", "command": "go test ./...", "exit_code": 0, "overall_pass": true, "summary": {"passed": 1, "failed": 0, "skipped": 0, "error": 0}, "cases": [{"name": "TestHello", "status": "pass"}]}]}`)
+	f.Next(id) // → accept
+}
+
+// ToTest brings a task to test: an answered plan titled title, the change
+// (hello.txt) and reviews that pass.
+func (f *Fixture) ToTest(id, title string) {
+	f.T.Helper()
 	a := "yes"
 	f.Plan(id, title, "Shall we greet?", &a)
 	f.Next(id) // planning → plan_review
@@ -132,8 +141,6 @@ func (f *Fixture) ToAccept(id, title string) {
 	f.Next(id) // → review
 	f.Write(id, "review/code-review.json", `{"ok": true, "issues": [{"severity": "minor", "kind": "style", "file": "hello.txt", "line": 1, "message": "say more"}]}`)
 	f.Next(id) // → test
-	f.Write(id, "test/report.json", `{"status": "completed", "overall_pass": true, "summary": {"passed": 1, "failed": 0, "skipped": 0, "error": 0}, "suites": [{"id": "go", "kind": "test", "command": "go test ./...", "exit_code": 0, "overall_pass": true, "summary": {"passed": 1, "failed": 0, "skipped": 0, "error": 0}, "cases": [{"name": "TestHello", "status": "pass"}]}]}`)
-	f.Next(id) // → accept
 }
 
 // Phase reads the task's committed phase.

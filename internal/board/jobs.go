@@ -24,6 +24,7 @@ type Job struct {
 	lines    []string
 	dropped  int // lines dropped from the front (the page shows the last maxJobLines)
 	tokens   map[string]int
+	partial  string // the start of a streamed line not ended yet
 	done     bool
 	ended    time.Time
 	errText  string
@@ -81,12 +82,15 @@ func (j *Job) Running() bool {
 	return !j.done
 }
 
-// say adds progress lines.
+// say adds a message, one line per line of text.
 func (j *Job) say(text string) {
+	j.add(strings.Split(strings.TrimRight(text, "\n"), "\n"))
+}
+
+// add adds progress lines.
+func (j *Job) add(lines []string) {
 	j.mu.Lock()
-	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		j.lines = append(j.lines, l)
-	}
+	j.lines = append(j.lines, lines...)
 	if over := len(j.lines) - maxJobLines; over > 0 {
 		j.lines = append([]string(nil), j.lines[over:]...)
 		j.dropped += over
@@ -95,9 +99,20 @@ func (j *Job) say(text string) {
 	j.registry.changed()
 }
 
-// Write takes a stream of output (a test suite's) line by line.
+// Write takes a stream of output (a test suite's) line by line: a line
+// split over writes is shown once it ends.
 func (j *Job) Write(p []byte) (int, error) {
-	j.say(string(p))
+	j.mu.Lock()
+	text := j.partial + string(p)
+	i := strings.LastIndexByte(text, '\n')
+	if i < 0 {
+		j.partial = text
+		j.mu.Unlock()
+		return len(p), nil
+	}
+	j.partial = text[i+1:]
+	j.mu.Unlock()
+	j.add(strings.Split(text[:i], "\n"))
 	return len(p), nil
 }
 
@@ -124,6 +139,13 @@ func (j *Job) token(role, _ string) {
 
 // finish records the outcome.
 func (j *Job) finish(result string, err error) {
+	j.mu.Lock()
+	rest := j.partial
+	j.partial = ""
+	j.mu.Unlock()
+	if rest != "" {
+		j.say(rest)
+	}
 	j.mu.Lock()
 	j.done, j.ended = true, time.Now()
 	j.result = result
