@@ -325,11 +325,17 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the decision's reasons: %+v", d)
 	}
 
-	// The demo's task page, for docs/.
+	// The demo's task page at its accept gate, for docs/: reopened from
+	// the CLI, the page shows the evidence and the decision form.
 	do(t, ctx, "the demo's task page", 30*time.Second,
 		chromedp.Navigate(base+"/task/0001-add-reverse"),
 		chromedp.WaitVisible(css(`svg.lifecycle g.node.current[data-phase="done"]`)),
 		chromedp.WaitVisible(css("#diff .file")),
+	)
+	orch(t, root, "redo", "accept", "--task", "0001-add-reverse", "--reason", "look at the change again")
+	do(t, ctx, "the page follows the redo", 10*time.Second,
+		chromedp.WaitVisible(css(`svg.lifecycle g.node.current[data-phase="accept"]`)),
+		chromedp.WaitVisible(css("#btn-accept")),
 	)
 	shot(t, ctx, "task.png", true)
 }
