@@ -83,7 +83,11 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 				calls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
 			}
 		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: calls})
+		// The answer goes back as it came (Anthropic's thinking blocks
+		// included, which must precede the tool calls they led to).
+		turnMsg := resp.AssistantMessage()
+		turnMsg.ToolCalls = calls
+		msgs = append(msgs, turnMsg)
 		if len(calls) == 0 {
 			// An answer in text instead of finish: accepted when it is a
 			// valid answer, else the model is told how to answer.

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/phases"
 )
 
 // toolRuntime is a runtime of f whose every role is served by m.
@@ -196,8 +198,8 @@ func TestLoopTruncatedTurn(t *testing.T) {
 		m := &agenttest.ToolModel{T: t, NoTools: noTools}
 		m.Turn = agenttest.Scripted(llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "length"})
 		_, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
-		var te *agent.TruncatedError
-		if !errors.As(err, &te) || !strings.Contains(err.Error(), "cut off at 16000 output tokens") {
+		var te *llm.TruncatedError
+		if !errors.As(err, &te) || !strings.Contains(err.Error(), "cut off at its output limit of 16000 tokens") || !strings.Contains(err.Error(), "max_output_tokens.codegen") {
 			t.Fatalf("tools %v: error %v", !noTools, err)
 		}
 		if n := len(m.Requests()); n != 1 {
@@ -424,6 +426,141 @@ func TestCodeReviewersReadTheChange(t *testing.T) {
 		}
 		if !res[1].IsError || !strings.Contains(res[1].Content, "unknown tool") {
 			t.Errorf("%s could call edit_file: %q", r.Role, res[1].Content)
+		}
+	}
+}
+
+// TestRoleLimitsFromConfig: each role's requests carry its output limit
+// and reasoning effort from [max_output_tokens] and [reasoning_effort]
+// (a reviewer persona takes its base role's), else the [context] default
+// and the provider's default effort; a cut answer's error names the
+// role's limit.
+func TestRoleLimitsFromConfig(t *testing.T) {
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = func(n int, req llm.Request) (llm.Response, error) {
+		return llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "max_tokens"}, nil
+	}
+	rt := toolRuntime(f, m, func(c *config.Config) {
+		c.MaxOutputTokens = map[string]int{"codegen": 900, "code_reviewer": 300}
+		c.ReasoningEffort = map[string]string{"codegen": "high"}
+	})
+	_, err := codegen.Run(context.Background(), rt, f.O, f.ID)
+	var te *llm.TruncatedError
+	if !errors.As(err, &te) || te.MaxTokens != 900 || !strings.Contains(err.Error(), "output limit of 900 tokens") {
+		t.Fatalf("error %v", err)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 1 || reqs[0].MaxTokens != 900 || reqs[0].ReasoningEffort != "high" {
+		t.Fatalf("codegen request: max_tokens %d, effort %q", reqs[0].MaxTokens, reqs[0].ReasoningEffort)
+	}
+	for _, tc := range []struct {
+		role   string
+		tokens int
+		effort string
+	}{
+		{"codegen", 900, "high"},
+		{"code_reviewer:security", 300, ""},
+		{"planner", 16000, ""},
+	} {
+		req := llm.Request{Role: tc.role}
+		rt.Limits(&req)
+		if req.MaxTokens != tc.tokens || req.ReasoningEffort != tc.effort {
+			t.Errorf("%s: max_tokens %d effort %q, want %d %q", tc.role, req.MaxTokens, req.ReasoningEffort, tc.tokens, tc.effort)
+		}
+	}
+	// What a request sets is kept.
+	req := llm.Request{Role: "codegen", MaxTokens: 50, ReasoningEffort: "low"}
+	rt.Limits(&req)
+	if req.MaxTokens != 50 || req.ReasoningEffort != "low" {
+		t.Errorf("Limits overrode the request: %d %q", req.MaxTokens, req.ReasoningEffort)
+	}
+}
+
+// TestLoopKeepsProviderState: an answer's provider state (Anthropic's
+// thinking blocks) goes back with it in the next turn, also when the turn
+// is replayed from the cache.
+func TestLoopKeepsProviderState(t *testing.T) {
+	f := agenttest.NewCodeEnv(t, nil)
+	state := json.RawMessage(`[{"type":"thinking","thinking":"look first","signature":"sig-1"}]`)
+	turns := agenttest.Scripted(
+		llm.Response{ToolCalls: []llm.ToolCall{agenttest.ToolCall(t, "read_file", map[string]any{"path": "calc.go"})}, ProviderState: state, StopReason: "tool_use"},
+		agenttest.Calls(agenttest.ToolCall(t, "edit_file", map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
+		agenttest.Calls(agenttest.ToolCall(t, "finish", map[string]any{"status": "completed"})),
+	)
+	for run := 1; run <= 2; run++ {
+		m := &agenttest.ToolModel{T: t, Turn: turns}
+		rt := toolRuntime(f, m, nil)
+		if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		reqs := m.Requests()
+		if run == 2 {
+			// Answered from the cache turn by turn: nothing reached the model.
+			if len(reqs) != 0 {
+				t.Fatalf("run 2: %d requests reached the model, want 0 (cached)", len(reqs))
+			}
+			break
+		}
+		if len(reqs) != 3 {
+			t.Fatalf("%d requests, want 3", len(reqs))
+		}
+		var got json.RawMessage
+		for _, msg := range reqs[1].Messages {
+			if msg.Role == llm.RoleAssistant {
+				got = msg.ProviderState
+			}
+		}
+		if string(got) != string(state) {
+			t.Errorf("turn 2 sent the assistant turn with provider state %s, want %s", got, state)
+		}
+	}
+}
+
+// TestRunTestsWorktreePlace: run_tests runs in the warm test worktree of
+// the repository's build cache folder, or, with [test] build_cache off, in
+// a worktree of its own below that folder's run_tests/ (never inside the
+// repository, never the bare system temp folder), removed after the run.
+func TestRunTestsWorktreePlace(t *testing.T) {
+	for _, warm := range []bool{true, false} {
+		cache := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", cache)
+		f := agenttest.NewCodeEnv(t, nil)
+		m := &agenttest.ToolModel{T: t}
+		m.Turn = agenttest.Scripted(
+			agenttest.Calls(agenttest.ToolCall(t, tools.RunTests, nil)),
+			agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "failed", "notes": "only looking"})),
+		)
+		rt := toolRuntime(f, m, func(c *config.Config) {
+			c.Test.BuildCache = warm
+			c.Test.Sandbox = "none"
+			c.Test.Suites = []config.Suite{{Name: "where", Kind: "test", Command: config.Command{"sh", "-c", `printf 'ran-%s:%s\n' in "$(pwd -P)"; exit 1`}}}
+		})
+		if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+			t.Fatal(err)
+		}
+		res := agenttest.ToolResults(m.Requests()[1])
+		if len(res) != 1 {
+			t.Fatalf("%d results", len(res))
+		}
+		_, where, _ := strings.Cut(res[0].Content, "ran-in:")
+		where, _, _ = strings.Cut(where, "\n")
+		build, err := phases.BuildCacheDir(f.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		build, _ = filepath.EvalSymlinks(build)
+		want := filepath.Join(build, phases.WarmWorktree)
+		if !warm {
+			want = filepath.Join(build, codegen.RunTestsDir) + string(filepath.Separator)
+		}
+		if !strings.HasPrefix(where, want) {
+			t.Errorf("build_cache %v: run_tests ran in %q, want below %q", warm, where, want)
+		}
+		if !warm {
+			if entries, err := os.ReadDir(filepath.Join(build, codegen.RunTestsDir)); err != nil || len(entries) != 0 {
+				t.Errorf("run_tests left %v behind (%v)", entries, err)
+			}
 		}
 	}
 }

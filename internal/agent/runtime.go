@@ -166,6 +166,18 @@ func (rt *Runtime) SetProvider(name string, p llm.Provider, cfg llm.Config) {
 	rt.providers[name+"\x00"] = resolved{p: p, cfg: cfg}
 }
 
+// Limits fills in what req leaves unset of its role's output limit
+// ([max_output_tokens], else [context] max_output_tokens) and reasoning
+// effort ([reasoning_effort]).
+func (rt *Runtime) Limits(req *llm.Request) {
+	if req.MaxTokens == 0 {
+		req.MaxTokens = rt.Config.OutputTokens(req.Role)
+	}
+	if req.ReasoningEffort == "" {
+		req.ReasoningEffort = rt.Config.Effort(req.Role)
+	}
+}
+
 // Policy is the visibility policy of the configuration: which tracked
 // files may reach a model.
 func (rt *Runtime) Policy() (visibility.Policy, error) {
@@ -218,17 +230,7 @@ type pending struct {
 func (lp *loggedProvider) Name() string { return lp.inner.Name() }
 
 func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if req.Model == "" {
-		req.Model = lp.model
-	}
-	// Per-role output limit and reasoning effort ([max_output_tokens],
-	// [reasoning_effort]); before the cache key and the budget see them.
-	if req.MaxTokens == lp.c.rt.Config.Context.MaxOutputTokens {
-		req.MaxTokens = lp.c.rt.Config.OutputTokens(req.Role)
-	}
-	if req.ReasoningEffort == "" {
-		req.ReasoningEffort = lp.c.rt.Config.Effort(req.Role)
-	}
+	req = lp.prepare(req)
 	if req.OnToken == nil && lp.c.rt.OnToken != nil {
 		role := req.Role
 		req.OnToken = func(tok string) { lp.c.rt.OnToken(role, tok) }
@@ -257,10 +259,13 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		booked = b
 	}
 	resp, err := lp.inner.Complete(ctx, req)
-	if err == nil && resp.Truncated() {
+	if resp.Provider == "" {
+		resp.Provider = lp.inner.Name()
+	}
+	if err == nil {
 		// Cut off by the output limit: not a format mistake to re-send,
 		// and never cached.
-		err = &TruncatedError{Role: req.Role, Provider: lp.inner.Name(), MaxTokens: req.MaxTokens, StopReason: resp.StopReason}
+		err = llm.CheckTruncated(req, resp)
 	}
 	if run := lp.c.run; run != nil {
 		used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
@@ -295,10 +300,18 @@ func (lp *loggedProvider) keepFor(orig llm.Request, resp llm.Response) {
 	if lp.cfg.Type == llm.TypeScript {
 		return
 	}
-	if orig.Model == "" {
-		orig.Model = lp.model
+	lp.c.rt.cachePut(cacheKey(lp.cfg, lp.prepare(orig)), resp)
+}
+
+// prepare completes req as it is sent and cached: the role's model, and
+// its output limit and reasoning effort ([max_output_tokens],
+// [reasoning_effort]) where req leaves them unset.
+func (lp *loggedProvider) prepare(req llm.Request) llm.Request {
+	if req.Model == "" {
+		req.Model = lp.model
 	}
-	lp.c.rt.cachePut(cacheKey(lp.cfg, orig), resp)
+	lp.c.rt.Limits(&req)
+	return req
 }
 
 // Text asks for a free-text answer.
@@ -381,7 +394,7 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 			call.ToolCalls[i] = tc.Name
 		}
 	}
-	var te *TruncatedError
+	var te *llm.TruncatedError
 	call.Truncated = errors.As(callErr, &te)
 	if call.Model == "" {
 		call.Model = req.Model
@@ -433,9 +446,12 @@ func cacheKey(cfg llm.Config, req llm.Request) string {
 type cached struct {
 	Text      string         `json:"text"`
 	ToolCalls []llm.ToolCall `json:"tool_calls,omitempty"`
-	Usage     llm.Usage      `json:"usage"`
-	Model     string         `json:"model"`
-	Provider  string         `json:"provider"`
+	// ProviderState goes back with the answer in the next turn (Anthropic's
+	// thinking blocks): a replayed turn keeps it.
+	ProviderState json.RawMessage `json:"provider_state,omitempty"`
+	Usage         llm.Usage       `json:"usage"`
+	Model         string          `json:"model"`
+	Provider      string          `json:"provider"`
 }
 
 func (rt *Runtime) cachePath(key string) string {
@@ -451,7 +467,7 @@ func (rt *Runtime) cacheGet(key string) (llm.Response, bool) {
 	if json.Unmarshal(data, &c) != nil {
 		return llm.Response{}, false
 	}
-	return llm.Response{Text: c.Text, ToolCalls: c.ToolCalls, Usage: c.Usage, Model: c.Model, Provider: c.Provider, StopReason: "cached"}, true
+	return llm.Response{Text: c.Text, ToolCalls: c.ToolCalls, ProviderState: c.ProviderState, Usage: c.Usage, Model: c.Model, Provider: c.Provider, StopReason: "cached"}, true
 }
 
 func (rt *Runtime) cachePut(key string, resp llm.Response) {
@@ -459,7 +475,7 @@ func (rt *Runtime) cachePut(key string, resp llm.Response) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	data, err := json.Marshal(cached{Text: resp.Text, ToolCalls: resp.ToolCalls, Usage: resp.Usage, Model: resp.Model, Provider: resp.Provider})
+	data, err := json.Marshal(cached{Text: resp.Text, ToolCalls: resp.ToolCalls, ProviderState: resp.ProviderState, Usage: resp.Usage, Model: resp.Model, Provider: resp.Provider})
 	if err != nil {
 		return
 	}
@@ -467,23 +483,4 @@ func (rt *Runtime) cachePut(key string, resp llm.Response) {
 	if os.WriteFile(tmp, data, 0o644) == nil {
 		_ = os.Rename(tmp, path)
 	}
-}
-
-// TruncatedError: the model's answer was cut off by its output limit
-// (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens"). It
-// is reported as such, never re-sent as a format mistake.
-type TruncatedError struct {
-	Role       string
-	Provider   string
-	MaxTokens  int
-	StopReason string
-}
-
-func (e *TruncatedError) Error() string {
-	limit := "the provider's default output limit"
-	if e.MaxTokens > 0 {
-		limit = fmt.Sprintf("%d output tokens", e.MaxTokens)
-	}
-	return fmt.Sprintf("orch: provider %s: the %s's answer was cut off at %s (stop reason %q), so it is incomplete and was not used: raise [context] max_output_tokens in .orch/config.toml, or narrow the task, and run the phase again",
-		e.Provider, e.Role, limit, e.StopReason)
 }

@@ -36,6 +36,10 @@ type TestOptions struct {
 	// Env is the base environment for suites (sanitized); nil means the
 	// process's.
 	Env []string
+	// TempDir is where a fresh worktree's folder is made (codegen's
+	// run_tests: BuildCacheDir's run_tests/); empty means the system's
+	// temporary folder.
+	TempDir string
 }
 
 // Report is test/report.json: the contract's fields plus how the run was
@@ -156,10 +160,10 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		return fail("refusing to run the suites without a sandbox: %v", err)
 	}
 	cacheRoot := ""
-	if dir, err := os.UserCacheDir(); err == nil && cfg.Test.BuildCache {
-		cacheRoot = filepath.Join(dir, "orch", "build", testrun.RepoKey(repo.Dir))
+	if dir, err := BuildCacheDir(repo.Dir); err == nil && cfg.Test.BuildCache {
+		cacheRoot = dir
 	}
-	wt, wtDir, release, wtNotes, err := testWorktree(ctx, repo, id, rep.Base, cacheRoot, opt.Keep)
+	wt, wtDir, release, wtNotes, err := testWorktree(ctx, repo, id, rep.Base, cacheRoot, opt.TempDir, opt.Keep)
 	if err != nil {
 		return fail("create a worktree of %s: %v", rep.Base, err)
 	}
@@ -336,6 +340,17 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// BuildCacheDir is the folder of the repository at repoDir in the user's
+// cache (~/.cache/orch/build/<repository key>/): the warm test worktree
+// and codegen's run_tests worktrees live below it.
+func BuildCacheDir(repoDir string) (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "orch", "build", testrun.RepoKey(repoDir)), nil
 }
 
 // TestPatch runs the suites exactly as `orch test` does — a detached

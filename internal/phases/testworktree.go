@@ -31,9 +31,9 @@ const WarmWorktree = "worktree"
 // tree is still exactly base plus the patch. One run at a time uses it
 // (a lock file beside it); another run at the same time, a worktree that
 // cannot be reset (a killed run left it half handed over), or keep, gets a
-// fresh worktree in a temporary folder, removed afterwards unless keep,
-// and a note says so.
-func testWorktree(ctx context.Context, repo *gitx.Repo, id, base, cacheRoot string, keep bool) (*gitx.Repo, string, func(), []string, error) {
+// fresh worktree in a temporary folder (below tempDir, else the system's),
+// removed afterwards unless keep, and a note says so.
+func testWorktree(ctx context.Context, repo *gitx.Repo, id, base, cacheRoot, tempDir string, keep bool) (*gitx.Repo, string, func(), []string, error) {
 	var notes []string
 	if cacheRoot != "" && !keep {
 		wt, dir, release, note, err := warmWorktree(ctx, repo, base, cacheRoot)
@@ -45,7 +45,12 @@ func testWorktree(ctx context.Context, repo *gitx.Repo, id, base, cacheRoot stri
 		}
 		notes = append(notes, fmt.Sprintf("the warm test worktree could not be used (%v): a fresh worktree this time, so builds start cold", err))
 	}
-	parent, err := os.MkdirTemp("", "orch-test-"+id+"-")
+	if tempDir != "" {
+		if err := os.MkdirAll(tempDir, 0o755); err != nil {
+			return nil, "", nil, notes, fmt.Errorf("create worktree folder: %w", err)
+		}
+	}
+	parent, err := os.MkdirTemp(tempDir, "orch-test-"+id+"-")
 	if err != nil {
 		return nil, "", nil, notes, fmt.Errorf("create worktree folder: %w", err)
 	}

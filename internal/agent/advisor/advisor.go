@@ -222,7 +222,6 @@ func adviceRequest(rt *agent.Runtime, in adviceInput) (llm.Request, error) {
 		Messages:   []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
 		Schema:     schema,
 		SchemaName: "advice",
-		MaxTokens:  rt.Config.Context.MaxOutputTokens,
 	}
 	if rt.OnToken != nil {
 		req.OnToken = func(tok string) { rt.OnToken(agent.RoleAcceptAdvisor, tok) }
@@ -361,6 +360,7 @@ type adviceProvider struct {
 func (p *adviceProvider) Name() string { return p.inner.Name() }
 
 func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	p.rt.Limits(&req)
 	phase := string(lifecycle.Accept)
 	booked, berr := p.rt.Reserve(p.t.ID, phase, req.Model, req)
 	if berr != nil {

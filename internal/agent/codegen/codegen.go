@@ -304,7 +304,6 @@ func codegenRequest(rt *agent.Runtime, taskID string, in codegenInput, useTools,
 		},
 		Schema:     schema,
 		SchemaName: "codegen",
-		MaxTokens:  rt.Config.Context.MaxOutputTokens,
 		CacheKey:   agent.PromptCacheKey(taskID, agent.RoleCodegen),
 	}, nil
 }

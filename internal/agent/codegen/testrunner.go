@@ -14,18 +14,30 @@ import (
 	"github.com/orchdev/orch/internal/phases"
 )
 
+// RunTestsDir is the folder, below the repository's build cache folder
+// (phases.BuildCacheDir), of run_tests' own worktrees.
+const RunTestsDir = "run_tests"
+
 // testRunner returns codegen's run_tests: the suites run exactly as
-// `orch test` runs them (a worktree of base with the edits' patch applied,
-// sandboxed as configured), logs under dir. nil when [tools]
-// max_test_runs is 0.
+// `orch test` runs them (the warm test worktree or a worktree of base of
+// its own, with the edits' patch applied, sandboxed as configured), logs
+// under dir. nil when [tools] max_test_runs is 0.
 func testRunner(rt *agent.Runtime, repo *gitx.Repo, taskID, base, dir string) tools.TestRunner {
 	if rt.Config.Tools.MaxTestRuns <= 0 {
 		return nil
 	}
 	var n atomic.Int32
+	// A worktree of its own, when the warm one is busy or off, goes below
+	// the repository's build cache folder (removed after the run), not
+	// into the repository (a nested checkout would see the repository's
+	// node_modules, Cargo workspace…) nor the bare system temp folder.
+	opt := phases.TestOptions{}
+	if cache, err := phases.BuildCacheDir(repo.Dir); err == nil {
+		opt.TempDir = filepath.Join(cache, RunTestsDir)
+	}
 	return func(ctx context.Context, patch []byte) (string, error) {
 		folder := filepath.Join(dir, fmt.Sprintf("run-%d", n.Add(1)))
-		rep, err := phases.TestPatch(ctx, repo, rt.Config, taskID, base, patch, filepath.Join(folder, "test", "logs"), phases.TestOptions{})
+		rep, err := phases.TestPatch(ctx, repo, rt.Config, taskID, base, patch, filepath.Join(folder, "test", "logs"), opt)
 		if err != nil {
 			return "", err
 		}

@@ -296,7 +296,6 @@ func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, rou
 		CacheKey:   agent.PromptCacheKey(id, agent.RolePlanner),
 		Schema:     schema,
 		SchemaName: "plan",
-		MaxTokens:  rt.Config.Context.MaxOutputTokens,
 	}, nil
 }
 

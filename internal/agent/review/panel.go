@@ -94,7 +94,6 @@ func (p reviewPanel[T]) askOne(ctx context.Context, call *agent.Call, system, pe
 		},
 		Schema:     p.Schema,
 		SchemaName: p.SchemaName,
-		MaxTokens:  call.Runtime().Config.Context.MaxOutputTokens,
 		CacheKey:   agent.PromptCacheKey(p.TaskID, p.Role),
 	}
 	return agent.Ask(ctx, call, req, p.Workspace, p.Finish, func(raw []byte) (T, error) { return p.Validate(persona, raw) })
