@@ -88,7 +88,11 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			// Drop the token from the address bar and the history.
 			q := r.URL.Query()
 			q.Del(tokenParam)
-			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+			p := r.URL.Path
+			if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, "\\") {
+				p = "/" // never a redirect to another host ("//evil.example")
+			}
+			u := url.URL{Path: p, RawQuery: q.Encode()}
 			http.Redirect(w, r, u.String(), http.StatusSeeOther)
 			return
 		}

@@ -114,6 +114,17 @@ func TestTokenCookie(t *testing.T) {
 	if code, _ := get(t, s, ts, "/"); code != 200 {
 		t.Fatalf("board with the cookie: %d", code)
 	}
+	// The redirect that drops the token never leads to another host.
+	for _, p := range []string{"//evil.example/x", "/\\evil.example"} {
+		res, err := client().Get(ts.URL + p + "?token=" + url.QueryEscape(s.Token()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || loc != "/" {
+			t.Errorf("%s: status %d, Location %q; want 303 to /", p, res.StatusCode, loc)
+		}
+	}
 }
 
 // Every answer carries the strict policy and the other security headers.
