@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent/advisor"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 func newAdviseCmd(env *Env) *cobra.Command {
@@ -44,7 +45,9 @@ the task stays in accept. The advisor never decides: you do, with
 			if asJSON {
 				return json.NewEncoder(out).Encode(adv)
 			}
-			fmt.Fprint(out, advisor.Markdown(adv))
+			// The advice is the model's text: laid out (and sanitized) for
+			// a terminal, as written otherwise.
+			fmt.Fprint(out, termtext.Markdown(advisor.Markdown(adv), env.style(out)))
 			fmt.Fprintf(out, "\nwrote %s, %s\n", advisor.File, advisor.MarkdownFile)
 			return nil
 		},

@@ -108,6 +108,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 				}
 			}
 			fmt.Fprintf(out, "wrote %s, %s, %s, %s\n", artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile)
+			env.showHint(out, "plan")
 			fmt.Fprintf(out, "next: %s\n", next)
 			return nil
 		},

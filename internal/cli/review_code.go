@@ -96,6 +96,7 @@ stay invalid (no review is written).`,
 				fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", is.Severity, is.Kind, where, is.Message, is.Reviewer)
 			}
 			fmt.Fprintf(out, "wrote %s, review/code-review.md\n", artifact.CodeReviewFile)
+			env.showHint(out, "code-review")
 			fmt.Fprintf(out, "next: %s\n", next.text(env.command))
 			return nil
 		},

@@ -66,6 +66,7 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 			}
 			fmt.Fprintf(out, "verdict: ok=%v blocked=%v\n", r.OK, r.Blocked)
 			fmt.Fprintf(out, "wrote %s, %s\n", artifact.PlanReviewFile, strings.TrimSuffix(artifact.PlanReviewFile, ".json")+".md")
+			env.showHint(out, "plan-review")
 			switch {
 			case r.OK:
 				fmt.Fprintf(out, "next: `%s` moves to codegen\n", env.command("next"))

@@ -110,3 +110,11 @@ func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer string) error {
 	}
 	return termtext.ShowMarkdown(out, path, st)
 }
+
+// showHint says how to read an artifact a command just wrote, rendered
+// (the REPL shows it by itself).
+func (env *Env) showHint(out io.Writer, name string) {
+	if !env.REPL {
+		fmt.Fprintf(out, "read it: orch show %s\n", name)
+	}
+}
