@@ -90,7 +90,7 @@ func Run(ctx context.Context, env Env) int {
 	}
 	fmt.Fprintln(env.Stderr, msg)
 	if code == exit.Usage && isFlagError(err) {
-		fmt.Fprintln(env.Stderr, "run `orch help` for usage")
+		fmt.Fprintf(env.Stderr, "run `%s` for usage\n", env.command("help"))
 	}
 	return int(code)
 }
