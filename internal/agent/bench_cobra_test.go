@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -109,9 +110,21 @@ func (bt benchTokens) add(req llm.Request, resp llm.Response) {
 	bt.out[p] += repomap.EstimateTokens(out)
 }
 
-// runCobra runs the four model phases in mode and returns the tokens.
+// benchChange is a one-line change of the token benchmarks.
+type benchChange struct {
+	brief, title string
+	accept       string // the acceptance criterion
+	summary      string // the file plan's summary of path
+	path         string // the one file planned and changed
+	symbol       string // what the planner searches for
+	old, new     string // the edit (old occurs once in path)
+	line         int    // old's line, where the roles read
+	whole        string // path's content after the change (whole-file mode)
+}
+
+// runCobra runs the four model phases of the cobra change in mode and
+// returns the tokens.
 func runCobra(tb testing.TB, mode string) benchTokens {
-	ctx := context.Background()
 	root := tb.TempDir()
 	git := func(args ...string) {
 		cmd := exec.Command("git", args...)
@@ -147,22 +160,40 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	brief := "Raise SuggestionsMinimumDistance in command.go from 2 to 3."
-	if _, _, err := p.CreateTask("t", brief, time.Now()); err != nil {
+	ch := benchChange{
+		brief: "Raise SuggestionsMinimumDistance in command.go from 2 to 3.", title: "Raise SuggestionsMinimumDistance to 3",
+		accept: "SuggestionsMinimumDistance is 3", summary: "set SuggestionsMinimumDistance = 3",
+		path: "command.go", symbol: "SuggestionsMinimumDistance",
+		old: "SuggestionsMinimumDistance = 2", new: "SuggestionsMinimumDistance = 3", line: cobraTarget,
+		whole: strings.Replace(src, "SuggestionsMinimumDistance = 2", "SuggestionsMinimumDistance = 3", 1),
+	}
+	return runChange(tb, p, "t", ch, mode)
+}
+
+// runChange creates task id in project p and runs its four model phases
+// in mode (whole-file, edits or tools) against a scripted model, counting
+// tokens.
+func runChange(tb testing.TB, p *task.Project, id string, ch benchChange, mode string) benchTokens {
+	ctx := context.Background()
+	if _, _, err := p.CreateTask(id, ch.brief, time.Now()); err != nil {
 		tb.Fatal(err)
 	}
 	o := orchestrator.New(p)
 	o.Wait = 5 * time.Second
 
-	plan := map[string]any{"id": "t", "title": "Raise SuggestionsMinimumDistance to 3", "brief": brief,
-		"acceptance_criteria": []string{"SuggestionsMinimumDistance is 3"},
-		"file_plan":           []any{map[string]any{"path": "command.go", "intent": "update", "summary": "set SuggestionsMinimumDistance = 3"}}}
+	plan := map[string]any{"id": id, "title": ch.title, "brief": ch.brief,
+		"acceptance_criteria": []string{ch.accept},
+		"file_plan":           []any{map[string]any{"path": ch.path, "intent": "update", "summary": ch.summary}}}
 	planJSON, _ := json.Marshal(plan)
 	verdict := `{"ok":true,"severity":"info","decision":"approve","blocking_issues":[],"suggestions":[],"summary":"fine"}`
 	reviewAnswer := `{"ok":true,"issues":[]}`
-	fixed := strings.Replace(src, "SuggestionsMinimumDistance = 2", "SuggestionsMinimumDistance = 3", 1)
-	whole, _ := json.Marshal(map[string]any{"status": "completed", "files": []any{map[string]any{"path": "command.go", "content": fixed}}, "deletes": []any{}})
-	edit := `{"status":"completed","edits":[{"path":"command.go","old_string":"SuggestionsMinimumDistance = 2","new_string":"SuggestionsMinimumDistance = 3"}],"files":[],"deletes":[]}`
+	whole, _ := json.Marshal(map[string]any{"status": "completed", "files": []any{map[string]any{"path": ch.path, "content": ch.whole}}, "deletes": []any{}})
+	edit, _ := json.Marshal(map[string]any{"status": "completed", "edits": []any{map[string]any{"path": ch.path, "old_string": ch.old, "new_string": ch.new}}, "files": []any{}, "deletes": []any{}})
+	jsonArgs := func(v any) string {
+		data, _ := json.Marshal(v)
+		return string(data)
+	}
+	read := jsonArgs(map[string]any{"path": ch.path, "offset": max(ch.line-15, 1), "limit": 30})
 
 	bt := benchTokens{mu: &sync.Mutex{}, in: map[string]int{}, out: map[string]int{}}
 	m := &agenttest.ToolModel{T: nil, NoTools: mode != "tools"}
@@ -177,19 +208,19 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 		case mode != "tools":
 			resp.Text = map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": reviewAnswer}[phase]
 			if phase == "codegen" {
-				resp.Text = map[string]string{"whole-file": string(whole), "edits": edit}[mode]
+				resp.Text = map[string]string{"whole-file": string(whole), "edits": string(edit)}[mode]
 			}
 		case phase == "codegen":
 			resp = []llm.Response{
-				tc(tools.Search, `{"pattern":"SuggestionsMinimumDistance\\s*="}`),
-				tc(tools.ReadFile, fmt.Sprintf(`{"path":"command.go","offset":%d,"limit":30}`, cobraTarget-15)),
-				tc(tools.EditFile, `{"path":"command.go","old_string":"SuggestionsMinimumDistance = 2","new_string":"SuggestionsMinimumDistance = 3"}`),
+				tc(tools.Search, jsonArgs(map[string]string{"pattern": regexp.QuoteMeta(ch.old)})),
+				tc(tools.ReadFile, read),
+				tc(tools.EditFile, jsonArgs(map[string]string{"path": ch.path, "old_string": ch.old, "new_string": ch.new})),
 				tc(tools.Finish, `{"status":"completed"}`),
 			}[min(turn, 3)]
 		case turn == 0 && phase != "planning":
-			resp = tc(tools.ReadFile, fmt.Sprintf(`{"path":"command.go","offset":%d,"limit":30}`, cobraTarget-15))
+			resp = tc(tools.ReadFile, read)
 		case turn == 0:
-			resp = tc(tools.Search, `{"pattern":"SuggestionsMinimumDistance"}`)
+			resp = tc(tools.Search, jsonArgs(map[string]string{"pattern": ch.symbol}))
 		default:
 			resp = tc(tools.Finish, map[string]string{"planning": string(planJSON), "plan_review": verdict, "review": reviewAnswer}[phase])
 		}
@@ -201,20 +232,20 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 	cfg.Tools.MaxTestRuns = 0
 	rt := m.Use(agent.NewRuntime(p, cfg, func(string) string { return "" }))
 	rt.Fresh = true
-	if _, err := planner.Plan(ctx, rt, o, "t"); err != nil {
+	if _, err := planner.Plan(ctx, rt, o, id); err != nil {
 		tb.Fatal(err)
 	}
 	next := func() {
-		if _, err := o.Next(ctx, "t", orchestrator.NextRequest{}); err != nil {
+		if _, err := o.Next(ctx, id, orchestrator.NextRequest{}); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	next()
-	if _, err := review.Plan(ctx, rt, o, "t"); err != nil {
+	if _, err := review.Plan(ctx, rt, o, id); err != nil {
 		tb.Fatal(err)
 	}
 	next()
-	res, err := codegen.Run(ctx, rt, o, "t")
+	res, err := codegen.Run(ctx, rt, o, id)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -222,7 +253,7 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 		tb.Fatalf("%s: the change is not the one line: %+v", mode, res.Record.DiffStat)
 	}
 	next()
-	if _, err := review.Code(ctx, rt, o, "t"); err != nil {
+	if _, err := review.Code(ctx, rt, o, id); err != nil {
 		tb.Fatal(err)
 	}
 	return bt
