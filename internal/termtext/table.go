@@ -242,7 +242,7 @@ func splitVisible(s string, width int) (head, rest string) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		w := clip.RuneWidth(r)
-		if n+w > width {
+		if n+w > width && n > 0 { // at least one rune, so a cut always moves on
 			if open != "" {
 				return s[:i] + sgrReset, open + s[i:]
 			}

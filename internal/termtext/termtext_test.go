@@ -155,3 +155,66 @@ func TestReadCapped(t *testing.T) {
 		t.Errorf("fifo: %v", err)
 	}
 }
+
+const tableMD = "| reviewer | ok | notes |\n|---|:-:|--:|\n| risk | **no** | the retry loop never stops when the server keeps answering 503 |\n| 日本語 | yes | `a|b` \\| c |\n"
+
+func TestMarkdownTable(t *testing.T) {
+	got := Markdown(tableMD, Style{Terminal: true, Width: 40})
+	// Columns as wide as their cells, the widest wrapped to fit 38
+	// columns; the third column right-aligned (--:), escaped pipes and
+	// pipes in code kept; no trailing blanks.
+	want := "reviewer │ ok  │                 notes\n" +
+		"─────────┼─────┼──────────────────────\n" +
+		"risk     │ no  │  the retry loop never\n" +
+		"         │     │ stops when the server\n" +
+		"         │     │   keeps answering 503\n" +
+		"日本語   │ yes │               a|b | c\n"
+	if got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+	for _, l := range strings.Split(strings.TrimRight(got, "\n"), "\n") {
+		if w := visibleLen(l); w > 38 {
+			t.Errorf("line of %d columns in a 40-column terminal: %q", w, l)
+		}
+		if strings.Contains(l, "|---") {
+			t.Errorf("raw delimiter row: %q", l)
+		}
+	}
+	for _, wantCell := range []string{"日本語", "a|b", "| c", "503"} {
+		if !strings.Contains(got, wantCell) {
+			t.Errorf("table lacks %q:\n%s", wantCell, got)
+		}
+	}
+	// Without a terminal: the Markdown as written.
+	if plain := Markdown(tableMD, Style{}); plain != tableMD {
+		t.Errorf("plain table = %q", plain)
+	}
+}
+
+// FuzzMarkdown: whatever the text, the rendering ends, is valid UTF-8,
+// carries no escape sequence but the renderer's own colours (none without
+// colour), and keeps table rows within the width when they can be.
+func FuzzMarkdown(f *testing.F) {
+	for _, s := range []string{planMD, tableMD, "| a |\n|---|\n| 日日日日日日日日日日 |\n", "|x|\n|-|\n|\u0301|\n", "1. a\n> b\n---\n- [ ] c\n", "```\ncode\n"} {
+		f.Add(s, 30, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, width int, color bool) {
+		if width < 0 || width > 400 {
+			return
+		}
+		got := Markdown(s, Style{Terminal: true, Color: color, Width: width})
+		if !utf8.ValidString(got) {
+			t.Fatalf("not valid UTF-8: %q", got)
+		}
+		rest := got
+		for _, sgr := range []string{sgrReset, sgrBold, sgrRed, sgrGreen, sgrCyan} {
+			rest = strings.ReplaceAll(rest, sgr, "")
+		}
+		if strings.Contains(rest, "\x1b") {
+			t.Fatalf("an escape sequence not of the renderer's: %q", got)
+		}
+		if !color && strings.Contains(got, "\x1b") {
+			t.Fatalf("colour without colours: %q", got)
+		}
+	})
+}
