@@ -3,9 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/clip"
@@ -91,7 +89,7 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 		if len(calls) == 0 {
 			// An answer in text instead of finish: accepted when it is a
 			// valid answer, else the model is told how to answer.
-			if v, verr := validateText(resp.Text, validate); verr == nil {
+			if v, verr := llm.CheckAnswer(resp.Text, validate); verr == nil {
 				p.keep()
 				return v, nil
 			}
@@ -140,21 +138,4 @@ func toolResult(id, content string, isErr bool, left int) llm.Message {
 		content += fmt.Sprintf("\n(%d model turn(s) left in this run: call %s soon)", left, tools.Finish)
 	}
 	return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: content, IsError: isErr}
-}
-
-// validateText accepts a text answer that is one JSON value validate
-// accepts (a surrounding code fence is tolerated).
-func validateText[T any](text string, validate func([]byte) (T, error)) (T, error) {
-	var zero T
-	t := strings.TrimSpace(text)
-	if strings.HasPrefix(t, "```") && strings.HasSuffix(t, "```") && len(t) >= 6 {
-		t = strings.TrimSuffix(t[3:], "```")
-		if i := strings.IndexByte(t, '\n'); i >= 0 && !strings.ContainsAny(t[:i], "{[\"") {
-			t = t[i+1:]
-		}
-	}
-	if t == "" || !json.Valid([]byte(t)) {
-		return zero, errors.New("not a JSON answer")
-	}
-	return validate([]byte(t))
 }

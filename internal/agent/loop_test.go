@@ -564,3 +564,44 @@ func TestRunTestsWorktreePlace(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopTextAnswer: a turn that answers in text instead of calling
+// finish is taken when the text is a valid answer (a code fence allowed);
+// otherwise (prose, a key given twice) the model is told to answer through
+// finish, and the loop goes on.
+func TestLoopTextAnswer(t *testing.T) {
+	reviewers := func(c *config.Config) { c.Review.CodePersonas = []string{"tests"} }
+	for _, tc := range []struct {
+		name  string
+		text  string
+		turns int
+	}{
+		{"valid", `{"ok":true,"issues":[]}`, 1},
+		{"fenced", "```json\n{\"ok\":true,\"issues\":[]}\n```", 1},
+		{"prose", "Looks fine to me.", 2},
+		{"ambiguous", `{"ok":true,"ok":false,"issues":[]}`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := agenttest.NewCodeEnv(t, nil)
+			if _, err := codegen.Run(context.Background(), f.ScriptRuntime(agenttest.CodegenEntry), f.O, f.ID); err != nil {
+				t.Fatal(err)
+			}
+			f.Next()
+			m := &agenttest.ToolModel{T: t}
+			m.Turn = agenttest.Scripted(llm.Response{Text: tc.text}, agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"ok": true, "issues": []any{}})))
+			if _, err := review.Code(context.Background(), toolRuntime(f, m, reviewers), f.O, f.ID); err != nil {
+				t.Fatal(err)
+			}
+			reqs := m.Requests()
+			if len(reqs) != tc.turns {
+				t.Fatalf("%d turns, want %d", len(reqs), tc.turns)
+			}
+			if tc.turns == 2 {
+				last := reqs[1].Messages[len(reqs[1].Messages)-1]
+				if last.Role != llm.RoleUser || !strings.Contains(last.Content, "calling finish") {
+					t.Errorf("the model was told %+v", last)
+				}
+			}
+		})
+	}
+}

@@ -69,6 +69,14 @@ func CompleteJSON[T any](ctx context.Context, p Provider, req Request, validate 
 	return zero, responses, &InvalidResponseError{Raw: lastRaw, Err: lastErr, Attempts: maxAttempts}
 }
 
+// CheckAnswer is CompleteJSON's check of one answer text: one JSON value
+// (a single surrounding Markdown code fence tolerated), unambiguous, that
+// validate accepts. The tool loop uses it for an answer given in text
+// instead of through its finish tool.
+func CheckAnswer[T any](text string, validate func([]byte) (T, error)) (T, error) {
+	return checkJSON(text, validate)
+}
+
 // checkJSON extracts the JSON value of an answer and validates it.
 func checkJSON[T any](text string, validate func([]byte) (T, error)) (T, error) {
 	var zero T
