@@ -16,8 +16,6 @@ import (
 	"github.com/orchdev/orch/internal/task"
 )
 
-func TestMain(m *testing.M) { os.Exit(gittest.Main(m)) }
-
 // fixture is a project with an MCP server and a connected in-memory
 // client.
 type fixture struct {

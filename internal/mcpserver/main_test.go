@@ -1,0 +1,20 @@
+package mcpserver_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/orchdev/orch/internal/cli"
+	"github.com/orchdev/orch/internal/gittest"
+)
+
+// runOrch makes the test binary run orch itself (cli.Main) instead of the
+// tests: the TypeScript client starts it as `orch mcp`.
+const runOrch = "ORCH_MCP_TEST_RUN_ORCH"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runOrch) == "1" {
+		os.Exit(cli.Main())
+	}
+	os.Exit(gittest.Main(m))
+}
