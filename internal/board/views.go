@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -801,6 +800,3 @@ func summaryText(v any) string {
 	}
 	return strings.Join(parts, " ")
 }
-
-// errNotFound is a page for a task that does not exist.
-var errNotFound = errors.New("no such task")
