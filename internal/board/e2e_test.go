@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"io"
@@ -114,6 +115,16 @@ func do(t *testing.T, ctx context.Context, what string, timeout time.Duration, s
 	}
 }
 
+// textOf waits until the element sel exists with some text and returns
+// its text, trimmed. It reads the text in one step in the page, so a page
+// whose content the board's script swaps meanwhile is never read half-way.
+func textOf(t *testing.T, ctx context.Context, what, sel string) string {
+	t.Helper()
+	b, _ := json.Marshal(sel)
+	return get(t, ctx, what, chromedp.Poll[string](`(() => { const e = document.querySelector(`+string(b)+`);
+		return e && e.textContent.trim() ? e.textContent.trim() : null })()`))
+}
+
 // get runs one action that returns a value.
 func get[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
 	t.Helper()
@@ -213,12 +224,12 @@ func TestBrowser(t *testing.T) {
 
 	// Refused: no token; a rebound name; a form posted from another site.
 	do(t, ctx, "no token", 30*time.Second, chromedp.Navigate(base+"/"))
-	if text := get(t, ctx, "body", chromedp.Text(css("body"))); !strings.Contains(text, "needs its token") {
+	if text := textOf(t, ctx, "body", "body"); !strings.Contains(text, "needs its token") {
 		t.Errorf("without the token the board says %q", text)
 	}
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
 	do(t, ctx, "foreign Host", 30*time.Second, chromedp.Navigate("http://evil.test:"+port+"/?token=x"))
-	if text := get(t, ctx, "body", chromedp.Text(css("body"))); !strings.Contains(text, "only to its own address") {
+	if text := textOf(t, ctx, "body", "body"); !strings.Contains(text, "only to its own address") {
 		t.Errorf("with a foreign Host the board says %q", text)
 	}
 
@@ -234,12 +245,12 @@ func TestBrowser(t *testing.T) {
 	for id, ph := range map[string]lifecycle.Phase{"0002-question": lifecycle.Planning, "0003-hello": lifecycle.Accept, "0004-move": lifecycle.PlanReview, "0005-xss": lifecycle.Planning} {
 		do(t, ctx, "card "+id, 10*time.Second, chromedp.WaitVisible(css(card(ph, id))))
 	}
-	title := get(t, ctx, "the hostile title", chromedp.Text(css(card(lifecycle.Planning, "0005-xss")+" .title")))
+	title := textOf(t, ctx, "the hostile title", card(lifecycle.Planning, "0005-xss")+" .title")
 	injected := get(t, ctx, "injected elements", chromedp.Evaluate[int](`document.querySelectorAll("main img, main script, main iframe").length`))
 	if title != xssTitle || injected != 0 {
 		t.Errorf("the title renders as %q with %d injected elements, want the text %q", title, injected, xssTitle)
 	}
-	if text := get(t, ctx, "waits", chromedp.Text(css(card(lifecycle.Planning, "0002-question")+" .waits"))); text != "waits for your answer to q1" {
+	if text := textOf(t, ctx, "waits", card(lifecycle.Planning, "0002-question")+" .waits"); text != "waits for your answer to q1" {
 		t.Errorf("the question's card says %q", text)
 	}
 	shot(t, ctx, "board.png", false)
@@ -268,10 +279,10 @@ func TestBrowser(t *testing.T) {
 	defer evil.Close()
 	_, evilPort, _ := net.SplitHostPort(strings.TrimPrefix(evil.URL, "http://"))
 	do(t, ctx, "cross-site form", 30*time.Second, chromedp.Navigate("http://evil.test:"+evilPort+"/"))
-	t.Logf("after the cross-site form: %s %q", get(t, ctx, "loc", chromedp.Location()), get(t, ctx, "body", chromedp.Text(css("body"))))
+	t.Logf("after the cross-site form: %s %q", get(t, ctx, "loc", chromedp.Location()), textOf(t, ctx, "body", "body"))
 	do(t, ctx, "cross-site form", 30*time.Second,
 		chromedp.Poll[chromedp.Void](`location.host !== "evil.test:`+evilPort+`" && document.readyState === "complete"`))
-	if text := get(t, ctx, "body", chromedp.Text(css("body"))); !strings.Contains(text, "needs its token") && !strings.Contains(text, "another site") {
+	if text := textOf(t, ctx, "body", "body"); !strings.Contains(text, "needs its token") && !strings.Contains(text, "another site") {
 		t.Errorf("the cross-site form got %q", text)
 	}
 	if ph := f.Phase("0002-question"); ph != lifecycle.Planning {
@@ -286,7 +297,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Submit(css("#answer-q1")),
 		chromedp.WaitVisible(css("#flash.ok")),
 	)
-	if text := get(t, ctx, "flash", chromedp.Text(css("#flash"))); !strings.Contains(text, "answered q1") {
+	if text := textOf(t, ctx, "flash", "#flash"); !strings.Contains(text, "answered q1") {
 		t.Errorf("after answering the page says %q", text)
 	}
 	plan := artifact.LoadPlan(f.Dir("0002-question"))
@@ -311,9 +322,10 @@ func TestBrowser(t *testing.T) {
 	err = chromedp.Do(c, chromedp.WaitVisible(css("#commit")))
 	cancel()
 	if err != nil {
-		t.Fatalf("no commit on the page (%v): %s", err, get(t, ctx, "actions", chromedp.Text(css("#actions"))))
+		t.Fatalf("no commit on the page (%v): %s", err, textOf(t, ctx, "actions", "#actions"))
 	}
-	commit := get(t, ctx, "commit", chromedp.Text(css("#commit")))
+	commit := get(t, ctx, "commit", chromedp.Poll[string](`(() => { const e = document.getElementById("commit");
+		return e && /^[0-9a-f]{40,64}$/.test(e.textContent) ? e.textContent : null })()`))
 	now := gittest.Git(t, root, "rev-parse", "HEAD")
 	if now == head || commit != now {
 		t.Fatalf("the page shows commit %q; HEAD was %s, is %s", commit, head, now)
