@@ -7,7 +7,11 @@
 //     after one warm-up run (the user's own caches are warm);
 //   - orch: runs `orch test` (detected suites, bwrap sandbox, orch's build
 //     caches) on a task whose patch makes the same edit, after one
-//     warm-up run, each run in a fresh worktree as orch always does.
+//     warm-up run, in the repository's warm test worktree (reset to
+//     exactly the base commit each run: the default);
+//   - orch cold: the same with `build_cache = false`, a fresh worktree and
+//     no kept caches each run (what every run cost before the warm
+//     worktree).
 //
 // It prints the median wall time of each and the counts orch reported.
 // Run it with bench/eco.sh; -runs sets the runs per measurement.
@@ -119,9 +123,9 @@ func main() {
 }
 
 type row struct {
-	name          string
-	byHand, orch  time.Duration
-	counts, notes string
+	name                   string
+	byHand, orch, orchCold time.Duration
+	counts, notes          string
 }
 
 func run(runs int, only string) error {
@@ -148,11 +152,11 @@ func run(runs int, only string) error {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "%s: by hand %s, orch test %s (%s)\n", r.name, r.byHand.Round(time.Millisecond), r.orch.Round(time.Millisecond), r.counts)
+		fmt.Fprintf(os.Stderr, "%s: by hand %s, orch test %s, cold %s (%s)\n", r.name, r.byHand.Round(time.Millisecond), r.orch.Round(time.Millisecond), r.orchCold.Round(time.Millisecond), r.counts)
 	}
-	fmt.Printf("\n| ecosystem | runner by hand | `orch test` | orch's counts |\n|---|---|---|---|\n")
+	fmt.Printf("\n| ecosystem | runner by hand | `orch test` (warm worktree) | `orch test`, `build_cache = false` | orch's counts |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Printf("| %s | %.2f s | %.2f s | %s |\n", r.name, r.byHand.Seconds(), r.orch.Seconds(), r.counts)
+		fmt.Printf("| %s | %.2f s | %.2f s | %.2f s | %s |\n", r.name, r.byHand.Seconds(), r.orch.Seconds(), r.orchCold.Seconds(), r.counts)
 	}
 	return nil
 }
@@ -240,32 +244,63 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 	// fresh checkouts anyway); remove them so the clone is as committed.
 	_ = sh(dir, "git", "clean", "-fdxq", "-e", ".orch")
 
+	measure := func(prefix string, cold bool) ([]time.Duration, error) {
+		config := f.config
+		if cold {
+			config = "[test]\nbuild_cache = false\n" + config
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".orch", "config.toml"), []byte(config), 0o644); err != nil {
+			return nil, err
+		}
+		return measureOrch(dir, bin, f, runs, prefix, changed, patchFor, &r)
+	}
+	if r.orchCold, err = medianOf(measure("c", true)); err != nil {
+		return r, err
+	}
+	if r.orch, err = medianOf(measure("w", false)); err != nil {
+		return r, err
+	}
+	r.byHand = median(hand)
+	return r, nil
+}
+
+// medianOf is the median of durations measured, or the error.
+func medianOf(d []time.Duration, err error) (time.Duration, error) {
+	if err != nil {
+		return 0, err
+	}
+	return median(d), nil
+}
+
+// measureOrch times `orch test` on runs+1 tasks (the first a warm-up)
+// whose patches make edit 100+i, with the task ids prefix00, prefix01...
+func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed func(int) string, patchFor func(int) ([]byte, error), r *row) ([]time.Duration, error) {
 	var orch []time.Duration
 	for i := 0; i <= runs; i++ {
-		id := fmt.Sprintf("b%02d", i)
+		id := fmt.Sprintf("%s%02d", prefix, i)
 		if err := sh(dir, bin, "new", "--id", id, "bench"); err != nil {
-			return r, err
+			return nil, err
 		}
 		td := filepath.Join(dir, ".orch", "tasks", id)
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(td, "code", "files", f.edit)), 0o755); err != nil {
-			return r, err
+			return nil, err
 		}
 		if err := os.WriteFile(filepath.Join(td, "code", "files", f.edit), []byte(changed(100+i)), 0o644); err != nil {
-			return r, err
+			return nil, err
 		}
 		patch, err := patchFor(100 + i)
 		if err != nil {
-			return r, err
+			return nil, err
 		}
 		if err := os.WriteFile(filepath.Join(td, "code", "diff.patch"), patch, 0o644); err != nil {
-			return r, err
+			return nil, err
 		}
 		plan := fmt.Sprintf(`{"id":"t","title":"bench","brief":"bench","file_plan":[{"path":%q,"intent":"update"}]}`, f.edit)
 		if err := os.WriteFile(filepath.Join(td, "planning", "planning.ai.json"), []byte(plan), 0o644); err != nil {
-			return r, err
+			return nil, err
 		}
 		if err := sh(dir, bin, "next", "--task", id, "--override", "benchmark setup", "--to", "test"); err != nil {
-			return r, err
+			return nil, err
 		}
 		start := time.Now()
 		cmd := exec.Command(bin, "test", "--task", id, "--json")
@@ -273,7 +308,7 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 		out, err := cmd.Output()
 		elapsed := time.Since(start)
 		if err != nil {
-			return r, fmt.Errorf("orch test: %v\n%s", err, out)
+			return nil, fmt.Errorf("orch test: %v\n%s", err, out)
 		}
 		var rep struct {
 			Status      string `json:"status"`
@@ -282,18 +317,17 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 			Sandbox     string `json:"sandbox"`
 		}
 		if err := json.Unmarshal(out, &rep); err != nil {
-			return r, fmt.Errorf("orch test --json: %v", err)
+			return nil, fmt.Errorf("orch test --json: %v", err)
 		}
 		if rep.Status != "completed" || !rep.OverallPass {
-			return r, fmt.Errorf("orch test: status %s pass %v", rep.Status, rep.OverallPass)
+			return nil, fmt.Errorf("orch test: status %s pass %v", rep.Status, rep.OverallPass)
 		}
 		r.counts = fmt.Sprintf("%d passed, %d skipped (sandbox %s)", rep.Summary.Passed, rep.Summary.Skipped, rep.Sandbox)
 		if i > 0 {
 			orch = append(orch, elapsed)
 		}
 	}
-	r.byHand, r.orch = median(hand), median(orch)
-	return r, nil
+	return orch, nil
 }
 
 func median(d []time.Duration) time.Duration {

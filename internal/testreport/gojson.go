@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
@@ -69,6 +70,7 @@ type GoParser struct {
 	failed   map[string]bool // ImportPaths whose build failed
 	claimed  map[string]bool // ImportPaths a package fail pointed to
 	extra    []artifact.Case // package-level error cases in order
+	cached   map[string]bool // packages whose results came from go's test cache
 }
 
 func NewGoParser(onOutput func(string)) *GoParser {
@@ -79,7 +81,17 @@ func NewGoParser(onOutput func(string)) *GoParser {
 		builds:   map[string]*BoundedBuf{},
 		failed:   map[string]bool{},
 		claimed:  map[string]bool{},
+		cached:   map[string]bool{},
 	}
+}
+
+// Cached is the number of packages whose results go test took from its
+// test cache ("ok  pkg  (cached)"): the same test binary with the same
+// inputs (files and environment variables it read) passed before, and go
+// replayed its output. Their tests are counted as the replay reports
+// them.
+func (p *GoParser) Cached() int {
+	return len(p.cached)
 }
 
 // consume reads lines until EOF.
@@ -214,6 +226,9 @@ func (p *GoParser) packageEvent(ev goEvent, out string) {
 	case "output":
 		p.text(out)
 		pk.out.WriteString(out)
+		if f := strings.Fields(out); len(f) == 3 && f[0] == "ok" && f[2] == "(cached)" {
+			p.cached[ev.Package] = true
+		}
 	case "fail":
 		p.packageFailed(ev, pk)
 	}

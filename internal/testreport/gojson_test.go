@@ -239,3 +239,25 @@ func checkCases(t *testing.T, cases []artifact.Case, sum artifact.Summary) {
 		}
 	}
 }
+
+// A package whose results go test took from its test cache is counted as
+// the replay reports it, and said to be cached (recorded: package a cached,
+// b run after its test file changed).
+func TestGoParserCached(t *testing.T) {
+	f, err := os.Open("testdata/gojson/cached.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := NewGoParser(nil)
+	if err := p.Consume(f); err != nil {
+		t.Fatal(err)
+	}
+	cases := p.Finish()
+	if got, want := Summarize(cases), (artifact.Summary{Passed: 3, Skipped: 1}); got != want {
+		t.Errorf("summary %+v, want %+v", got, want)
+	}
+	if p.Cached() != 1 {
+		t.Errorf("Cached() = %d, want 1 (package a)", p.Cached())
+	}
+}

@@ -21,6 +21,10 @@ var (
 	specFail    = regexp.MustCompile(`^( *)✖ (.+?)(?: \([\d.]+m?s\))?$`)
 	specParent  = regexp.MustCompile(`^( *)▶ (.+)$`)
 	specSkip    = regexp.MustCompile(`^( *)﹣ (.+?)(?: \([\d.]+m?s\))? # (SKIP|TODO)\b.*$`)
+	// jestTotal is Jest's summary of one run: "Tests:       1 failed, 2
+	// skipped, 94 passed, 97 total".
+	jestTotal = regexp.MustCompile(`^Tests:\s+((?:\d+ (?:failed|skipped|todo|passed), )*)(\d+) total$`)
+	jestCount = regexp.MustCompile(`(\d+) (failed|skipped|todo|passed)`)
 	// tapDirective is a "# SKIP reason" or "# TODO reason" after a
 	// description; a "#" escaped as "\#" is not one.
 	tapDirective = regexp.MustCompile(`(?i)(?:^|[^\\])#\s*(skip|todo)\b\S*\s*(.*)$`)
@@ -39,6 +43,9 @@ var (
 // It also reads the totals of node's spec reporter ("ℹ tests N", the
 // default on a terminal and in newer node versions): the counts then come
 // from those totals and the cases are the failing and skipped tests.
+// Without TAP or node's totals, Jest's summary of each run ("Tests:
+// 1 failed, 2 skipped, 94 passed, 97 total", summed over the runs of one
+// script) gives the counts, and no cases.
 type TAPParser struct {
 	onOutput func(string)
 	cases    []artifact.Case
@@ -50,6 +57,8 @@ type TAPParser struct {
 	spec     map[string]int
 	nSpec    int
 	specCase []artifact.Case
+	jest     map[string]int // Jest's "Tests:" summaries, summed
+	nJest    int
 	inFailed bool            // in the spec reporter's "failing tests:" recap
 	parents  map[string]bool // "▶" lines (suites, tests with subtests) by indent and name
 }
@@ -68,7 +77,7 @@ type tapPoint struct {
 // NewTAPParser returns a parser passing the text on to onOutput (may be
 // nil).
 func NewTAPParser(onOutput func(string)) *TAPParser {
-	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, parents: map[string]bool{}}
+	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, parents: map[string]bool{}}
 }
 
 // ParseTAP reads a whole TAP (or node spec reporter) output.
@@ -148,6 +157,16 @@ func (p *TAPParser) line(line string) {
 		}
 		n, _ := strconv.Atoi(m[2])
 		p.spec[m[1]] += n
+		return
+	}
+	if m := jestTotal.FindStringSubmatch(line); m != nil {
+		p.nJest++
+		for _, c := range jestCount.FindAllStringSubmatch(m[1], -1) {
+			n, _ := strconv.Atoi(c[1])
+			p.jest[c[2]] += n
+		}
+		n, _ := strconv.Atoi(m[2])
+		p.jest["total"] += n
 		return
 	}
 	if strings.HasPrefix(line, "✖ failing tests:") {
@@ -267,6 +286,14 @@ func (p *TAPParser) Finish() Result {
 			Failed:  s["fail"] + s["cancelled"],
 			Skipped: s["skipped"] + s["todo"],
 		}}
+	}
+	if p.nJest > 0 {
+		j := p.jest
+		res := Result{Recognised: true, Totals: &artifact.Summary{Passed: j["passed"], Failed: j["failed"], Skipped: j["skipped"] + j["todo"]}}
+		if n := j["passed"] + j["failed"] + j["skipped"] + j["todo"]; n != j["total"] {
+			res.Notes = append(res.Notes, fmt.Sprintf("Jest's summaries say %d tests in total but count %d by status", j["total"], n))
+		}
+		return res
 	}
 	return Result{}
 }

@@ -174,6 +174,43 @@ func TestParseTAPRecorded(t *testing.T) {
 	})
 }
 
+// Jest prints no TAP: its "Tests: … N total" summary of each run (summed)
+// gives the counts, recorded through pnpm on vercel/ms.
+func TestParseJestTotalsRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want artifact.Summary
+	}{
+		{"jest30-pnpm-fail.txt", artifact.Summary{Passed: 168, Failed: 1, Skipped: 2}},
+		{"jest30-pnpm-two-runs.txt", artifact.Summary{Passed: 334}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open("testdata/tap/" + tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := ParseTAP(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Recognised || res.Totals == nil || *res.Totals != tc.want || res.Summary() != tc.want || len(res.Notes) != 0 {
+				t.Errorf("recognised %v totals %v notes %q, want %+v", res.Recognised, res.Totals, res.Notes, tc.want)
+			}
+		})
+	}
+	// A summary whose parts do not add up to its total is noted.
+	res, _ := ParseTAP(strings.NewReader("Tests:       1 failed, 3 passed, 5 total\n"))
+	if res.Totals == nil || *res.Totals != (artifact.Summary{Passed: 3, Failed: 1}) || len(res.Notes) != 1 {
+		t.Errorf("totals %v notes %q", res.Totals, res.Notes)
+	}
+	// Not a Jest summary.
+	res, _ = ParseTAP(strings.NewReader("Tests: see README\nTests:       lots total\n"))
+	if res.Recognised {
+		t.Errorf("recognised %+v", res)
+	}
+}
+
 func TestParseTAPEdgeCases(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -214,8 +251,13 @@ func TestParseTAPEdgeCases(t *testing.T) {
 		},
 		{
 			name: "no TAP and no totals",
-			in:   "> jest\nPASS src/a.test.js\nTests: 3 passed, 3 total\n",
+			in:   "> jest\nPASS src/a.test.js\nTests: 3 passed\n",
 			sum:  artifact.Summary{},
+		},
+		{
+			name: "Jest's summary",
+			in:   "> jest\nPASS src/a.test.js\nTests: 3 passed, 3 total\n",
+			sum:  artifact.Summary{Passed: 3},
 		},
 		{
 			name: "spec totals from two runs",

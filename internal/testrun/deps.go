@@ -82,6 +82,9 @@ var userCaches = []string{
 	".cache/pip",
 	".cache/yarn",
 	".local/share/pnpm/store",
+	// The pnpm versions that packageManager in package.json asked for,
+	// installed by pnpm outside the sandbox (manage-package-manager-versions).
+	".local/share/pnpm/.tools",
 	".cache/pnpm",
 }
 
@@ -99,12 +102,15 @@ var offlineEnv = map[string]string{
 // deps is what Run adds to the suites' world: dependency folders, caches
 // and the environment that points at them.
 type deps struct {
-	readOnly []string          // shown at their own path
-	mounts   []sandbox.Mount   // shown at another path (in the directory)
-	links    [][2]string       // without a sandbox: symlink [1] → [0]
-	writable []string          // build caches orch keeps
-	env      map[string]string // set for every suite
-	notes    []string
+	readOnly []string        // shown at their own path
+	mounts   []sandbox.Mount // shown at another path (in the directory)
+	links    [][2]string     // without a sandbox: symlink [1] → [0]
+	// distLinks are Gradle distributions: without a sandbox the (empty)
+	// mount point [1] is replaced by a symlink to [0].
+	distLinks [][2]string
+	writable  []string          // build caches orch keeps
+	env       map[string]string // set for every suite
+	notes     []string
 }
 
 // prepareDeps works out the dependency folders, caches and build caches of
@@ -178,7 +184,7 @@ func prepareDeps(opt Options, dir string, env []string) (deps, error) {
 		}
 	}
 	if opt.BuildCache != "" {
-		if err := d.buildCaches(opt.BuildCache, env, dir); err != nil {
+		if err := d.buildCaches(opt.BuildCache, env, dir, home); err != nil {
 			return d, err
 		}
 	}
@@ -196,7 +202,7 @@ func (d *deps) mount(src, dst string) {
 // buildCaches makes the build caches of this repository under root that
 // the project in dir uses: a cargo target folder per Rust toolchain
 // (Cargo.toml), a Gradle home (a Gradle build).
-func (d *deps) buildCaches(root string, env []string, dir string) error {
+func (d *deps) buildCaches(root string, env []string, dir, home string) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return fmt.Errorf("build cache %s: %w", root, err)
@@ -224,12 +230,88 @@ func (d *deps) buildCaches(root string, env []string, dir string) error {
 		}
 	}
 	if has("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradlew") {
-		if err := add("GRADLE_USER_HOME", filepath.Join(root, "gradle-home")); err != nil {
+		gradleHome := filepath.Join(root, "gradle-home")
+		if err := add("GRADLE_USER_HOME", gradleHome); err != nil {
 			return err
+		}
+		if filepath.IsAbs(home) {
+			if err := d.wrapperDists(filepath.Join(home, ".gradle", "wrapper", "dists"), filepath.Join(gradleHome, "wrapper", "dists")); err != nil {
+				return err
+			}
 		}
 	}
 	if len(made) > 0 {
 		d.notes = append(d.notes, "build caches kept between runs (orch's, writable by the suites, never the user's): "+strings.Join(made, ", "))
+	}
+	return nil
+}
+
+// maxDists bounds the Gradle distributions wrapperDists looks at.
+const maxDists = 200
+
+// wrapperDists shows the Gradle distributions the user's wrapper unpacked
+// (user: ~/.gradle/wrapper/dists/<name>/<hash>/<gradle-x>, with the
+// marker <zip>.ok beside it) to gradlew in orch's Gradle home (orch): the
+// <hash> folders are orch's and writable (the wrapper takes a lock file
+// there even when it has nothing to download), the marker is copied, and
+// the unpacked distribution is bound read-only (symlinked without a
+// sandbox). The sandbox has no network: without this gradlew would try to
+// download the distribution.
+func (d *deps) wrapperDists(user, orch string) error {
+	names, err := os.ReadDir(user)
+	if err != nil {
+		return nil // no wrapper has run here
+	}
+	var shown []string
+	for _, name := range names {
+		hashes, err := os.ReadDir(filepath.Join(user, name.Name()))
+		if err != nil || !name.IsDir() {
+			continue
+		}
+		for _, hash := range hashes {
+			if len(shown) >= maxDists {
+				break
+			}
+			src := filepath.Join(user, name.Name(), hash.Name())
+			entries, err := os.ReadDir(src)
+			if err != nil || !hash.IsDir() {
+				continue
+			}
+			var dists, markers []string
+			for _, e := range entries {
+				info, err := os.Stat(filepath.Join(src, e.Name()))
+				switch {
+				case err != nil:
+				case info.IsDir():
+					dists = append(dists, e.Name())
+				case strings.HasSuffix(e.Name(), ".zip.ok"):
+					markers = append(markers, e.Name())
+				}
+			}
+			if len(dists) != 1 || len(markers) == 0 {
+				continue // not (completely) unpacked: the wrapper would download it again
+			}
+			dst := filepath.Join(orch, name.Name(), hash.Name())
+			if err := os.MkdirAll(filepath.Join(dst, dists[0]), 0o755); err != nil {
+				return fmt.Errorf("show Gradle distribution %s: %w", src, err)
+			}
+			for _, m := range markers {
+				if err := os.WriteFile(filepath.Join(dst, m), nil, 0o644); err != nil {
+					return fmt.Errorf("show Gradle distribution %s: %w", src, err)
+				}
+			}
+			dist, err := filepath.EvalSymlinks(filepath.Join(src, dists[0]))
+			if err != nil {
+				continue
+			}
+			d.readOnly = append(d.readOnly, dist)
+			d.mounts = append(d.mounts, sandbox.Mount{Source: dist, Target: filepath.Join(dst, dists[0])})
+			d.distLinks = append(d.distLinks, [2]string{dist, filepath.Join(dst, dists[0])})
+			shown = append(shown, name.Name()+"/"+hash.Name()+"/"+dists[0])
+		}
+	}
+	if len(shown) > 0 {
+		d.notes = append(d.notes, "Gradle distributions unpacked by your wrapper shown read-only to gradlew (~/.gradle/wrapper/dists): "+strings.Join(shown, ", "))
 	}
 	return nil
 }
@@ -267,8 +349,20 @@ func toolchainKey(program, pathEnv string) string {
 }
 
 // link makes the symlinks of a run without a sandbox. A path that exists
-// in the directory already is left alone.
+// in the directory already is left alone; a Gradle distribution's empty
+// mount point becomes a symlink.
 func (d *deps) link() error {
+	for _, l := range d.distLinks {
+		if err := os.Remove(l[1]); err != nil && !os.IsNotExist(err) {
+			if info, lerr := os.Lstat(l[1]); lerr == nil && info.Mode()&os.ModeSymlink != 0 {
+				continue // linked by an earlier run
+			}
+			return fmt.Errorf("link %s: %w", l[1], err)
+		}
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			return fmt.Errorf("link %s to %s: %w", l[1], l[0], err)
+		}
+	}
 	for _, l := range d.links {
 		if _, err := os.Lstat(l[1]); err == nil {
 			continue

@@ -49,7 +49,7 @@ type DetectOptions struct {
 //	                gets PYTHONPATH=src so the tests import the code under test
 //	Cargo.toml      cargo test --no-fail-fast (libtest: every test binary, even after a failure)
 //	pom.xml         mvn -B -o -q -fae test (offline: the sandbox has no network), surefire reports
-//	gradlew         ./gradlew test --offline --continue when the wrapper is in the repository
+//	gradlew         ./gradlew test --offline --continue --no-daemon when the wrapper is in the repository
 //	                (else gradle on PATH), JUnit reports in build/test-results/test
 //	Makefile/justfile with a test target: make test / just test, only when nothing above found
 //	                a test suite
@@ -341,12 +341,12 @@ func (d *detector) gradle() error {
 			report, where = GradleProjectReports, "each project's build/test-results/test"
 		}
 	}
-	argv, how := []string{"./gradlew", "test", "--offline", "--continue"}, "the wrapper gradlew is in the repository"
+	argv, how := []string{"./gradlew", "test", "--offline", "--continue", "--no-daemon"}, "the wrapper gradlew is in the repository"
 	if info, err := os.Stat(filepath.Join(d.dir, "gradlew")); err != nil || !info.Mode().IsRegular() {
-		argv, how = []string{"gradle", "test", "--offline", "--continue"}, "no gradlew in the repository, so gradle from PATH"
+		argv, how = []string{"gradle", "test", "--offline", "--continue", "--no-daemon"}, "no gradlew in the repository, so gradle from PATH"
 	}
 	d.add(Suite{Name: "gradle-test", Kind: KindTest, Command: argv, Format: FormatJUnit, Report: report})
-	d.note("%s found: %s (%s; offline, since the sandbox has no network; --continue runs every project), JUnit reports from %s", build, strings.Join(argv, " "), how, where)
+	d.note("%s found: %s (%s; offline, since the sandbox has no network; --continue runs every project; --no-daemon: a daemon would be stopped with the suite anyway), JUnit reports from %s", build, strings.Join(argv, " "), how, where)
 	return nil
 }
 

@@ -138,13 +138,13 @@ func TestDetect(t *testing.T) {
 		{
 			name:  "gradle wrapper",
 			files: map[string]string{"build.gradle.kts": "", "gradlew": "#!/bin/sh\n"},
-			want:  []string{"gradle-test test junit: ./gradlew test --offline --continue"},
+			want:  []string{"gradle-test test junit: ./gradlew test --offline --continue --no-daemon"},
 			note:  "the wrapper gradlew is in the repository",
 		},
 		{
 			name:  "gradle without wrapper, multi-project",
 			files: map[string]string{"settings.gradle": "include 'app'\n"},
-			want:  []string{"gradle-test test junit: gradle test --offline --continue"},
+			want:  []string{"gradle-test test junit: gradle test --offline --continue --no-daemon"},
 			note:  "each project's build/test-results/test",
 		},
 		{

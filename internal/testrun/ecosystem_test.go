@@ -2,6 +2,8 @@ package testrun
 
 import (
 	"context"
+	"crypto/md5"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +19,8 @@ import (
 // (.ci/run) installs the toolchains and sets ORCH_REQUIRE_ECOSYSTEMS=1, so
 // a missing one fails there; elsewhere the test skips and says why.
 
-// requireTool skips (or, with ORCH_REQUIRE_ECOSYSTEMS=1, fails) when a
-// program or file is missing.
+// requireTool skips (or, with ORCH_REQUIRE_ECOSYSTEMS=1 or CI set, fails)
+// when a program or file is missing.
 func requireTool(t *testing.T, name, why string) {
 	t.Helper()
 	var err error
@@ -28,8 +30,8 @@ func requireTool(t *testing.T, name, why string) {
 		_, err = exec.LookPath(name)
 	}
 	if err != nil {
-		if os.Getenv("ORCH_REQUIRE_ECOSYSTEMS") == "1" {
-			t.Fatalf("ORCH_REQUIRE_ECOSYSTEMS=1 but %s is missing (%s): %v", name, why, err)
+		if os.Getenv("ORCH_REQUIRE_ECOSYSTEMS") == "1" || os.Getenv("CI") != "" {
+			t.Fatalf("ORCH_REQUIRE_ECOSYSTEMS=1 or CI is set, but %s is missing (%s; .ci/run installs it): %v", name, why, err)
 		}
 		t.Skipf("%s is missing (%s; .ci/run installs it): %v", name, why, err)
 	}
@@ -301,5 +303,157 @@ func TestEcosystemMaven(t *testing.T) {
 		!strings.Contains(report.Error, "the parent POM org.apache.commons:commons-parent:pom:104 of com.example:fx is not in ~/.m2/repository") ||
 		!strings.Contains(report.Error, "mvn -B dependency:go-offline") {
 		t.Fatalf("missing parent POM: report %s summary %+v error %q, want a runner error naming it\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+	}
+}
+
+// gradleWrapperHash is the folder the Gradle wrapper unpacks the
+// distribution of url into: the MD5 of the URL in base 36
+// (org.gradle.wrapper.PathAssembler).
+func gradleWrapperHash(url string) string {
+	sum := md5.Sum([]byte(url))
+	return new(big.Int).SetBytes(sum[:]).Text(36)
+}
+
+// A Gradle project with its wrapper in the repository, made by Debian's
+// Gradle (`gradle wrapper`): ./gradlew runs offline in the sandbox with the
+// distribution the user's wrapper unpacked in ~/.gradle/wrapper/dists
+// (Debian's Gradle stands in for it), read-only; the counts come from
+// Gradle's JUnit reports.
+func TestEcosystemGradle(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "/usr/share/gradle/lib", "Debian's gradle package")
+	requireTool(t, "/usr/share/maven-repo/junit/junit/4.x", "Debian's junit4")
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"build.gradle":                            "apply plugin: 'java'\nrepositories { maven { url 'file:///usr/share/maven-repo' } }\ndependencies { testCompile 'junit:junit:4.x' }\n",
+		"src/main/java/com/example/Calc.java":     "package com.example;\npublic class Calc { public static int add(int a, int b) { return a + b; } }\n",
+		"src/test/java/com/example/CalcTest.java": "package com.example;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Ignore;\nimport org.junit.Test;\npublic class CalcTest {\n  @Test public void adds() { assertEquals(4, Calc.add(2, 2)); }\n  @Test public void wrong() { assertEquals(5, Calc.add(2, 2)); }\n  @Ignore(\"later\") @Test public void later() { }\n}\n",
+		"src/test/java/com/example/MoreTest.java": "package com.example;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Test;\npublic class MoreTest {\n  @Test public void zero() { assertEquals(0, Calc.add(0, 0)); }\n}\n",
+	})
+	home := t.TempDir()
+	// The wrapper as a project tracks it: gradlew and gradle/wrapper/.
+	gen := exec.Command("/usr/share/gradle/bin/gradle", "wrapper", "--offline", "--no-daemon", "-q")
+	gen.Dir = dir
+	gen.Env = append(os.Environ(), "GRADLE_USER_HOME="+filepath.Join(t.TempDir(), "gen-home"))
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("gradle wrapper: %v\n%s", err, out)
+	}
+	props, err := os.ReadFile(filepath.Join(dir, "gradle", "wrapper", "gradle-wrapper.properties"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var url string
+	for l := range strings.Lines(string(props)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "distributionUrl="); ok {
+			url = strings.ReplaceAll(v, `\:`, ":")
+		}
+	}
+	zip := url[strings.LastIndex(url, "/")+1:]
+	name := strings.TrimSuffix(zip, ".zip")
+	version := strings.TrimSuffix(strings.TrimPrefix(name, "gradle-"), "-bin")
+	// What ./gradlew left in the user's ~/.gradle once it had downloaded
+	// and unpacked the distribution.
+	dists := filepath.Join(home, ".gradle", "wrapper", "dists", name, gradleWrapperHash(url))
+	if err := os.MkdirAll(dists, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A distribution unpacked from its zip holds its jars; Debian's links
+	// them from /usr/share/java, so copy them, links followed.
+	if out, err := exec.Command("cp", "-rL", "/usr/share/gradle", filepath.Join(dists, "gradle-"+version)).CombinedOutput(); err != nil {
+		t.Fatalf("copy Debian's Gradle: %v\n%s", err, out)
+	}
+	writeFiles(t, dists, map[string]string{zip + ".ok": ""})
+
+	env := append(os.Environ(), "HOME="+home)
+	var logs string
+	report, info := runDetected(t, dir, "", func(o *Options, s []Suite) { o.Env = env; logs = o.LogDir })
+	if data, err := os.ReadFile(filepath.Join(logs, "gradle-test.log")); err == nil && report.Status != artifact.TestCompleted {
+		t.Logf("log:\n%s", data)
+	}
+	want := artifact.Summary{Passed: 2, Failed: 1, Skipped: 1}
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != want || report.Suites[0].Command != "./gradlew test --offline --continue --no-daemon" {
+		t.Fatalf("report %s summary %+v (error %q), want %+v from ./gradlew\n%s", report.Status, report.Summary, report.Error, want, logOf(t, report, info))
+	}
+	if !containsNote(info.Notes, "Gradle distributions unpacked by your wrapper shown read-only to gradlew") {
+		t.Errorf("notes do not say the distribution was shown: %q", info.Notes)
+	}
+
+	// Without the distribution, gradlew would have to download it: a
+	// runner error that says so, not a failed test.
+	if err := os.RemoveAll(filepath.Join(home, ".gradle")); err != nil {
+		t.Fatal(err)
+	}
+	dir2 := t.TempDir()
+	if err := os.CopyFS(dir2, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir2, "build")); err != nil {
+		t.Fatal(err)
+	}
+	report, info = runDetected(t, dir2, "", func(o *Options, s []Suite) { o.Env = env })
+	if report.Status != artifact.TestError || report.Summary.Failed != 0 || !strings.Contains(report.Error, "gradlew wanted to download "+zip) {
+		t.Fatalf("without the distribution: report %s summary %+v error %q, want a runner error naming %s\n%s", report.Status, report.Summary, report.Error, zip, logOf(t, report, info))
+	}
+}
+
+// yarn and pnpm lockfiles: the detected suite runs the test script through
+// that package manager (the real one, installed by .ci/run from the npm
+// registry), in the sandbox, and node's test runner is counted through it.
+func TestEcosystemNodeManagers(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "node", "Node's test runner")
+	for _, tc := range []struct{ manager, lockfile, content string }{
+		{"yarn", "yarn.lock", "# THIS IS AN AUTOGENERATED FILE. DO NOT EDIT THIS FILE DIRECTLY.\n# yarn lockfile v1\n\n\n"},
+		{"pnpm", "pnpm-lock.yaml", "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n"},
+	} {
+		t.Run(tc.manager, func(t *testing.T) {
+			requireTool(t, tc.manager, tc.manager+" from the npm registry")
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"package.json": `{"name":"fx","version":"1.0.0","type":"module","scripts":{"test":"node --test"}}`,
+				tc.lockfile:    tc.content,
+				"fx.js":        "export const add = (a, b) => a + b;\n",
+				"test/fx.test.js": "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { add } from '../fx.js';\n" +
+					"test('adds', () => assert.strictEqual(add(1, 2), 3));\ntest('wrong', () => assert.strictEqual(add(1, 2), 4));\ntest('zero', () => assert.strictEqual(add(0, 0), 0));\ntest.skip('later', () => {});\n",
+			})
+			report, info := runDetected(t, dir, "", nil)
+			want := artifact.Summary{Passed: 2, Failed: 1, Skipped: 1}
+			if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != want || report.Suites[0].Command != tc.manager+" test" {
+				t.Fatalf("report %s summary %+v (error %q), want %+v from %s test\n%s", report.Status, report.Summary, report.Error, want, tc.manager, logOf(t, report, info))
+			}
+		})
+	}
+}
+
+// A justfile's test recipe, when nothing else runs the tests: just test
+// (the real just, from the npm registry's rust-just), judged by its exit
+// code; a recipe whose tool is missing is a runner error.
+func TestEcosystemJust(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "just", "just (npm's rust-just)")
+	t.Parallel()
+	for _, tc := range []struct {
+		name, recipe string
+		status       string
+		summary      artifact.Summary
+		msg          string
+	}{
+		{"passing", "test:\n    sh -c 'test \"$(cat VERSION)\" = 1'\n", artifact.TestCompleted, artifact.Summary{Passed: 1}, ""},
+		{"failing", "test:\n    sh -c 'test \"$(cat VERSION)\" = 2'\n", artifact.TestCompleted, artifact.Summary{Failed: 1}, ""},
+		{"a missing tool", "test:\n    no-such-test-tool-xyz --all\n", artifact.TestError, artifact.Summary{Error: 1}, "not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"justfile": "# the project's tasks\nversion := \"1\"\n\n" + tc.recipe, "VERSION": "1\n"})
+			report, info := runDetected(t, dir, "", nil)
+			if report.Status != tc.status || report.Summary != tc.summary || report.Suites[0].Command != "just test" || !strings.Contains(report.Error, tc.msg) {
+				t.Fatalf("report %s summary %+v (error %q), want %s %+v from just test\n%s", report.Status, report.Summary, report.Error, tc.status, tc.summary, logOf(t, report, info))
+			}
+			if tc.status == artifact.TestCompleted && report.Suites[0].JudgedBy != artifact.JudgedByExitCode {
+				t.Errorf("just test not judged by its exit code: %+v", report.Suites[0])
+			}
+		})
 	}
 }

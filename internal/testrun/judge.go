@@ -82,6 +82,9 @@ func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string
 		if msg := offlineMissing(tail); msg != "" {
 			return msg
 		}
+		if m := pnpmError.FindStringSubmatch(ansiEscape.ReplaceAllString(tail, "")); m != nil && !strings.Contains(tail, "ELIFECYCLE") {
+			return fmt.Sprintf("pnpm stopped before it ran the script (%s): the package manager, not the tests, failed. If package.json's packageManager names a pnpm version, run pnpm once in your working tree outside orch so it installs that version (~/.local/share/pnpm/.tools is shown read-only); the sandbox has no network", clip.Runes(strings.TrimSpace(m[1]), 240))
+		}
 	}
 	last := keyLine(tail)
 	if last != "" {
@@ -201,6 +204,10 @@ var (
 	gradleCached = regexp.MustCompile(`No cached version of (\S+) available for offline mode`)
 	gradleDist   = regexp.MustCompile(`Downloading (https?://\S+/(gradle-[^/\s]+\.zip))`)
 )
+
+// pnpmError is pnpm's own error line (" ERROR  EACCES: …"); a failing
+// script is "ELIFECYCLE" instead.
+var pnpmError = regexp.MustCompile(`(?m)^[\s\x{2009}]?ERROR[\s\x{2009}]+(\S.*)$`)
 
 // offlineMissing says what a JVM build tool needed from the network and
 // how to get it onto the machine once, outside orch, when its output

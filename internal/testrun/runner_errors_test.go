@@ -104,6 +104,20 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 			msg:    "junit:junit:4.13.2 is not in your ~/.gradle/caches",
 		},
 		{
+			// Recorded: pnpm 10.21 with packageManager pnpm@10.14.0-0 in
+			// the sandbox before ~/.local/share/pnpm/.tools was shown.
+			name:   "pnpm fails before the script runs",
+			suite:  Suite{Name: "pnpm", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", `printf '\342\200\211ERROR\342\200\211 EACCES: permission denied, mkdir '"'"'/root/.local/share/pnpm/.tools/pnpm/10.14.0-0_tmp_3'"'"'\nFor help, run: pnpm help run\n'; exit 1`}},
+			status: artifact.TestError,
+			msg:    "pnpm stopped before it ran the script (EACCES: permission denied, mkdir '/root/.local/share/pnpm/.tools/pnpm/10.14.0-0_tmp_3')",
+		},
+		{
+			name:    "a failing pnpm script is a test failure",
+			suite:   Suite{Name: "pnpm", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", `echo 'Tests:       1 failed, 2 passed, 3 total'; echo ' ELIFECYCLE  Test failed. See above for more details.'; exit 1`}},
+			status:  artifact.TestCompleted,
+			summary: artifact.Summary{Passed: 2, Failed: 1},
+		},
+		{
 			name:    "a suite that ran no test",
 			suite:   Suite{Name: "empty", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", "printf 'TAP version 13\\n1..0\\n# tests 0\\n'"}},
 			status:  artifact.TestNoTests,

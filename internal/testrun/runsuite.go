@@ -140,6 +140,9 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	if caseProblem != "" {
 		res.notes = append(res.notes, caseProblem)
 	}
+	if run.cachedNote != "" {
+		res.notes = append(res.notes, run.cachedNote)
+	}
 	if endCase == nil {
 		if msg := runnerProblem(s, res.suite.ExitCode, cases, run.tail.String()); msg != "" {
 			return r.runnerFailure(res, out, caseCommand, msg)
@@ -229,13 +232,15 @@ func (r *runner) clearReport(report string) error {
 
 // started is a running suite and the goroutines reading its output.
 type started struct {
-	g       *sandbox.Process
-	parser  *testreport.GoParser  // for FormatGoJSON
-	text    testreport.TextParser // for FormatLibtest and FormatTAP
-	readErr error                 // of the parser
-	readers sync.WaitGroup
-	pipes   []*os.File // read ends, closed by drain
-	tail    *tailBuf   // the last output, for the messages of runner errors
+	g      *sandbox.Process
+	parser *testreport.GoParser // for FormatGoJSON
+	// cachedNote says how many packages' results came from go's test cache.
+	cachedNote string
+	text       testreport.TextParser // for FormatLibtest and FormatTAP
+	readErr    error                 // of the parser
+	readers    sync.WaitGroup
+	pipes      []*os.File // read ends, closed by drain
+	tail       *tailBuf   // the last output, for the messages of runner errors
 	// what the text parser read besides cases
 	totals     *artifact.Summary
 	recognised bool
@@ -365,7 +370,11 @@ func (r *runner) collect(s Suite, run *started, since time.Time) ([]artifact.Cas
 	}
 	switch s.Format {
 	case FormatGoJSON:
-		return readErr(run.parser.Finish())
+		cases, problem := readErr(run.parser.Finish())
+		if n := run.parser.Cached(); n > 0 {
+			run.cachedNote = fmt.Sprintf("%d package(s) passed from go's test cache (the same test binary and inputs passed before; go replayed their results, counted here); -count=1 in the suite's command runs them again", n)
+		}
+		return cases, problem
 	case FormatLibtest, FormatTAP:
 		res := run.text.Finish()
 		run.totals, run.recognised = res.Totals, res.Recognised
