@@ -125,7 +125,10 @@ func main() {
 type row struct {
 	name                   string
 	byHand, orch, orchCold time.Duration
-	counts, notes          string
+	// CPU time (user and system) of the command and the processes it
+	// waited for: under a loaded machine the steadier figure.
+	byHandCPU, orchCPU, orchColdCPU time.Duration
+	counts, notes                   string
 }
 
 func run(runs int, only string) error {
@@ -152,11 +155,14 @@ func run(runs int, only string) error {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "%s: by hand %s, orch test %s, cold %s (%s)\n", r.name, r.byHand.Round(time.Millisecond), r.orch.Round(time.Millisecond), r.orchCold.Round(time.Millisecond), r.counts)
+		fmt.Fprintf(os.Stderr, "%s: by hand %s (CPU %s), orch test %s (CPU %s), cold %s (CPU %s) (%s)\n", r.name,
+			r.byHand.Round(time.Millisecond), r.byHandCPU.Round(time.Millisecond), r.orch.Round(time.Millisecond), r.orchCPU.Round(time.Millisecond),
+			r.orchCold.Round(time.Millisecond), r.orchColdCPU.Round(time.Millisecond), r.counts)
 	}
 	fmt.Printf("\n| ecosystem | runner by hand | `orch test` (warm worktree) | `orch test`, `build_cache = false` | orch's counts |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Printf("| %s | %.2f s | %.2f s | %.2f s | %s |\n", r.name, r.byHand.Seconds(), r.orch.Seconds(), r.orchCold.Seconds(), r.counts)
+		fmt.Printf("| %s | %.2f s (CPU %.2f s) | %.2f s (CPU %.2f s) | %.2f s (CPU %.2f s) | %s |\n", r.name,
+			r.byHand.Seconds(), r.byHandCPU.Seconds(), r.orch.Seconds(), r.orchCPU.Seconds(), r.orchCold.Seconds(), r.orchColdCPU.Seconds(), r.counts)
 	}
 	return nil
 }
@@ -174,6 +180,17 @@ func missingTool(tools []string) string {
 		}
 	}
 	return ""
+}
+
+// shCPU runs argv in dir and returns the CPU time it and the processes
+// it waited for used.
+func shCPU(dir string, argv ...string) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func sh(dir string, argv ...string) error {
@@ -224,17 +241,19 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 	}
 
 	// By hand, in the user's clone: warm up, then edit and run.
-	var hand []time.Duration
+	var hand, handCPU []time.Duration
 	for i := 0; i <= runs; i++ {
 		if err := os.WriteFile(src, []byte(changed(i)), 0o644); err != nil {
 			return r, err
 		}
 		start := time.Now()
-		if err := sh(dir, f.byHand...); err != nil {
+		cpu, err := shCPU(dir, f.byHand...)
+		if err != nil {
 			return r, err
 		}
 		if i > 0 {
 			hand = append(hand, time.Since(start))
+			handCPU = append(handCPU, cpu)
 		}
 	}
 	if err := os.WriteFile(src, orig, 0o644); err != nil {
@@ -244,7 +263,12 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 	// fresh checkouts anyway); remove them so the clone is as committed.
 	_ = sh(dir, "git", "clean", "-fdxq", "-e", ".orch")
 
+	var cpuWarm, cpuCold []time.Duration
 	measure := func(prefix string, cold bool) ([]time.Duration, error) {
+		cpus := &cpuWarm
+		if cold {
+			cpus = &cpuCold
+		}
 		config := f.config
 		if cold {
 			config = "[test]\nbuild_cache = false\n" + config
@@ -252,7 +276,7 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 		if err := os.WriteFile(filepath.Join(dir, ".orch", "config.toml"), []byte(config), 0o644); err != nil {
 			return nil, err
 		}
-		return measureOrch(dir, bin, f, runs, prefix, changed, patchFor, &r)
+		return measureOrch(dir, bin, f, runs, prefix, changed, patchFor, cpus, &r.counts)
 	}
 	if r.orchCold, err = medianOf(measure("c", true)); err != nil {
 		return r, err
@@ -260,7 +284,8 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 	if r.orch, err = medianOf(measure("w", false)); err != nil {
 		return r, err
 	}
-	r.byHand = median(hand)
+	r.orchCPU, r.orchColdCPU = median(cpuWarm), median(cpuCold)
+	r.byHand, r.byHandCPU = median(hand), median(handCPU)
 	return r, nil
 }
 
@@ -274,7 +299,7 @@ func medianOf(d []time.Duration, err error) (time.Duration, error) {
 
 // measureOrch times `orch test` on runs+1 tasks (the first a warm-up)
 // whose patches make edit 100+i, with the task ids prefix00, prefix01...
-func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed func(int) string, patchFor func(int) ([]byte, error), r *row) ([]time.Duration, error) {
+func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed func(int) string, patchFor func(int) ([]byte, error), cpus *[]time.Duration, counts *string) ([]time.Duration, error) {
 	var orch []time.Duration
 	for i := 0; i <= runs; i++ {
 		id := fmt.Sprintf("%s%02d", prefix, i)
@@ -307,6 +332,10 @@ func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed fu
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		elapsed := time.Since(start)
+		cpu := time.Duration(0)
+		if cmd.ProcessState != nil {
+			cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("orch test: %v\n%s", err, out)
 		}
@@ -322,9 +351,10 @@ func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed fu
 		if rep.Status != "completed" || !rep.OverallPass {
 			return nil, fmt.Errorf("orch test: status %s pass %v", rep.Status, rep.OverallPass)
 		}
-		r.counts = fmt.Sprintf("%d passed, %d skipped (sandbox %s)", rep.Summary.Passed, rep.Summary.Skipped, rep.Sandbox)
+		*counts = fmt.Sprintf("%d passed, %d skipped (sandbox %s)", rep.Summary.Passed, rep.Summary.Skipped, rep.Sandbox)
 		if i > 0 {
 			orch = append(orch, elapsed)
+			*cpus = append(*cpus, cpu)
 		}
 	}
 	return orch, nil

@@ -27,10 +27,10 @@ func TestWarmWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	modes := []string{"none"}
-	if sandbox.Check("bwrap") == nil {
+	if err := sandbox.Check("bwrap"); err == nil {
 		modes = append(modes, "bwrap") // as root: handed to uid 65534 and back
 	} else if os.Getenv("ORCH_REQUIRE_BWRAP") == "1" || os.Getenv("CI") != "" {
-		t.Fatal("ORCH_REQUIRE_BWRAP=1 or CI is set, but bwrap is unavailable (.ci/run installs bubblewrap)")
+		t.Fatalf("ORCH_REQUIRE_BWRAP=1 or CI is set, but bwrap is unavailable (.ci/run installs bubblewrap): %v", err)
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {

@@ -47,11 +47,16 @@ type host struct {
 	weak bool
 }
 
-// probeBwrap finds bwrap and what it can do, once per binary.
-var probeBwrap = sync.OnceValues(func() (host, error) {
+// probeBwrap finds bwrap on PATH and what it can do, once per binary
+// (keyed by its path: a PATH without bwrap, as in a test of the refusal,
+// is looked up again next time rather than remembered).
+func probeBwrap() (host, error) {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
 		return host{}, &Error{Reason: fmt.Sprintf("bwrap is not installed (%v)", err)}
+	}
+	if h, ok := probedBwrap.Load(path); ok {
+		return h.(host), nil
 	}
 	h := host{bwrap: path}
 	if info, err := os.Stat(path); err == nil && info.Mode()&fs.ModeSetuid != 0 {
@@ -63,8 +68,12 @@ var probeBwrap = sync.OnceValues(func() (host, error) {
 	h.size = bytes.Contains(help, []byte("--size"))
 	h.perms = bytes.Contains(help, []byte("--perms"))
 	h.disableUserns = bytes.Contains(help, []byte("--disable-userns"))
+	probedBwrap.Store(path, h)
 	return h, nil
-})
+}
+
+// probedBwrap holds probeBwrap's findings by bwrap's path.
+var probedBwrap sync.Map
 
 // currentHost is the host of this process: bwrap's features and whether
 // orch is root (and then where setpriv is).

@@ -22,5 +22,5 @@ var (
 	// ErrOffline marks a suite whose build tool stopped because something
 	// it needs (a parent POM, a plugin, a dependency, the Gradle
 	// distribution) is not on the machine and the sandbox has no network.
-	ErrOffline = errors.New("needed from the network")
+	ErrOffline = errors.New("offline in the sandbox")
 )
