@@ -336,12 +336,19 @@ func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInpu
 			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: from: "+err.Error()))
 		}
 	}
-	return s.takeNext(ctx, req, ToolNext, in.Task, nreq, argMap(nil, "to", in.To, "from", in.From))
+	return s.takeNext(ctx, req, ToolNext, "", in.Task, nreq, argMap(nil, "to", in.To, "from", in.From))
 }
 
-func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, taskArg string, nreq orchestrator.NextRequest, args map[string]string) (*mcp.CallToolResult, any, error) {
+// takeNext runs orchestrator.Next for next and override (gate names the
+// human gate the tool needs, "" for none).
+func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, gate, taskArg string, nreq orchestrator.NextRequest, args map[string]string) (*mcp.CallToolResult, any, error) {
 	var res orchestrator.NextResult
 	id, err := s.act(ctx, req, tool, taskArg, args, func(id string) error {
+		if gate != "" {
+			if err := s.gate(gate); err != nil {
+				return err
+			}
+		}
 		var err error
 		res, err = s.orchestrator().Next(ctx, id, nreq)
 		return err
@@ -566,9 +573,6 @@ type OverrideInput struct {
 }
 
 func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in OverrideInput) (*mcp.CallToolResult, any, error) {
-	if err := s.gate(GateOverride); err != nil {
-		return nil, nil, s.refuse(in.Task, err)
-	}
 	nreq := orchestrator.NextRequest{Override: &in.Reason}
 	if in.To != "" {
 		p, err := lifecycle.ParsePhase(in.To)
@@ -577,7 +581,7 @@ func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in Over
 		}
 		nreq.To = p
 	}
-	return s.takeNext(ctx, req, ToolOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", in.To))
+	return s.takeNext(ctx, req, ToolOverride, GateOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", in.To))
 }
 
 // RedoInput is redo's arguments.

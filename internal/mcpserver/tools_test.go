@@ -181,6 +181,19 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("%s was written", p)
 		}
 	}
+	// The refusal of an invalid plan is the message orch next gives for
+	// the same file.
+	bad := `{"id": "t1", "title": "x", "brief": "y", "questions": [{"id": "q1", "text": "?", "blocking": "yes"}]}`
+	scratch := t.TempDir()
+	os.MkdirAll(filepath.Join(scratch, "planning"), 0o755)
+	os.WriteFile(filepath.Join(scratch, artifact.PlanFile), []byte(bad), 0o644)
+	want := artifact.LoadPlan(scratch).Err
+	if want == nil {
+		t.Fatal("the bad plan loads")
+	}
+	if msg := f.refused(ToolWriteArtifact, map[string]any{"task": "t1", "path": artifact.PlanFile, "content": bad}); !strings.HasPrefix(msg, "orch: "+want.Error()+": nothing written") {
+		t.Errorf("refusal %q, want orch next's message %q", msg, want)
+	}
 	// The gates are not offered: calling one is an error of the protocol.
 	if _, err := f.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolAccept, Arguments: map[string]any{"verdict": "accepted", "reasons": []string{"lgtm"}}}); err == nil || !strings.Contains(err.Error(), "accept") {
 		t.Errorf("accept without [mcp] allow: %v", err)
@@ -195,8 +208,8 @@ func TestRefusals(t *testing.T) {
 			refusedWrites++
 		}
 	}
-	if refusedWrites != 8 {
-		t.Errorf("%d refused writes logged, want 8", refusedWrites)
+	if refusedWrites != 9 {
+		t.Errorf("%d refused writes logged, want 9", refusedWrites)
 	}
 }
 
@@ -278,5 +291,12 @@ func TestGatesWhenAllowed(t *testing.T) {
 	os.WriteFile(filepath.Join(f.project.Dir, "config.toml"), []byte("[mcp]\nallow = [\"redo\"]\n"), 0o644)
 	if msg := f.refused(ToolOverride, map[string]any{"task": "t1", "reason": "again"}); !strings.Contains(msg, "[mcp] allow does not name it") {
 		t.Errorf("override after removal: %s", msg)
+	}
+	calls := f.events("t1", "mcp_call")
+	if last := calls[len(calls)-1]; last.Data["tool"] != ToolOverride || last.Data["outcome"] != "refused" {
+		t.Errorf("the refused override is not logged: %v", last.Data)
+	}
+	if ov := f.events("t1", "override"); len(ov) != 1 {
+		t.Errorf("override events: %d", len(ov))
 	}
 }
