@@ -115,6 +115,7 @@ var fixtures = []fixture{
 func main() {
 	runs := flag.Int("runs", 5, "measured runs per side (after one warm-up); the median is reported")
 	only := flag.String("only", "", "run only the fixtures whose name contains this")
+	flag.BoolVar(&measureCold, "cold", true, "also measure orch test with build_cache = false (slow for Go: a fresh build cache each run)")
 	flag.Parse()
 	if err := run(*runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "ecobench:", err)
@@ -122,13 +123,17 @@ func main() {
 	}
 }
 
+// measureCold says whether to measure orch test with build_cache = false.
+var measureCold = true
+
 type row struct {
 	name                   string
 	byHand, orch, orchCold time.Duration
-	// CPU time (user and system) of the command and the processes it
-	// waited for: under a loaded machine the steadier figure.
-	byHandCPU, orchCPU, orchColdCPU time.Duration
-	counts, notes                   string
+	// CPU time (user and system) of the runner by hand and the processes
+	// it waited for. orch's is not shown: its suites run in a sandbox whose
+	// processes the kernel does not account to orch.
+	byHandCPU     time.Duration
+	counts, notes string
 }
 
 func run(runs int, only string) error {
@@ -155,14 +160,14 @@ func run(runs int, only string) error {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "%s: by hand %s (CPU %s), orch test %s (CPU %s), cold %s (CPU %s) (%s)\n", r.name,
-			r.byHand.Round(time.Millisecond), r.byHandCPU.Round(time.Millisecond), r.orch.Round(time.Millisecond), r.orchCPU.Round(time.Millisecond),
-			r.orchCold.Round(time.Millisecond), r.orchColdCPU.Round(time.Millisecond), r.counts)
+		fmt.Fprintf(os.Stderr, "%s: by hand %s (CPU %s), orch test %s, cold %s (%s)\n", r.name,
+			r.byHand.Round(time.Millisecond), r.byHandCPU.Round(time.Millisecond), r.orch.Round(time.Millisecond),
+			r.orchCold.Round(time.Millisecond), r.counts)
 	}
 	fmt.Printf("\n| ecosystem | runner by hand | `orch test` (warm worktree) | `orch test`, `build_cache = false` | orch's counts |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Printf("| %s | %.2f s (CPU %.2f s) | %.2f s (CPU %.2f s) | %.2f s (CPU %.2f s) | %s |\n", r.name,
-			r.byHand.Seconds(), r.byHandCPU.Seconds(), r.orch.Seconds(), r.orchCPU.Seconds(), r.orchCold.Seconds(), r.orchColdCPU.Seconds(), r.counts)
+		fmt.Printf("| %s | %.2f s | %.2f s | %.2f s | %s |\n", r.name,
+			r.byHand.Seconds(), r.orch.Seconds(), r.orchCold.Seconds(), r.counts)
 	}
 	return nil
 }
@@ -263,12 +268,7 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 	// fresh checkouts anyway); remove them so the clone is as committed.
 	_ = sh(dir, "git", "clean", "-fdxq", "-e", ".orch")
 
-	var cpuWarm, cpuCold []time.Duration
 	measure := func(prefix string, cold bool) ([]time.Duration, error) {
-		cpus := &cpuWarm
-		if cold {
-			cpus = &cpuCold
-		}
 		config := f.config
 		if cold {
 			config = "[test]\nbuild_cache = false\n" + config
@@ -276,15 +276,17 @@ func measureFixture(dir, bin string, f fixture, runs int) (row, error) {
 		if err := os.WriteFile(filepath.Join(dir, ".orch", "config.toml"), []byte(config), 0o644); err != nil {
 			return nil, err
 		}
-		return measureOrch(dir, bin, f, runs, prefix, changed, patchFor, cpus, &r.counts)
+		return measureOrch(dir, bin, f, runs, prefix, changed, patchFor, &r.counts)
 	}
-	if r.orchCold, err = medianOf(measure("c", true)); err != nil {
-		return r, err
+	if measureCold {
+		if r.orchCold, err = medianOf(measure("c", true)); err != nil {
+			return r, err
+		}
 	}
 	if r.orch, err = medianOf(measure("w", false)); err != nil {
 		return r, err
 	}
-	r.orchCPU, r.orchColdCPU = median(cpuWarm), median(cpuCold)
+
 	r.byHand, r.byHandCPU = median(hand), median(handCPU)
 	return r, nil
 }
@@ -299,7 +301,7 @@ func medianOf(d []time.Duration, err error) (time.Duration, error) {
 
 // measureOrch times `orch test` on runs+1 tasks (the first a warm-up)
 // whose patches make edit 100+i, with the task ids prefix00, prefix01...
-func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed func(int) string, patchFor func(int) ([]byte, error), cpus *[]time.Duration, counts *string) ([]time.Duration, error) {
+func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed func(int) string, patchFor func(int) ([]byte, error), counts *string) ([]time.Duration, error) {
 	var orch []time.Duration
 	for i := 0; i <= runs; i++ {
 		id := fmt.Sprintf("%s%02d", prefix, i)
@@ -332,10 +334,6 @@ func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed fu
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		elapsed := time.Since(start)
-		cpu := time.Duration(0)
-		if cmd.ProcessState != nil {
-			cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		}
 		if err != nil {
 			return nil, fmt.Errorf("orch test: %v\n%s", err, out)
 		}
@@ -354,7 +352,6 @@ func measureOrch(dir, bin string, f fixture, runs int, prefix string, changed fu
 		*counts = fmt.Sprintf("%d passed, %d skipped (sandbox %s)", rep.Summary.Passed, rep.Summary.Skipped, rep.Sandbox)
 		if i > 0 {
 			orch = append(orch, elapsed)
-			*cpus = append(*cpus, cpu)
 		}
 	}
 	return orch, nil
