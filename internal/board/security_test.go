@@ -14,6 +14,9 @@ func TestRefusals(t *testing.T) {
 	f.Task("t1", "a task")
 	s, ts := f.Board(Options{})
 	cookie := &http.Cookie{Name: s.guard.cookie, Value: s.Token()}
+	// wrong is the CSRF token with its first character changed (never
+	// equal to it, whatever character the random token starts with).
+	wrong := map[bool]string{true: "y", false: "x"}[s.guard.csrf[0] == 'x'] + s.guard.csrf[1:]
 	form := func(csrf string) string {
 		v := url.Values{"reason": {"skip"}}
 		if csrf != "" {
@@ -41,7 +44,7 @@ func TestRefusals(t *testing.T) {
 		{name: "foreign Host", method: "GET", path: "/", host: "evil.example:80", cookie: cookie, want: 421, says: "only to its own address"},
 		{name: "foreign Host with the token", method: "GET", path: "/?token=" + s.Token(), host: "rebound.example", want: 421},
 		{name: "POST without CSRF", method: "POST", path: "/task/t1/override", cookie: cookie, body: form(""), want: 403, says: "CSRF"},
-		{name: "POST with a wrong CSRF", method: "POST", path: "/task/t1/override", cookie: cookie, body: form("x" + s.guard.csrf[1:]), want: 403, says: "CSRF"},
+		{name: "POST with a wrong CSRF", method: "POST", path: "/task/t1/override", cookie: cookie, body: form(wrong), want: 403, says: "CSRF"},
 		{name: "POST with the token as CSRF", method: "POST", path: "/task/t1/override", cookie: cookie, body: form(s.Token()), want: 403},
 		{name: "POST from another site", method: "POST", path: "/task/t1/override", cookie: cookie, origin: "http://evil.example", body: form(s.guard.csrf), want: 403, says: "another site"},
 		{name: "POST without the cookie", method: "POST", path: "/task/t1/override", body: form(s.guard.csrf), want: 401},
