@@ -3,30 +3,16 @@ package visibility
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/gitx"
 )
 
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "visibility-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	os.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "gitconfig"))
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(gittest.Main(m)) }
 
 func TestSecretRule(t *testing.T) {
 	for _, tc := range []struct {
@@ -134,33 +120,12 @@ func TestCheckAllowPattern(t *testing.T) {
 	}
 }
 
-var testIdentity = []string{
-	"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.test",
-	"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.test",
-}
-
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), testIdentity...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %v: %v: %s", args, err, errb.String())
-	}
-	return strings.TrimSpace(out.String())
+	return gittest.Git(t, dir, args...)
 }
 
-func write(t *testing.T, dir, name, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func write(t *testing.T, dir, name, content string) { t.Helper(); gittest.Write(t, dir, name, content) }
 
 // fixtureRepo has tracked, untracked, ignored, secret-looking, symlinked
 // and submodule entries.
@@ -189,7 +154,7 @@ func fixtureRepo(t *testing.T) *gitx.Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &gitx.Repo{Dir: real, Env: testIdentity}
+	return &gitx.Repo{Dir: real, Env: gittest.Identity}
 }
 
 func TestListAndCheck(t *testing.T) {
