@@ -135,7 +135,7 @@ func New(opt Options) (*Server, error) {
 }
 
 // instructions tell the client's model how to work with orch.
-const instructions = `orch drives a code change through planning → plan_review → codegen → review → test → accept → done, deciding each transition from the task's artifacts. Start with list_tasks or status; every result's "next" says which tool (or which orch command a person runs) moves the task on. You may write the plan (write_artifact), answer questions, run phases (run_phase) and take transitions (next). The accept decision belongs to a person unless the project allows it.`
+const instructions = `orch drives a code change through planning → plan_review → codegen → review → test → accept → done, deciding each transition from the task's artifacts. Start with list_tasks or status; every result's "next" says which tool (or which orch command a person runs) moves the task on. You may write the plan (write_artifact), answer questions, write the code in codegen (submit_code, checked against the reviewed file plan), run phases (run_phase) and take transitions (next). The accept decision belongs to a person unless the project allows it.`
 
 // MCP returns the SDK server (to serve it over any transport).
 func (s *Server) MCP() *mcp.Server { return s.mcp }

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/codegen"
 	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/exit"
@@ -31,6 +33,7 @@ const (
 	ToolWriteArtifact = "write_artifact"
 	ToolAnswer        = "answer"
 	ToolRunPhase      = "run_phase"
+	ToolSubmitCode    = "submit_code"
 	ToolCost          = "cost"
 	ToolAccept        = "accept"
 	ToolRevert        = "revert"
@@ -96,6 +99,8 @@ func (s *Server) tools() []toolDef {
 			"`task`, `question`, `answer`, `previous`, `open_questions[]`", false, s.answer),
 		def(ToolRunPhase, "", "Run a phase's worker from orch's registry: planning (orch plan), plan_review (orch review plan), codegen (orch codegen), review (orch review code) or test (orch test, sandboxed). Sends progress notifications when the request has a progress token; cancelling the request cancels the run (recorded as cancelled).",
 			"`task`, `phase`, `status`, `entered`, `summary`, `archived`, `revision`, `notes`", false, s.runPhase),
+		def(ToolSubmitCode, "", "Submit the code change your agent wrote, while the task is in codegen and no codegen run is live (instead of run_phase codegen): edits (search/replace on the base files), files (whole new or rewritten files), deletes, as orch's codegen model answers. orch checks it exactly as that answer (every path inside the reviewed file plan, each old_string found, the plan unchanged since its review), stages code/files, computes code/diff.patch with git and records code/codegen.json with the base commit and attempt (orch codegen's run, without a model call). Refused with codegen's own message, nothing written, when a check fails.",
+			"`task`, `phase`, `status`, `summary`, `archived`, `revision`, `base`, `attempt`, `files`, `deletes`, `untouched`", false, s.submitCode),
 		def(ToolCost, "", "Sum the model calls of the task, or of every task with all: calls, tokens, cost in USD where the price is known, budgets (orch cost --json).",
 			"the object `orch cost --json` prints", true, s.cost),
 		def(ToolAccept, GateAccept, "Record the accept decision (orch accept): accepted applies the change and commits it; changes_requested sends the task back to target; rejected and revert lead to revert. The decider is recorded as an agent named after the MCP client. Offered only when [mcp] allow names accept.",
@@ -458,6 +463,72 @@ func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunP
 	ph := out.Phase
 	return nil, RunPhaseOutput{Task: id, Phase: p, Status: ph.Outcome.Status, Entered: ph.Entered, Summary: ph.Outcome.Summary,
 		Archived: ph.Archived, Revision: ph.Revision, Notes: rt.Notes, Next: s.nextFor(id)}, nil
+}
+
+// SubmitCodeInput is submit_code's arguments: a codegen answer
+// (codegen.Answer) and the task.
+type SubmitCodeInput struct {
+	TaskArg
+	Status    string             `json:"status,omitempty" jsonschema:"completed (default): edits, files and deletes hold the change; plan_unclear: the plan is too unclear to implement, ask in questions; failed: say why in notes"`
+	Edits     []codegen.Edit     `json:"edits,omitempty" jsonschema:"changes to existing files, applied in order: old_string (copied exactly from the file at the base commit, HEAD) is replaced by new_string; it must occur exactly once unless replace_all"`
+	Files     []codegen.File     `json:"files,omitempty" jsonschema:"new files, or files rewritten entirely, with their complete content"`
+	Deletes   []string           `json:"deletes,omitempty" jsonschema:"repository paths of files to delete"`
+	Questions []codegen.Question `json:"questions,omitempty" jsonschema:"with plan_unclear: what the plan must answer"`
+	Notes     string             `json:"notes,omitempty" jsonschema:"anything the reviewers should know"`
+}
+
+// SubmitCodeOutput is submit_code's result.
+type SubmitCodeOutput struct {
+	Task      string          `json:"task"`
+	Phase     lifecycle.Phase `json:"phase"`
+	Status    string          `json:"status"`
+	Summary   map[string]any  `json:"summary,omitempty"`
+	Archived  string          `json:"archived,omitempty"`
+	Revision  int64           `json:"revision"`
+	Base      string          `json:"base"`
+	Attempt   int             `json:"attempt"`
+	Files     []string        `json:"files"`
+	Deletes   []string        `json:"deletes"`
+	Untouched []string        `json:"untouched,omitempty"`
+	Next      Next            `json:"next"`
+}
+
+func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in SubmitCodeInput) (*mcp.CallToolResult, any, error) {
+	a := codegen.Answer{Status: in.Status, Edits: in.Edits, Files: in.Files, Deletes: in.Deletes, Questions: in.Questions, Notes: in.Notes}
+	if a.Status == "" {
+		a.Status = artifact.CodegenCompleted
+	}
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, nil, s.refuse(in.Task, exit.UsageError("orch: submit_code: "+err.Error()))
+	}
+	paths := make([]string, 0, len(a.Edits)+len(a.Files)+len(a.Deletes))
+	for _, e := range a.Edits {
+		paths = append(paths, e.Path)
+	}
+	for _, f := range a.Files {
+		paths = append(paths, f.Path)
+	}
+	paths = append(paths, a.Deletes...)
+	args := argMap([]string{"answer"}, "status", a.Status, "paths", strings.Join(paths, ", "), "answer", string(raw))
+	var res codegen.Result
+	id, err := s.act(ctx, req, ToolSubmitCode, in.Task, args, func(id string) error {
+		cfg, err := s.config()
+		if err != nil {
+			return err
+		}
+		rt := agent.NewRuntime(s.project, cfg, s.opt.Getenv)
+		rt.Now = s.opt.Now
+		res, err = codegen.Submit(ctx, rt, s.orchestrator(), id, raw)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ph := res.Phase
+	return nil, SubmitCodeOutput{Task: id, Phase: lifecycle.Codegen, Status: ph.Outcome.Status, Summary: ph.Outcome.Summary,
+		Archived: ph.Archived, Revision: ph.Revision, Base: res.Record.Base, Attempt: res.Record.Attempt,
+		Files: res.Record.Files, Deletes: res.Record.Deletes, Untouched: res.Record.Untouched, Next: s.nextFor(id)}, nil
 }
 
 // --- the human gates (offered only when [mcp] allow names them)

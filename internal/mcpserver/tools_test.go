@@ -21,7 +21,7 @@ const validPlan = `{"id": "t1", "title": "Add a flag", "brief": "add a flag",
  "questions": [{"id": "q1", "text": "Long or short flag?", "blocking": false, "answer": null}]}`
 
 func TestToolsOfferedFollowTheGates(t *testing.T) {
-	base := []string{ToolAnswer, ToolCost, ToolListTasks, ToolLog, ToolNewTask, ToolNext, ToolReadArtifact, ToolRunPhase, ToolStatus, ToolWriteArtifact}
+	base := []string{ToolAnswer, ToolCost, ToolListTasks, ToolLog, ToolNewTask, ToolNext, ToolReadArtifact, ToolRunPhase, ToolStatus, ToolSubmitCode, ToolWriteArtifact}
 	for _, tc := range []struct {
 		name, config string
 		extra        []string

@@ -19,6 +19,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 // Answer is the codegen model's single structured answer, where
@@ -109,6 +110,86 @@ type codegenOutput struct {
 // code/diff.patch with git and records code/codegen.json. On a re-run after
 // a regression the prompt carries the previous attempt's failures.
 func Run(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (Result, error) {
+	return runPhase(ctx, o, id, func(ctx context.Context, repo *gitx.Repo, run *orchestrator.Run) (Record, error) {
+		return codegenWork(ctx, rt, repo, run)
+	})
+}
+
+// Submit runs the codegen phase of task id with answer, a codegen answer
+// (the shape of Answer) written by someone else than orch's codegen model,
+// such as an MCP host's agent: no model is called, and the answer goes
+// through exactly the checks, staging and records of the model's single
+// answer (one code path, finishAnswer). The task must be in codegen with
+// no codegen run live; an answer that fails the checks is refused with
+// the message the model would have been re-prompted with, before the run
+// starts, so that nothing is written.
+func Submit(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string, answer []byte) (Result, error) {
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return Result{}, err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return Result{}, err
+	}
+	if st.Phase != lifecycle.Codegen {
+		return Result{}, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not codegen: code is submitted in codegen; `orch status` says what moves the task on", t.ID, st.Phase)}
+	}
+	if pid, ok := st.Actor(lifecycle.Codegen).LivePID(); ok {
+		return Result{}, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: codegen is already running for task %s (pid %d); wait for it or stop that process", t.ID, pid)}
+	}
+	if err := checkPlanForCodegen(t.Dir); err != nil {
+		return Result{}, err
+	}
+	repo, err := gitx.Open(ctx, o.Project.Root)
+	if err != nil {
+		return Result{}, err
+	}
+	// Checked first against the current HEAD so that a refused answer
+	// writes nothing; checked again inside the run, against the base the
+	// run records.
+	if _, problem, infra := checkSubmitted(ctx, rt, repo, t.Dir, answer); infra != nil {
+		return Result{}, fmt.Errorf("codegen: checking the answer: %w", infra)
+	} else if problem != nil {
+		return Result{}, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Err: problem,
+			Msg: fmt.Sprintf("orch: the submitted code is refused (nothing written): %v", problem)}
+	}
+	return runPhase(ctx, o, id, func(ctx context.Context, repo *gitx.Repo, run *orchestrator.Run) (Record, error) {
+		s, err := startCodegen(ctx, rt, repo, run)
+		if err != nil {
+			return s.rec, err
+		}
+		out, problem, infra := s.checker.check(ctx, answer)
+		if infra != nil {
+			return s.rec, fmt.Errorf("codegen: checking the answer: %w", infra)
+		}
+		if problem != nil {
+			return s.rec, fmt.Errorf("codegen: the submitted code: %w", problem)
+		}
+		return s.finish(run, out)
+	})
+}
+
+// checkSubmitted checks a submitted answer against the task's file plan
+// and the repository's HEAD.
+func checkSubmitted(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, taskDir string, answer []byte) (codegenOutput, error, error) {
+	plan := artifact.LoadPlan(taskDir)
+	fp := artifact.LoadFilePlan(taskDir, plan)
+	base, err := repo.Head(ctx)
+	if err != nil {
+		return codegenOutput{}, nil, fmt.Errorf("the base commit is the repository's HEAD: %w", err)
+	}
+	policy, err := rt.Policy()
+	if err != nil {
+		return codegenOutput{}, nil, err
+	}
+	return codegenChecker{repo: repo, base: base, plan: fp.Value, policy: policy}.check(ctx, answer)
+}
+
+// runPhase runs the codegen phase of task id through the orchestrator's
+// protocol with work producing the record (Run: the model; Submit: a
+// submitted answer).
+func runPhase(ctx context.Context, o *orchestrator.Orchestrator, id string, work func(context.Context, *gitx.Repo, *orchestrator.Run) (Record, error)) (Result, error) {
 	var res Result
 	t, err := o.Project.Open(id)
 	if err != nil {
@@ -122,7 +203,7 @@ func Run(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, i
 		return res, err
 	}
 	pr, err := o.RunPhase(ctx, id, lifecycle.Codegen, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		rec, err := codegenWork(ctx, rt, repo, run)
+		rec, err := work(ctx, repo, run)
 		res.Record = rec
 		if err != nil {
 			return orchestrator.Outcome{}, err
@@ -167,52 +248,87 @@ func checkPlanForCodegen(taskDir string) error {
 	return nil
 }
 
+// codegenStart is what a codegen run knows before the change is made:
+// the record so far (base, attempt), the file plan, the policy, the
+// checker of a single answer and the scratch folder.
+type codegenStart struct {
+	rec     Record
+	fp      artifact.FilePlan
+	policy  visibility.Policy
+	checker codegenChecker
+	scratch string
+}
+
+// startCodegen reads the reviewed plan and the base of run.
+func startCodegen(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *orchestrator.Run) (codegenStart, error) {
+	var s codegenStart
+	dir := run.Task.Dir
+	plan := artifact.LoadPlan(dir)
+	fp := artifact.LoadFilePlan(dir, plan)
+	if !plan.OK() || !fp.OK() || len(fp.Value.Files) == 0 {
+		if err := checkPlanForCodegen(dir); err != nil {
+			return s, err
+		}
+		return s, fmt.Errorf("codegen: the plan changed while codegen started; run it again")
+	}
+	s.fp = fp.Value
+	base, err := repo.Head(ctx)
+	if err != nil {
+		return s, fmt.Errorf("codegen: the base commit is the repository's HEAD: %w", err)
+	}
+	s.rec.Base = base
+	s.rec.Attempt = previousAttempts(dir) + 1
+	if s.policy, err = rt.Policy(); err != nil {
+		return s, err
+	}
+	s.checker = codegenChecker{repo: repo, base: base, plan: s.fp, policy: s.policy}
+	s.scratch = filepath.Join(run.Staging, scratchDir)
+	return s, nil
+}
+
+// finish is everything after the answer (the model's or a submitted
+// one): the scratch folder removed, the record completed, code/files,
+// code/diff.patch and code/codegen.json staged.
+func (s *codegenStart) finish(run *orchestrator.Run, out codegenOutput) (Record, error) {
+	if err := os.RemoveAll(s.scratch); err != nil {
+		return s.rec, fmt.Errorf("codegen: remove the scratch folder: %w", err)
+	}
+	fillRecord(&s.rec, out, s.fp)
+	if err := stageCodegen(run, s.rec, out); err != nil {
+		return s.rec, err
+	}
+	return s.rec, nil
+}
+
 // codegenWork is the phase's work: prompt, model turns, validation,
 // staging. With tool calling the model edits a workspace (kept inside the
 // file plan, mirrored in a scratch folder of the staging area) and may run
 // the tests; without, its single answer carries edits, files and deletes,
 // applied to the same kind of workspace.
 func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *orchestrator.Run) (Record, error) {
-	var rec Record
-	dir := run.Task.Dir
-	plan := artifact.LoadPlan(dir)
-	fp := artifact.LoadFilePlan(dir, plan)
-	if !plan.OK() || !fp.OK() || len(fp.Value.Files) == 0 {
-		if err := checkPlanForCodegen(dir); err != nil {
-			return rec, err
-		}
-		return rec, fmt.Errorf("codegen: the plan changed while codegen started; run it again")
-	}
-	base, err := repo.Head(ctx)
+	s, err := startCodegen(ctx, rt, repo, run)
 	if err != nil {
-		return rec, fmt.Errorf("codegen: the base commit is the repository's HEAD: %w", err)
+		return s.rec, err
 	}
-	rec.Base = base
-	rec.Attempt = previousAttempts(dir) + 1
-
-	policy, err := rt.Policy()
-	if err != nil {
-		return rec, err
-	}
+	base, scratch := s.rec.Base, s.scratch
 	useTools := rt.ToolsFor(agent.RoleCodegen)
-	in, err := buildCodegenInput(ctx, rt, repo, dir, base, fp.Value, !useTools)
+	in, err := buildCodegenInput(ctx, rt, repo, run.Task.Dir, base, s.fp, !useTools)
 	if err != nil {
-		return rec, err
+		return s.rec, err
 	}
-	rec.FixFrom = in.FixFrom
-	scratch := filepath.Join(run.Staging, scratchDir)
+	s.rec.FixFrom = in.FixFrom
 	defer os.RemoveAll(scratch)
 	tests := testRunner(rt, repo, run.Task.ID, base, filepath.Join(scratch, "tests"))
 	req, err := codegenRequest(rt, run.Task.ID, in, useTools, tests != nil)
 	if err != nil {
-		return rec, err
+		return s.rec, err
 	}
 
 	var out codegenOutput
 	if useTools {
-		ws, err := tools.NewWritable(repo, base, policy, tools.Options{Plan: fp.Value, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
+		ws, err := tools.NewWritable(repo, base, s.policy, tools.Options{Plan: s.fp, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
 		if err != nil {
-			return rec, fmt.Errorf("codegen: %w", err)
+			return s.rec, fmt.Errorf("codegen: %w", err)
 		}
 		defer ws.Close()
 		var infra error
@@ -228,10 +344,10 @@ func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *o
 			return o, problem
 		})
 		if infra != nil {
-			return rec, fmt.Errorf("codegen: checking the result: %w", infra)
+			return s.rec, fmt.Errorf("codegen: checking the result: %w", infra)
 		}
 		if err != nil {
-			return rec, fmt.Errorf("codegen: %w", err)
+			return s.rec, fmt.Errorf("codegen: %w", err)
 		}
 	} else {
 		// A failure of git itself while checking an answer is not the
@@ -239,9 +355,8 @@ func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *o
 		vctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		var infra error
-		check := codegenChecker{repo: repo, base: base, plan: fp.Value, policy: policy}
 		out, err = agent.JSON(vctx, rt.For(run), req, func(raw []byte) (codegenOutput, error) {
-			o, problem, ierr := check.check(vctx, raw)
+			o, problem, ierr := s.checker.check(vctx, raw)
 			if ierr != nil {
 				infra = ierr
 				cancel(ierr)
@@ -250,20 +365,14 @@ func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *o
 			return o, problem
 		})
 		if infra != nil {
-			return rec, fmt.Errorf("codegen: checking the answer: %w", infra)
+			return s.rec, fmt.Errorf("codegen: checking the answer: %w", infra)
 		}
 		if err != nil {
-			return rec, fmt.Errorf("codegen: %w", err)
+			return s.rec, fmt.Errorf("codegen: %w", err)
 		}
 	}
-	if err := os.RemoveAll(scratch); err != nil {
-		return rec, fmt.Errorf("codegen: remove the scratch folder: %w", err)
-	}
-	fillRecord(&rec, out, fp.Value)
-	if err := stageCodegen(run, rec, out); err != nil {
-		return rec, err
-	}
-	return rec, nil
+	// The model's answer is in: the rest is shared with Submit.
+	return s.finish(run, out)
 }
 
 // scratchDir is the staging sub-folder holding codegen's working copy
