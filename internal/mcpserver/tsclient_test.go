@@ -83,7 +83,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if got.Server["name"] != "orch" {
 		t.Errorf("server: %v", got.Server)
 	}
-	want := []string{mcpserver.ToolAnswer, mcpserver.ToolCost, mcpserver.ToolListTasks, mcpserver.ToolLog, mcpserver.ToolNewTask, mcpserver.ToolNext, mcpserver.ToolReadArtifact, mcpserver.ToolRunPhase, mcpserver.ToolStatus, mcpserver.ToolWriteArtifact}
+	want := []string{mcpserver.ToolAnswer, mcpserver.ToolCost, mcpserver.ToolListTasks, mcpserver.ToolLog, mcpserver.ToolNewTask, mcpserver.ToolNext, mcpserver.ToolReadArtifact, mcpserver.ToolRunPhase, mcpserver.ToolStatus, mcpserver.ToolSubmitCode, mcpserver.ToolWriteArtifact}
 	if !slices.Equal(got.Tools, want) {
 		t.Errorf("tools %v, want %v", got.Tools, want)
 	}
