@@ -51,7 +51,8 @@ func Main(m *testing.M) int {
 }
 
 // Git runs git in dir and returns its standard output without the
-// trailing newline; a failure fails tb with git's standard error.
+// trailing newline; a failure fails tb with git's standard error. It never
+// reads the host's system or global configuration, with or without Main.
 func Git(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
 	return GitInput(tb, dir, nil, args...)
@@ -61,7 +62,11 @@ func Git(tb testing.TB, dir string, args ...string) string {
 func GitInput(tb testing.TB, dir string, stdin []byte, args ...string) string {
 	tb.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1")
+	if os.Getenv("GIT_CONFIG_GLOBAL") == "" {
+		// Isolated from the host's configuration without Main too.
+		cmd.Env = append(cmd.Env, "GIT_CONFIG_GLOBAL="+os.DevNull)
+	}
 	cmd.Env = append(cmd.Env, Identity...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -103,19 +103,11 @@ func NewPlanEnv(t testing.TB, files map[string]string, brief, configTOML string)
 	return &PlanEnv{T: t, Root: root, P: p, O: o, ID: "t1", Env: map[string]string{}, Clock: clock}
 }
 
+// Git runs git in dir with a fixed identity, isolated from the host's
+// configuration (gittest.Git).
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_AUTHOR_NAME=orch test", "GIT_AUTHOR_EMAIL=test@orch.invalid",
-		"GIT_COMMITTER_NAME=orch test", "GIT_COMMITTER_EMAIL=test@orch.invalid",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return gittest.Git(t, dir, args...)
 }
 
 // Runtime builds a fresh Runtime (a new orch process, as the CLI does).
