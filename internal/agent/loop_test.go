@@ -18,7 +18,7 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/testphase"
 )
 
 // toolRuntime is a runtime of f whose every role is served by m.
@@ -545,12 +545,12 @@ func TestRunTestsWorktreePlace(t *testing.T) {
 		}
 		_, where, _ := strings.Cut(res[0].Content, "ran-in:")
 		where, _, _ = strings.Cut(where, "\n")
-		build, err := phases.BuildCacheDir(f.Root)
+		build, err := testphase.BuildCacheDir(f.Root)
 		if err != nil {
 			t.Fatal(err)
 		}
 		build, _ = filepath.EvalSymlinks(build)
-		want := filepath.Join(build, phases.WarmWorktree)
+		want := filepath.Join(build, testphase.WarmWorktree)
 		if !warm {
 			want = filepath.Join(build, codegen.RunTestsDir) + string(filepath.Separator)
 		}

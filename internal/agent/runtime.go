@@ -355,7 +355,7 @@ func JSON[T any](ctx context.Context, c *Call, req llm.Request, validate func([]
 	var ie *llm.InvalidResponseError
 	if errors.As(err, &ie) && c.run != nil {
 		name := fmt.Sprintf("%s/raw/%s.txt", c.run.Phase, strings.ReplaceAll(req.Role, ":", "-"))
-		if path, serr := c.run.Stage(name); serr == nil && os.WriteFile(path, []byte(ie.Raw), 0o644) == nil {
+		if c.run.Write(name, []byte(ie.Raw)) == nil {
 			// The orchestrator picks the failed run's folder when it
 			// keeps the output; the command that ran the phase names it.
 			err = fmt.Errorf("%w (the model's last answer is kept with the failed run's output, as %s)", err, name)

@@ -27,6 +27,8 @@ const (
 	AcceptSummaryFile      = "accept/summary.md"
 	AdviceFile             = "accept/advice.json"
 	AdviceMarkdownFile     = "accept/advice.md"
+	RegressionReportFile   = "accept/regression-report.json"
+	RegressionLogsDir      = "accept/regression-logs"
 )
 
 // Limits on what is read. A file above its limit is refused with

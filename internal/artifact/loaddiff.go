@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -47,4 +48,43 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.n += int64(n)
 	return n, err
+}
+
+// ReadDiff reads code/diff.patch whole, by the rules of every loader here:
+// a regular file inside the task folder, at most MaxDiffBytes. present is
+// false when there is none; err is then nil.
+func ReadDiff(taskDir string) (data []byte, present bool, err error) {
+	f, _, present, err := openArtifact(taskDir, DiffFile, MaxDiffBytes)
+	if f == nil {
+		return nil, present, err
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, MaxDiffBytes+1))
+	if err != nil {
+		return nil, true, &Error{File: DiffFile, Err: fmt.Errorf("read: %w", err)}
+	}
+	if int64(len(data)) > MaxDiffBytes { // the file grew after the stat
+		return nil, true, tooLarge(DiffFile, MaxDiffBytes, fmt.Sprintf("more than %d bytes", MaxDiffBytes))
+	}
+	return data, true, nil
+}
+
+// ReadPatch reads code/diff.patch (ReadDiff) and checks those very bytes
+// with patch.Parse (structure, path safety, no symbolic links or mode
+// changes), so that what git applies is what was checked. A missing file is
+// an error; a blank one is nil: no change.
+func ReadPatch(taskDir string) ([]byte, error) {
+	data, present, err := ReadDiff(taskDir)
+	switch {
+	case err != nil:
+		return nil, err
+	case !present:
+		return nil, &Error{File: DiffFile, Expected: "a patch", Got: "no file"}
+	case len(bytes.TrimSpace(data)) == 0:
+		return nil, nil
+	}
+	if _, err := patch.Parse(bytes.NewReader(data)); err != nil {
+		return nil, &Error{File: DiffFile, Err: err}
+	}
+	return data, nil
 }

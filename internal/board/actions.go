@@ -13,10 +13,10 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/worker"
 )
@@ -96,10 +96,10 @@ func taskOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 }
 
 // settle finishes or undoes an accept or revert killed in its git effect,
-// as every CLI command does first (phases.RecoverGit); what it did is
+// as every CLI command does first (landing.RecoverGit); what it did is
 // reported with the action's outcome.
 func (s *Server) settle(ctx context.Context) []string {
-	settled, err := phases.RecoverGit(ctx, s.opt.Project, 2*time.Second)
+	settled, err := landing.RecoverGit(ctx, s.opt.Project, 2*time.Second)
 	var out []string
 	for _, st := range settled {
 		out = append(out, st.String())
@@ -249,7 +249,7 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 			reasons = append(reasons, l)
 		}
 	}
-	opt := phases.AcceptOptions{
+	opt := landing.AcceptOptions{
 		Verdict: r.PostForm.Get("verdict"), Reasons: reasons,
 		AllowIncomplete: r.PostForm.Get("allow_incomplete") == "yes",
 		Decider:         artifact.Decider{Kind: "human", Name: s.opt.Decider},
@@ -257,7 +257,7 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 	if opt.Verdict == artifact.VerdictChangesRequested {
 		opt.Target = r.PostForm.Get("target")
 	}
-	if err := phases.CheckDecision(opt); err != nil {
+	if err := landing.CheckDecision(opt); err != nil {
 		s.failed(w, r, id, exit.UsageError("orch: "+err.Error()))
 		return
 	}
@@ -267,7 +267,7 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return "", err
 		}
-		res := out.Result.(phases.AcceptResult)
+		res := out.Result.(landing.AcceptResult)
 		d := res.Decision
 		msg := "decision recorded: " + d.Verdict
 		if d.Target != "" {
@@ -299,7 +299,7 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return "", err
 		}
-		rec := out.Result.(phases.RevertResult).Record
+		rec := out.Result.(landing.RevertResult).Record
 		switch rec.Status {
 		case artifact.RevertReverted:
 			return fmt.Sprintf("reverted %s in %s", rec.RevertedCommit, rec.RevertCommit), nil

@@ -38,8 +38,8 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -410,6 +410,6 @@ func (s *Server) runtime(cfg config.Config, j *Job) *agent.Runtime {
 
 // testOptions are the test phase's options for a job: the configured
 // sandbox, the suites' output streamed to the job.
-func (s *Server) testOptions(j *Job) phases.TestOptions {
-	return phases.TestOptions{Stream: j, Env: s.opt.Environ}
+func (s *Server) testOptions(j *Job) testphase.Options {
+	return testphase.Options{Stream: j, Env: s.opt.Environ}
 }

@@ -17,10 +17,10 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/evidence"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/view"
 )
@@ -250,8 +250,8 @@ type TaskPage struct {
 	Diff       DiffView
 	Tests      TestView
 	Evidence   []Hash
-	Accept     phases.Evidence
-	Decision   *phases.Decision
+	Accept     landing.Evidence
+	Decision   *landing.Decision
 	Revert     *artifact.RevertRecord
 	History    []Attempt
 	CostPhases []agent.PhaseCost
@@ -399,9 +399,9 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	pg.Diff = loadDiffView(t.Dir)
 	pg.Tests = testView(t.Dir)
 	pg.Evidence = hashes(t.Dir)
-	pg.Accept = phases.GatherEvidence(t.Dir)
+	pg.Accept = landing.GatherEvidence(t.Dir)
 	if b, err := readTaskFile(t.Dir, artifact.DecisionFile, 1<<20); err == nil {
-		var d phases.Decision
+		var d landing.Decision
 		if json.Unmarshal(b, &d) == nil {
 			pg.Decision = &d
 		}

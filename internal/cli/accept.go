@@ -13,8 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -63,23 +64,23 @@ In a terminal without --verdict, orch shows the evidence and asks.`,
 				if !isTerminal(env.Stdin) {
 					return usagef("orch: accept needs --verdict (accepted, changes_requested, rejected or revert) and --reason when not run in a terminal")
 				}
-				ev := phases.GatherEvidence(t.Dir)
+				ev := landing.GatherEvidence(t.Dir)
 				printEvidence(out, tid, ev)
 				if verdict, target, reasons, allowIncomplete, err = askDecision(cmd.Context(), bufio.NewReader(env.Stdin), out, ev); err != nil {
 					return err
 				}
 			}
-			opt := phases.AcceptOptions{Verdict: verdict, Target: target, Reasons: reasons, AllowIncomplete: allowIncomplete,
+			opt := landing.AcceptOptions{Verdict: verdict, Target: target, Reasons: reasons, AllowIncomplete: allowIncomplete,
 				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, decider)},
-				Test:    phases.TestOptions{Sandbox: sandbox, Stream: cmd.ErrOrStderr(), Env: env.environ()}}
-			if err := phases.CheckDecision(opt); err != nil {
+				Test:    testphase.Options{Sandbox: sandbox, Stream: cmd.ErrOrStderr(), Env: env.environ()}}
+			if err := landing.CheckDecision(opt); err != nil {
 				return usagef("orch: " + err.Error())
 			}
 			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Accept, worker.Run{Task: tid, Accept: &opt})
 			if err != nil {
 				return err
 			}
-			res := w.Result.(phases.AcceptResult)
+			res := w.Result.(landing.AcceptResult)
 			d := res.Decision
 			if asJSON {
 				return json.NewEncoder(out).Encode(d)
@@ -127,7 +128,7 @@ func deciderName(env *Env, flag string) string {
 	return env.Getenv("USER")
 }
 
-func printEvidence(w io.Writer, id string, ev phases.Evidence) {
+func printEvidence(w io.Writer, id string, ev landing.Evidence) {
 	fmt.Fprintf(w, "task %s: %s\n", id, ev.PlanTitle)
 	fmt.Fprintf(w, "  plan review: %s\n  code review: %s\n  tests:       %s (%s)\n  change:      %d file(s), +%d −%d\n",
 		ev.PlanReview, ev.CodeReview, ev.Tests, ev.TestSummary, len(ev.Files), ev.DiffAdded, ev.DiffRemoved)
@@ -137,7 +138,7 @@ func printEvidence(w io.Writer, id string, ev phases.Evidence) {
 }
 
 // askDecision prompts for a decision on a terminal.
-func askDecision(ctx context.Context, in *bufio.Reader, w io.Writer, ev phases.Evidence) (verdict, target string, reasons []string, allowIncomplete bool, err error) {
+func askDecision(ctx context.Context, in *bufio.Reader, w io.Writer, ev landing.Evidence) (verdict, target string, reasons []string, allowIncomplete bool, err error) {
 	ask := func(q string) (string, error) {
 		if err := ctx.Err(); err != nil {
 			return "", fmt.Errorf("orch: cancelled: nothing recorded: %w", err)

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -49,7 +49,7 @@ To revert an accepted change, record that decision first:
 			if err != nil {
 				return err
 			}
-			res := w.Result.(phases.RevertResult)
+			res := w.Result.(landing.RevertResult)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return json.NewEncoder(out).Encode(res.Record)

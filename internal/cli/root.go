@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -83,7 +83,7 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 // project finds .orch/ from the working directory. Every command that
 // works on a project comes through here, so this is where an `orch accept`
 // or `orch revert` killed in its git effect is finished or undone
-// (phases.RecoverGit: one directory read when nothing is pending).
+// (landing.RecoverGit: one directory read when nothing is pending).
 func (env *Env) project() (*task.Project, error) {
 	p, err := task.FindProject(env.Dir)
 	if err != nil {
@@ -93,7 +93,7 @@ func (env *Env) project() (*task.Project, error) {
 	return p, nil
 }
 
-// settleGit runs phases.RecoverGit once per command and reports what it
+// settleGit runs landing.RecoverGit once per command and reports what it
 // did on stderr. A failure is reported, not fatal: accept and revert
 // settle their own task again and refuse while that fails.
 func (env *Env) settleGit(p *task.Project) {
@@ -101,7 +101,7 @@ func (env *Env) settleGit(p *task.Project) {
 		return
 	}
 	env.gitSettled = true
-	settled, err := phases.RecoverGit(context.Background(), p, 2*time.Second)
+	settled, err := landing.RecoverGit(context.Background(), p, 2*time.Second)
 	for _, s := range settled {
 		fmt.Fprintln(env.Stderr, s.String())
 	}

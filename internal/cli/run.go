@@ -15,9 +15,10 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -80,8 +81,8 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 				printRunEvent(out, e)
 			}
 			stream := errw
-			test := phases.TestOptions{Sandbox: sandbox, Stream: stream, Env: env.environ()}
-			workers := worker.Registry(worker.Deps{Orch: o, Config: cfg, Agents: rt, Test: test, Accept: &phases.AcceptOptions{
+			test := testphase.Options{Sandbox: sandbox, Stream: stream, Env: env.environ()}
+			workers := worker.Registry(worker.Deps{Orch: o, Config: cfg, Agents: rt, Test: test, Accept: &landing.AcceptOptions{
 				Verdict: artifact.VerdictAccepted, Reasons: []string{"accepted by orch run --yes: reviews passed and the tests pass"},
 				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, "") + " (orch run --yes)"},
 				Test:    test,

@@ -12,7 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -55,11 +55,11 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 			if asJSON {
 				stream = cmd.ErrOrStderr()
 			}
-			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Test, worker.Run{Task: tid, Test: &phases.TestOptions{Keep: keep, Sandbox: sandbox, Stream: stream, Env: env.environ()}})
+			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Test, worker.Run{Task: tid, Test: &testphase.Options{Keep: keep, Sandbox: sandbox, Stream: stream, Env: env.environ()}})
 			if err != nil {
 				return err
 			}
-			res := w.Result.(phases.TestResult)
+			res := w.Result.(testphase.Result)
 			out := cmd.OutOrStdout()
 			rep := res.Report
 			if asJSON {

@@ -29,11 +29,12 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -137,8 +138,8 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	res.TaskDir = t.Dir
 	say("task %s: %q\n", TaskID, Brief)
 
-	test := phases.TestOptions{Sandbox: mode, Env: opt.Environ}
-	workers := worker.Registry(worker.Deps{Orch: o, Config: cfg, Agents: rt, Test: test, Accept: &phases.AcceptOptions{
+	test := testphase.Options{Sandbox: mode, Env: opt.Environ}
+	workers := worker.Registry(worker.Deps{Orch: o, Config: cfg, Agents: rt, Test: test, Accept: &landing.AcceptOptions{
 		Verdict: artifact.VerdictAccepted, Reasons: []string{"reviews passed and the tests pass (demo)"},
 		Decider: artifact.Decider{Kind: "human", Name: "demo"}, Test: test,
 	}})
@@ -236,7 +237,7 @@ func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *
 		if cr := artifact.LoadCodeReview(taskDir); cr.OK() {
 			say("  code reviewers: ok=%v, %d issue(s), %d blocking", cr.Value.OK, len(cr.Value.Issues), len(cr.Value.BlockingIssues()))
 		}
-	case phases.TestResult:
+	case testphase.Result:
 		rep := r.Report
 		say("  tests: %s, overall_pass=%v (%s; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary, rep.Sandbox)
 		for _, s := range rep.Suites {
@@ -246,7 +247,7 @@ func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *
 				}
 			}
 		}
-	case phases.AcceptResult:
+	case landing.AcceptResult:
 		res.Commit = r.Decision.Commit
 		say("  you accept: committed %.12s with the trailers Orch-Task and Orch-Plan", r.Decision.Commit)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -100,7 +99,10 @@ func compare(ctx context.Context, repoDir, taskDir string, files CodeFiles) *lif
 	if err != nil {
 		return &lifecycle.Agreement{Err: fmt.Errorf("open the repository to apply the patch in: %w", err)}
 	}
-	patch, err := readPatch(taskDir)
+	patch, present, err := artifact.ReadDiff(taskDir)
+	if err == nil && !present {
+		err = &artifact.Error{File: artifact.DiffFile, Expected: "a patch", Got: "no file"}
+	}
 	if err != nil {
 		return &lifecycle.Agreement{Err: err}
 	}
@@ -122,32 +124,6 @@ func compare(ctx context.Context, repoDir, taskDir string, files CodeFiles) *lif
 		}
 	}
 	return &lifecycle.Agreement{Err: CompareFiles(ctx, repo, base, patch, files)}
-}
-
-// readPatch reads code/diff.patch (a regular file within the size limit).
-func readPatch(taskDir string) ([]byte, error) {
-	p := filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile))
-	fi, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, &artifact.Error{File: artifact.DiffFile, Expected: "a patch", Got: "no file"}
-	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
-	case !fi.Mode().IsRegular():
-		return nil, &artifact.Error{File: artifact.DiffFile, Expected: "a regular file", Got: fi.Mode().Type().String(), Err: artifact.ErrNotRegular}
-	case fi.Size() > artifact.MaxDiffBytes:
-		return nil, &artifact.Error{File: artifact.DiffFile, Expected: fmt.Sprintf("at most %d bytes", artifact.MaxDiffBytes), Got: fmt.Sprint(fi.Size()), Err: artifact.ErrTooLarge}
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, artifact.MaxDiffBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
-	}
-	return data, nil
 }
 
 // CheckCommit is the check `orch accept` makes right before it commits:

@@ -100,6 +100,8 @@ func Artifacts() []Artifact {
 		{Path: artifact.DecisionFile, Phase: Accept, Writer: "`orch accept` or a person", Meaning: "the explicit decision (+ `summary.md`)",
 			ReadBy:  []string{ByCodegen, ByRevert},
 			Decides: []Phase{Accept}},
+		{Path: artifact.RegressionReportFile, Phase: Accept, Writer: "`orch accept`", Meaning: "when HEAD had moved since the base: the test report of the re-run on the commit made (logs under `accept/regression-logs/`)",
+			ReadBy: []string{ByPerson}},
 		{Path: "accept/advice.", Prefix: true, Phase: Accept, KeptOnRerun: true},
 		{Path: artifact.AdviceFile, Phase: Accept, KeptOnRerun: true, Writer: "`orch advise`", Meaning: "the accept advisor's recommendation (+ `.md`); never a decision",
 			ReadBy: []string{ByPerson}},

@@ -29,9 +29,9 @@ import (
 
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -163,9 +163,9 @@ func (s *Server) orchestrator() *orchestrator.Orchestrator {
 }
 
 // settle finishes or undoes an accept or revert killed in its git
-// effect, as every CLI command does first (phases.RecoverGit).
+// effect, as every CLI command does first (landing.RecoverGit).
 func (s *Server) settle(ctx context.Context) {
-	settled, err := phases.RecoverGit(ctx, s.project, 2*time.Second)
+	settled, err := landing.RecoverGit(ctx, s.project, 2*time.Second)
 	for _, st := range settled {
 		fmt.Fprintln(s.opt.Log, st.String())
 	}

@@ -14,10 +14,11 @@ import (
 	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/view"
 	"github.com/orchdev/orch/internal/worker"
 )
@@ -438,7 +439,7 @@ func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunP
 		environ = s.opt.Environ()
 	}
 	deps := worker.Deps{Orch: s.orchestrator(), Config: cfg, Agents: rt,
-		Test: phases.TestOptions{Stream: pr.lines(), Env: environ}}
+		Test: testphase.Options{Stream: pr.lines(), Env: environ}}
 	var out worker.Outcome
 	args := argMap(nil, "phase", string(p))
 	if in.Fresh {
@@ -556,13 +557,13 @@ type AcceptInput struct {
 
 // AcceptOutput is accept's result.
 type AcceptOutput struct {
-	Decision phases.Decision          `json:"decision"`
+	Decision landing.Decision         `json:"decision"`
 	Entered  *orchestrator.NextResult `json:"entered,omitempty"`
 	Next     Next                     `json:"next"`
 }
 
 func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in AcceptInput) (*mcp.CallToolResult, any, error) {
-	var res phases.AcceptResult
+	var res landing.AcceptResult
 	args := argMap(nil, "verdict", in.Verdict, "target", in.Target, "reasons", strings.Join(in.Reasons, "; "))
 	id, err := s.act(ctx, req, ToolAccept, in.Task, args, func(id string) error {
 		if err := s.gate(GateAccept); err != nil {
@@ -576,10 +577,10 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 		if s.opt.Environ != nil {
 			environ = s.opt.Environ()
 		}
-		opt := phases.AcceptOptions{Verdict: in.Verdict, Target: in.Target, Reasons: in.Reasons, AllowIncomplete: in.AllowIncomplete,
+		opt := landing.AcceptOptions{Verdict: in.Verdict, Target: in.Target, Reasons: in.Reasons, AllowIncomplete: in.AllowIncomplete,
 			Decider: artifact.Decider{Kind: "agent", Name: clientName(req) + " (orch mcp)"},
-			Test:    phases.TestOptions{Env: environ}}
-		if err := phases.CheckDecision(opt); err != nil {
+			Test:    testphase.Options{Env: environ}}
+		if err := landing.CheckDecision(opt); err != nil {
 			return exit.UsageError("orch: " + err.Error())
 		}
 		w, _ := worker.Registry(worker.Deps{Orch: s.orchestrator(), Config: cfg}).For(lifecycle.Accept)
@@ -587,7 +588,7 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 		if err != nil {
 			return err
 		}
-		res = out.Result.(phases.AcceptResult)
+		res = out.Result.(landing.AcceptResult)
 		return nil
 	})
 	if err != nil {
@@ -604,13 +605,13 @@ type RevertInput struct {
 
 // RevertOutput is revert's result.
 type RevertOutput struct {
-	Record phases.Record            `json:"record"`
+	Record landing.Record           `json:"record"`
 	Done   *orchestrator.NextResult `json:"done,omitempty"`
 	Next   Next                     `json:"next"`
 }
 
 func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in RevertInput) (*mcp.CallToolResult, any, error) {
-	var res phases.RevertResult
+	var res landing.RevertResult
 	id, err := s.act(ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
 		if err := s.gate(GateRevert); err != nil {
 			return err
@@ -627,7 +628,7 @@ func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in Revert
 		if err != nil {
 			return err
 		}
-		res = out.Result.(phases.RevertResult)
+		res = out.Result.(landing.RevertResult)
 		return nil
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -290,4 +291,26 @@ func cleanStaging(taskDir, prefix, keep string) {
 
 func (o *Orchestrator) runID() string {
 	return fmt.Sprintf("%s-%d", o.now().Format("20060102T150405.000"), os.Getpid())
+}
+
+// Write stages data as the task-relative artifact rel.
+func (r *Run) Write(rel string, data []byte) error {
+	p, err := r.Stage(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("stage %s: %w", rel, err)
+	}
+	return nil
+}
+
+// WriteJSON stages v, as indented JSON ending in a newline, as the
+// task-relative artifact rel.
+func (r *Run) WriteJSON(rel string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("stage %s: %w", rel, err)
+	}
+	return r.Write(rel, append(data, '\n'))
 }

@@ -20,9 +20,10 @@ import (
 	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/testphase"
 )
 
 // Run is one request for a phase's work.
@@ -31,18 +32,18 @@ type Run struct {
 	Task string
 	// Test replaces the registry's test options for this run (orch test
 	// --keep, --sandbox).
-	Test *phases.TestOptions
+	Test *testphase.Options
 	// Accept is the decision to record (orch accept); nil means the
 	// registry's standing decision (orch run --yes), if it has one.
-	Accept *phases.AcceptOptions
+	Accept *landing.AcceptOptions
 	// Reason is why the change is reverted (revert only).
 	Reason string
 }
 
 // Outcome is what a worker reports: the committed run and the phase's own
 // result, one of planner.PlanResult, review.PlanReviewResult,
-// codegen.CodegenResult, review.CodeReviewResult, phases.TestResult,
-// phases.AcceptResult or phases.RevertResult.
+// codegen.CodegenResult, review.CodeReviewResult, testphase.Result,
+// landing.AcceptResult or landing.RevertResult.
 type Outcome struct {
 	Phase  orchestrator.PhaseResult
 	Result any
@@ -91,17 +92,17 @@ type Deps struct {
 	Agents *agent.Runtime
 	// Test are the test options of the test phase and of accept's
 	// regression check.
-	Test phases.TestOptions
+	Test testphase.Options
 	// Accept is the standing decision of the accept worker when a run
 	// brings none (orch run --yes); nil means accept needs one.
-	Accept *phases.AcceptOptions
+	Accept *landing.AcceptOptions
 }
 
 // Registry returns the worker of every phase that has work: the one table
 // from a phase to the code that produces its artifacts.
 func Registry(d Deps) Set {
 	o, cfg := d.Orch, d.Config
-	test := func(run Run) phases.TestOptions {
+	test := func(run Run) testphase.Options {
 		if run.Test != nil {
 			return *run.Test
 		}
@@ -125,7 +126,7 @@ func Registry(d Deps) Set {
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.Test, "test", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := phases.Test(ctx, o, cfg, run.Task, test(run))
+			res, err := testphase.Run(ctx, o, cfg, run.Task, test(run))
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.Accept, "accept", func(ctx context.Context, run Run) (Outcome, error) {
@@ -136,11 +137,11 @@ func Registry(d Deps) Set {
 			if opt == nil {
 				return Outcome{}, exit.UsageError(fmt.Sprintf("orch: accept for task %s needs a decision: `orch accept --verdict V --reason R`", run.Task))
 			}
-			res, err := phases.Accept(ctx, o, cfg, run.Task, *opt)
+			res, err := landing.Accept(ctx, o, cfg, run.Task, *opt)
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.Revert, "revert", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := phases.Revert(ctx, o, run.Task, run.Reason)
+			res, err := landing.Revert(ctx, o, run.Task, run.Reason)
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 	)

@@ -17,10 +17,10 @@ import (
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/phases"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -50,14 +50,14 @@ type Advice struct {
 	Answer
 	// Cautions are facts orch itself adds from the evidence, whatever the
 	// model says (failing tests, a review that is not ok).
-	Cautions   []string        `json:"cautions,omitempty"`
-	Evidence   phases.Evidence `json:"evidence"`
-	Command    string          `json:"command"`
-	Provider   string          `json:"provider,omitempty"`
-	Model      string          `json:"model,omitempty"`
-	PlanSHA256 string          `json:"plan_sha256,omitempty"`
-	DiffSHA256 string          `json:"diff_sha256,omitempty"`
-	CreatedAt  time.Time       `json:"created_at"`
+	Cautions   []string         `json:"cautions,omitempty"`
+	Evidence   landing.Evidence `json:"evidence"`
+	Command    string           `json:"command"`
+	Provider   string           `json:"provider,omitempty"`
+	Model      string           `json:"model,omitempty"`
+	PlanSHA256 string           `json:"plan_sha256,omitempty"`
+	DiffSHA256 string           `json:"diff_sha256,omitempty"`
+	CreatedAt  time.Time        `json:"created_at"`
 }
 
 // advisoryNote is written into every advice.
@@ -131,7 +131,7 @@ func Advise(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator
 	if st.Phase != lifecycle.Accept {
 		return adv, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, st.Phase)}
 	}
-	ev := phases.GatherEvidence(t.Dir)
+	ev := landing.GatherEvidence(t.Dir)
 	in := buildAdviceInput(rt, t, ev)
 	req, err := adviceRequest(rt, in)
 	if err != nil {
@@ -167,7 +167,7 @@ func Advise(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator
 
 // buildAdviceInput renders the evidence for the prompt, within the
 // configured budget.
-func buildAdviceInput(rt *agent.Runtime, t *task.Task, ev phases.Evidence) adviceInput {
+func buildAdviceInput(rt *agent.Runtime, t *task.Task, ev landing.Evidence) adviceInput {
 	budget := rt.Config.Context.MaxContextBytes
 	if budget <= 0 {
 		budget = agent.DefaultCodeContextBytes
@@ -230,7 +230,7 @@ func adviceRequest(rt *agent.Runtime, in adviceInput) (llm.Request, error) {
 }
 
 // adviceCautions are the facts a person must not miss, derived in code.
-func adviceCautions(ev phases.Evidence, a Answer) []string {
+func adviceCautions(ev landing.Evidence, a Answer) []string {
 	var out []string
 	if !ev.Complete {
 		out = append(out, fmt.Sprintf("the tests are %s: accepting needs `orch accept --allow-incomplete`, which the decision records", ev.Tests))

@@ -474,12 +474,8 @@ func stageCodegen(run *orchestrator.Run, rec Record, out codegenOutput) error {
 			}
 		}
 		if len(out.Patch) > 0 {
-			p, err := run.Stage(artifact.DiffFile)
-			if err != nil {
+			if err := run.Write(artifact.DiffFile, out.Patch); err != nil {
 				return err
-			}
-			if err := os.WriteFile(p, out.Patch, 0o644); err != nil {
-				return fmt.Errorf("stage %s: %w", artifact.DiffFile, err)
 			}
 		}
 	}
@@ -492,14 +488,7 @@ func stageCodegen(run *orchestrator.Run, rec Record, out codegenOutput) error {
 	if _, err := artifact.DecodeCodegen(artifact.CodegenFile, data); err != nil {
 		return fmt.Errorf("codegen built an invalid %s: %w", artifact.CodegenFile, err)
 	}
-	p, err := run.Stage(artifact.CodegenFile)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		return fmt.Errorf("stage %s: %w", artifact.CodegenFile, err)
-	}
-	return nil
+	return run.Write(artifact.CodegenFile, data)
 }
 
 // previousAttempts counts the codegen results of the task: the one in

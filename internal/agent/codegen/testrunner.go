@@ -11,11 +11,11 @@ import (
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
-	"github.com/orchdev/orch/internal/phases"
+	"github.com/orchdev/orch/internal/testphase"
 )
 
 // RunTestsDir is the folder, below the repository's build cache folder
-// (phases.BuildCacheDir), of run_tests' own worktrees.
+// (testphase.BuildCacheDir), of run_tests' own worktrees.
 const RunTestsDir = "run_tests"
 
 // testRunner returns codegen's run_tests: the suites run exactly as
@@ -31,13 +31,13 @@ func testRunner(rt *agent.Runtime, repo *gitx.Repo, taskID, base, dir string) to
 	// the repository's build cache folder (removed after the run), not
 	// into the repository (a nested checkout would see the repository's
 	// node_modules, Cargo workspace…) nor the bare system temp folder.
-	opt := phases.TestOptions{}
-	if cache, err := phases.BuildCacheDir(repo.Dir); err == nil {
+	opt := testphase.Options{}
+	if cache, err := testphase.BuildCacheDir(repo.Dir); err == nil {
 		opt.TempDir = filepath.Join(cache, RunTestsDir)
 	}
 	return func(ctx context.Context, patch []byte) (string, error) {
 		folder := filepath.Join(dir, fmt.Sprintf("run-%d", n.Add(1)))
-		rep, err := phases.TestPatch(ctx, repo, rt.Config, taskID, base, patch, filepath.Join(folder, "test", "logs"), opt)
+		rep, err := testphase.RunPatch(ctx, repo, rt.Config, taskID, base, patch, filepath.Join(folder, "test", "logs"), opt)
 		if err != nil {
 			return "", err
 		}

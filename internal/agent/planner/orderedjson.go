@@ -6,10 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/orchdev/orch/internal/agent"
 )
 
 // orderedJSON is a JSON object kept as its members in their original order,
@@ -138,17 +134,4 @@ func (o orderedJSON) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
-}
-
-// planWriteJSON writes v as indented JSON to path (a staging path: the
-// move into the task folder is what makes it visible).
-func planWriteJSON(path string, v any) error {
-	data, err := agent.IndentJSON(v)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -302,27 +302,17 @@ func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, rou
 // stagePlan writes planning.ai.json, plan.md and plan.files.json into the
 // run's staging folder.
 func stagePlan(run *orchestrator.Run, built builtPlan) error {
-	path, err := run.Stage(artifact.PlanFile)
-	if err != nil {
+	if err := run.Write(artifact.PlanFile, built.Data); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, built.Data, 0o644); err != nil {
-		return fmt.Errorf("stage %s: %w", artifact.PlanFile, err)
-	}
-	if path, err = run.Stage(artifact.PlanMarkdownFile); err != nil {
+	if err := run.Write(artifact.PlanMarkdownFile, []byte(RenderMarkdown(built.Plan))); err != nil {
 		return err
-	}
-	if err := os.WriteFile(path, []byte(RenderMarkdown(built.Plan)), 0o644); err != nil {
-		return fmt.Errorf("stage %s: %w", artifact.PlanMarkdownFile, err)
 	}
 	files := built.Plan.FilePlan
 	if files == nil {
 		files = []artifact.FileEntry{}
 	}
-	if path, err = run.Stage(artifact.FilePlanFile); err != nil {
-		return err
-	}
-	return planWriteJSON(path, artifact.FilePlan{Files: files})
+	return run.WriteJSON(artifact.FilePlanFile, artifact.FilePlan{Files: files})
 }
 
 // stageMeeting stages the minutes: the lines so far and this round's.
@@ -334,12 +324,5 @@ func stageMeeting(run *orchestrator.Run, prev []byte, line meetingLine) error {
 	if len(prev) > 0 && prev[len(prev)-1] != '\n' {
 		prev = append(prev, '\n')
 	}
-	path, err := run.Stage(artifact.MeetingFile)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(append([]byte(nil), prev...), data...), 0o644); err != nil {
-		return fmt.Errorf("stage %s: %w", artifact.MeetingFile, err)
-	}
-	return nil
+	return run.Write(artifact.MeetingFile, append(append([]byte(nil), prev...), data...))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -316,16 +315,10 @@ func stageCodeReview(run *orchestrator.Run, rec CodeRecord) error {
 	if _, err := artifact.DecodeCodeReview(artifact.CodeReviewFile, data); err != nil {
 		return fmt.Errorf("code review built an invalid %s: %w", artifact.CodeReviewFile, err)
 	}
-	for name, content := range map[string][]byte{artifact.CodeReviewFile: data, artifact.CodeReviewMarkdownFile: []byte(CodeMarkdown(rec))} {
-		p, err := run.Stage(name)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, content, 0o644); err != nil {
-			return fmt.Errorf("stage %s: %w", name, err)
-		}
+	if err := run.Write(artifact.CodeReviewFile, data); err != nil {
+		return err
 	}
-	return nil
+	return run.Write(artifact.CodeReviewMarkdownFile, []byte(CodeMarkdown(rec)))
 }
 
 // CodeMarkdown renders the aggregated review for people.

@@ -186,21 +186,10 @@ func reviewPlanWork(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orch
 	if _, err := artifact.DecodePlanReview(artifact.PlanReviewFile, data); err != nil {
 		return out, fmt.Errorf("the aggregated plan review is not valid: %w", err)
 	}
-	path, err := run.Stage(artifact.PlanReviewFile)
-	if err != nil {
+	if err := run.Write(artifact.PlanReviewFile, data); err != nil {
 		return out, err
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return out, fmt.Errorf("stage %s: %w", artifact.PlanReviewFile, err)
-	}
-	mdPath, err := run.Stage(strings.TrimSuffix(artifact.PlanReviewFile, ".json") + ".md")
-	if err != nil {
-		return out, err
-	}
-	if err := os.WriteFile(mdPath, []byte(PlanMarkdown(run.Task.ID, plan.Title, out)), 0o644); err != nil {
-		return out, fmt.Errorf("stage plan-review.md: %w", err)
-	}
-	return out, nil
+	return out, run.Write(artifact.PlanReviewMarkdownFile, []byte(PlanMarkdown(run.Task.ID, plan.Title, out)))
 }
 
 // readReviewablePlan reads planning.ai.json's bytes and refuses a plan

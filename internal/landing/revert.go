@@ -1,4 +1,4 @@
-package phases
+package landing
 
 import (
 	"context"
@@ -55,11 +55,7 @@ func Revert(ctx context.Context, o *orchestrator.Orchestrator, id, reason string
 		if err != nil {
 			return orchestrator.Outcome{}, err
 		}
-		path, err := run.Stage(artifact.RevertRecordFile)
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		if err := writeJSON(path, rec); err != nil {
+		if err := run.WriteJSON(artifact.RevertRecordFile, rec); err != nil {
 			return orchestrator.Outcome{}, err
 		}
 		return orchestrator.Outcome{Status: rec.Status, Summary: map[string]any{"status": rec.Status, "reverted_commit": rec.RevertedCommit, "revert_commit": rec.RevertCommit}}, nil

@@ -1,4 +1,4 @@
-package phases
+package landing
 
 import (
 	"context"
@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // TestGitEffectFaults fails each git command of `orch accept` and then of
@@ -28,25 +30,25 @@ func TestGitEffectFaults(t *testing.T) {
 	t.Parallel() // alongside the kill test; nothing else here swaps openRepo
 	for _, op := range []string{OpAccept, OpRevert} {
 		for step := 0; ; step++ {
-			f := newFixture(t, lifecycle.Accept)
-			f.cfg.Test.Sandbox = "none"
-			writeFileT(t, filepath.Join(f.dir, "a.txt"), "a, staged by the user\n")
-			gitIn(t, f.dir, "add", "a.txt")
-			writeFileT(t, filepath.Join(f.dir, "mine.txt"), "untracked\n")
+			f := phasetest.New(t, lifecycle.Accept)
+			f.Cfg.Test.Sandbox = "none"
+			writeFileT(t, filepath.Join(f.Dir, "a.txt"), "a, staged by the user\n")
+			gittest.Git(t, f.Dir, "add", "a.txt")
+			writeFileT(t, filepath.Join(f.Dir, "mine.txt"), "untracked\n")
 			acceptOpt := AcceptOptions{Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
 				Decider: artifact.Decider{Kind: "human", Name: "t"}}
 			change := ""
 			if op == OpRevert {
-				if _, err := Accept(context.Background(), f.o, f.cfg, "t", acceptOpt); err != nil {
+				if _, err := Accept(context.Background(), f.O, f.Cfg, "t", acceptOpt); err != nil {
 					t.Fatal(err)
 				}
-				change = gitIn(t, f.dir, "rev-parse", "HEAD")
+				change = gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 				revOpt := acceptOpt
 				revOpt.Verdict, revOpt.Reasons = artifact.VerdictRevert, []string{"undo"}
-				if _, err := Accept(context.Background(), f.o, f.cfg, "t", revOpt); err != nil {
+				if _, err := Accept(context.Background(), f.O, f.Cfg, "t", revOpt); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := f.o.Next(context.Background(), "t", orchestrator.NextRequest{To: lifecycle.Revert}); err != nil {
+				if _, err := f.O.Next(context.Background(), "t", orchestrator.NextRequest{To: lifecycle.Revert}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -68,10 +70,10 @@ func TestGitEffectFaults(t *testing.T) {
 			}
 			run := func() error {
 				if op == OpAccept {
-					_, err := Accept(context.Background(), f.o, f.cfg, "t", acceptOpt)
+					_, err := Accept(context.Background(), f.O, f.Cfg, "t", acceptOpt)
 					return err
 				}
-				_, err := Revert(context.Background(), f.o, "t", "undo")
+				_, err := Revert(context.Background(), f.O, "t", "undo")
 				return err
 			}
 			err := run()
@@ -93,26 +95,26 @@ func TestGitEffectFaults(t *testing.T) {
 				t.Logf("%s: absorbed", when)
 			}
 			// The next command settles what the fault left.
-			if _, err := RecoverGit(context.Background(), f.o.Project, f.o.Wait); err != nil {
+			if _, err := RecoverGit(context.Background(), f.O.Project, f.O.Wait); err != nil {
 				t.Fatalf("%s: recovery: %v", when, err)
 			}
-			if _, err := os.Stat(filepath.Join(f.o.Project.Dir, PendingDir, "t")); err == nil {
+			if _, err := os.Stat(filepath.Join(f.O.Project.Dir, PendingDir, "t")); err == nil {
 				t.Fatalf("%s: still pending after recovery", when)
 			}
-			assertFaultUserWork(t, f.dir, when)
-			head := gitIn(t, f.dir, "rev-parse", "HEAD")
+			assertFaultUserWork(t, f.Dir, when)
+			head := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 			switch {
-			case op == OpAccept && head == f.base:
-				if _, err := os.Stat(filepath.Join(f.dir, "notes", "readme.txt")); err == nil {
+			case op == OpAccept && head == f.Base:
+				if _, err := os.Stat(filepath.Join(f.Dir, "notes", "readme.txt")); err == nil {
 					t.Fatalf("%s: no commit, yet the change is in the work tree", when)
 				}
 			case op == OpRevert && head == change:
 			default:
-				parent := f.base
+				parent := f.Base
 				if op == OpRevert {
 					parent = change
 				}
-				if p := gitIn(t, f.dir, "rev-parse", head+"^"); p != parent {
+				if p := gittest.Git(t, f.Dir, "rev-parse", head+"^"); p != parent {
 					t.Fatalf("%s: HEAD %s is not one commit on %s", when, head, parent)
 				}
 			}
@@ -120,29 +122,29 @@ func TestGitEffectFaults(t *testing.T) {
 			if err := run(); err != nil && !errors.Is(err, errAlreadyDone) && !strings.Contains(err.Error(), "already reverted") {
 				t.Fatalf("%s: re-run: %v", when, err)
 			}
-			assertFaultUserWork(t, f.dir, when+", after the re-run")
-			head = gitIn(t, f.dir, "rev-parse", "HEAD")
+			assertFaultUserWork(t, f.Dir, when+", after the re-run")
+			head = gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 			if op == OpAccept {
-				if got := gitIn(t, f.dir, "rev-list", "--count", f.base+"..HEAD"); got != "1" {
+				if got := gittest.Git(t, f.Dir, "rev-list", "--count", f.Base+"..HEAD"); got != "1" {
 					t.Fatalf("%s: %s commits, want 1", when, got)
 				}
-				if files := gitIn(t, f.dir, "diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"); files != "notes/readme.txt" {
+				if files := gittest.Git(t, f.Dir, "diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"); files != "notes/readme.txt" {
 					t.Fatalf("%s: the commit changes %q", when, files)
 				}
-				d := artifact.LoadDecision(f.tk.Dir)
+				d := artifact.LoadDecision(f.Task.Dir)
 				if !d.OK() || d.Value.Commit != head {
 					t.Fatalf("%s: decision %+v names %q, HEAD %s", when, d.Value, d.Value.Commit, head)
 				}
 			} else {
-				if got := gitIn(t, f.dir, "rev-list", "--count", change+"..HEAD"); got != "1" {
+				if got := gittest.Git(t, f.Dir, "rev-list", "--count", change+"..HEAD"); got != "1" {
 					t.Fatalf("%s: %s commits on the change, want 1 revert", when, got)
 				}
-				r := artifact.LoadRevertRecord(f.tk.Dir)
+				r := artifact.LoadRevertRecord(f.Task.Dir)
 				if !r.OK() || r.Value.Status != artifact.RevertReverted || r.Value.RevertCommit != head {
 					t.Fatalf("%s: record %+v, HEAD %s", when, r.Value, head)
 				}
 			}
-			if rep, err := f.tk.Verify(); err != nil || !rep.OK {
+			if rep, err := f.Task.Verify(); err != nil || !rep.OK {
 				t.Fatalf("%s: verify: %+v %v", when, rep, err)
 			}
 		}
@@ -153,11 +155,11 @@ var errAlreadyDone = errors.New("already done")
 
 func assertFaultUserWork(t *testing.T, dir, when string) {
 	t.Helper()
-	st := gitIn(t, dir, "status", "--porcelain=v1", "--untracked-files=all", "--", ".", ":!.orch")
+	st := gittest.Git(t, dir, "status", "--porcelain=v1", "--untracked-files=all", "--", ".", ":!.orch")
 	if st != "M  a.txt\n?? mine.txt" {
 		t.Fatalf("%s: git status:\n%s", when, st)
 	}
-	if got := gitIn(t, dir, "show", ":a.txt"); got != "a, staged by the user" {
+	if got := gittest.Git(t, dir, "show", ":a.txt"); got != "a, staged by the user" {
 		t.Fatalf("%s: staged a.txt = %q", when, got)
 	}
 }

@@ -1,4 +1,4 @@
-package phases
+package testphase
 
 import (
 	"context"
@@ -11,7 +11,10 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/phasetest"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testrun"
 )
@@ -34,8 +37,8 @@ func TestWarmWorktree(t *testing.T) {
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
-			f := newFixture(t, "test")
-			repo, err := gitx.Open(context.Background(), f.dir)
+			f := phasetest.New(t, lifecycle.Test)
+			repo, err := gitx.Open(context.Background(), f.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,13 +48,13 @@ func TestWarmWorktree(t *testing.T) {
 			script := `test "$(cat notes/readme.txt)" = hello && test "$(cat a.txt)" = a && test ! -e litter && test ! -e build &&
 echo "pwd=$(pwd)" && echo "mtime=$(stat -c %Y b.txt)" &&
 mkdir -p build && echo x > build/out && echo x > litter && echo changed > a.txt`
-			gitIn(t, f.dir, "commit", "--allow-empty", "-qm", "keep base") // b.txt below is tracked at base
-			if err := os.WriteFile(filepath.Join(f.dir, "b.txt"), []byte("b\n"), 0o644); err != nil {
+			gittest.Git(t, f.Dir, "commit", "--allow-empty", "-qm", "keep base") // b.txt below is tracked at base
+			if err := os.WriteFile(filepath.Join(f.Dir, "b.txt"), []byte("b\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			gitIn(t, f.dir, "add", "b.txt")
-			gitIn(t, f.dir, "commit", "-qm", "b")
-			base := gitIn(t, f.dir, "rev-parse", "HEAD")
+			gittest.Git(t, f.Dir, "add", "b.txt")
+			gittest.Git(t, f.Dir, "commit", "-qm", "b")
+			base := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 			cfg := config.Default()
 			cfg.Test.Suites = []config.Suite{{Name: "check", Kind: "test", Command: config.Command{"sh", "-c", script}}}
 			// field reads name=value from the suite's log.
@@ -67,7 +70,7 @@ mkdir -p build && echo x > build/out && echo x > litter && echo changed > a.txt`
 			var pwds, mtimes []string
 			for run := range 3 {
 				logs := t.TempDir()
-				rep, err := TestPatch(context.Background(), repo, cfg, "t", base, []byte(readmePatch), logs, TestOptions{Sandbox: mode})
+				rep, err := RunPatch(context.Background(), repo, cfg, "t", base, []byte(phasetest.ReadmePatch), logs, Options{Sandbox: mode})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -95,7 +98,7 @@ mkdir -p build && echo x > build/out && echo x > litter && echo changed > a.txt`
 				t.Fatalf("lock: %v %v", ok, err)
 			}
 			logs := t.TempDir()
-			rep, err := TestPatch(context.Background(), repo, cfg, "t", base, []byte(readmePatch), logs, TestOptions{Sandbox: mode})
+			rep, err := RunPatch(context.Background(), repo, cfg, "t", base, []byte(phasetest.ReadmePatch), logs, Options{Sandbox: mode})
 			_ = lock.Unlock()
 			if err != nil || !rep.OverallPass || !strings.Contains(strings.Join(rep.Notes, "\n"), "another orch test of this repository is using it") {
 				t.Fatalf("busy warm worktree: %v pass=%v notes %q", err, rep.OverallPass, rep.Notes)

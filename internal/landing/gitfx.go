@@ -1,4 +1,4 @@
-package phases
+package landing
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package phases
+package landing
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/patch"
+	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/testrun"
 )
 
@@ -40,7 +41,7 @@ type AcceptOptions struct {
 	// AllowIncomplete confirms accepting although the tests failed, did
 	// not complete or are missing; the decision records it.
 	AllowIncomplete bool
-	Test            TestOptions // for the regression check after HEAD moved
+	Test            testphase.Options // for the regression check after HEAD moved
 }
 
 // Evidence summarises what the decision is based on.
@@ -185,7 +186,7 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	if opt.Verdict == artifact.VerdictAccepted {
 		// The bytes to commit must be the ones every gate recorded
 		// (contract section 6): refuse before anything changes.
-		if patch, err := readPatch(t.Dir); err == nil {
+		if patch, err := artifact.ReadPatch(t.Dir); err == nil {
 			if err := checkEvidence(t.Dir, id, patch); err != nil {
 				return res, err
 			}
@@ -211,19 +212,11 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		if err != nil {
 			return orchestrator.Outcome{}, err
 		}
-		path, err := run.Stage(artifact.DecisionFile)
-		if err != nil {
+		if err := run.WriteJSON(artifact.DecisionFile, d); err != nil {
 			return orchestrator.Outcome{}, err
 		}
-		if err := writeJSON(path, d); err != nil {
+		if err := run.Write(artifact.AcceptSummaryFile, []byte(summaryMarkdown(run.Task.ID, d))); err != nil {
 			return orchestrator.Outcome{}, err
-		}
-		sum, err := run.Stage(artifact.AcceptSummaryFile)
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		if err := os.WriteFile(sum, []byte(summaryMarkdown(run.Task.ID, d)), 0o644); err != nil {
-			return orchestrator.Outcome{}, fmt.Errorf("write summary: %w", err)
 		}
 		return orchestrator.Outcome{Status: "decided", Summary: map[string]any{
 			"verdict": d.Verdict, "target": d.Target, "commit": d.Commit, "regression": d.Regression, "decider": d.Decider,
@@ -396,7 +389,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		}
 	}
 	d.Base = base
-	patch, err := readPatch(run.Task.Dir)
+	patch, err := artifact.ReadPatch(run.Task.Dir)
 	if err != nil {
 		return d, err
 	}
@@ -408,7 +401,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	if moved {
 		// The suites must run again on the commit: refuse now, before
 		// anything changes, when they could not be sandboxed.
-		if err := sandboxReady(cfg, opt.Test); err != nil {
+		if err := testphase.SandboxReady(cfg, opt.Test); err != nil {
 			return d, refuse("orch: HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
 		}
 	}
@@ -439,16 +432,12 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	if moved {
 		// HEAD moved since the base: the tests ran against the base, so run
 		// them again on the commit that now exists.
-		logDir := filepath.Join(run.Staging, "accept", "regression-logs")
-		rep, _, err := testCommit(ctx, repo, cfg, run.Task.ID, Report{Base: sha}, nil, logDir, TestOptions{Sandbox: opt.Test.Sandbox, Stream: opt.Test.Stream, Env: opt.Test.Env})
+		logDir := filepath.Join(run.Staging, filepath.FromSlash(artifact.RegressionLogsDir))
+		rep, err := testphase.RunPatch(ctx, repo, cfg, run.Task.ID, sha, nil, logDir, testphase.Options{Sandbox: opt.Test.Sandbox, Stream: opt.Test.Stream, Env: opt.Test.Env})
 		if err != nil {
 			return d, err
 		}
-		// testCommit may stop before it made logDir (a refused sandbox).
-		if err := os.MkdirAll(filepath.Join(run.Staging, "accept"), 0o755); err != nil {
-			return d, err
-		}
-		if err := writeJSON(filepath.Join(run.Staging, "accept", "regression-report.json"), rep); err != nil {
+		if err := run.WriteJSON(artifact.RegressionReportFile, rep); err != nil {
 			return d, err
 		}
 		switch {
@@ -459,7 +448,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s passed", sha))
 		case rep.Status == artifact.TestCompleted:
 			d.Regression = true
-			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s FAILED: regression (see accept/regression-report.json)", sha))
+			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s FAILED: regression (see "+artifact.RegressionReportFile+")", sha))
 		default:
 			d.Regression = true
 			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: the regression check could not run (%s): treated as a regression", rep.Error))

@@ -1,13 +1,10 @@
-package phases
+package testphase
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,13 +15,12 @@ import (
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testrun"
 )
 
-// TestOptions configure `orch test`.
-type TestOptions struct {
+// Options configure `orch test`.
+type Options struct {
 	// Keep leaves the worktree in place and reports its path.
 	Keep bool
 	// Sandbox overrides the configuration ("auto", "bwrap", "none"). Only
@@ -57,8 +53,8 @@ type Report struct {
 	RepoChanged     []string          `json:"repo_changed,omitempty"`
 }
 
-// TestResult is what `orch test` reports.
-type TestResult struct {
+// Result is what `orch test` reports.
+type Result struct {
 	Phase    orchestrator.PhaseResult
 	Report   Report
 	Worktree string // set when kept
@@ -68,19 +64,15 @@ type TestResult struct {
 // code/diff.patch applied there, the configured (or detected) suites run
 // in it, test/report.json written. The user's working tree is never
 // touched.
-func Test(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, id string, opt TestOptions) (TestResult, error) {
-	var res TestResult
+func Run(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, id string, opt Options) (Result, error) {
+	var res Result
 	pr, err := o.RunPhase(ctx, id, lifecycle.Test, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
 		rep, wt, err := runTests(ctx, o, cfg, run, opt)
 		res.Report, res.Worktree = rep, wt
 		if err != nil {
 			return orchestrator.Outcome{}, err
 		}
-		path, err := run.Stage(artifact.TestReportFile)
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		if err := writeJSON(path, rep); err != nil {
+		if err := run.WriteJSON(artifact.TestReportFile, rep); err != nil {
 			return orchestrator.Outcome{}, err
 		}
 		status := rep.Status
@@ -98,7 +90,7 @@ func Test(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, 
 // runTests prepares the worktree and runs the suites. A failure to prepare
 // (no base, the patch does not apply) is reported as a report with status
 // error, never as a test failure.
-func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt TestOptions) (Report, string, error) {
+func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt Options) (Report, string, error) {
 	rep := Report{TestReport: artifact.TestReport{Status: artifact.TestError, Suites: []artifact.Suite{}}}
 	fail := func(format string, args ...any) (Report, string, error) {
 		rep.Error = fmt.Sprintf(format, args...)
@@ -124,7 +116,7 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 		return fail("base commit %s: %v", base, err)
 	}
 	rep.Base = base
-	patch, err := readPatch(run.Task.Dir)
+	patch, err := artifact.ReadPatch(run.Task.Dir)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -134,7 +126,7 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 		rep.DiffSHA256 = evidence.SHA256Hex(patch)
 	}
 
-	logDir, err := run.Stage("test/logs/.keep")
+	logDir, err := run.Stage(artifact.TestLogsDir + "/.keep")
 	if err != nil {
 		return rep, "", err
 	}
@@ -146,7 +138,7 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 // testCommit runs the suites in a detached worktree of rep.Base with patch
 // applied (none when empty), writing logs to logDir: the repository's warm
 // test worktree, reset to exactly rep.Base, or a fresh one (testWorktree).
-func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id string, rep Report, patch []byte, logDir string, opt TestOptions) (Report, string, error) {
+func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id string, rep Report, patch []byte, logDir string, opt Options) (Report, string, error) {
 	fail := func(format string, args ...any) (Report, string, error) {
 		rep.Status = artifact.TestError
 		rep.Error = fmt.Sprintf(format, args...)
@@ -248,17 +240,17 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 
 // sandboxMode is the sandbox a run uses: the option, else the
 // configuration's (whose default "auto" means bwrap or refuse).
-func sandboxMode(cfg config.Config, opt TestOptions) string {
+func sandboxMode(cfg config.Config, opt Options) string {
 	if opt.Sandbox != "" {
 		return opt.Sandbox
 	}
 	return cfg.Test.Sandbox
 }
 
-// sandboxReady reports whether the tests of a run with these options
+// SandboxReady reports whether the tests of a run with these options
 // could be sandboxed as configured: nil, or the refusal (with how to
 // install bubblewrap or opt out).
-func sandboxReady(cfg config.Config, opt TestOptions) error {
+func SandboxReady(cfg config.Config, opt Options) error {
 	return sandbox.Check(sandboxMode(cfg, opt))
 }
 
@@ -292,56 +284,6 @@ func suitesFor(cfg config.Config, dir, deps string) ([]testrun.Suite, []string, 
 	return out, nil, nil
 }
 
-// readPatch reads code/diff.patch once and checks those very bytes with
-// the orchestrator's parser (structure, path safety, no symlinks or mode
-// changes): what git applies is what was checked. git apply in the
-// worktree is the second line.
-func readPatch(taskDir string) ([]byte, error) {
-	path := filepath.Join(taskDir, filepath.FromSlash(artifact.DiffFile))
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s is missing: nothing to test", artifact.DiffFile)
-	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: expected a regular file, got %s", artifact.DiffFile, fi.Mode().Type())
-	case fi.Size() > artifact.MaxDiffBytes:
-		return nil, fmt.Errorf("%s: expected at most %d bytes, got %d", artifact.DiffFile, artifact.MaxDiffBytes, fi.Size())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, artifact.MaxDiffBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", artifact.DiffFile, err)
-	}
-	if int64(len(data)) > artifact.MaxDiffBytes {
-		return nil, fmt.Errorf("%s: expected at most %d bytes", artifact.DiffFile, artifact.MaxDiffBytes)
-	}
-	if strings.TrimSpace(string(data)) == "" {
-		return nil, nil
-	}
-	if _, err := patch.Parse(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("%s: %w", artifact.DiffFile, err)
-	}
-	return data, nil
-}
-
-// writeJSON writes v as indented JSON to path.
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
 // BuildCacheDir is the folder of the repository at repoDir in the user's
 // cache (~/.cache/orch/build/<repository key>/): the warm test worktree
 // and codegen's run_tests worktrees live below it.
@@ -353,12 +295,13 @@ func BuildCacheDir(repoDir string) (string, error) {
 	return filepath.Join(dir, "orch", "build", testrun.RepoKey(repoDir)), nil
 }
 
-// TestPatch runs the suites exactly as `orch test` does — a detached
-// worktree of base, patch applied, the configured or detected suites in the
-// sandbox — without a phase run: codegen's run_tests uses it on its edits
-// so far. Logs go to logDir. A failure to prepare is a report with status
+// RunPatch runs the suites exactly as `orch test` does — a detached
+// worktree of base, patch applied (none when empty), the configured or
+// detected suites in the sandbox — without a phase run: codegen's run_tests
+// uses it on its edits so far, accept on the commit it made when HEAD had
+// moved since the base. Logs go to logDir. A failure to prepare is a report with status
 // error, as in Test.
-func TestPatch(ctx context.Context, repo *gitx.Repo, cfg config.Config, id, base string, patch []byte, logDir string, opt TestOptions) (Report, error) {
+func RunPatch(ctx context.Context, repo *gitx.Repo, cfg config.Config, id, base string, patch []byte, logDir string, opt Options) (Report, error) {
 	rep := Report{TestReport: artifact.TestReport{Status: artifact.TestError, Suites: []artifact.Suite{}}, Base: base}
 	opt.Keep = false
 	rep, _, err := testCommit(ctx, repo, cfg, id, rep, patch, logDir, opt)
