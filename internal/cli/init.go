@@ -10,6 +10,7 @@ import (
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/testrun"
 )
 
 var errNotGitRepo = exit.NewSentinel(exit.Usage, "not a git repository")
@@ -29,10 +30,17 @@ func newInitCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			out := cmd.OutOrStdout()
 			if created {
-				fmt.Fprintf(cmd.OutOrStdout(), "initialized %s\nnext: orch new \"describe the change\"\n", p.Dir)
+				fmt.Fprintf(out, "initialized %s\n", p.Dir)
 			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s already exists; nothing changed\n", p.Dir)
+				fmt.Fprintf(out, "%s already exists; nothing changed\n", p.Dir)
+			}
+			for _, n := range testrun.DotFolderNotes(top) {
+				fmt.Fprintf(out, "note: %s\n", n)
+			}
+			if created {
+				fmt.Fprintf(out, "next: orch new \"describe the change\"\n")
 			}
 			return nil
 		},
