@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os/exec"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,7 +80,7 @@ Ctrl-C stops the board (and cancels a phase run it started).`,
 			}
 			fmt.Fprintln(out, "Ctrl-C stops it.")
 			if open {
-				if err := openBrowser(b.URL()); err != nil {
+				if err := openBrowser(env.Getenv, b.URL()); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "orch: could not open a browser (%v): open the URL above\n", err)
 				}
 			}
@@ -109,20 +111,44 @@ Ctrl-C stops the board (and cancels a phase run it started).`,
 	return cmd
 }
 
-// openBrowser asks the desktop to open url.
-func openBrowser(url string) error {
-	var c *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		c = exec.Command("open", url)
-	case "windows":
-		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		c = exec.Command("xdg-open", url)
+// openBrowser opens url in the browser that $BROWSER names, as Python's
+// webbrowser and xdg-open read it: commands separated by ':', tried in
+// turn, "%s" standing for the URL (else the URL is the last argument).
+// Without $BROWSER the desktop's opener is asked.
+func openBrowser(getenv func(string) string, url string) error {
+	var cmds [][]string
+	for entry := range strings.SplitSeq(getenv("BROWSER"), ":") {
+		args := strings.Fields(entry)
+		if len(args) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "%s") }) {
+			args = append(args, url)
+		}
+		for i, a := range args {
+			args[i] = strings.ReplaceAll(a, "%s", url)
+		}
+		cmds = append(cmds, args)
 	}
-	if err := c.Start(); err != nil {
-		return err
+	if len(cmds) == 0 {
+		switch runtime.GOOS {
+		case "darwin":
+			cmds = [][]string{{"open", url}}
+		case "windows":
+			cmds = [][]string{{"rundll32", "url.dll,FileProtocolHandler", url}}
+		default:
+			cmds = [][]string{{"xdg-open", url}}
+		}
 	}
-	go c.Wait()
-	return nil
+	var errs []error
+	for _, args := range cmds {
+		c := exec.Command(args[0], args[1:]...)
+		if err := c.Start(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		go c.Wait()
+		return nil
+	}
+	return errors.Join(errs...)
 }
