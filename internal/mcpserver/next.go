@@ -29,7 +29,26 @@ type Next struct {
 	// Human is set when the step is a person's decision this server does
 	// not take (accept, revert): ask the user to run Command.
 	Human bool `json:"human,omitempty" jsonschema:"the step is a person's decision: ask the user to run command"`
+	// Or lists other tools that take the same step, each as good as Tool:
+	// in codegen, submit_code (the host's own agent writes the change)
+	// besides run_phase codegen (orch's codegen model writes it).
+	Or []Alternative `json:"or,omitempty" jsonschema:"other tools that take the same step instead of tool"`
 }
+
+// Alternative is another tool that takes a step instead of Next.Tool.
+type Alternative struct {
+	Tool      string            `json:"tool" jsonschema:"the tool"`
+	Arguments map[string]string `json:"arguments,omitempty" jsonschema:"arguments for tool; values in CAPITALS are placeholders"`
+	Why       string            `json:"why" jsonschema:"when to take this tool instead"`
+}
+
+// Why the step in codegen offers both ways of writing the change.
+const (
+	codegenWhy = "orch's codegen model writes it with run_phase, or your own agent writes it and submits it with submit_code " +
+		"(checked against the reviewed file plan exactly as the model's answer; see or)"
+	submitWhy = "write the change with your own agent instead of orch's codegen model: edits (path, old_string copied exactly from the file at HEAD, new_string), " +
+		"files (path, complete content) and deletes, only paths of the reviewed file plan (read_artifact planning/plan.files.json or planning/planning.ai.json)"
+)
 
 // nextOf turns a step of internal/nextstep (the one `orch status` prints)
 // into tool terms for task id.
@@ -78,6 +97,13 @@ func (s *Server) nextOf(id string, st nextstep.Step) Next {
 			if cmd == st.Args {
 				n.Tool, n.Arguments = ToolRunPhase, args("phase", string(p))
 			}
+		}
+		if n.Tool == ToolRunPhase && n.Arguments["phase"] == string(lifecycle.Codegen) {
+			// An MCP host has an agent of its own: it may write the
+			// change instead of orch's codegen model.
+			n.Why += "; " + codegenWhy
+			n.Or = []Alternative{{Tool: ToolSubmitCode, Why: submitWhy,
+				Arguments: args("edits", "EDITS", "files", "FILES", "deletes", "DELETES", "notes", "NOTES FOR THE REVIEWERS")}}
 		}
 	}
 	if n.Human {
@@ -137,6 +163,9 @@ func (e *toolError) Error() string {
 		}
 		if e.next.Why != "" {
 			b.WriteString(": " + e.next.Why)
+		}
+		for _, a := range e.next.Or {
+			b.WriteString("\nor: call " + a.Tool + ": " + a.Why)
 		}
 	}
 	return b.String()

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/nextstep"
+	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/visibility"
 )
 
@@ -20,7 +23,13 @@ import (
 // codegen (no model reviews the plan here).
 func codegenFixture(t *testing.T) (*fixture, string) {
 	t.Helper()
-	f := newFixture(t, "[mcp]\nallow = [\"override\"]\n")
+	return codegenFixtureWith(t, "")
+}
+
+// codegenFixtureWith is codegenFixture with more configuration.
+func codegenFixtureWith(t *testing.T, config string) (*fixture, string) {
+	t.Helper()
+	f := newFixture(t, "[mcp]\nallow = [\"override\"]\n"+config)
 	f.call(ToolNewTask, map[string]any{"brief": "add a flag", "id": "t1"})
 	f.call(ToolWriteArtifact, map[string]any{"task": "t1", "path": artifact.PlanFile, "content": validPlan})
 	// Outside codegen, code is refused and nothing is written.
@@ -159,4 +168,126 @@ func anyStrings(v any) []string {
 		out = append(out, str(x))
 	}
 	return out
+}
+
+// TestNextOffersSubmitCode: in codegen the step is orch's codegen model
+// (run_phase codegen) or the host's own agent (submit_code); elsewhere
+// there is no alternative.
+func TestNextOffersSubmitCode(t *testing.T) {
+	s := &Server{}
+	for _, tc := range []struct {
+		name, args, wantTool, wantPhase string
+		wantOr                          []string
+	}{
+		{"codegen", "codegen", ToolRunPhase, "codegen", []string{ToolSubmitCode}},
+		{"planning", "plan", ToolRunPhase, "planning", nil},
+		{"plan review", "review plan", ToolRunPhase, "plan_review", nil},
+		{"review", "review code", ToolRunPhase, "review", nil},
+		{"test", "test", ToolRunPhase, "test", nil},
+		{"edge holds", "next", ToolNext, "", nil},
+		{"a codegen run is live", "", "", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := s.nextOf("t1", nextstep.Step{Args: tc.args, Why: "because"})
+			var or []string
+			for _, a := range n.Or {
+				or = append(or, a.Tool)
+				if a.Arguments["task"] != "t1" || a.Arguments["edits"] == "" || a.Why == "" {
+					t.Errorf("alternative %+v", a)
+				}
+			}
+			if n.Tool != tc.wantTool || n.Arguments["phase"] != tc.wantPhase || !slices.Equal(or, tc.wantOr) {
+				t.Errorf("next %+v, want tool %q phase %q or %v", n, tc.wantTool, tc.wantPhase, tc.wantOr)
+			}
+			if offers := strings.Contains(n.Why, ToolSubmitCode); offers != (tc.wantOr != nil) {
+				t.Errorf("why %q: names submit_code %v, want %v", n.Why, offers, tc.wantOr != nil)
+			}
+		})
+	}
+
+	// Through the tools: status and a refusal's next line offer both.
+	f, _ := codegenFixture(t)
+	n := f.call(ToolStatus, map[string]any{"task": "t1"})["next"].(map[string]any)
+	or, _ := n["or"].([]any)
+	if n["tool"] != ToolRunPhase || n["arguments"].(map[string]any)["phase"] != "codegen" || len(or) != 1 || or[0].(map[string]any)["tool"] != ToolSubmitCode {
+		t.Errorf("status in codegen, next: %v", n)
+	}
+	msg := f.refused(ToolSubmitCode, map[string]any{"task": "t1", "files": []map[string]any{{"path": "flag.go", "content": "package main\n"}}})
+	if !strings.Contains(msg, "\nnext: call run_phase (`orch codegen --task t1`)") || !strings.Contains(msg, "\nor: call submit_code: write the change with your own agent") {
+		t.Errorf("refusal in codegen: %s", msg)
+	}
+}
+
+// snapshot maps every file below dir (but .git, the transcript and the
+// lock files) to its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || d.Name() == task.TranscriptFile || d.Name() == task.LockFile || d.Name() == ".lock" {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// assertRefusedSubmit calls submit_code with a valid change and checks the
+// refusal: its text, exit code, that nothing changed on disk and that it
+// is the last mcp_call event, outcome refused.
+func assertRefusedSubmit(t *testing.T, f *fixture, want string, code int) {
+	t.Helper()
+	before := snapshot(t, f.dir)
+	edit := map[string]any{"path": "main.go", "old_string": "func main() {}", "new_string": "func main() { println(1) }"}
+	msg := f.refused(ToolSubmitCode, map[string]any{"task": "t1", "edits": []map[string]any{edit}})
+	for _, w := range []string{want, fmt.Sprintf("(exit code %d, as the orch command would exit)", code)} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("refusal %q lacks %q", msg, w)
+		}
+	}
+	after := snapshot(t, f.dir)
+	for p, b := range after {
+		if before[p] != b {
+			t.Errorf("the refused submission changed %s", p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			t.Errorf("the refused submission removed %s", p)
+		}
+	}
+	calls := f.events("t1", "mcp_call")
+	last := calls[len(calls)-1].Data
+	if last["tool"] != ToolSubmitCode || last["outcome"] != "refused" || !strings.Contains(str(last["error"]), want) {
+		t.Errorf("mcp_call of the refusal: %v", last)
+	}
+}
+
+// TestSubmitCodePlanChanged: the plan edited after plan review is refused
+// (exit 3) and nothing is written.
+func TestSubmitCodePlanChanged(t *testing.T) {
+	f, dir := codegenFixture(t)
+	edited := strings.Replace(validPlan, "Add a flag", "Add a long flag", 1)
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(artifact.PlanFile)), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertRefusedSubmit(t, f, "orch: codegen works from the reviewed plan: planning/planning.ai.json changed after the override plan_review → codegen gate", 3)
+	if files := codeArea(t, dir); len(files) != 0 {
+		t.Errorf("the refused submission wrote %v", files)
+	}
 }
