@@ -349,29 +349,42 @@ func agreement(s Snapshot) (Verdict, bool) {
 // needCodeReview is need for the code review, which is also invalid when it
 // names (diff_sha256) another patch than the current one.
 func needCodeReview(s Snapshot, v *Verdict) bool {
-	if !need(s.CodeReview, artifact.CodeReviewFile, v) {
-		return false
-	}
-	if err := s.Evidence.judged(artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256,
-		"the review judged another patch: review the current one (`orch redo review`, then `orch review code`) or restore code/diff.patch"); err != nil {
+	return need(s.CodeReview, artifact.CodeReviewFile, v) &&
+		judgedCurrent(s, artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256,
+			"the review judged another patch: review the current one (`orch redo review`, then `orch review code`) or restore code/diff.patch", v)
+}
+
+// needTestReport is need for the test report, which is also invalid when it
+// names (diff_sha256) another patch than the current one.
+func needTestReport(s Snapshot, v *Verdict) bool {
+	return need(s.TestReport, artifact.TestReportFile, v) &&
+		judgedCurrent(s, artifact.TestReportFile, s.TestReport.Value.DiffSHA256,
+			"the tests ran on another patch: run them on the current one (`orch redo test`, then `orch test`) or restore code/diff.patch", v)
+}
+
+// judgedCurrent reports whether file, which names (diffSHA) the patch it
+// judged, judged the current patch; otherwise v says why not, with file as
+// an invalid artifact, and do says what to do.
+func judgedCurrent(s Snapshot, file, diffSHA, do string, v *Verdict) bool {
+	if err := s.Evidence.judged(file, diffSHA, do); err != nil {
 		v.Reason, v.Invalid = "invalid artifact: "+err.Error(), append(v.Invalid, err)
 		return false
 	}
 	return true
 }
 
-// needTestReport is need for the test report, which is also invalid when it
-// names (diff_sha256) another patch than the current one.
-func needTestReport(s Snapshot, v *Verdict) bool {
-	if !need(s.TestReport, artifact.TestReportFile, v) {
-		return false
+// completedTestReport is the test report of a run that completed, or, with
+// false, the verdict that does not hold saying why there is none.
+func completedTestReport(s Snapshot) (artifact.TestReport, Verdict, bool) {
+	var v Verdict
+	if !needTestReport(s, &v) {
+		return artifact.TestReport{}, v, false
 	}
-	if err := s.Evidence.judged(artifact.TestReportFile, s.TestReport.Value.DiffSHA256,
-		"the tests ran on another patch: run them on the current one (`orch redo test`, then `orch test`) or restore code/diff.patch"); err != nil {
-		v.Reason, v.Invalid = "invalid artifact: "+err.Error(), append(v.Invalid, err)
-		return false
+	r := s.TestReport.Value
+	if r.Status != artifact.TestCompleted {
+		return r, fails("test report status is %s%s", r.Status, errSuffix(r.Error)), false
 	}
-	return true
+	return r, Verdict{}, true
 }
 
 // unchanged is a verdict that does not hold, with the change as an invalid
@@ -452,13 +465,9 @@ func reviewPasses(s Snapshot) Verdict {
 }
 
 func testsFailed(s Snapshot) Verdict {
-	var v Verdict
-	if !needTestReport(s, &v) {
+	r, v, ok := completedTestReport(s)
+	if !ok {
 		return v
-	}
-	r := s.TestReport.Value
-	if r.Status != artifact.TestCompleted {
-		return fails("test report status is %s%s", r.Status, errSuffix(r.Error))
 	}
 	if !r.OverallPass {
 		return holds("tests completed and failed: %s", r.Summary)
@@ -467,13 +476,9 @@ func testsFailed(s Snapshot) Verdict {
 }
 
 func testsComplete(s Snapshot) Verdict {
-	var v Verdict
-	if !needTestReport(s, &v) {
+	r, v, ok := completedTestReport(s)
+	if !ok {
 		return v
-	}
-	r := s.TestReport.Value
-	if r.Status != artifact.TestCompleted {
-		return fails("test report status is %s%s", r.Status, errSuffix(r.Error))
 	}
 	// A report without diff_sha256 is judged against the patch review →
 	// test bound: the patch must still be that one.
