@@ -69,10 +69,7 @@ func (r *Repo) CatBlobs(ctx context.Context, shas []string, maxBytes int64, fn f
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	args := []string{"--no-pager", "-C", r.Dir, "cat-file", "--batch"}
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Env = r.environ(nil)
-	setProcessGroup(cmd)
-	cmd.WaitDelay = waitDelay
+	cmd := r.command(ctx, args, nil)
 	var errBuf bytes.Buffer
 	cmd.Stderr = &errBuf
 	stdin, err := cmd.StdinPipe()

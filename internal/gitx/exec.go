@@ -81,6 +81,17 @@ func (r *Repo) run(ctx context.Context, c call) ([]byte, error) {
 	return stdout, err
 }
 
+// command is git with args in the repository's environment plus env, in
+// a process group of its own that cancelling ctx stops as a whole (git and
+// what it started), waited for at most waitDelay after that.
+func (r *Repo) command(ctx context.Context, args, env []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = r.environ(env)
+	setProcessGroup(cmd)
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
+
 // runFull is run that also returns stderr, for commands that report
 // outcomes there even when they succeed.
 func (r *Repo) runFull(ctx context.Context, c call) (stdout, stderr []byte, err error) {
@@ -92,21 +103,18 @@ func (r *Repo) runFull(ctx context.Context, c call) (stdout, stderr []byte, err 
 	args = append(args, c.sub)
 	args = append(args, c.args...)
 
-	cmd := exec.CommandContext(ctx, "git", args...)
 	if r.Fault != nil {
 		if err := r.Fault(c.sub, c.args); err != nil {
 			return nil, nil, &Error{Subcommand: c.sub, Args: args, ExitCode: -1, Err: err}
 		}
 	}
-	cmd.Env = r.environ(c.env)
+	cmd := r.command(ctx, args, c.env)
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
 	var outBuf, errBuf bytes.Buffer
 	cmd.Stdout = &outBuf
 	cmd.Stderr = &errBuf
-	setProcessGroup(cmd)
-	cmd.WaitDelay = waitDelay
 
 	err = cmd.Run()
 	if err == nil {

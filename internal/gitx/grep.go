@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -39,10 +38,7 @@ func (r *Repo) GrepWords(ctx context.Context, words []string, commit string, fn 
 		prefix = sha + ":"
 	}
 	args = append(args, "--")
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Env = r.environ(nil)
-	setProcessGroup(cmd)
-	cmd.WaitDelay = waitDelay
+	cmd := r.command(ctx, args, nil)
 	var errBuf bytes.Buffer
 	cmd.Stderr = &errBuf
 	stdout, err := cmd.StdoutPipe()

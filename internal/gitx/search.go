@@ -99,13 +99,10 @@ func (r *Repo) grep(ctx context.Context, sha, pattern, flavour string, opt GrepO
 	args = append(args, "-e", pattern, sha, "--")
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "git", args...)
-	cmd.Env = r.environ(nil)
+	cmd := r.command(cctx, args, nil)
 	out := &limitBuffer{max: maxBytes, stop: cancel}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = out, &stderr
-	setProcessGroup(cmd)
-	cmd.WaitDelay = waitDelay
 	runErr := cmd.Run()
 	out.mu.Lock()
 	data, truncated := out.buf.Bytes(), out.full
