@@ -326,53 +326,56 @@ func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *o
 
 	var out codegenOutput
 	if useTools {
-		ws, err := tools.NewWritable(repo, base, s.policy, tools.Options{Plan: s.fp, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
-		if err != nil {
-			return s.rec, fmt.Errorf("codegen: %w", err)
+		ws, werr := tools.NewWritable(repo, base, s.policy, tools.Options{Plan: s.fp, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
+		if werr != nil {
+			return s.rec, fmt.Errorf("codegen: %w", werr)
 		}
 		defer ws.Close()
-		var infra error
-		vctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		out, err = agent.Loop(vctx, rt.For(run), req, ws, "End the run with your result; your edits so far are the change.", func(raw []byte) (codegenOutput, error) {
-			o, problem, ierr := finishCodegen(vctx, ws, raw)
-			if ierr != nil {
-				infra = ierr
-				cancel(ierr)
-				return o, ierr
-			}
-			return o, problem
+		out, err = askChecked(ctx, "checking the result", func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error) {
+			return agent.Loop(ctx, rt.For(run), req, ws, "End the run with your result; your edits so far are the change.", validate)
+		}, func(ctx context.Context, raw []byte) (codegenOutput, error, error) {
+			return finishCodegen(ctx, ws, raw)
 		})
-		if infra != nil {
-			return s.rec, fmt.Errorf("codegen: checking the result: %w", infra)
-		}
-		if err != nil {
-			return s.rec, fmt.Errorf("codegen: %w", err)
-		}
 	} else {
-		// A failure of git itself while checking an answer is not the
-		// model's fault: it stops the re-prompting at once.
-		vctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		var infra error
-		out, err = agent.JSON(vctx, rt.For(run), req, func(raw []byte) (codegenOutput, error) {
-			o, problem, ierr := s.checker.check(vctx, raw)
-			if ierr != nil {
-				infra = ierr
-				cancel(ierr)
-				return o, ierr
-			}
-			return o, problem
-		})
-		if infra != nil {
-			return s.rec, fmt.Errorf("codegen: checking the answer: %w", infra)
-		}
-		if err != nil {
-			return s.rec, fmt.Errorf("codegen: %w", err)
-		}
+		out, err = askChecked(ctx, "checking the answer", func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error) {
+			return agent.JSON(ctx, rt.For(run), req, validate)
+		}, s.checker.check)
+	}
+	if err != nil {
+		return s.rec, err
 	}
 	// The model's answer is in: the rest is shared with Submit.
 	return s.finish(run, out)
+}
+
+// askChecked asks the model through ask, validating each answer with check.
+// check tells a problem with the answer, which is the model's to fix (it is
+// prompted again), from a failure of the checking itself, such as git
+// failing (infra): that is not the model's fault and stops the asking at
+// once, reported as what failed.
+func askChecked(ctx context.Context, what string,
+	ask func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error),
+	check func(ctx context.Context, raw []byte) (out codegenOutput, problem, infra error),
+) (codegenOutput, error) {
+	vctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var infra error
+	out, err := ask(vctx, func(raw []byte) (codegenOutput, error) {
+		o, problem, ierr := check(vctx, raw)
+		if ierr != nil {
+			infra = ierr
+			cancel(ierr)
+			return o, ierr
+		}
+		return o, problem
+	})
+	if infra != nil {
+		return out, fmt.Errorf("codegen: %s: %w", what, infra)
+	}
+	if err != nil {
+		return out, fmt.Errorf("codegen: %w", err)
+	}
+	return out, nil
 }
 
 // scratchDir is the staging sub-folder holding codegen's working copy
