@@ -309,11 +309,8 @@ func RenderFailures(f Failures) string {
 		}
 		for _, is := range f.Issues {
 			where := ""
-			if is.File != "" {
-				where = " " + is.File
-				if is.Line > 0 {
-					where += fmt.Sprintf(":%d", is.Line)
-				}
+			if p := is.Place(); p != "" {
+				where = " " + p
 			}
 			kind := is.Kind
 			if kind == "" {

@@ -3,6 +3,7 @@ package artifact
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Severity levels used by reviewers.
@@ -152,6 +153,15 @@ type Issue struct {
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Message  string `json:"message"`
+}
+
+// Place is where the issue is: "file:line", "file" without a line, "" when
+// it is about no one file.
+func (is Issue) Place() string {
+	if is.File == "" || is.Line <= 0 {
+		return is.File
+	}
+	return is.File + ":" + strconv.Itoa(is.Line)
 }
 
 // CodeReview is review/code-review.json, the aggregated code verdict.

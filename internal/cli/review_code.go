@@ -86,12 +86,8 @@ stay invalid (no review is written).`,
 			}
 			for _, is := range rec.Issues {
 				where := ""
-				if is.File != "" {
-					where = is.File
-					if is.Line > 0 {
-						where += fmt.Sprintf(":%d", is.Line)
-					}
-					where += " "
+				if p := is.Place(); p != "" {
+					where = p + " "
 				}
 				fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", is.Severity, is.Kind, where, is.Message, is.Reviewer)
 			}

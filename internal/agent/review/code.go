@@ -341,12 +341,8 @@ func CodeMarkdown(rec CodeRecord) string {
 	b.WriteString("\n## Issues\n\n")
 	for _, is := range rec.Issues {
 		where := ""
-		if is.File != "" {
-			where = " `" + is.File
-			if is.Line > 0 {
-				where += fmt.Sprintf(":%d", is.Line)
-			}
-			where += "`"
+		if p := is.Place(); p != "" {
+			where = " `" + p + "`"
 		}
 		fmt.Fprintf(&b, "- **%s** (%s, %s)%s: %s\n", is.Severity, is.Kind, is.Reviewer, where, strings.ReplaceAll(is.Message, "\n", "\n  "))
 	}
