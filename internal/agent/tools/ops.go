@@ -64,15 +64,21 @@ func (w *Workspace) ListFiles(ctx context.Context, dir, pattern string) (string,
 		return "no tracked file matches", nil
 	}
 	var b strings.Builder
-	for i, f := range out {
-		if i == MaxListed {
-			fmt.Fprintf(&b, "… and %d more (narrow with path or pattern)\n", len(out)-MaxListed)
-			break
+	writeCapped(&b, out, MaxListed, "more (narrow with path or pattern)", func(f string) string { return f })
+	return b.String(), nil
+}
+
+// writeCapped writes items to b, one a line as line renders it, at most
+// limit of them, then "… and N <rest>" for the N left out.
+func writeCapped[T any](b *strings.Builder, items []T, limit int, rest string, line func(T) string) {
+	for i, it := range items {
+		if i == limit {
+			fmt.Fprintf(b, "… and %d %s\n", len(items)-limit, rest)
+			return
 		}
-		b.WriteString(f)
+		b.WriteString(line(it))
 		b.WriteByte('\n')
 	}
-	return b.String(), nil
 }
 
 // globMatch matches pattern against the whole path, or, for a pattern
@@ -226,17 +232,13 @@ func (w *Workspace) Search(ctx context.Context, pattern, dir, glob string) (stri
 		return "no match", nil
 	}
 	var b strings.Builder
-	for i, m := range matches {
-		if i == MaxMatches {
-			fmt.Fprintf(&b, "… and %d more matches (narrow with path or glob)\n", len(matches)-MaxMatches)
-			break
-		}
+	writeCapped(&b, matches, MaxMatches, "more matches (narrow with path or glob)", func(m gitx.GrepMatch) string {
 		text := m.Text
 		if len(text) > MaxMatchLine {
 			text = clip.Head(text, MaxMatchLine) + "…"
 		}
-		fmt.Fprintf(&b, "%s:%d:%s\n", m.Path, m.Line, text)
-	}
+		return fmt.Sprintf("%s:%d:%s", m.Path, m.Line, text)
+	})
 	if res.Truncated {
 		b.WriteString("(the search stopped early: too much output; narrow the pattern)\n")
 	}
