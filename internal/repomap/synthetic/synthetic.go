@@ -47,6 +47,61 @@ func pathOf(i int) (string, string) {
 	return fmt.Sprintf("pkg%03d/sub%02d/file%06d%s", i/1000, (i/100)%10, i, ext), ext
 }
 
+// lang is how a source file of one language is written: its head, then
+// twelve functions, each opened, calling others (statements indented and
+// ended so), closed; then its tail.
+type lang struct {
+	head            func(i int) string
+	open            func(name string, k int) string
+	indent, stmtEnd string
+	close, tail     string
+}
+
+// langs are the languages of the synthetic repository's source files, by
+// extension.
+var langs = map[string]lang{
+	".go": {
+		head: func(i int) string {
+			return fmt.Sprintf("package sub%02d\n\n// File %d of the synthetic repository.\n\n", (i/100)%10, i) +
+				fmt.Sprintf("type Widget%d struct {\n\tName string\n\tCount int\n}\n\n", i)
+		},
+		open: func(name string, k int) string {
+			return fmt.Sprintf("// %s does step %d.\nfunc %s(x int) int {\n", name, k, name)
+		},
+		indent: "\t", close: "\treturn x + 1\n}\n\n",
+	},
+	".py": {
+		head: func(i int) string {
+			return fmt.Sprintf("\"\"\"File %d.\"\"\"\n\nclass Widget%d:\n    count = 0\n\n", i, i)
+		},
+		open:   func(name string, _ int) string { return fmt.Sprintf("def %s(x):\n", name) },
+		indent: "    ", close: "    return x + 1\n\n",
+	},
+	".ts": {
+		head: func(i int) string {
+			return fmt.Sprintf("// File %d.\nexport interface Widget%d { name: string; count: number }\n\n", i, i)
+		},
+		open:   func(name string, _ int) string { return fmt.Sprintf("export function %s(x: number): number {\n", name) },
+		indent: "  ", stmtEnd: ";", close: "  return x + 1;\n}\n\n",
+	},
+	".java": {
+		head: func(i int) string {
+			return fmt.Sprintf("package pkg;\n\npublic class Widget%d {\n    private int count;\n\n", i)
+		},
+		open:   func(name string, _ int) string { return fmt.Sprintf("    public static int %s(int x) {\n", name) },
+		indent: "        ", stmtEnd: ";", close: "        return x + 1;\n    }\n\n", tail: "}\n",
+	},
+	".rs": {
+		head: func(i int) string {
+			return fmt.Sprintf("// File %d.\npub struct Widget%d { pub count: u32 }\n\n", i, i)
+		},
+		open: func(name string, _ int) string {
+			return fmt.Sprintf("pub fn %s(x: i64) -> i64 {\n", strings.ToLower(name))
+		},
+		indent: "    ", stmtEnd: ";", close: "    x + 1\n}\n\n",
+	},
+}
+
 // Write makes dir a git repository holding the synthetic repository of n
 // files.
 func Write(dir string, n int) error {
@@ -86,45 +141,15 @@ func Write(dir string, n int) error {
 				fmt.Fprintf(&b, "%s_ = %s(%d)%s\n", indent, fnName(j, rng.IntN(12)), c, stmtEnd)
 			}
 		}
-		switch ext {
-		case ".go":
-			fmt.Fprintf(&b, "package sub%02d\n\n// File %d of the synthetic repository.\n\n", (i/100)%10, i)
-			fmt.Fprintf(&b, "type Widget%d struct {\n\tName string\n\tCount int\n}\n\n", i)
+		if l, ok := langs[ext]; ok {
+			b.WriteString(l.head(i))
 			for k := 0; k < 12; k++ {
-				fmt.Fprintf(&b, "// %s does step %d.\nfunc %s(x int) int {\n", fnName(i, k), k, fnName(i, k))
-				calls("\t", "")
-				b.WriteString("\treturn x + 1\n}\n\n")
+				b.WriteString(l.open(fnName(i, k), k))
+				calls(l.indent, l.stmtEnd)
+				b.WriteString(l.close)
 			}
-		case ".py":
-			fmt.Fprintf(&b, "\"\"\"File %d.\"\"\"\n\nclass Widget%d:\n    count = 0\n\n", i, i)
-			for k := 0; k < 12; k++ {
-				fmt.Fprintf(&b, "def %s(x):\n", fnName(i, k))
-				calls("    ", "")
-				b.WriteString("    return x + 1\n\n")
-			}
-		case ".ts":
-			fmt.Fprintf(&b, "// File %d.\nexport interface Widget%d { name: string; count: number }\n\n", i, i)
-			for k := 0; k < 12; k++ {
-				fmt.Fprintf(&b, "export function %s(x: number): number {\n", fnName(i, k))
-				calls("  ", ";")
-				b.WriteString("  return x + 1;\n}\n\n")
-			}
-		case ".java":
-			fmt.Fprintf(&b, "package pkg;\n\npublic class Widget%d {\n    private int count;\n\n", i)
-			for k := 0; k < 12; k++ {
-				fmt.Fprintf(&b, "    public static int %s(int x) {\n", fnName(i, k))
-				calls("        ", ";")
-				b.WriteString("        return x + 1;\n    }\n\n")
-			}
-			b.WriteString("}\n")
-		case ".rs":
-			fmt.Fprintf(&b, "// File %d.\npub struct Widget%d { pub count: u32 }\n\n", i, i)
-			for k := 0; k < 12; k++ {
-				fmt.Fprintf(&b, "pub fn %s(x: i64) -> i64 {\n", strings.ToLower(fnName(i, k)))
-				calls("    ", ";")
-				b.WriteString("    x + 1\n}\n\n")
-			}
-		default:
+			b.WriteString(l.tail)
+		} else {
 			fmt.Fprintf(&b, "# Notes %d\n\nSee %s and %s.\n", i, fnName(rng.IntN(n), 0), fnName(i, 1))
 		}
 		data := b.String()
