@@ -99,8 +99,13 @@ func (rt *Runtime) Reserve(taskID, phase, model string, req llm.Request) (CostLi
 	return est, nil
 }
 
-// Settle replaces a booking with what the call really used.
-func (rt *Runtime) Settle(taskID, phase string, booked CostLine, used CostLine) {
+// Settle replaces a booking with what the call answered by resp really
+// used.
+func (rt *Runtime) Settle(taskID, phase string, booked CostLine, resp llm.Response) {
+	used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
+	if c, ok := rt.Cost(resp.Model, resp.Usage); ok {
+		used.CostUSD = c
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	l, ok := rt.spent[taskID]

@@ -241,7 +241,7 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 	key := cacheKey(lp.cfg, req)
 	if cacheable && !lp.c.rt.Fresh {
 		if resp, ok := lp.c.rt.cacheGet(key); ok {
-			lp.c.log(ctx, req, resp, nil, true)
+			lp.c.log(ctx, lp.inner.Name(), req, resp, nil, true)
 			return resp, nil
 		}
 	}
@@ -268,13 +268,9 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		err = llm.CheckTruncated(req, resp)
 	}
 	if run := lp.c.run; run != nil {
-		used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
-		if c, ok := lp.c.rt.Cost(resp.Model, resp.Usage); ok {
-			used.CostUSD = c
-		}
-		lp.c.rt.Settle(run.Task.ID, string(run.Phase), booked, used)
+		lp.c.rt.Settle(run.Task.ID, string(run.Phase), booked, resp)
 	}
-	lp.c.log(ctx, req, resp, err, false)
+	lp.c.log(ctx, lp.inner.Name(), req, resp, err, false)
 	if err == nil && cacheable {
 		lp.mu.Lock()
 		lp.last = &pending{key: key, resp: resp}
@@ -366,19 +362,25 @@ func JSON[T any](ctx context.Context, c *Call, req llm.Request, validate func([]
 
 // log appends a model_call event; failures to log are reported on the
 // event of the phase (they never hide the model's answer).
-func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, callErr error, cached bool) {
+func (c *Call) log(ctx context.Context, provider string, req llm.Request, resp llm.Response, callErr error, cached bool) {
 	if c.run == nil {
 		return
 	}
-	p, _, _, _ := c.rt.Provider(req.Role)
+	_ = c.run.Log(context.WithoutCancel(ctx), c.rt.ModelCallEvent(c.run.Phase, provider, req, resp, callErr, cached))
+}
+
+// ModelCallEvent is the model_call event of a call of phase answered by
+// resp (or failed with callErr), from the cache or not; provider names
+// the provider where resp does not.
+func (rt *Runtime) ModelCallEvent(phase lifecycle.Phase, provider string, req llm.Request, resp llm.Response, callErr error, cached bool) event.ModelCall {
 	call := event.ModelCall{
-		Phase: c.run.Phase, Role: req.Role, Cached: cached,
+		Phase: phase, Role: req.Role, Cached: cached,
 		Provider: resp.Provider, Model: resp.Model,
 		TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens,
 		LatencyMS: resp.Latency.Milliseconds(),
 	}
-	if call.Provider == "" && p != nil {
-		call.Provider = p.Name()
+	if call.Provider == "" {
+		call.Provider = provider
 	}
 	call.CachedTokensIn, call.CacheWriteTokens = resp.Usage.CachedInputTokens, resp.Usage.CacheWriteTokens
 	if len(req.Tools) > 0 {
@@ -400,14 +402,14 @@ func (c *Call) log(ctx context.Context, req llm.Request, resp llm.Response, call
 		call.Model = req.Model
 	}
 	if !cached {
-		if cost, ok := c.rt.Cost(call.Model, resp.Usage); ok {
+		if cost, ok := rt.Cost(call.Model, resp.Usage); ok {
 			call.CostUSD = &cost
 		}
 	}
 	if callErr != nil {
 		call.Error = callErr.Error()
 	}
-	_ = c.run.Log(context.WithoutCancel(ctx), call)
+	return call
 }
 
 // logBudget records a call refused by a budget.

@@ -368,30 +368,8 @@ func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Res
 		return llm.Response{}, berr
 	}
 	resp, err := p.inner.Complete(ctx, req)
-	used := agent.CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
-	if c, ok := p.rt.Cost(resp.Model, resp.Usage); ok {
-		used.CostUSD = c
-	}
-	p.rt.Settle(p.t.ID, phase, booked, used)
-	call := event.ModelCall{
-		Phase: lifecycle.Accept, Role: req.Role, Cached: false,
-		Provider: resp.Provider, Model: resp.Model,
-		TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens,
-		LatencyMS: resp.Latency.Milliseconds(),
-	}
-	if call.Provider == "" {
-		call.Provider = p.inner.Name()
-	}
-	if call.Model == "" {
-		call.Model = req.Model
-	}
-	if cost, ok := p.rt.Cost(call.Model, resp.Usage); ok && err == nil {
-		call.CostUSD = &cost
-	}
-	if err != nil {
-		call.Error = err.Error()
-	}
-	p.append(ctx, call)
+	p.rt.Settle(p.t.ID, phase, booked, resp)
+	p.append(ctx, p.rt.ModelCallEvent(lifecycle.Accept, p.inner.Name(), req, resp, err, false))
 	return resp, err
 }
 
