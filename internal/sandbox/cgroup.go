@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/orchdev/orch/internal/procstat"
 )
 
 // Names of the controllers a suite's cgroup may use.
@@ -192,11 +194,7 @@ func newSuiteCgroup(h Cgroups, name string, maxProcs int, maxMem int64) *suiteCg
 			return "", false
 		}
 		c.dirs = append(c.dirs, dir)
-		id := cgroupID{v2: m.v2, rel: path.Join(m.rel, name)}
-		if !m.v2 {
-			id.controller = m.controllers[0]
-		}
-		c.ids = append(c.ids, id)
+		c.ids = append(c.ids, m.id(name))
 		return dir, true
 	}
 	needPids, needMem := maxProcs > 0, maxMem > 0
@@ -291,6 +289,15 @@ type cgroupID struct {
 	rel        string
 }
 
+// id names the suite cgroup name below m the way /proc/<pid>/cgroup does.
+func (m *cgroupMount) id(name string) cgroupID {
+	id := cgroupID{v2: m.v2, rel: path.Join(m.rel, name)}
+	if !m.v2 {
+		id.controller = m.controllers[0]
+	}
+	return id
+}
+
 // contains reports whether pid is in one of the suite's cgroups (or below).
 func (c *suiteCgroup) contains(pid int) bool {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cgroup"))
@@ -316,7 +323,7 @@ func (c *suiteCgroup) contains(pid int) bool {
 // hasLive reports whether a process of the cgroup is alive (zombies do not
 // count).
 func (c *suiteCgroup) hasLive() bool {
-	return slices.ContainsFunc(c.pids(), processLive)
+	return slices.ContainsFunc(c.pids(), procstat.Live)
 }
 
 // kill sends SIGKILL to every process of the cgroup: at once through

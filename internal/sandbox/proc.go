@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchdev/orch/internal/procstat"
 	"golang.org/x/sys/unix"
 )
 
@@ -95,7 +96,7 @@ type Process struct {
 // run's report. The caller waits for Exited (or stops the suite) and then
 // calls Finish.
 func Start(l Launch) (*Process, []string, error) {
-	var notes []string
+	notes := ReapStale(l.Cgroups)
 	token, err := randomHex(8)
 	if err != nil {
 		return nil, nil, err
@@ -319,17 +320,17 @@ func (g *Process) leaderExited() bool {
 
 // isMember reports whether pid is a live process of the suite.
 func (g *Process) isMember(pid int) bool {
-	return g.scanMember(pid) || (g.cg != nil && processLive(pid) && g.cg.contains(pid))
+	return g.scanMember(pid) || (g.cg != nil && procstat.Live(pid) && g.cg.contains(pid))
 }
 
 // scanMember is isMember without the cgroup, whose members are listed by
 // the cgroup itself: the checks a scan of /proc makes for every process.
 func (g *Process) scanMember(pid int) bool {
-	st, ok := procStat(pid)
-	if !ok || !st.live() {
+	st, ok := procstat.Read(pid)
+	if !ok || !st.Live() {
 		return false
 	}
-	if st.sid == g.leader || st.pgrp == g.leader {
+	if st.Sid == g.leader || st.Pgrp == g.leader {
 		return true
 	}
 	if g.pidNS != "" {
@@ -348,7 +349,7 @@ func (g *Process) members(first bool) ([]int, bool) {
 	var out []int
 	if g.cg != nil {
 		for _, pid := range g.cg.pids() {
-			if processLive(pid) {
+			if procstat.Live(pid) {
 				out = append(out, pid)
 				if first {
 					return out, true

@@ -11,52 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// procInfo is what /proc/<pid>/stat says about a process.
-type procInfo struct {
-	state byte
-	pgrp  int
-	sid   int
-}
-
-func (p procInfo) live() bool { return p.state != 'Z' && p.state != 'X' }
-
-// procStat reads /proc/<pid>/stat.
-func procStat(pid int) (procInfo, bool) {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return procInfo{}, false
-	}
-	return parseStat(data)
-}
-
-// parseStat parses "pid (comm) state ppid pgrp session ...": comm may hold
-// spaces and parentheses, so the fields start after the last ')'.
-func parseStat(data []byte) (procInfo, bool) {
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return procInfo{}, false
-	}
-	fields := bytes.Fields(data[i+1:])
-	if len(fields) < 4 || len(fields[0]) != 1 {
-		return procInfo{}, false
-	}
-	pg, err1 := strconv.Atoi(string(fields[2]))
-	sid, err2 := strconv.Atoi(string(fields[3]))
-	if err1 != nil || err2 != nil {
-		return procInfo{}, false
-	}
-	return procInfo{state: fields[0][0], pgrp: pg, sid: sid}, true
-}
-
-// processLive reports whether pid exists and is not a zombie.
-func processLive(pid int) bool {
-	info, ok := procStat(pid)
-	if !ok {
-		return syscall.Kill(pid, 0) == nil
-	}
-	return info.live()
-}
-
 // hasEnvEntry reports whether the environment of pid (as /proc shows it)
 // holds the entry kv ("NAME=value").
 func hasEnvEntry(pid int, kv string) bool {

@@ -7,9 +7,9 @@ import (
 	"maps"
 	"regexp"
 	"strconv"
-	"syscall"
 
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/procstat"
 )
 
 // Actors holds state.json's actors: each phase's sub-state.
@@ -185,13 +185,14 @@ func (a *Actor) ClearRun() {
 }
 
 // LivePID reports the pid of a live process running the actor's phase: the
-// status is running and the pid still exists. A pid that no longer exists
-// means the run died and no longer blocks.
+// status is running and the pid is a live process. A pid that no longer
+// exists, or is a zombie (killed, not yet reaped), means the run died and
+// no longer blocks.
 func (a Actor) LivePID() (int, bool) {
 	if a.Status != lifecycle.StatusRunning || a.PID <= 0 {
 		return 0, false
 	}
-	if err := syscall.Kill(a.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !procstat.Live(a.PID) {
 		return 0, false
 	}
 	return a.PID, true

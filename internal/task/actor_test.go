@@ -2,9 +2,11 @@ package task
 
 import (
 	"encoding/json"
+	"os/exec"
 	"testing"
 
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/procstat"
 )
 
 // TestActorRoundTrip: typed fields take values of their type; anything else
@@ -61,5 +63,46 @@ func TestActorTypedOverridesKept(t *testing.T) {
 	}
 	if got, _ := json.Marshal(b); string(got) != `{"round":2,"status":"review_ready","x":1}` {
 		t.Errorf("b = %s", got)
+	}
+}
+
+// TestLivePID: a running actor blocks while its pid is a live process, and
+// no longer once that process has exited — already while it is a zombie
+// nobody has reaped (a `kill -9` under a parent that does not wait), not
+// only once it is gone.
+func TestLivePID(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "read x; true")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a := Actor{Status: lifecycle.StatusRunning, PID: cmd.Process.Pid}
+	if pid, ok := a.LivePID(); !ok || pid != cmd.Process.Pid {
+		t.Fatalf("LivePID of a running process = %d, %v", pid, ok)
+	}
+	if _, ok := (Actor{Status: lifecycle.StatusPending, PID: cmd.Process.Pid}).LivePID(); ok {
+		t.Error("an actor that is not running has a live pid")
+	}
+	stdin.Close()
+	for i := 0; ; i++ {
+		if info, ok := procstat.Read(cmd.Process.Pid); ok && info.State == 'Z' {
+			break
+		}
+		if i == 10000 {
+			t.Fatal("sh never became a zombie")
+		}
+		exec.Command("true").Run()
+	}
+	if _, ok := a.LivePID(); ok {
+		t.Error("an exited, unreaped process (a zombie) still blocks the phase")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.LivePID(); ok {
+		t.Error("a reaped process still blocks the phase")
 	}
 }

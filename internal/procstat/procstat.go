@@ -1,0 +1,70 @@
+// Package procstat reads what Linux's /proc/<pid>/stat says about a
+// process, and answers the question every part of orch that records or
+// stops processes asks: is this pid still a live process? A zombie — a
+// process that has exited but was not yet reaped by its parent, as happens
+// for a moment after `kill -9`, or for good under a container init that
+// does not reap — is not live.
+package procstat
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Info is what /proc/<pid>/stat says about a process.
+type Info struct {
+	State byte // R, S, D, Z, X, …
+	Pgrp  int  // process group
+	Sid   int  // session
+}
+
+// Live reports whether the process is running: not a zombie, not dead.
+func (i Info) Live() bool { return i.State != 'Z' && i.State != 'X' }
+
+// Read reads /proc/<pid>/stat; ok is false when it cannot be read or
+// parsed (the process is gone, or there is no /proc).
+func Read(pid int) (info Info, ok bool) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return Info{}, false
+	}
+	return Parse(data)
+}
+
+// Parse parses "pid (comm) state ppid pgrp session ...": comm may hold
+// spaces and parentheses, so the fields start after the last ')'. A
+// failed parse returns the zero Info.
+func Parse(data []byte) (Info, bool) {
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return Info{}, false
+	}
+	fields := bytes.Fields(data[i+1:])
+	if len(fields) < 4 || len(fields[0]) != 1 {
+		return Info{}, false
+	}
+	pg, err1 := strconv.Atoi(string(fields[2]))
+	sid, err2 := strconv.Atoi(string(fields[3]))
+	if err1 != nil || err2 != nil {
+		return Info{}, false
+	}
+	return Info{State: fields[0][0], Pgrp: pg, Sid: sid}, true
+}
+
+// Live reports whether pid is a live process: its stat says so, or, where
+// /proc cannot tell (not mounted, hidden), signal 0 finds it (EPERM: it
+// exists, owned by someone else).
+func Live(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if info, ok := Read(pid); ok {
+		return info.Live()
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,88 @@
+package procstat
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want Info
+		ok   bool
+	}{
+		{"plain", "123 (sleep) S 1 120 110 0 -1", Info{State: 'S', Pgrp: 120, Sid: 110}, true},
+		{"comm with spaces and parens", "7 (a) Z 9 9 (b) x) R 5 44 33 0", Info{State: 'R', Pgrp: 44, Sid: 33}, true},
+		{"zombie", "8 (sh) Z 1 8 8 0", Info{State: 'Z', Pgrp: 8, Sid: 8}, true},
+		{"no paren", "8 sh S 1 8 8", Info{}, false},
+		{"too short", "8 (sh) S 1 8", Info{}, false},
+		{"bad number", "8 (sh) S 1 x 8", Info{}, false},
+		{"long state", "8 (sh) SS 1 8 8", Info{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := Parse([]byte(tt.line))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s: Parse(%q) = %+v, %v; want %+v, %v", tt.name, tt.line, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestLive: a running process is live; once it has exited it is not, both
+// while it is a zombie (not yet reaped by its parent, here this test) and
+// after it was reaped.
+func TestLive(t *testing.T) {
+	if !Live(os.Getpid()) {
+		t.Fatal("this process is not live")
+	}
+	if Live(0) || Live(-1) {
+		t.Error("pid 0 or -1 is live")
+	}
+	cmd := exec.Command("sh", "-c", "read x; true")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	if !Live(pid) {
+		t.Fatalf("running pid %d is not live", pid)
+	}
+	stdin.Close() // sh exits; nobody waits for it yet: a zombie
+	for i := 0; ; i++ {
+		info, ok := Read(pid)
+		if !ok {
+			t.Fatalf("pid %d: /proc/%d/stat unreadable before it was reaped", pid, pid)
+		}
+		if info.State == 'Z' {
+			break
+		}
+		if i == 10000 {
+			t.Fatalf("pid %d never became a zombie (state %c)", pid, info.State)
+		}
+		exec.Command("true").Run() // let sh run
+	}
+	if Live(pid) {
+		t.Errorf("zombie pid %d is live", pid)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if Live(pid) {
+		t.Errorf("reaped pid %d is live", pid)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("123 (sleep) S 1 120 110 0 -1"))
+	f.Add([]byte("7 (a) b) R 5 44 33"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, ok := Parse(data)
+		if !ok && info != (Info{}) {
+			t.Fatalf("failed parse returned %+v", info)
+		}
+	})
+}
