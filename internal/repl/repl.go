@@ -284,8 +284,8 @@ func (s *session) prompt(v view) string {
 	if phase == "" {
 		phase = "?"
 	}
-	if v.status == "running" {
-		phase += " running"
+	if v.status == "running" || v.status == "interrupted" {
+		phase += " " + v.status
 	}
 	if s.cfg.Color {
 		return fmt.Sprintf("orch \x1b[1;36m%s\x1b[0m [\x1b[33m%s\x1b[0m]> ", v.task, phase)

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -17,8 +18,10 @@ type view struct {
 	task    string        // the current task; "" when none
 	dir     string        // the current task's folder
 	phase   string        // "" when state.json cannot be read
-	status  string        // actors.<phase>.status
-	open    []artifact.Question
+	// status is actors.<phase>.status, except that a run whose process
+	// is gone (killed) is "interrupted", not "running".
+	status string
+	open   []artifact.Question
 	// problem says why there is no task or no phase, for the banner.
 	problem string
 }
@@ -52,7 +55,11 @@ func observe(dir string) view {
 		return v
 	}
 	v.phase = string(st.Phase)
-	v.status = string(st.Actor(st.Phase).Status)
+	a := st.Actor(st.Phase)
+	v.status = string(a.Status)
+	if _, live := a.LivePID(); a.Status == lifecycle.StatusRunning && !live {
+		v.status = "interrupted"
+	}
 	if v.phase == "planning" {
 		if plan := artifact.LoadPlan(t.Dir); plan.OK() {
 			v.open = plan.Value.OpenQuestions()
