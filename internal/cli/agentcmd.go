@@ -63,6 +63,24 @@ func workerOf(cmd *cobra.Command) string {
 	return cmd.Name()
 }
 
+// runAgentPhase is the run of an agent command: it starts the agents, runs
+// phase p's worker for the task, ends the progress line (reporting a
+// failure), prints the runtime's notes and hands the phase's result to
+// show.
+func runAgentPhase[R any](cmd *cobra.Command, env *Env, wait time.Duration, id string, fresh, asJSON bool, p lifecycle.Phase, show func(a *agentCall, res R) error) error {
+	a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
+	if err != nil {
+		return err
+	}
+	w, err := a.work(cmd.Context(), p)
+	res, _ := w.Result.(R)
+	if err := a.finish(w.Phase, err); err != nil {
+		return err
+	}
+	a.notes(asJSON)
+	return show(a, res)
+}
+
 // work runs phase p's worker (internal/worker's registry) for the task.
 func (a *agentCall) work(ctx context.Context, p lifecycle.Phase) (worker.Outcome, error) {
 	return work(ctx, worker.Deps{Orch: a.o, Config: a.cfg, Agents: a.rt}, p, worker.Run{Task: a.tid})

@@ -50,11 +50,7 @@ The task must be in planning, with no planning round running. The next
 				}
 				text = strings.TrimRight(string(data), "\r\n")
 			}
-			o, err := env.orchestrator(wait)
-			if err != nil {
-				return err
-			}
-			tid, err := taskID(o.Project, id)
+			o, tid, err := env.orchestratorFor(wait, id)
 			if err != nil {
 				return err
 			}

@@ -59,30 +59,22 @@ codegen; the last answer is kept in history/).`,
   orch codegen --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
-			if err != nil {
-				return err
-			}
-			o, tid, out := a.o, a.tid, a.out
-			w, err := a.work(cmd.Context(), lifecycle.Codegen)
-			res, _ := w.Result.(codegen.Result)
-			if err := a.finish(w.Phase, err); err != nil {
-				return err
-			}
-			next := suggestNext(o, tid)
-			rec := res.Record
-			a.notes(asJSON)
-			if asJSON {
-				return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: res.Phase.Entered, Record: rec, Next: next})
-			}
-			printEntered(out, res.Phase.Entered)
-			fmt.Fprintf(out, "task %s: codegen attempt %d → %s (base %.12s)\n", tid, rec.Attempt, rec.Status, rec.Base)
-			if len(rec.FixFrom) > 0 {
-				fmt.Fprintf(out, "fix round: the model was shown the failures in %s\n", strings.Join(rec.FixFrom, ", "))
-			}
-			printCodegen(out, env, rec)
-			fmt.Fprintf(out, "next: %s\n", next.text(env.command))
-			return nil
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Codegen, func(a *agentCall, res codegen.Result) error {
+				o, tid, out := a.o, a.tid, a.out
+				next := suggestNext(o, tid)
+				rec := res.Record
+				if asJSON {
+					return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: res.Phase.Entered, Record: rec, Next: next})
+				}
+				printEntered(out, res.Phase.Entered)
+				fmt.Fprintf(out, "task %s: codegen attempt %d → %s (base %.12s)\n", tid, rec.Attempt, rec.Status, rec.Base)
+				if len(rec.FixFrom) > 0 {
+					fmt.Fprintf(out, "fix round: the model was shown the failures in %s\n", strings.Join(rec.FixFrom, ", "))
+				}
+				printCodegen(out, env, rec)
+				fmt.Fprintf(out, "next: %s\n", next.text(env.command))
+				return nil
+			})
 		},
 	}
 	taskFlag(cmd, &id)

@@ -50,11 +50,7 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 			if cmd.Flags().Changed("override") {
 				req.Override = &override
 			}
-			o, err := env.orchestrator(wait)
-			if err != nil {
-				return err
-			}
-			tid, err := taskID(o.Project, id)
+			o, tid, err := env.orchestratorFor(wait, id)
 			if err != nil {
 				return err
 			}

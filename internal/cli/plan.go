@@ -57,60 +57,52 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
   orch plan --fresh          # do not reuse cached model answers`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
-			if err != nil {
-				return err
-			}
-			tid, out := a.tid, a.out
-			w, err := a.work(cmd.Context(), lifecycle.Planning)
-			res, _ := w.Result.(planner.Result)
-			if err := a.finish(w.Phase, err); err != nil {
-				return err
-			}
-			next := planNext(res, env.command)
-			a.notes(asJSON)
-			if asJSON {
-				return json.NewEncoder(out).Encode(planOutput{
-					Task: tid, Round: res.Round, Status: res.Status, Title: res.Plan.Title, Entered: res.Phase.Entered,
-					Open: nonNilQuestions(res.Open), Questions: nonNilQuestions(res.Plan.Questions),
-					Files: nonNilFiles(res.Plan.FilePlan), Restored: nonNilStrings(res.Restored),
-					Provider: res.Provider, Model: res.Model, Next: next,
-				})
-			}
-			printEntered(out, res.Phase.Entered)
-			fmt.Fprintf(out, "task %s: planning round %d → %s\n", tid, res.Round, res.Status)
-			fmt.Fprintf(out, "plan: %s (%d file(s) planned)\n", res.Plan.Title, len(res.Plan.FilePlan))
-			for _, f := range res.Plan.FilePlan {
-				fmt.Fprintf(out, "  %-6s %s\n", f.Intent, f.Path)
-			}
-			if len(res.Restored) > 0 {
-				fmt.Fprintf(out, "kept your answer(s) to %s (the model dropped or changed them)\n", strings.Join(res.Restored, ", "))
-			}
-			if len(res.Dropped) > 0 {
-				fmt.Fprintf(out, "removed answer(s) the model wrote itself to %s: only you answer questions\n", strings.Join(res.Dropped, ", "))
-			}
-			if len(res.Open) > 0 {
-				fmt.Fprintf(out, "open blocking question(s) — answer each with `%s`:\n", env.command("answer ID TEXT"))
-				for _, q := range res.Open {
-					fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Planning, func(a *agentCall, res planner.Result) error {
+				tid, out := a.tid, a.out
+				next := planNext(res, env.command)
+				if asJSON {
+					return json.NewEncoder(out).Encode(planOutput{
+						Task: tid, Round: res.Round, Status: res.Status, Title: res.Plan.Title, Entered: res.Phase.Entered,
+						Open: nonNilQuestions(res.Open), Questions: nonNilQuestions(res.Plan.Questions),
+						Files: nonNilFiles(res.Plan.FilePlan), Restored: nonNilStrings(res.Restored),
+						Provider: res.Provider, Model: res.Model, Next: next,
+					})
 				}
-			}
-			var other []artifact.Question
-			for _, q := range res.Plan.Questions {
-				if !q.Blocking && (q.Answer == nil || strings.TrimSpace(*q.Answer) == "") {
-					other = append(other, q)
+				printEntered(out, res.Phase.Entered)
+				fmt.Fprintf(out, "task %s: planning round %d → %s\n", tid, res.Round, res.Status)
+				fmt.Fprintf(out, "plan: %s (%d file(s) planned)\n", res.Plan.Title, len(res.Plan.FilePlan))
+				for _, f := range res.Plan.FilePlan {
+					fmt.Fprintf(out, "  %-6s %s\n", f.Intent, f.Path)
 				}
-			}
-			if len(other) > 0 {
-				fmt.Fprintln(out, "unanswered questions that do not block (answer them if you like):")
-				for _, q := range other {
-					fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+				if len(res.Restored) > 0 {
+					fmt.Fprintf(out, "kept your answer(s) to %s (the model dropped or changed them)\n", strings.Join(res.Restored, ", "))
 				}
-			}
-			fmt.Fprintf(out, "wrote %s, %s, %s, %s\n", artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile)
-			env.showHint(out, "plan")
-			fmt.Fprintf(out, "next: %s\n", next)
-			return nil
+				if len(res.Dropped) > 0 {
+					fmt.Fprintf(out, "removed answer(s) the model wrote itself to %s: only you answer questions\n", strings.Join(res.Dropped, ", "))
+				}
+				if len(res.Open) > 0 {
+					fmt.Fprintf(out, "open blocking question(s) — answer each with `%s`:\n", env.command("answer ID TEXT"))
+					for _, q := range res.Open {
+						fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+					}
+				}
+				var other []artifact.Question
+				for _, q := range res.Plan.Questions {
+					if !q.Blocking && (q.Answer == nil || strings.TrimSpace(*q.Answer) == "") {
+						other = append(other, q)
+					}
+				}
+				if len(other) > 0 {
+					fmt.Fprintln(out, "unanswered questions that do not block (answer them if you like):")
+					for _, q := range other {
+						fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+					}
+				}
+				fmt.Fprintf(out, "wrote %s, %s, %s, %s\n", artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile)
+				env.showHint(out, "plan")
+				fmt.Fprintf(out, "next: %s\n", next)
+				return nil
+			})
 		},
 	}
 	taskFlag(cmd, &id)

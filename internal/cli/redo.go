@@ -31,11 +31,7 @@ task is done). The transcript is kept. This is the only way out of done.`,
 					return usagef("orch: redo: " + err.Error())
 				}
 			}
-			o, err := env.orchestrator(wait)
-			if err != nil {
-				return err
-			}
-			tid, err := taskID(o.Project, id)
+			o, tid, err := env.orchestratorFor(wait, id)
 			if err != nil {
 				return err
 			}

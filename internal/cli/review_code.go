@@ -48,53 +48,45 @@ stay invalid (no review is written).`,
   orch review code --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
-			if err != nil {
-				return err
-			}
-			o, tid, out := a.o, a.tid, a.out
-			w, err := a.work(cmd.Context(), lifecycle.Review)
-			res, _ := w.Result.(review.CodeResult)
-			if err := a.finish(w.Phase, err); err != nil {
-				return err
-			}
-			next := suggestNext(o, tid)
-			rec := res.Review
-			a.notes(asJSON)
-			if asJSON {
-				return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: res.Phase.Entered, CodeRecord: rec, Next: next})
-			}
-			printEntered(out, res.Phase.Entered)
-			blocking := 0
-			for _, v := range rec.Reviewers {
-				blocking += v.Blocking
-			}
-			verdict := "ok"
-			if !rec.OK {
-				verdict = fmt.Sprintf("changes needed (%d blocking issue(s))", blocking)
-			}
-			fmt.Fprintf(out, "task %s: code review → %s\n", tid, verdict)
-			for _, v := range rec.Reviewers {
-				ok := "ok"
-				if !v.OK {
-					ok = "not ok"
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Review, func(a *agentCall, res review.CodeResult) error {
+				o, tid, out := a.o, a.tid, a.out
+				next := suggestNext(o, tid)
+				rec := res.Review
+				if asJSON {
+					return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: res.Phase.Entered, CodeRecord: rec, Next: next})
 				}
-				fmt.Fprintf(out, "  %-16s %-6s %d issue(s)  %s\n", v.ID, ok, v.Issues, v.Summary)
-			}
-			if len(rec.Issues) > 0 {
-				fmt.Fprintln(out, "issues:")
-			}
-			for _, is := range rec.Issues {
-				where := ""
-				if p := is.Place(); p != "" {
-					where = p + " "
+				printEntered(out, res.Phase.Entered)
+				blocking := 0
+				for _, v := range rec.Reviewers {
+					blocking += v.Blocking
 				}
-				fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", is.Severity, is.Kind, where, is.Message, is.Reviewer)
-			}
-			fmt.Fprintf(out, "wrote %s, review/code-review.md\n", artifact.CodeReviewFile)
-			env.showHint(out, "code-review")
-			fmt.Fprintf(out, "next: %s\n", next.text(env.command))
-			return nil
+				verdict := "ok"
+				if !rec.OK {
+					verdict = fmt.Sprintf("changes needed (%d blocking issue(s))", blocking)
+				}
+				fmt.Fprintf(out, "task %s: code review → %s\n", tid, verdict)
+				for _, v := range rec.Reviewers {
+					ok := "ok"
+					if !v.OK {
+						ok = "not ok"
+					}
+					fmt.Fprintf(out, "  %-16s %-6s %d issue(s)  %s\n", v.ID, ok, v.Issues, v.Summary)
+				}
+				if len(rec.Issues) > 0 {
+					fmt.Fprintln(out, "issues:")
+				}
+				for _, is := range rec.Issues {
+					where := ""
+					if p := is.Place(); p != "" {
+						where = p + " "
+					}
+					fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", is.Severity, is.Kind, where, is.Message, is.Reviewer)
+				}
+				fmt.Fprintf(out, "wrote %s, review/code-review.md\n", artifact.CodeReviewFile)
+				env.showHint(out, "code-review")
+				fmt.Fprintf(out, "next: %s\n", next.text(env.command))
+				return nil
+			})
 		},
 	}
 	taskFlag(cmd, &id)

@@ -37,45 +37,37 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
   orch review plan --json`,
 		Args: wrapArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
-			if err != nil {
-				return err
-			}
-			tid, out := a.tid, a.out
-			w, err := a.work(cmd.Context(), lifecycle.PlanReview)
-			res, _ := w.Result.(review.PlanResult)
-			if err := a.finish(w.Phase, err); err != nil {
-				return err
-			}
-			r := res.Review
-			a.notes(asJSON)
-			if asJSON {
-				return json.NewEncoder(out).Encode(r)
-			}
-			printEntered(out, res.Phase.Entered)
-			fmt.Fprintf(out, "plan review of task %s (plan sha256 %.12s…):\n", tid, r.PlanSHA256)
-			for _, v := range r.Reviewers {
-				ok := "ok"
-				if !v.OK {
-					ok = "NOT OK"
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.PlanReview, func(a *agentCall, res review.PlanResult) error {
+				tid, out := a.tid, a.out
+				r := res.Review
+				if asJSON {
+					return json.NewEncoder(out).Encode(r)
 				}
-				fmt.Fprintf(out, "  %-16s %-6s %-8s %-7s %s\n", v.ID, ok, v.Severity, v.Decision, v.Summary)
-				for _, is := range v.BlockingIssues {
-					fmt.Fprintf(out, "      must change: %s\n", is)
+				printEntered(out, res.Phase.Entered)
+				fmt.Fprintf(out, "plan review of task %s (plan sha256 %.12s…):\n", tid, r.PlanSHA256)
+				for _, v := range r.Reviewers {
+					ok := "ok"
+					if !v.OK {
+						ok = "NOT OK"
+					}
+					fmt.Fprintf(out, "  %-16s %-6s %-8s %-7s %s\n", v.ID, ok, v.Severity, v.Decision, v.Summary)
+					for _, is := range v.BlockingIssues {
+						fmt.Fprintf(out, "      must change: %s\n", is)
+					}
 				}
-			}
-			fmt.Fprintf(out, "verdict: ok=%v blocked=%v\n", r.OK, r.Blocked)
-			fmt.Fprintf(out, "wrote %s, %s\n", artifact.PlanReviewFile, strings.TrimSuffix(artifact.PlanReviewFile, ".json")+".md")
-			env.showHint(out, "plan-review")
-			switch {
-			case r.OK:
-				fmt.Fprintf(out, "next: `%s` moves to codegen\n", env.command("next"))
-			case r.Blocked:
-				fmt.Fprintf(out, "next: `%s` goes back to planning (blocked); then `%s` revises the plan with the reviewers' issues\n", env.command("next"), env.command("plan"))
-			default:
-				fmt.Fprintf(out, "next: `%s` goes back to planning (changes requested); then `%s` revises the plan with the reviewers' issues\n", env.command("next"), env.command("plan"))
-			}
-			return nil
+				fmt.Fprintf(out, "verdict: ok=%v blocked=%v\n", r.OK, r.Blocked)
+				fmt.Fprintf(out, "wrote %s, %s\n", artifact.PlanReviewFile, strings.TrimSuffix(artifact.PlanReviewFile, ".json")+".md")
+				env.showHint(out, "plan-review")
+				switch {
+				case r.OK:
+					fmt.Fprintf(out, "next: `%s` moves to codegen\n", env.command("next"))
+				case r.Blocked:
+					fmt.Fprintf(out, "next: `%s` goes back to planning (blocked); then `%s` revises the plan with the reviewers' issues\n", env.command("next"), env.command("plan"))
+				default:
+					fmt.Fprintf(out, "next: `%s` goes back to planning (changes requested); then `%s` revises the plan with the reviewers' issues\n", env.command("next"), env.command("plan"))
+				}
+				return nil
+			})
 		},
 	}
 	taskFlag(cmd, &id)

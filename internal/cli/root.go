@@ -148,6 +148,20 @@ func (env *Env) orchestrator(wait time.Duration) (*orchestrator.Orchestrator, er
 	return o, nil
 }
 
+// orchestratorFor builds an orchestrator for the env's project and resolves
+// the task of --task (flag) in it.
+func (env *Env) orchestratorFor(wait time.Duration, flag string) (*orchestrator.Orchestrator, string, error) {
+	o, err := env.orchestrator(wait)
+	if err != nil {
+		return nil, "", err
+	}
+	tid, err := taskID(o.Project, flag)
+	if err != nil {
+		return nil, "", err
+	}
+	return o, tid, nil
+}
+
 // taskFlag adds --task to cmd.
 func taskFlag(cmd *cobra.Command, dst *string) {
 	cmd.Flags().StringVar(dst, "task", "", "task id (default: the current task in .orch/current)")

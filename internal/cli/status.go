@@ -24,11 +24,7 @@ func newStatusCmd(env *Env) *cobra.Command {
   orch status --task 0007-add-retry --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := env.orchestrator(0)
-			if err != nil {
-				return err
-			}
-			tid, err := taskID(o.Project, id)
+			o, tid, err := env.orchestratorFor(0, id)
 			if err != nil {
 				return err
 			}
