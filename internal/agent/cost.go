@@ -3,7 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -99,12 +100,7 @@ func SumCosts(events []task.Event) CostSummary {
 			delete(by, string(p))
 		}
 	}
-	rest := make([]string, 0, len(by))
-	for p := range by {
-		rest = append(rest, p)
-	}
-	sort.Strings(rest)
-	for _, p := range rest {
+	for _, p := range slices.Sorted(maps.Keys(by)) {
 		sum.Phases = append(sum.Phases, PhaseCost{Phase: p, CostLine: *by[p]})
 	}
 	for _, p := range sum.Phases {

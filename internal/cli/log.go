@@ -3,7 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -105,13 +106,8 @@ func eventLine(ev task.Event) string {
 		}
 		return fmt.Sprintf("%s task created in %s", head, phase)
 	default:
-		keys := make([]string, 0, len(ev.Data))
-		for k := range ev.Data {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		var parts []string
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(ev.Data)) {
 			b, _ := json.Marshal(ev.Data[k])
 			parts = append(parts, k+"="+string(b))
 		}

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/view"
 )
@@ -56,21 +56,11 @@ func printStatus(w io.Writer, v orchestrator.StatusView) {
 		fmt.Fprintf(w, "note: %s\n", v.Pending)
 	}
 	if len(v.Actors) > 0 {
-		names := make([]string, 0, len(v.Actors))
-		for k := range v.Actors {
-			names = append(names, string(k))
-		}
-		sort.Strings(names)
 		var parts []string
-		for _, k := range names {
+		for _, k := range slices.Sorted(maps.Keys(v.Actors)) {
 			var kv []string
-			fields := v.Actors[lifecycle.Phase(k)].Values()
-			keys := make([]string, 0, len(fields))
-			for kk := range fields {
-				keys = append(keys, kk)
-			}
-			sort.Strings(keys)
-			for _, kk := range keys {
+			fields := v.Actors[k].Values()
+			for _, kk := range slices.Sorted(maps.Keys(fields)) {
 				kv = append(kv, fmt.Sprintf("%s=%v", kk, fields[kk]))
 			}
 			parts = append(parts, fmt.Sprintf("%s(%s)", k, strings.Join(kv, " ")))

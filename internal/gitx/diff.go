@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,11 +47,7 @@ var diffArgs = []string{
 // symlink or submodule at base, or would need a file to become a directory
 // (or the reverse). An empty result means no change.
 func (r *Repo) DiffFiles(ctx context.Context, base string, files map[string][]byte, deletes []string) ([]byte, error) {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+	paths := slices.Sorted(maps.Keys(files))
 	if err := checkPaths(paths); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -56,22 +57,13 @@ func (r *Repo) environ(extra []string) []string {
 	env := make([]string, 0, len(base)+len(r.Env)+len(fixedEnv)+len(extra))
 	for _, kv := range base {
 		key, _, _ := strings.Cut(kv, "=")
-		if !isStripped(key) {
+		if !slices.Contains(strippedEnv, key) {
 			env = append(env, kv)
 		}
 	}
 	env = append(env, r.Env...)
 	env = append(env, fixedEnv...)
 	return append(env, extra...) // exec uses the last value of a duplicate key
-}
-
-func isStripped(key string) bool {
-	for _, s := range strippedEnv {
-		if key == s {
-			return true
-		}
-	}
-	return false
 }
 
 // run executes git and returns its stdout. A non-zero exit or a failure to

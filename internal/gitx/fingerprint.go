@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,12 +165,7 @@ func (r *Repo) fingerprint(ctx context.Context, dirs gitDirs) (Fingerprint, erro
 		fp.refs["HEAD of the main worktree"] = fileDigest(filepath.Join(common, "HEAD"))
 	}
 	h = sha256.New()
-	names := make([]string, 0, len(fp.refs))
-	for n := range fp.refs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(fp.refs)) {
 		fmt.Fprintf(h, "%s %s\n", n, fp.refs[n])
 	}
 	fp.Refs = hex.EncodeToString(h.Sum(nil))

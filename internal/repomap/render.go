@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,17 +184,8 @@ func (ix *Index) renderOccurrences(r *ranking, budget int) string {
 // seeded reports whether a file got weight from the seeds (not only from
 // the uniform share).
 func (ix *Index) seeded(r *ranking, f int32) bool {
-	for _, p := range r.terms.planned {
-		if p == f {
-			return true
-		}
-	}
-	for _, p := range r.terms.paths {
-		if p == f {
-			return true
-		}
-	}
-	return r.rank[f] > 2/float64(len(ix.all))
+	return slices.Contains(r.terms.planned, f) || slices.Contains(r.terms.paths, f) ||
+		r.rank[f] > 2/float64(len(ix.all))
 }
 
 // renderDefs writes the chosen definitions grouped by file, files in rank

@@ -53,15 +53,7 @@ func checkMoves(moves []Move) error {
 // move), and the nearest existing parent of each To is a folder. Paths are
 // resolved inside the task folder: a symlink cannot lead out of it.
 func (t *Task) checkMovesFeasible(moves []Move) error {
-	if len(moves) == 0 {
-		return nil
-	}
-	root, err := t.fsys().OpenRoot(t.Dir)
-	if err != nil {
-		return fmt.Errorf("task %s: %w", t.ID, err)
-	}
-	defer root.Close()
-	for i, m := range moves {
+	return t.eachMove(moves, func(root root, i int, m Move) error {
 		produced, vacated := false, false
 		for _, e := range moves[:i] {
 			produced = produced || within(m.From, e.To)
@@ -70,10 +62,10 @@ func (t *Task) checkMovesFeasible(moves []Move) error {
 		if !produced {
 			ok, err := rootExists(root, m.From)
 			if err != nil {
-				return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
+				return err
 			}
 			if !ok {
-				return fmt.Errorf("move %s → %s in task %s: %s does not exist", m.From, m.To, t.ID, m.From)
+				return fmt.Errorf("%s does not exist", m.From)
 			}
 		}
 		for dir := path.Dir(m.To); dir != "."; dir = path.Dir(dir) {
@@ -82,21 +74,21 @@ func (t *Task) checkMovesFeasible(moves []Move) error {
 				continue
 			}
 			if !fi.IsDir() {
-				return fmt.Errorf("move %s → %s in task %s: %s is not a folder", m.From, m.To, t.ID, dir)
+				return fmt.Errorf("%s is not a folder", dir)
 			}
 			break
 		}
 		if !vacated {
 			ok, err := rootExists(root, m.To)
 			if err != nil {
-				return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
+				return err
 			}
 			if ok {
-				return fmt.Errorf("move %s → %s in task %s: %s already exists", m.From, m.To, t.ID, m.To)
+				return fmt.Errorf("%s already exists", m.To)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // applyMoves performs the moves idempotently: a move whose From is gone
@@ -106,16 +98,25 @@ func (t *Task) applyMoves(moves []Move) error {
 	if err := checkMoves(moves); err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
+	return t.eachMove(moves, func(root root, _ int, m Move) error {
+		return applyMove(root, m)
+	})
+}
+
+// eachMove calls fn for each move in turn with the task folder opened as a
+// root, inside which paths are resolved (a symlink cannot lead out of it);
+// the first error stops it, naming the move.
+func (t *Task) eachMove(moves []Move, fn func(root root, i int, m Move) error) error {
 	if len(moves) == 0 {
 		return nil
 	}
-	root, err := t.fsys().OpenRoot(t.Dir)
+	r, err := t.fsys().OpenRoot(t.Dir)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	defer root.Close()
-	for _, m := range moves {
-		if err := applyMove(root, m); err != nil {
+	defer r.Close()
+	for i, m := range moves {
+		if err := fn(r, i, m); err != nil {
 			return fmt.Errorf("move %s → %s in task %s: %w", m.From, m.To, t.ID, err)
 		}
 	}

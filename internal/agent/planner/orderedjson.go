@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // orderedJSON is a JSON object kept as its members in their original order,
@@ -63,10 +64,8 @@ func parseOrderedJSON(data []byte) (orderedJSON, error) {
 
 // get returns the value of key.
 func (o orderedJSON) get(key string) (json.RawMessage, bool) {
-	for _, m := range o {
-		if m.Key == key {
-			return m.Value, true
-		}
+	if i := slices.IndexFunc(o, func(m jsonMember) bool { return m.Key == key }); i >= 0 {
+		return o[i].Value, true
 	}
 	return nil, false
 }

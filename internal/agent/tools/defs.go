@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/gitx"
@@ -137,12 +138,7 @@ func (w *Workspace) Call(ctx context.Context, name string, args json.RawMessage)
 
 // offers reports whether the workspace offers tool name.
 func (w *Workspace) offers(name string) bool {
-	for _, t := range w.Definitions() {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(w.Definitions(), func(t llm.Tool) bool { return t.Name == name })
 }
 
 func hasKey(args json.RawMessage, key string) bool {
