@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -370,7 +371,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-sub.wake:
 			ids := sub.take()
-			if only != "" && !containsString(ids, only) {
+			if only != "" && !slices.Contains(ids, only) {
 				continue
 			}
 			if !send("change", map[string]any{"tasks": ids, "stamp": s.watch.Gen()}) {
@@ -387,15 +388,6 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 	}
-}
-
-func containsString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // runtime builds the agents' runtime for a job, as the CLI does.

@@ -3,11 +3,13 @@ package board
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -122,18 +124,13 @@ func summaryText(v any) string {
 	if !ok || len(m) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b, err := json.Marshal(m[k])
 		if err != nil {
 			continue
 		}
-		parts = append(parts, k+"="+clipRunes(string(b), 80))
+		parts = append(parts, k+"="+clip.Runes(string(b), 80))
 	}
 	return strings.Join(parts, " ")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -160,7 +161,7 @@ func taskTitle(t *task.Task) string {
 	if b, err := readTaskFile(t.Dir, artifact.BriefFile, 4096); err == nil {
 		line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
 		if line = strings.TrimSpace(strings.TrimLeft(line, "# ")); line != "" {
-			return clipRunes(line, 120)
+			return clip.Runes(line, 120)
 		}
 	}
 	return t.ID
@@ -179,14 +180,6 @@ func ago(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // readTaskFile reads a regular file below the task folder (never through
@@ -492,16 +485,11 @@ func rawTexts(ms []json.RawMessage) []string {
 	return out
 }
 
-// reviewerSummary reads the "summary" a reviewer may carry beside the
-// contract's fields.
+// reviewerExtra is a plan reviewer with the "summary" it may carry beside
+// the contract's fields.
 type reviewerExtra struct {
-	ID             string            `json:"id"`
-	OK             bool              `json:"ok"`
-	Severity       string            `json:"severity"`
-	Decision       json.RawMessage   `json:"decision"`
-	Summary        json.RawMessage   `json:"summary"`
-	BlockingIssues []json.RawMessage `json:"blocking_issues"`
-	Suggestions    []json.RawMessage `json:"suggestions"`
+	artifact.Reviewer
+	Summary json.RawMessage `json:"summary"`
 }
 
 func reviewerViews(raw []byte) []ReviewerView {
