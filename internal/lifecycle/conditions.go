@@ -346,12 +346,17 @@ func agreement(s Snapshot) (Verdict, bool) {
 	return fails("could not compare %s/ with %s: %v", artifact.CodeFilesDir, artifact.DiffFile, a.Err), false
 }
 
-// needCodeReview is need for the code review, which is also invalid when it
-// names (diff_sha256) another patch than the current one.
-func needCodeReview(s Snapshot, v *Verdict) bool {
-	return need(s.CodeReview, artifact.CodeReviewFile, v) &&
-		judgedCurrent(s, artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256,
-			"the review judged another patch: review the current one (`orch redo review`, then `orch review code`) or restore code/diff.patch", v)
+// codeReview is the code review, or, with false, the verdict that does not
+// hold saying why there is none to use: it is missing, invalid, or names
+// (diff_sha256) another patch than the current one.
+func codeReview(s Snapshot) (artifact.CodeReview, Verdict, bool) {
+	var v Verdict
+	if !need(s.CodeReview, artifact.CodeReviewFile, &v) ||
+		!judgedCurrent(s, artifact.CodeReviewFile, s.CodeReview.Value.DiffSHA256,
+			"the review judged another patch: review the current one (`orch redo review`, then `orch review code`) or restore code/diff.patch", &v) {
+		return artifact.CodeReview{}, v, false
+	}
+	return s.CodeReview.Value, Verdict{}, true
 }
 
 // needTestReport is need for the test report, which is also invalid when it
@@ -407,11 +412,11 @@ func shortOr(sum, missing string) string {
 }
 
 func planFlawed(s Snapshot) Verdict {
-	var v Verdict
-	if !needCodeReview(s, &v) {
+	r, v, ok := codeReview(s)
+	if !ok {
 		return v
 	}
-	for _, is := range s.CodeReview.Value.BlockingIssues() {
+	for _, is := range r.BlockingIssues() {
 		if is.Kind == "plan" {
 			return holds("blocking issue of kind plan: %s", is.Message)
 		}
@@ -420,11 +425,10 @@ func planFlawed(s Snapshot) Verdict {
 }
 
 func needsCodeChanges(s Snapshot) Verdict {
-	var v Verdict
-	if !needCodeReview(s, &v) {
+	r, v, ok := codeReview(s)
+	if !ok {
 		return v
 	}
-	r := s.CodeReview.Value
 	if b := r.BlockingIssues(); len(b) > 0 {
 		return holds("%d blocking issue(s), first: %s", len(b), b[0].Message)
 	}
@@ -435,11 +439,10 @@ func needsCodeChanges(s Snapshot) Verdict {
 }
 
 func reviewPasses(s Snapshot) Verdict {
-	var v Verdict
-	if !needCodeReview(s, &v) {
+	r, v, ok := codeReview(s)
+	if !ok {
 		return v
 	}
-	r := s.CodeReview.Value
 	if !r.OK {
 		return fails("code review says ok: false")
 	}

@@ -67,21 +67,24 @@ func FinishTool(description string, schema json.RawMessage) llm.Tool {
 	return llm.Tool{Name: Finish, Description: description, Parameters: schema}
 }
 
+// callArgs holds the arguments of any tool call; each tool reads its own.
+type callArgs struct {
+	Path       string `json:"path"`
+	Pattern    string `json:"pattern"`
+	Glob       string `json:"glob"`
+	Offset     int    `json:"offset"`
+	Limit      int    `json:"limit"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+	Content    string `json:"content"`
+}
+
 // Call runs one tool call (finish excluded). The result is for the model;
 // isErr marks a refusal or failure it should read as such. err is a
 // failure of orch or git that ends the run.
 func (w *Workspace) Call(ctx context.Context, name string, args json.RawMessage) (result string, isErr bool, err error) {
-	var a struct {
-		Path       string `json:"path"`
-		Pattern    string `json:"pattern"`
-		Glob       string `json:"glob"`
-		Offset     int    `json:"offset"`
-		Limit      int    `json:"limit"`
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-		Content    string `json:"content"`
-	}
+	var a callArgs
 	def, known := definitions[name]
 	if !known || !w.offers(name) {
 		return fmt.Sprintf("unknown tool %q: use one of the tools offered, and finish to answer", name), true, nil

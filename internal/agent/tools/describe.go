@@ -9,13 +9,7 @@ import (
 // Describe is the short form of a tool call a person reads:
 // "read command.go:780-792", "edit command.go", "search SuggestionsMin".
 func Describe(name string, raw json.RawMessage) string {
-	var a struct {
-		Path    string `json:"path"`
-		Pattern string `json:"pattern"`
-		Glob    string `json:"glob"`
-		Offset  int    `json:"offset"`
-		Limit   int    `json:"limit"`
-	}
+	var a callArgs
 	_ = json.Unmarshal(raw, &a)
 	path := oneLine(a.Path, 80)
 	switch name {
