@@ -2,34 +2,25 @@ package agent_test
 
 import (
 	"math"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/docblock"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/task"
 )
 
-// readmeBlock returns the first ```toml block after README's heading.
+// readmeBlock returns the first ```toml block of README's section below
+// heading.
 func readmeBlock(t *testing.T, heading string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	blocks := docblock.Fenced(docblock.Section(t, filepath.Join("..", "..", "README.md"), heading), "toml")
+	if len(blocks) == 0 {
+		t.Fatalf("README.md has no toml block below %q", heading)
 	}
-	_, after, ok := strings.Cut(string(data), "\n"+heading+"\n")
-	if !ok {
-		t.Fatalf("README.md has no heading %q", heading)
-	}
-	_, block, ok := strings.Cut(after, "```toml\n")
-	if !ok {
-		t.Fatalf("no toml block after %q", heading)
-	}
-	block, _, _ = strings.Cut(block, "```")
-	return block
+	return blocks[0]
 }
 
 // TestReadmeRoleSettings: README's block of per-role limits, reasoning

@@ -11,46 +11,20 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/docblock"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/task"
 )
 
-// readmeSection returns README.md's text from the heading to the next
-// heading of the same or a higher level.
-func readmeSection(t *testing.T, heading string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
-	i := strings.Index(s, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("README.md has no heading %q", heading)
-	}
-	s = s[i+len(heading)+2:]
-	level := strings.SplitN(heading, " ", 2)[0]
-	if j := regexp.MustCompile(`\n#{1,` + string(rune('0'+len(level))) + `} `).FindStringIndex(s); j != nil {
-		s = s[:j[0]]
-	}
-	return s
-}
-
-// fenced returns the bodies of the ```lang blocks of s, in order.
-func fenced(s, lang string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile("(?s)```"+lang+"\n(.*?)```").FindAllStringSubmatch(s, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
+// readme is the project's README, from this package's folder.
+var readme = filepath.Join("..", "..", "README.md")
 
 // TestReadmeProviderExamples: every provider block of README's "Provider
 // examples" parses, builds its provider through the agents' runtime, and
 // the command example's script answers through the real command provider.
 func TestReadmeProviderExamples(t *testing.T) {
-	sec := readmeSection(t, "### Provider examples")
-	blocks := fenced(sec, "toml")
+	sec := docblock.Section(t, readme, "### Provider examples")
+	blocks := docblock.Fenced(sec, "toml")
 	types := map[string]bool{}
 	root := t.TempDir()
 	// A command provider runs in orch's working folder.
@@ -60,7 +34,7 @@ func TestReadmeProviderExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The files the examples name.
-	scripts := fenced(sec, "sh")
+	scripts := docblock.Fenced(sec, "sh")
 	if len(scripts) != 1 {
 		t.Fatalf("want one sh block (the command provider's script), got %d", len(scripts))
 	}
@@ -121,7 +95,7 @@ func mustWrite(t *testing.T, path, content string) {
 // README's "Commands" table, and the table names no command that does not
 // exist.
 func TestReadmeCommands(t *testing.T) {
-	sec := readmeSection(t, "## Commands")
+	sec := docblock.Section(t, readme, "## Commands")
 	root := newRootCmd(&Env{})
 	root.InitDefaultCompletionCmd()
 	known := map[string]bool{}
@@ -149,8 +123,8 @@ func TestReadmeCommands(t *testing.T) {
 // and checks that every step the comments announce happened: each
 // `orch next  # a → b` printed a → b, in order, and the task is done.
 func TestReadmeQuickStart(t *testing.T) {
-	sec := readmeSection(t, "## Quick start: a task from planning to done, by hand")
-	blocks := fenced(sec, "sh")
+	sec := docblock.Section(t, readme, "## Quick start: a task from planning to done, by hand")
+	blocks := docblock.Fenced(sec, "sh")
 	if len(blocks) != 1 {
 		t.Fatalf("want one sh block in the quick start, got %d", len(blocks))
 	}
