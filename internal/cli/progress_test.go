@@ -6,30 +6,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/syncbuf"
 )
-
-// syncBuffer is a strings.Builder safe for the progress ticker.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Without a terminal: one plain line per tool call, nothing of the
 // model's streamed answer, no escape codes.
 func TestProgressPlain(t *testing.T) {
-	var w syncBuffer
+	var w syncbuf.Buffer
 	now := time.Unix(0, 0)
 	pr := newProgress(&w, false, func() time.Time { return now }, "codegen")
 	pr.token("codegen", `{"status": "completed", "files": [`)
@@ -45,7 +29,7 @@ func TestProgressPlain(t *testing.T) {
 // In a terminal: the status line names the role, the seconds and the
 // tokens so far; tool lines are printed above it; stop clears it.
 func TestProgressLive(t *testing.T) {
-	var w syncBuffer
+	var w syncbuf.Buffer
 	var mu sync.Mutex
 	now := time.Unix(0, 0)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }

@@ -92,6 +92,25 @@ func Write(tb testing.TB, dir, rel, content string) {
 	}
 }
 
+// ReadFile returns the content of the file at path; a failure fails tb.
+func ReadFile(tb testing.TB, path string) string {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data)
+}
+
+// WriteFiles writes every file of files (slash-separated path → content)
+// below dir, as Write does.
+func WriteFiles(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	for rel, content := range files {
+		Write(tb, dir, rel, content)
+	}
+}
+
 // Init creates a repository on branch main in a new temporary folder and
 // returns the folder (symlinks resolved). Extra arguments go to git init
 // ("--object-format=sha256").
@@ -114,13 +133,20 @@ func CommitAll(tb testing.TB, dir, msg string) string {
 	return Git(tb, dir, "rev-parse", "HEAD")
 }
 
+// AddWorktree adds a linked worktree of repo's HEAD, detached, in a new
+// temporary folder and returns the worktree's folder.
+func AddWorktree(tb testing.TB, repo string) string {
+	tb.Helper()
+	wt := filepath.Join(tb.TempDir(), "wt")
+	Git(tb, repo, "worktree", "add", "-q", "--detach", wt, "HEAD")
+	return wt
+}
+
 // Seed creates a repository (Init) with files committed and returns its
 // folder and the commit.
 func Seed(tb testing.TB, files map[string]string, initArgs ...string) (dir, head string) {
 	tb.Helper()
 	dir = Init(tb, initArgs...)
-	for p, c := range files {
-		Write(tb, dir, p, c)
-	}
+	WriteFiles(tb, dir, files)
 	return dir, CommitAll(tb, dir, "seed")
 }

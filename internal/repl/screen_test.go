@@ -1,12 +1,13 @@
 package repl
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/syncbuf"
 )
 
 // clock is a manual clock.
@@ -27,29 +28,11 @@ func (c *clock) add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The spinner shows only at the start of a line after quiet output, and
 // is erased before output and when the command ends.
 func TestScreenSpinner(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	var term syncBuffer // stdout and stderr on one terminal
+	var term syncbuf.Buffer // stdout and stderr on one terminal
 	s := newScreen(&term, &term, false, clk.now)
 	stop := s.start("/test")
 
@@ -89,7 +72,7 @@ func TestScreenSpinner(t *testing.T) {
 // A command whose output does not end with a newline gets one, so the
 // prompt starts on its own line; notes go on their own line too.
 func TestScreenLineEnds(t *testing.T) {
-	var out, errw syncBuffer
+	var out, errw syncbuf.Buffer
 	s := newScreen(&out, &errw, false, time.Now)
 	stop := s.start("/status")
 	s.stdout().Write([]byte("partial"))
@@ -123,7 +106,7 @@ func TestScreenSpinnerGoroutine(t *testing.T) {
 func TestScreenWriterIsTerminal(t *testing.T) {
 	type terminalWriter interface{ IsTerminal() bool }
 	for _, term := range []bool{false, true} {
-		s := newScreen(&syncBuffer{}, &syncBuffer{}, term, time.Now)
+		s := newScreen(&syncbuf.Buffer{}, &syncbuf.Buffer{}, term, time.Now)
 		for _, w := range []any{s.stdout(), s.stderr()} {
 			tw, ok := w.(terminalWriter)
 			if !ok || tw.IsTerminal() != term {
@@ -145,7 +128,7 @@ func TestElapsed(t *testing.T) {
 // session's notes wait until the pager is done.
 func TestScreenHeldByPager(t *testing.T) {
 	c := &clock{t: time.Unix(0, 0)}
-	var out, errw syncBuffer
+	var out, errw syncbuf.Buffer
 	s := newScreen(&out, &errw, true, c.now)
 	tty := os.Stdout
 	gaveBack := false

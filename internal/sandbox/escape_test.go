@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // requireBwrap skips the test when bwrap does not work here, or fails it
@@ -103,18 +105,10 @@ func newEscapeFixture(t *testing.T, home string) escapeFixture {
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	main := filepath.Join(base, "main")
-	writeFiles(t, main, map[string]string{"a.txt": "a\n"})
-	wt := filepath.Join(t.TempDir(), "wt")
-	for _, args := range [][]string{
-		{"-C", main, "init", "-q"},
-		{"-C", main, "add", "-A"},
-		{"-C", main, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "base"},
-		{"-C", main, "worktree", "add", "-q", "--detach", wt, "HEAD"},
-	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	gittest.WriteFiles(t, main, map[string]string{"a.txt": "a\n"})
+	gittest.Git(t, main, "init", "-q")
+	gittest.CommitAll(t, main, "base")
+	wt := gittest.AddWorktree(t, main)
 	f := escapeFixture{
 		mainGit:  filepath.Join(main, ".git"),
 		worktree: wt,
@@ -136,18 +130,9 @@ func newEscapeFixture(t *testing.T, home string) escapeFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(f.sshSeed) })
-	f.config = readFile(t, filepath.Join(f.mainGit, "config"))
-	f.link = readFile(t, filepath.Join(wt, ".git"))
+	f.config = []byte(gittest.ReadFile(t, filepath.Join(f.mainGit, "config")))
+	f.link = []byte(gittest.ReadFile(t, filepath.Join(wt, ".git")))
 	return f
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // effects says, per probe, whether it worked: from what reached the host
@@ -185,10 +170,10 @@ func runEscape(t *testing.T, f escapeFixture, weak bool) map[string]bool {
 		t.Errorf("Close: %v", cerr)
 	}
 	if err != nil || code != 0 {
-		t.Fatalf("escape script: exit %d, %v\n%s", code, err, readFile(t, out))
+		t.Fatalf("escape script: exit %d, %v\n%s", code, err, gittest.ReadFile(t, out))
 	}
 	results := map[string]string{}
-	for _, line := range strings.Fields(string(readFile(t, filepath.Join(f.worktree, "results.txt")))) {
+	for _, line := range strings.Fields(gittest.ReadFile(t, filepath.Join(f.worktree, "results.txt"))) {
 		k, v, _ := strings.Cut(line, "=")
 		results[k] = v
 	}
@@ -306,7 +291,7 @@ func TestEscapesAsUser(t *testing.T) {
 	if err := os.Mkdir(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	data := readFile(t, exe)
+	data := []byte(gittest.ReadFile(t, exe))
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func git(t *testing.T, args ...string) {
@@ -17,7 +19,7 @@ func git(t *testing.T, args ...string) {
 
 func TestGitDirs(t *testing.T) {
 	main := t.TempDir()
-	writeFiles(t, main, map[string]string{"a.txt": "a\n"})
+	gittest.WriteFiles(t, main, map[string]string{"a.txt": "a\n"})
 	git(t, "-C", main, "init", "-q")
 	git(t, "-C", main, "add", "-A")
 	git(t, "-C", main, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "base")
@@ -55,7 +57,7 @@ func TestGitDirs(t *testing.T) {
 
 	t.Run("git cannot read the link", func(t *testing.T) {
 		broken := t.TempDir()
-		writeFiles(t, broken, map[string]string{".git": "gitdir: /nonexistent/worktrees/x\n"})
+		gittest.WriteFiles(t, broken, map[string]string{".git": "gitdir: /nonexistent/worktrees/x\n"})
 		got, err := gitDirs(broken)
 		if err == nil || !slices.Equal(got, []string{filepath.Join(broken, ".git")}) {
 			t.Errorf("gitDirs = %q, %v; want the .git file and an error", got, err)

@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestToolchainPaths(t *testing.T) {
 	home := t.TempDir()
-	writeFiles(t, home, map[string]string{
+	gittest.WriteFiles(t, home, map[string]string{
 		".local/bin/pytest":                       "#!/bin/sh\n",
 		".local/lib/python3/site-packages/x.py":   "",
 		".local/share/keyrings/login.keyring":     "secret",

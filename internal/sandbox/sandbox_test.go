@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestParentsInTmpfs(t *testing.T) {
@@ -45,8 +47,8 @@ func TestHandOver(t *testing.T) {
 	}
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "outside")
-	writeFiles(t, dir, map[string]string{"a.txt": "a", "sub/b.txt": "b", ".git": "gitdir: /x\n"})
-	writeFiles(t, filepath.Dir(outside), map[string]string{"outside": "o"})
+	gittest.WriteFiles(t, dir, map[string]string{"a.txt": "a", "sub/b.txt": "b", ".git": "gitdir: /x\n"})
+	gittest.WriteFiles(t, filepath.Dir(outside), map[string]string{"outside": "o"})
 	if err := os.Symlink(outside, filepath.Join(dir, "sub", "link")); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestClosedAncestors(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(closed, "work", "wt")
-	writeFiles(t, closed, map[string]string{"work/wt/a.txt": "a\n", "secret.txt": "closed-secret\n"})
+	gittest.WriteFiles(t, closed, map[string]string{"work/wt/a.txt": "a\n", "secret.txt": "closed-secret\n"})
 	sb, _, err := New(Config{Dir: dir, Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
@@ -112,9 +114,9 @@ func TestClosedAncestors(t *testing.T) {
 		t.Error(cerr)
 	}
 	if err != nil || code != 0 {
-		t.Fatalf("exit %d, %v\n%s", code, err, readFile(t, log))
+		t.Fatalf("exit %d, %v\n%s", code, err, []byte(gittest.ReadFile(t, log)))
 	}
-	if string(readFile(t, filepath.Join(dir, "b.txt"))) != "b\n" {
+	if gittest.ReadFile(t, filepath.Join(dir, "b.txt")) != "b\n" {
 		t.Errorf("b.txt not written")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestCommit(t *testing.T) {
@@ -86,13 +88,13 @@ func TestCommitRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			log := readFile(t, filepath.Join(tk.Dir, TranscriptFile))
-			state := readFile(t, filepath.Join(tk.Dir, StateFile))
+			log := gittest.ReadFile(t, filepath.Join(tk.Dir, TranscriptFile))
+			state := gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile))
 			err := tk.Commit(tt.ev, tt.next)
 			if err == nil || (tt.is != nil && !errors.Is(err, tt.is)) || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("Commit = %v, want %v containing %q", err, tt.is, tt.msg)
 			}
-			if readFile(t, filepath.Join(tk.Dir, TranscriptFile)) != log || readFile(t, filepath.Join(tk.Dir, StateFile)) != state {
+			if gittest.ReadFile(t, filepath.Join(tk.Dir, TranscriptFile)) != log || gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile)) != state {
 				t.Fatal("a refused commit changed the files")
 			}
 			if _, err := os.Stat(filepath.Join(tk.Dir, "code", "x.go")); err != nil {
@@ -144,7 +146,7 @@ func TestCommitMoves(t *testing.T) {
 		Move{From: "code", To: "history/1-codegen/code"},
 		Move{From: "history/1-codegen/code/files/a.go", To: "history/1-codegen/a.go"},
 		Move{From: "review/code-review.json", To: "history/1-codegen/review/code-review.json"})
-	if got := readFile(t, filepath.Join(tk.Dir, "history", "1-codegen", "a.go")); got != "package a\n" {
+	if got := gittest.ReadFile(t, filepath.Join(tk.Dir, "history", "1-codegen", "a.go")); got != "package a\n" {
 		t.Fatalf("moved file = %q", got)
 	}
 	for _, gone := range []string{"code", "review/code-review.json"} {

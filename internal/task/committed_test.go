@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
@@ -82,7 +83,7 @@ func TestCommittedStateDamage(t *testing.T) {
 		{name: "state.json two behind", phase: "plan_review", wantIn: "does not match the transcript's last state",
 			edit: func(t *testing.T, tk *Task, lines []string) []string {
 				// Log two more transitions while state.json stays.
-				old := readFile(t, filepath.Join(tk.Dir, StateFile))
+				old := gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile))
 				step(t, tk, "codegen")
 				step(t, tk, "review")
 				writeFile(t, filepath.Join(tk.Dir, StateFile), old)
@@ -90,7 +91,7 @@ func TestCommittedStateDamage(t *testing.T) {
 			}},
 		{name: "one behind but edited", phase: "codegen", wantIn: "changed outside orch",
 			edit: func(t *testing.T, tk *Task, lines []string) []string {
-				old := readFile(t, filepath.Join(tk.Dir, StateFile))
+				old := gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile))
 				step(t, tk, "codegen")
 				writeFile(t, filepath.Join(tk.Dir, StateFile), strings.Replace(old, `"plan_review"`, `"planning"`, 1))
 				return nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // TestCrashKill runs a child that commits (with moves) and appends in a
@@ -60,7 +62,7 @@ func TestCrashKill(t *testing.T) {
 		lastRev = st.Revision
 		at := loopAt(st)
 		other := map[string]string{"a": "b", "b": "a"}[at]
-		if got := readFile(t, filepath.Join(tk.Dir, "work", at, "item")); got != "the item\n" {
+		if got := gittest.ReadFile(t, filepath.Join(tk.Dir, "work", at, "item")); got != "the item\n" {
 			t.Fatalf("kill %d: item at %s = %q", i, at, got)
 		}
 		if _, err := os.Stat(filepath.Join(tk.Dir, "work", other, "item")); !os.IsNotExist(err) {

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // faultWorld is a task with one committed transition (revision 2), a
@@ -34,8 +36,8 @@ func newFaultWorld(t *testing.T) *faultWorld {
 // snap records the files to compare with after the call.
 func (w *faultWorld) snap(t *testing.T) {
 	t.Helper()
-	w.oldState = readFile(t, filepath.Join(w.tk.Dir, StateFile))
-	w.oldLog = readFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
+	w.oldState = gittest.ReadFile(t, filepath.Join(w.tk.Dir, StateFile))
+	w.oldLog = gittest.ReadFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
 	w.outside = w.outsideTree(t)
 }
 
@@ -60,7 +62,7 @@ func (w *faultWorld) checkOutside(t *testing.T) {
 // transcript.
 func (w *faultWorld) logAfter(t *testing.T, r faultRun, durable bool, newLog string) string {
 	t.Helper()
-	log := readFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
+	log := gittest.ReadFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
 	switch {
 	case durable:
 		if log != newLog {
@@ -107,7 +109,7 @@ func checkArchive(t *testing.T, tk *Task, rev int64) {
 		gone = []string{"code", "review/code-review.json"}
 	}
 	for p, want := range here {
-		if got := readFile(t, filepath.Join(tk.Dir, p)); got != want {
+		if got := gittest.ReadFile(t, filepath.Join(tk.Dir, p)); got != want {
 			t.Fatalf("%s = %q, want %q", p, got, want)
 		}
 	}
@@ -140,8 +142,8 @@ func TestCommitUnderFaults(t *testing.T) {
 			return w.tk.Commit(ev, next)
 		},
 		recorded: func(t *testing.T, w *faultWorld, ops []op) {
-			newState = readFile(t, filepath.Join(w.tk.Dir, StateFile))
-			newLog = readFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
+			newState = gittest.ReadFile(t, filepath.Join(w.tk.Dir, StateFile))
+			newLog = gittest.ReadFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
 			logSync = opIndex(t, ops, 0, opFsync, TranscriptFile)
 			stateRename = opIndex(t, ops, 0, opRename, "/"+StateFile)
 			if first := opIndex(t, ops, 0, opRename, ""); first < logSync {
@@ -155,7 +157,7 @@ func TestCommitUnderFaults(t *testing.T) {
 			if r.idx > stateRename {
 				wantState = newState // only the folder fsync after the rename failed
 			}
-			if got := readFile(t, filepath.Join(w.tk.Dir, StateFile)); got != wantState {
+			if got := gittest.ReadFile(t, filepath.Join(w.tk.Dir, StateFile)); got != wantState {
 				t.Fatalf("state.json after the fault:\n%s\nwant\n%s", got, wantState)
 			}
 			if _, err := w.tk.ReadState(); err != nil {
@@ -206,11 +208,11 @@ func TestAppendUnderFaults(t *testing.T) {
 			return w.tk.Append(Event{TS: t0, Kind: "model_call", Data: map[string]any{"model": "m", "output": strings.Repeat("out ", 100)}})
 		},
 		recorded: func(t *testing.T, w *faultWorld, ops []op) {
-			newLog = readFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
+			newLog = gittest.ReadFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
 			logSync = opIndex(t, ops, 0, opFsync, TranscriptFile)
 		},
 		check: func(t *testing.T, w *faultWorld, r faultRun) {
-			if got := readFile(t, filepath.Join(w.tk.Dir, StateFile)); got != w.oldState {
+			if got := gittest.ReadFile(t, filepath.Join(w.tk.Dir, StateFile)); got != w.oldState {
 				t.Fatalf("Append changed state.json:\n%s", got)
 			}
 			log := w.logAfter(t, r, r.idx > logSync, newLog)
@@ -275,10 +277,10 @@ func TestFailedTranscriptFsyncLeavesStateUnchanged(t *testing.T) {
 			if syncs != 1 {
 				t.Fatalf("%d fsyncs after the transcript's fsync failed, want just that one: %v", syncs, ff.recorded())
 			}
-			if got := readFile(t, filepath.Join(w.tk.Dir, StateFile)); got != w.oldState {
+			if got := gittest.ReadFile(t, filepath.Join(w.tk.Dir, StateFile)); got != w.oldState {
 				t.Fatal("state.json changed although the transcript's fsync failed")
 			}
-			if got := readFile(t, filepath.Join(w.tk.Dir, TranscriptFile)); got != w.oldLog {
+			if got := gittest.ReadFile(t, filepath.Join(w.tk.Dir, TranscriptFile)); got != w.oldLog {
 				t.Fatalf("the unlogged event was not cut back:\n%s", got)
 			}
 			checkArchive(t, w.tk, 2)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // projectWorld is a project with one task, 0001-a, which is current.
@@ -54,7 +56,7 @@ func (w *projectWorld) checkTree(t *testing.T, r faultRun) {
 
 func (w *projectWorld) current(t *testing.T) string {
 	t.Helper()
-	return readFile(t, filepath.Join(w.p.Dir, currentName))
+	return gittest.ReadFile(t, filepath.Join(w.p.Dir, currentName))
 }
 
 // TestCreateTaskUnderFaults fails every operation of CreateTask: building
@@ -104,7 +106,7 @@ func TestCreateTaskUnderFaults(t *testing.T) {
 				if err != nil || st.Revision != 1 || st.Phase != "planning" {
 					t.Fatalf("state = %+v, %v", st, err)
 				}
-				if got := readFile(t, filepath.Join(tk.Dir, BriefFile)); got != "Second brief\n" {
+				if got := gittest.ReadFile(t, filepath.Join(tk.Dir, BriefFile)); got != "Second brief\n" {
 					t.Fatalf("brief = %q", got)
 				}
 			}

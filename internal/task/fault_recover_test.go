@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/durable"
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // tornTail is an interrupted append left at the end of the transcript.
@@ -68,7 +69,7 @@ func recoverUnderFaults(t *testing.T, debris bool) {
 			return err
 		},
 		recorded: func(t *testing.T, w *faultWorld, ops []op) {
-			newState = readFile(t, filepath.Join(w.tk.Dir, StateFile))
+			newState = gittest.ReadFile(t, filepath.Join(w.tk.Dir, StateFile))
 			stateRename = opIndex(t, ops, 0, opRename, "/"+StateFile)
 			// state.json must never get ahead of what the disk has logged.
 			logSync := opIndex(t, ops, 0, opFsync, TranscriptFile)
@@ -86,13 +87,13 @@ func recoverUnderFaults(t *testing.T, debris bool) {
 			if r.idx > stateRename {
 				wantState = newState
 			}
-			if got := readFile(t, filepath.Join(w.tk.Dir, StateFile)); got != wantState {
+			if got := gittest.ReadFile(t, filepath.Join(w.tk.Dir, StateFile)); got != wantState {
 				t.Fatalf("state.json after the fault:\n%s\nwant\n%s", got, wantState)
 			}
 			if _, err := w.tk.ReadState(); err != nil {
 				t.Fatalf("state.json unreadable after the fault: %v", err)
 			}
-			log := readFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
+			log := gittest.ReadFile(t, filepath.Join(w.tk.Dir, TranscriptFile))
 			if !strings.HasPrefix(log, strings.TrimSuffix(w.oldLog, tornTail)) {
 				t.Fatalf("Recover changed logged lines:\n%s", log)
 			}

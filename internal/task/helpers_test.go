@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
@@ -82,19 +83,10 @@ func writeFile(t testing.TB, path, body string) {
 	}
 }
 
-func readFile(t testing.TB, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // logLines returns the transcript's lines without their '\n'.
 func logLines(t testing.TB, tk *Task) []string {
 	t.Helper()
-	s := readFile(t, filepath.Join(tk.Dir, TranscriptFile))
+	s := gittest.ReadFile(t, filepath.Join(tk.Dir, TranscriptFile))
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestLockGoroutines(t *testing.T) {
@@ -22,7 +24,7 @@ func TestLockGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, filepath.Join(tk.Dir, LockFile)); got != fmt.Sprintf("pid %d\n", os.Getpid()) {
+	if got := gittest.ReadFile(t, filepath.Join(tk.Dir, LockFile)); got != fmt.Sprintf("pid %d\n", os.Getpid()) {
 		t.Fatalf("lock file = %q", got)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestInitProjectIdempotent(t *testing.T) {
@@ -24,11 +25,11 @@ func TestInitProjectIdempotent(t *testing.T) {
 	if p.Root != root || p.Dir != filepath.Join(root, ".orch") {
 		t.Fatalf("project = %+v", p)
 	}
-	cfg := readFile(t, filepath.Join(p.Dir, "config.toml"))
+	cfg := gittest.ReadFile(t, filepath.Join(p.Dir, "config.toml"))
 	if !strings.Contains(cfg, "optional") {
 		t.Fatalf("config template does not say keys are optional:\n%s", cfg)
 	}
-	ign := readFile(t, filepath.Join(p.Dir, ".gitignore"))
+	ign := gittest.ReadFile(t, filepath.Join(p.Dir, ".gitignore"))
 	for _, want := range []string{"tasks/*/.lock", "tasks/.tmp-*"} {
 		if !strings.Contains(ign, want) {
 			t.Fatalf(".gitignore lacks %q:\n%s", want, ign)
@@ -39,7 +40,7 @@ func TestInitProjectIdempotent(t *testing.T) {
 	if err != nil || created {
 		t.Fatalf("second init: created=%v err=%v", created, err)
 	}
-	if got := readFile(t, filepath.Join(p.Dir, "config.toml")); got != "mine = 1\n" {
+	if got := gittest.ReadFile(t, filepath.Join(p.Dir, "config.toml")); got != "mine = 1\n" {
 		t.Fatalf("second init overwrote config: %q", got)
 	}
 	if fi, err := os.Stat(p.TasksDir()); err != nil || !fi.IsDir() {
@@ -134,7 +135,7 @@ func TestCreateTask(t *testing.T) {
 	if st.Phase != "planning" || st.Revision != 1 || st.Task != "0001-add-retry" || !st.CreatedAt.Equal(t0) || !st.UpdatedAt.Equal(t0) {
 		t.Fatalf("state = %+v", st)
 	}
-	if got := readFile(t, filepath.Join(tk.Dir, "planning", "brief.md")); got != "Add retry\n" {
+	if got := gittest.ReadFile(t, filepath.Join(tk.Dir, "planning", "brief.md")); got != "Add retry\n" {
 		t.Fatalf("brief = %q", got)
 	}
 	read, err := tk.ReadState()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // snapshot reads every regular file of a task folder except its lock.
@@ -19,7 +20,7 @@ func snapshot(t testing.TB, dir string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		files[rel] = readFile(t, p)
+		files[rel] = gittest.ReadFile(t, p)
 		return nil
 	})
 	if err != nil {
@@ -131,7 +132,7 @@ func TestRecoverCompletesMoves(t *testing.T) {
 			if err != nil || !rec.RolledForward {
 				t.Fatalf("Recover = %+v, %v", rec, err)
 			}
-			if got := readFile(t, filepath.Join(tk.Dir, "history", "1-codegen", "code", "files", "a.go")); got != "package a\n" {
+			if got := gittest.ReadFile(t, filepath.Join(tk.Dir, "history", "1-codegen", "code", "files", "a.go")); got != "package a\n" {
 				t.Fatalf("moved file = %q", got)
 			}
 			if _, err := os.Stat(filepath.Join(tk.Dir, "history", "1-codegen", "review", "code-review.json")); err != nil {
@@ -175,7 +176,7 @@ func TestRecoverCrashAfterPartialMoves(t *testing.T) {
 	if _, err := tk.Recover(t0); err != nil {
 		t.Fatal(err)
 	}
-	if readFile(t, filepath.Join(tk.Dir, "h", "a")) != "A" || readFile(t, filepath.Join(tk.Dir, "h", "b")) != "B" {
+	if gittest.ReadFile(t, filepath.Join(tk.Dir, "h", "a")) != "A" || gittest.ReadFile(t, filepath.Join(tk.Dir, "h", "b")) != "B" {
 		t.Fatal("moves not completed")
 	}
 	mustVerify(t, tk)
@@ -187,7 +188,7 @@ func TestRecoverTornTail(t *testing.T) {
 	tk := newTask(t, p, "0001-a")
 	lock(t, tk)
 	step(t, tk, "plan_review")
-	good := readFile(t, filepath.Join(tk.Dir, TranscriptFile))
+	good := gittest.ReadFile(t, filepath.Join(tk.Dir, TranscriptFile))
 	torn := `{"seq":3,"ts":"2026-11-25T10:00:00Z","kind":"transition","state":{"phase":"code`
 	writeFile(t, filepath.Join(tk.Dir, TranscriptFile), good+torn)
 
@@ -238,7 +239,7 @@ func TestRecoverRemovesStrayTemps(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tk.Dir, "state.json.tmp-12345")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("temp file not removed")
 	}
-	if readFile(t, filepath.Join(tk.Dir, "notes.tmp")) != "mine" {
+	if gittest.ReadFile(t, filepath.Join(tk.Dir, "notes.tmp")) != "mine" {
 		t.Fatal("a file that is not ours was touched")
 	}
 	mustVerify(t, tk)

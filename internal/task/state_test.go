@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestReadStateInvalid(t *testing.T) {
@@ -93,7 +95,7 @@ func TestReadStateValid(t *testing.T) {
 	if st.Actors["planning"].Round != 3 {
 		t.Fatalf("actors.planning.Round = %d, want 3", st.Actors["planning"].Round)
 	}
-	if got := readFile(t, filepath.Join(tk.Dir, StateFile)); !strings.Contains(got, `"big":12345678901234567890`) || !strings.Contains(got, `"ratio":0.5`) {
+	if got := gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile)); !strings.Contains(got, `"big":12345678901234567890`) || !strings.Contains(got, `"ratio":0.5`) {
 		t.Fatalf("rewritten state lost precision: %s", got)
 	}
 }

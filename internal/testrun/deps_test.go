@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestDependencyFolders(t *testing.T) {
 	deps, dir := t.TempDir(), t.TempDir()
-	writeFiles(t, deps, map[string]string{
+	gittest.WriteFiles(t, deps, map[string]string{
 		"node_modules/a/index.js":              "",
 		".venv/bin/python":                     "",
 		"vendor/lib.php":                       "",
@@ -24,7 +25,7 @@ func TestDependencyFolders(t *testing.T) {
 		".cache/node_modules/e/x.js":           "", // hidden folders are not scanned
 	})
 	// The worktree holds what git tracks: vendor is tracked here.
-	writeFiles(t, dir, map[string]string{"vendor/lib.php": "", "packages/web/package.json": "", "apps/api/package.json": "", "src/x.py": ""})
+	gittest.WriteFiles(t, dir, map[string]string{"vendor/lib.php": "", "packages/web/package.json": "", "apps/api/package.json": "", "src/x.py": ""})
 	got := dependencyFolders(deps, dir)
 	want := []string{"node_modules", ".venv", "apps/api/node_modules", "packages/web/node_modules"}
 	slices.Sort(got)
@@ -36,11 +37,11 @@ func TestDependencyFolders(t *testing.T) {
 
 func TestPrepareDeps(t *testing.T) {
 	home := t.TempDir()
-	writeFiles(t, home, map[string]string{".m2/repository/x.jar": "", ".m2/settings.xml": "<password/>", ".npm/_cacache/index": "", ".gradle/caches/modules-2/x": ""})
+	gittest.WriteFiles(t, home, map[string]string{".m2/repository/x.jar": "", ".m2/settings.xml": "<password/>", ".npm/_cacache/index": "", ".gradle/caches/modules-2/x": ""})
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "MAVEN_OPTS=-Xmx1g"}
 	t.Run("caches and environment", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"Cargo.toml": "", "settings.gradle.kts": ""})
+		gittest.WriteFiles(t, dir, map[string]string{"Cargo.toml": "", "settings.gradle.kts": ""})
 		d, err := prepareDeps(Options{BuildCache: filepath.Join(t.TempDir(), "b")}, dir, env)
 		if err != nil {
 			t.Fatal(err)
@@ -73,7 +74,7 @@ func TestPrepareDeps(t *testing.T) {
 	})
 	t.Run("read-only paths", func(t *testing.T) {
 		deps, dir := t.TempDir(), t.TempDir()
-		writeFiles(t, deps, map[string]string{"third_party/sdk/lib.a": ""})
+		gittest.WriteFiles(t, deps, map[string]string{"third_party/sdk/lib.a": ""})
 		d, err := prepareDeps(Options{Deps: deps, ReadOnly: []string{home, "/nonexistent-orch"}, ReadOnlyInDir: []string{"third_party/sdk", "missing"}}, dir, env)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func TestPrepareDeps(t *testing.T) {
 func TestRunDepsWithoutSandbox(t *testing.T) {
 	t.Parallel()
 	deps, dir := t.TempDir(), t.TempDir()
-	writeFiles(t, deps, map[string]string{"node_modules/.bin/tool": "#!/bin/sh\necho tool ran\n"})
+	gittest.WriteFiles(t, deps, map[string]string{"node_modules/.bin/tool": "#!/bin/sh\necho tool ran\n"})
 	if err := os.Chmod(filepath.Join(deps, "node_modules/.bin/tool"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestRunReadOnlyInDirSandboxed(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
 	deps, dir := t.TempDir(), t.TempDir()
-	writeFiles(t, deps, map[string]string{"third_party/data.txt": "seed\n"})
+	gittest.WriteFiles(t, deps, map[string]string{"third_party/data.txt": "seed\n"})
 	opt := options(t, dir)
 	opt.Sandbox = SandboxBwrap
 	opt.Deps = deps

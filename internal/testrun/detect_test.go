@@ -7,12 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 func TestDetect(t *testing.T) {
 	pytestCmd := "pytest --junitxml=" + PytestReport
 	deps := t.TempDir() // the user's working tree, with a virtualenv
-	writeFiles(t, deps, map[string]string{".venv/bin/python": "#!/bin/sh\n", "node_modules/.keep": ""})
+	gittest.WriteFiles(t, deps, map[string]string{".venv/bin/python": "#!/bin/sh\n", "node_modules/.keep": ""})
 	if err := os.Chmod(filepath.Join(deps, ".venv/bin/python"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func TestDetect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, tt.files)
+			gittest.WriteFiles(t, dir, tt.files)
 			look := func(string) (string, error) { return "/usr/bin/pytest", nil }
 			if tt.noPy {
 				look = func(f string) (string, error) { return "", exec.ErrNotFound }
@@ -218,7 +220,7 @@ func TestDetect(t *testing.T) {
 
 func TestDetectErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"package.json": "{not json"})
+	gittest.WriteFiles(t, dir, map[string]string{"package.json": "{not json"})
 	if _, _, err := Detect(dir, DetectOptions{}); err == nil || !strings.Contains(err.Error(), "package.json") {
 		t.Errorf("Detect with a broken package.json: err = %v, want one naming package.json", err)
 	}

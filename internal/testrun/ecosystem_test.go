@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // Fixture projects per ecosystem, made in the test, detected and run the
@@ -96,11 +97,11 @@ test('node_modules is read-only', async () => {
 });
 `,
 	}
-	writeFiles(t, dir, project)
-	writeFiles(t, deps, project)
+	gittest.WriteFiles(t, dir, project)
+	gittest.WriteFiles(t, deps, project)
 	// What `npm install` left in the user's working tree: a package and a
 	// tool on node_modules/.bin.
-	writeFiles(t, deps, map[string]string{
+	gittest.WriteFiles(t, deps, map[string]string{
 		"node_modules/leftpad-fx/package.json": `{"name":"leftpad-fx","version":"1.0.0","type":"module","main":"index.js"}`,
 		"node_modules/leftpad-fx/index.js":     "export const add = (a, b) => a + b;\n",
 		"node_modules/.bin/typecheck":          "#!/bin/sh\necho typecheck ok\n",
@@ -123,7 +124,7 @@ test('node_modules is read-only', async () => {
 		t.Fatal(err)
 	}
 	dir2 := t.TempDir()
-	writeFiles(t, dir2, project)
+	gittest.WriteFiles(t, dir2, project)
 	report, info = runDetected(t, dir2, deps, nil)
 	if report.Status != artifact.TestError || !strings.Contains(report.Error, "typecheck: not found") {
 		t.Fatalf("without the tool: status %s error %q, want a runner error naming typecheck\n%s", report.Status, report.Error, logOf(t, report, info))
@@ -147,8 +148,8 @@ func TestEcosystemPython(t *testing.T) {
 	t.Run("src layout", func(t *testing.T) {
 		t.Parallel()
 		dir, deps := t.TempDir(), t.TempDir()
-		writeFiles(t, dir, project)
-		writeFiles(t, deps, project)
+		gittest.WriteFiles(t, dir, project)
+		gittest.WriteFiles(t, deps, project)
 		report, info := runDetected(t, dir, deps, func(o *Options, s []Suite) {
 			o.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
 		})
@@ -159,8 +160,8 @@ func TestEcosystemPython(t *testing.T) {
 	t.Run("a virtualenv in the working tree", func(t *testing.T) {
 		t.Parallel()
 		dir, deps := t.TempDir(), t.TempDir()
-		writeFiles(t, dir, project)
-		writeFiles(t, deps, project)
+		gittest.WriteFiles(t, dir, project)
+		gittest.WriteFiles(t, deps, project)
 		if out, err := exec.Command("/usr/bin/python3", "-m", "venv", "--without-pip", "--system-site-packages", filepath.Join(deps, ".venv")).CombinedOutput(); err != nil {
 			t.Fatalf("python3 -m venv: %v\n%s", err, out)
 		}
@@ -177,7 +178,7 @@ func TestEcosystemPython(t *testing.T) {
 	t.Run("an import error is a collection error, not a failure", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{
+		gittest.WriteFiles(t, dir, map[string]string{
 			"pytest.ini":       "[pytest]\n",
 			"tests/test_x.py":  "from missingpkg import x\n\ndef test_x():\n    pass\n",
 			"tests/test_ok.py": "def test_ok():\n    pass\n",
@@ -196,7 +197,7 @@ func TestEcosystemRust(t *testing.T) {
 	requireTool(t, "cargo", "cargo test")
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	gittest.WriteFiles(t, dir, map[string]string{
 		"Cargo.toml":  "[package]\nname = \"fx\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
 		"src/lib.rs":  "/// ```\n/// assert_eq!(fx::add(1, 1), 2);\n/// ```\npub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 4); }\n    #[test]\n    fn wrong() { assert_eq!(super::add(2, 2), 5); }\n    #[test]\n    #[ignore]\n    fn slow() {}\n}\n",
 		"tests/it.rs": "#[test]\nfn integration() { assert_eq!(fx::add(1, 2), 3); }\n",
@@ -239,7 +240,7 @@ func TestEcosystemMaven(t *testing.T) {
 	requireTool(t, "/usr/share/maven-repo/junit/junit/4.x", "Debian's junit4")
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	gittest.WriteFiles(t, dir, map[string]string{
 		"pom.xml": `<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>com.example</groupId><artifactId>fx</artifactId><version>1.0</version>
@@ -279,7 +280,7 @@ func TestEcosystemMaven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, dir2, map[string]string{"pom.xml": string(pom), "src/main/java/com/example/Calc.java": "package com.example;\npublic class Calc { broken }\n"})
+	gittest.WriteFiles(t, dir2, map[string]string{"pom.xml": string(pom), "src/main/java/com/example/Calc.java": "package com.example;\npublic class Calc { broken }\n"})
 	report, info = runDetected(t, dir2, "", func(o *Options, s []Suite) {
 		s[0].Env = map[string]string{"MAVEN_OPTS": "-Dmaven.repo.local=/usr/share/maven-repo"}
 	})
@@ -294,7 +295,7 @@ func TestEcosystemMaven(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(dir3, "src"), os.DirFS(filepath.Join(dir, "src"))); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, dir3, map[string]string{"pom.xml": strings.Replace(string(pom), "<modelVersion>4.0.0</modelVersion>",
+	gittest.WriteFiles(t, dir3, map[string]string{"pom.xml": strings.Replace(string(pom), "<modelVersion>4.0.0</modelVersion>",
 		"<modelVersion>4.0.0</modelVersion>\n  <parent><groupId>org.apache.commons</groupId><artifactId>commons-parent</artifactId><version>104</version></parent>", 1)})
 	report, info = runDetected(t, dir3, "", func(o *Options, s []Suite) {
 		s[0].Env = map[string]string{"MAVEN_OPTS": "-Dmaven.repo.local=/usr/share/maven-repo"}
@@ -325,7 +326,7 @@ func TestEcosystemGradle(t *testing.T) {
 	requireTool(t, "/usr/share/maven-repo/junit/junit/4.x", "Debian's junit4")
 	t.Parallel()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	gittest.WriteFiles(t, dir, map[string]string{
 		"build.gradle":                            "apply plugin: 'java'\nrepositories { maven { url 'file:///usr/share/maven-repo' } }\ndependencies { testCompile 'junit:junit:4.x' }\n",
 		"src/main/java/com/example/Calc.java":     "package com.example;\npublic class Calc { public static int add(int a, int b) { return a + b; } }\n",
 		"src/test/java/com/example/CalcTest.java": "package com.example;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Ignore;\nimport org.junit.Test;\npublic class CalcTest {\n  @Test public void adds() { assertEquals(4, Calc.add(2, 2)); }\n  @Test public void wrong() { assertEquals(5, Calc.add(2, 2)); }\n  @Ignore(\"later\") @Test public void later() { }\n}\n",
@@ -363,7 +364,7 @@ func TestEcosystemGradle(t *testing.T) {
 	if out, err := exec.Command("cp", "-rL", "/usr/share/gradle", filepath.Join(dists, "gradle-"+version)).CombinedOutput(); err != nil {
 		t.Fatalf("copy Debian's Gradle: %v\n%s", err, out)
 	}
-	writeFiles(t, dists, map[string]string{zip + ".ok": ""})
+	gittest.WriteFiles(t, dists, map[string]string{zip + ".ok": ""})
 
 	env := append(os.Environ(), "HOME="+home)
 	var logs string
@@ -411,7 +412,7 @@ func TestEcosystemNodeManagers(t *testing.T) {
 			requireTool(t, tc.manager, tc.manager+" from the npm registry")
 			t.Parallel()
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{
+			gittest.WriteFiles(t, dir, map[string]string{
 				"package.json": `{"name":"fx","version":"1.0.0","type":"module","scripts":{"test":"node --test"}}`,
 				tc.lockfile:    tc.content,
 				"fx.js":        "export const add = (a, b) => a + b;\n",
@@ -446,7 +447,7 @@ func TestEcosystemJust(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"justfile": "# the project's tasks\nversion := \"1\"\n\n" + tc.recipe, "VERSION": "1\n"})
+			gittest.WriteFiles(t, dir, map[string]string{"justfile": "# the project's tasks\nversion := \"1\"\n\n" + tc.recipe, "VERSION": "1\n"})
 			report, info := runDetected(t, dir, "", nil)
 			if report.Status != tc.status || report.Summary != tc.summary || report.Suites[0].Command != "just test" || !strings.Contains(report.Error, tc.msg) {
 				t.Fatalf("report %s summary %+v (error %q), want %s %+v from just test\n%s", report.Status, report.Summary, report.Error, tc.status, tc.summary, logOf(t, report, info))

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/sandbox"
 )
 
@@ -49,36 +50,19 @@ func newEscapeFixture(t *testing.T, realHome string) escapeFixture {
 		t.Fatalf("cannot create a fake home in %s: %v", realHome, err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
-	writeFiles(t, home, map[string]string{
+	gittest.WriteFiles(t, home, map[string]string{
 		".ssh/id_seed":         "seeded-ssh-secret\n",
 		".ssh/authorized_keys": "original\n",
 		"src/main/a.txt":       "a\n",
 	})
 	main := filepath.Join(home, "src", "main")
-	wt := filepath.Join(t.TempDir(), "wt")
-	for _, args := range [][]string{
-		{"-C", main, "init", "-q"},
-		{"-C", main, "add", "-A"},
-		{"-C", main, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "base"},
-		{"-C", main, "worktree", "add", "-q", "--detach", wt, "HEAD"},
-	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	gittest.Git(t, main, "init", "-q")
+	gittest.CommitAll(t, main, "base")
+	wt := gittest.AddWorktree(t, main)
 	f := escapeFixture{home: home, mainGit: filepath.Join(main, ".git"), worktree: wt}
-	f.config = readFile(t, filepath.Join(f.mainGit, "config"))
-	f.link = readFile(t, filepath.Join(wt, ".git"))
+	f.config = []byte(gittest.ReadFile(t, filepath.Join(f.mainGit, "config")))
+	f.link = []byte(gittest.ReadFile(t, filepath.Join(wt, ".git")))
 	return f
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // escaped reports, per probe, whether its effect reached the host (writes)
@@ -133,7 +117,7 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 			t.Fatalf("Run: %+v, %v\n%s", report, err, log)
 		}
 		results := map[string]string{}
-		for _, line := range strings.Fields(string(readFile(t, filepath.Join(f.worktree, "results.txt")))) {
+		for _, line := range strings.Fields(gittest.ReadFile(t, filepath.Join(f.worktree, "results.txt"))) {
 			k, v, _ := strings.Cut(line, "=")
 			results[k] = v
 		}
@@ -233,7 +217,7 @@ func TestSandboxEnvironment(t *testing.T) {
 	if err != nil || !report.OverallPass {
 		t.Fatalf("Run: %+v, %v", report, err)
 	}
-	env := string(readFile(t, filepath.Join(dir, "env.txt")))
+	env := gittest.ReadFile(t, filepath.Join(dir, "env.txt"))
 	if strings.Contains(env, "leak") {
 		t.Errorf("a secret reached the sandbox:\n%s", env)
 	}

@@ -46,20 +46,6 @@ func goEnv(t *testing.T) []string {
 	})
 }
 
-// writeFiles creates files (path → content) below dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // options returns Options for dir with no sandbox and a fresh log folder.
 func options(t *testing.T, dir string) Options {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/testreport"
 )
 
@@ -34,6 +35,27 @@ func testMarker(t *testing.T) (name, value, entry string) {
 	name = "ORCH_TESTRUN_MARKER"
 	value = fmt.Sprintf("%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "_"), time.Now().UnixNano())
 	return name, value, name + "=" + value
+}
+
+// runUntilTimeout runs script as a suite with a one-second timeout and the
+// test's marker (testMarker) in its environment, and fails t unless the
+// suite timed out. It returns the marker and the pids that carried it when
+// the script printed "up 42".
+func runUntilTimeout(t *testing.T, opt Options, script string) (during []int, marker string) {
+	t.Helper()
+	name, value, marker := testMarker(t)
+	opt.Stream = &triggerWriter{trigger: "up 42", fire: func() { during = procsWithEnv(t, marker) }}
+	s := sh("hang", script)
+	s.Timeout = time.Second
+	s.Env = map[string]string{name: value}
+	report, _, err := Run(context.Background(), []Suite{s}, opt)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if c := findCase(t, report.Suites[0].Cases, caseTimeout); c.Message != "timed out after 1s" {
+		t.Errorf("timeout case %+v", c)
+	}
+	return during, marker
 }
 
 // assertNoneLeft checks, when Run has returned and again a second later,
@@ -85,19 +107,7 @@ echo "up $((40 + 2))"; while :; do sleep 1; done`,
 				dir := t.TempDir()
 				opt := options(t, dir)
 				opt.Sandbox = mode
-				name, value, marker := testMarker(t)
-				var during []int
-				opt.Stream = &triggerWriter{trigger: "up 42", fire: func() { during = procsWithEnv(t, marker) }}
-				s := sh("hang", tt.script)
-				s.Timeout = time.Second
-				s.Env = map[string]string{name: value}
-				report, _, err := Run(context.Background(), []Suite{s}, opt)
-				if err != nil {
-					t.Fatalf("Run: %v", err)
-				}
-				if c := findCase(t, report.Suites[0].Cases, caseTimeout); c.Message != "timed out after 1s" {
-					t.Errorf("timeout case %+v", c)
-				}
+				during, marker := runUntilTimeout(t, opt, tt.script)
 				if len(during) < tt.procs {
 					t.Errorf("while the suite ran, %d processes carried the marker (%v), want at least %d", len(during), during, tt.procs)
 				}
@@ -277,7 +287,7 @@ func TestLimitsInPlaceBeforeTheCommand(t *testing.T) {
 			if err != nil || !report.OverallPass {
 				t.Fatalf("Run: %+v, %v", report, err)
 			}
-			limits := string(readFile(t, filepath.Join(opt.LogDir, "limits.log")))
+			limits := gittest.ReadFile(t, filepath.Join(opt.LogDir, "limits.log"))
 			if !regexpLine(`Max data size\s+100663296\s+100663296\s+bytes`).MatchString(limits) {
 				t.Errorf("RLIMIT_DATA not in place in the first process:\n%s", limits)
 			}
@@ -285,7 +295,7 @@ func TestLimitsInPlaceBeforeTheCommand(t *testing.T) {
 			if want := slices.ContainsFunc(info.Limits.Processes, func(m string) bool { return strings.HasPrefix(m, "RLIMIT_NPROC") }); nproc != want {
 				t.Errorf("RLIMIT_NPROC in place %v, want %v (limits %+v):\n%s", nproc, want, info.Limits, limits)
 			}
-			cgroup := string(readFile(t, filepath.Join(opt.LogDir, "cgroup.log")))
+			cgroup := gittest.ReadFile(t, filepath.Join(opt.LogDir, "cgroup.log"))
 			inCgroup := strings.Contains(cgroup, "/orch-")
 			if want := slices.ContainsFunc(info.Limits.Processes, func(m string) bool { return strings.HasPrefix(m, "cgroup") }); want && !inCgroup {
 				t.Errorf("limits %+v say cgroup, but the first process is not in one:\n%s", info.Limits, cgroup)
@@ -327,7 +337,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	if c := findCase(t, res.suite.Cases, caseCommand); c.Status != testreport.StatusError {
 		t.Errorf("case %+v, want an error", c)
 	}
-	log := string(readFile(t, filepath.Join(opt.LogDir, "setup.log")))
+	log := gittest.ReadFile(t, filepath.Join(opt.LogDir, "setup.log"))
 	if !strings.Contains(log, "nonexistent-orch-toolchain") || strings.Contains(log, "\nran\n") {
 		t.Errorf("log:\n%s", log)
 	}

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/sandbox"
+	"github.com/orchdev/orch/internal/syncbuf"
 	"github.com/orchdev/orch/internal/testreport"
 )
 
@@ -23,7 +25,7 @@ import (
 func goModule(t *testing.T, body string) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	gittest.WriteFiles(t, dir, map[string]string{
 		"go.mod":        "module example.com/m\n\ngo 1.22\n",
 		"x.go":          "package m\n\nfunc Add(a, b int) int { return a + b }\n",
 		"x_test.go":     body,
@@ -78,8 +80,8 @@ func TestRunGoModules(t *testing.T) {
 			}
 			opt := options(t, dir)
 			opt.Env = goEnv(t)
-			var live bytes.Buffer
-			opt.Stream = &syncBuffer{b: &live}
+			var live syncbuf.Buffer
+			opt.Stream = &live
 			report, info, err := Run(context.Background(), suites, opt)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
@@ -125,24 +127,6 @@ func TestRunGoModules(t *testing.T) {
 			}
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a suite.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestRunExitCodeSuites(t *testing.T) {
@@ -525,7 +509,7 @@ func TestRunFiltersEnv(t *testing.T) {
 			if err != nil || !report.OverallPass {
 				t.Fatalf("Run: %+v, %v", report, err)
 			}
-			env := string(readFile(t, filepath.Join(dir, "env.txt")))
+			env := gittest.ReadFile(t, filepath.Join(dir, "env.txt"))
 			for _, kv := range secrets {
 				name, value, _ := strings.Cut(kv, "=")
 				if strings.Contains(env, name+"=") || strings.Contains(env, value) {
@@ -620,7 +604,7 @@ func TestRunJUnitSuites(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			if tt.stale {
-				writeFiles(t, dir, map[string]string{"out/report.xml": `<testsuite><testcase name="old"/></testsuite>`})
+				gittest.WriteFiles(t, dir, map[string]string{"out/report.xml": `<testsuite><testcase name="old"/></testsuite>`})
 			}
 			opt := options(t, dir)
 			s := Suite{Name: "junit", Kind: KindTest, Command: []string{"sh", "-c", tt.script}, Format: FormatJUnit, Report: "out/report.xml"}
@@ -655,7 +639,7 @@ func TestRunReportSymlinkStaysInside(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "secret.xml")
-	writeFiles(t, filepath.Dir(outside), map[string]string{"secret.xml": `<testsuite><testcase name="outside"/></testsuite>`})
+	gittest.WriteFiles(t, filepath.Dir(outside), map[string]string{"secret.xml": `<testsuite><testcase name="outside"/></testsuite>`})
 	opt := options(t, dir)
 	s := Suite{Name: "junit", Kind: KindTest, Format: FormatJUnit, Report: "r.xml",
 		Command: []string{"sh", "-c", "ln -s " + shellQuote(outside) + " r.xml"}}

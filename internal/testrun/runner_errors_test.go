@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // TestRunRunnerErrorsAreNotTestFailures: what keeps the tests from running
@@ -216,7 +217,7 @@ func TestRunJUnitFolderAndGlob(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeFiles(t, dir, map[string]string{"old/TEST-old.xml": stale})
+			gittest.WriteFiles(t, dir, map[string]string{"old/TEST-old.xml": stale})
 			old := time.Now().Add(-time.Hour)
 			if err := os.Chtimes(filepath.Join(dir, "old/TEST-old.xml"), old, old); err != nil {
 				t.Fatal(err)

@@ -2,14 +2,13 @@ package testrun
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/sandbox"
 )
 
@@ -19,7 +18,7 @@ func TestSandboxGoSuites(t *testing.T) {
 	// A module without imports builds in a moment even with an empty
 	// GOCACHE; TestSandboxGoTestSlow compiles the testing package too.
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	gittest.WriteFiles(t, dir, map[string]string{
 		"go.mod": "module example.com/n\n\ngo 1.22\n",
 		"n.go":   "package n\n\nfunc Add(a, b int) int { return a + b }\n",
 	})
@@ -75,26 +74,12 @@ func checkSandboxedGo(t *testing.T, dir string, passed int) {
 
 func TestSandboxTimeoutKillsEverything(t *testing.T) {
 	requireBwrap(t)
-	for i, tt := range hangScripts() {
+	for _, tt := range hangScripts() {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			opt := options(t, dir)
+			opt := options(t, t.TempDir())
 			opt.Sandbox = SandboxBwrap
-			marker := fmt.Sprintf("ORCH_TESTRUN_MARKER=%d-%d-%d", os.Getpid(), i, time.Now().UnixNano())
-			name, value, _ := strings.Cut(marker, "=")
-			var during []int
-			opt.Stream = &triggerWriter{trigger: "up 42", fire: func() { during = procsWithEnv(t, marker) }}
-			s := sh("hang", tt.script)
-			s.Timeout = time.Second
-			s.Env = map[string]string{name: value}
-			report, _, err := Run(context.Background(), []Suite{s}, opt)
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if c := findCase(t, report.Suites[0].Cases, caseTimeout); c.Message != "timed out after 1s" {
-				t.Errorf("timeout case %+v", c)
-			}
+			during, marker := runUntilTimeout(t, opt, tt.script)
 			if len(during) < 4 {
 				t.Errorf("while the suite ran, %d processes carried the marker (%v), want at least the shell, two sleeps and the sub-shell", len(during), during)
 			}
