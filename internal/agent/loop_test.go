@@ -16,6 +16,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/testphase"
@@ -37,7 +38,7 @@ func toolRuntime(f *agenttest.CodeEnv, m *agenttest.ToolModel, edit func(*config
 // turn from the cache.
 func TestCodegenToolLoop(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, map[string]string{"docs/use.md": "Call Add(2, 3).\n"})
-	agenttest.WriteFile(t, f.Root, ".env", "TOKEN=untracked-secret\n")
+	gittest.Write(t, f.Root, ".env", "TOKEN=untracked-secret\n")
 	m := &agenttest.ToolModel{T: t}
 	m.Turn = agenttest.Scripted(
 		agenttest.Calls(agenttest.ToolCall(t, tools.Search, map[string]any{"pattern": `func Add\(`})),

@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/orchdev/orch/internal/llm/llmtest"
 )
 
 // screenReader collects what a pseudo-terminal shows; waitFor waits for
@@ -96,20 +97,15 @@ func sseChunk(delta any, finish string) string {
 func TestProgressInTerminal(t *testing.T) {
 	dir, _ := newProject(t)
 	seen := make(chan struct{})
-	var calls int
-	var mu sync.Mutex
 	plan := `{"title":"Add a feature","goals":["a feature"],"scope":{"in_scope":["a.go"],"out_of_scope":[]},"work":{"tasks":[]},"risks":[],"assumptions":[],"acceptance_criteria":[],"test_plan":{"strategy":"","cases":[]},"file_plan":[{"path":"a.go","intent":"create","summary":"the feature"}],"questions":[]}`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		calls++
-		n := calls
-		mu.Unlock()
+	var first atomic.Int64 // the number of the current run's first request
+	first.Store(1)
+	srv := llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request, req llmtest.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fl := w.(http.Flusher)
 		send := func(s string) { io.WriteString(w, s); fl.Flush() }
 		send(sseChunk(map[string]any{"role": "assistant", "content": ""}, ""))
-		if n == 1 {
+		if int64(req.N) == first.Load() {
 			// 40 characters streamed: about 10 tokens; then wait until
 			// the terminal shows them, then ask to read README.md.
 			send(sseChunk(map[string]any{"content": strings.Repeat("thinking", 5)}, ""))
@@ -121,15 +117,14 @@ func TestProgressInTerminal(t *testing.T) {
 			send(sseChunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function", "function": map[string]any{"name": "read_file", "arguments": `{"path":"README.md","offset":1,"limit":5}`}}}}, ""))
 			send(sseChunk(map[string]any{}, "tool_calls"))
 		} else {
-			if !strings.Contains(string(body), `"role":"tool"`) {
-				t.Errorf("the second call carries no tool result: %.300s", body)
+			if !strings.Contains(string(req.Raw), `"role":"tool"`) {
+				t.Errorf("the second call carries no tool result: %.300s", req.Raw)
 			}
 			send(sseChunk(map[string]any{"content": plan}, ""))
 			send(sseChunk(map[string]any{}, "stop"))
 		}
 		send("data: [DONE]\n\n")
-	}))
-	defer srv.Close()
+	})
 	writeFile(t, filepath.Join(dir, "README.md"), "# demo\n")
 	writeFile(t, filepath.Join(dir, ".orch", "config.toml"), fmt.Sprintf(`[providers.default]
 type = "openai"
@@ -175,18 +170,14 @@ output = 1.0
 	t.Logf("status line seen: %q", line)
 
 	// Piped: the tool-call line, plain; no status line, no escape codes.
-	mu.Lock()
-	calls = 0
-	mu.Unlock()
+	first.Store(int64(len(srv.Requests())) + 1)
 	code, piped := runOrch(t, dir, []string{"ORCH_TEST_OPENAI_KEY=test-key"}, "plan", "--fresh")
 	if code != 0 || !strings.Contains(piped, "planner: read README.md:1-5\n") || strings.Contains(piped, "\x1b") || strings.Contains(piped, "tokens") {
 		t.Errorf("orch plan piped: exit %d\n%q", code, piped)
 	}
 
 	// TERM=dumb cannot redraw a line: plain lines in the terminal too.
-	mu.Lock()
-	calls = 0
-	mu.Unlock()
+	first.Store(int64(len(srv.Requests())) + 1)
 	cmd = orchCmd(dir, []string{"TERM=dumb", "ORCH_TEST_OPENAI_KEY=test-key"}, "plan", "--fresh")
 	g, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/llm/llmtest"
 )
 
 // testKey is the API key the tests configure; no error may contain it.
@@ -31,64 +32,25 @@ func fixture(t *testing.T, name string) []byte {
 	return data
 }
 
-// recorded is one request the fake API received.
-type recorded struct {
-	Method string
-	Path   string
-	Header http.Header
-	Body   map[string]any
-}
-
-// fakeAPI is an httptest server answering each request with the next
-// step of a script; it records what it received.
+// fakeAPI is a fake model API answering each request with the next step
+// of a script; it records what it received.
 type fakeAPI struct {
-	t   *testing.T
-	srv *httptest.Server
-
-	mu       sync.Mutex
-	steps    []http.HandlerFunc
-	requests []recorded
+	srv *llmtest.Server
 }
 
 func newFakeAPI(t *testing.T, steps ...http.HandlerFunc) *fakeAPI {
 	t.Helper()
-	f := &fakeAPI{t: t, steps: steps}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
+	return &fakeAPI{srv: llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request, req llmtest.Request) {
+		if req.N > len(steps) {
+			t.Errorf("unexpected request %d to %s", req.N, req.Path)
+			http.Error(w, "unexpected request", http.StatusTeapot)
+			return
+		}
+		steps[req.N-1](w, r)
+	})}
 }
 
-func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
-	data, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var body map[string]any
-	if err := json.Unmarshal(data, &body); err != nil {
-		f.t.Errorf("request body is not a JSON object: %v: %s", err, data)
-	}
-	f.mu.Lock()
-	f.requests = append(f.requests, recorded{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	n := len(f.requests)
-	var step http.HandlerFunc
-	if n <= len(f.steps) {
-		step = f.steps[n-1]
-	}
-	f.mu.Unlock()
-	if step == nil {
-		f.t.Errorf("unexpected request %d to %s", n, r.URL.Path)
-		http.Error(w, "unexpected request", http.StatusTeapot)
-		return
-	}
-	step(w, r)
-}
-
-func (f *fakeAPI) received() []recorded {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]recorded(nil), f.requests...)
-}
+func (f *fakeAPI) received() []llmtest.Request { return f.srv.Requests() }
 
 // jsonAnswer answers with a fixture body and status.
 func jsonAnswer(t *testing.T, status int, name string, headers ...string) http.HandlerFunc {

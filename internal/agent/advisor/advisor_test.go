@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/agent/codegen"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
@@ -37,7 +38,7 @@ func toAccept(f *agenttest.CodeEnv, rt *agent.Runtime) {
 		{"test/report.json", cgPassingReport, lifecycle.Accept},
 	} {
 		if step.file != "" {
-			agenttest.WriteFile(f.T, f.Task.Dir, step.file, step.content)
+			gittest.Write(f.T, f.Task.Dir, step.file, step.content)
 		}
 		if to := f.Next(); to != step.want {
 			f.T.Fatalf("next → %s, want %s", to, step.want)

@@ -3,19 +3,18 @@ package agenttest
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/llm/llmtest"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -37,18 +36,6 @@ type CodeEnv struct {
 	ID   string
 }
 
-// WriteFile writes content to dir/rel, creating folders.
-func WriteFile(t testing.TB, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Calc is the committed source of the fixture repository.
 const Calc = "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a - b }\n"
 
@@ -65,11 +52,11 @@ func NewCodeEnv(t *testing.T, extra map[string]string) *CodeEnv {
 	t.Helper()
 	root := t.TempDir()
 	Git(t, root, "init", "-q")
-	WriteFile(t, root, "calc.go", Calc)
-	WriteFile(t, root, "go.mod", "module example.com/calc\n\ngo 1.22\n")
-	WriteFile(t, root, "README.md", "# calc\n\nArithmetic helpers.\n")
+	gittest.Write(t, root, "calc.go", Calc)
+	gittest.Write(t, root, "go.mod", "module example.com/calc\n\ngo 1.22\n")
+	gittest.Write(t, root, "README.md", "# calc\n\nArithmetic helpers.\n")
 	for rel, content := range extra {
-		WriteFile(t, root, rel, content)
+		gittest.Write(t, root, rel, content)
 	}
 	Git(t, root, "add", "-A")
 	Git(t, root, "commit", "-qm", "base")
@@ -84,7 +71,7 @@ func NewCodeEnv(t *testing.T, extra map[string]string) *CodeEnv {
 	o := orchestrator.New(p)
 	o.Wait = 5 * time.Second
 	f := &CodeEnv{T: t, Root: root, P: p, O: o, Task: tk, ID: "fix"}
-	WriteFile(t, tk.Dir, "planning/planning.ai.json", CalcPlan)
+	gittest.Write(t, tk.Dir, "planning/planning.ai.json", CalcPlan)
 	f.Override(lifecycle.Codegen)
 	return f
 }
@@ -216,58 +203,35 @@ func (f *CodeEnv) NoKeyOnDisk() {
 // AnthropicAPI is a fake Anthropic messages API: every request is answered by
 // answer with the input of the forced tool; the requests are recorded.
 type AnthropicAPI struct {
-	t      *testing.T
-	srv    *httptest.Server
-	answer func(n int, body map[string]any) any
-
-	mu   sync.Mutex
-	reqs []map[string]any
+	srv *llmtest.Server
 }
 
 func NewAnthropicAPI(t *testing.T, answer func(n int, body map[string]any) any) *AnthropicAPI {
-	a := &AnthropicAPI{t: t, answer: answer}
-	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(a.srv.Close)
-	return a
-}
-
-func (a *AnthropicAPI) serve(w http.ResponseWriter, r *http.Request) {
-	data, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if r.URL.Path != "/v1/messages" || (r.Header.Get("X-Api-Key") != Key && r.Header.Get("Authorization") != "Bearer "+Key) {
-		a.t.Errorf("request %s %s with key %q %v", r.Method, r.URL.Path, r.Header.Get("X-Api-Key"), r.Header)
-	}
-	var body map[string]any
-	if err := json.Unmarshal(data, &body); err != nil {
-		a.t.Errorf("request body: %v", err)
-	}
-	a.mu.Lock()
-	a.reqs = append(a.reqs, body)
-	n := len(a.reqs)
-	a.mu.Unlock()
-	tool := "answer"
-	if tools, ok := body["tools"].([]any); ok && len(tools) == 1 {
-		tool, _ = tools[0].(map[string]any)["name"].(string)
-	}
-	input := a.answer(n, body)
-	msg := map[string]any{
-		"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
-		"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_test", "name": tool, "input": input}},
-		"stop_reason": "tool_use", "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 1200, "output_tokens": 300},
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(msg)
+	return &AnthropicAPI{srv: llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request, req llmtest.Request) {
+		if req.Path != "/v1/messages" || (req.Header.Get("X-Api-Key") != Key && req.Header.Get("Authorization") != "Bearer "+Key) {
+			t.Errorf("request %s %s with key %q %v", req.Method, req.Path, req.Header.Get("X-Api-Key"), req.Header)
+		}
+		tool := "answer"
+		if tools, ok := req.Body["tools"].([]any); ok && len(tools) == 1 {
+			tool, _ = tools[0].(map[string]any)["name"].(string)
+		}
+		input := answer(req.N, req.Body)
+		llmtest.JSON(w, http.StatusOK, map[string]any{
+			"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
+			"content":     []any{map[string]any{"type": "tool_use", "id": "toolu_test", "name": tool, "input": input}},
+			"stop_reason": "tool_use", "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 1200, "output_tokens": 300},
+		})
+	})}
 }
 
 // Requests returns the recorded request bodies.
 func (a *AnthropicAPI) Requests() []map[string]any {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]map[string]any(nil), a.reqs...)
+	var out []map[string]any
+	for _, r := range a.srv.Requests() {
+		out = append(out, r.Body)
+	}
+	return out
 }
 
 // UserText joins the text of a request's user messages.
@@ -319,7 +283,7 @@ func (f *CodeEnv) PlanWith(extra ...string) {
 	if err != nil {
 		f.T.Fatal(err)
 	}
-	WriteFile(f.T, f.Task.Dir, "planning/planning.ai.json", string(data))
+	gittest.Write(f.T, f.Task.Dir, "planning/planning.ai.json", string(data))
 	// Back through plan review, so the gate records the plan codegen now
 	// works from.
 	f.Override(lifecycle.PlanReview)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/llm/llmtest"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -67,15 +66,7 @@ func NewPlanEnv(t testing.TB, files map[string]string, brief, configTOML string)
 	for k, v := range files {
 		all[k] = v
 	}
-	for name, content := range all {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gittest.WriteFiles(t, root, all)
 	Git(t, root, "init", "-q")
 	Git(t, root, "add", "-A")
 	Git(t, root, "commit", "-q", "-m", "initial")
@@ -224,7 +215,7 @@ func Verdict(ok bool, severity, decision string, issues ...string) map[string]an
 // is answered by answer(body) with the assistant's content. It records the
 // requests and the highest number of requests in flight at once.
 type OpenAIAPI struct {
-	srv    *httptest.Server
+	srv    *llmtest.Server
 	answer func(body ChatRequest) string
 	// Barrier, when > 0, holds each request until that many are in
 	// flight (or release is closed), to prove concurrency without timing.
@@ -233,11 +224,8 @@ type OpenAIAPI struct {
 	Latency time.Duration
 
 	mu       sync.Mutex
-	requests []ChatRequest
-	Headers  []http.Header
 	inflight int
-	Peak     int
-	arrived  chan struct{}
+	peak     int
 }
 
 type ChatRequest struct {
@@ -282,28 +270,20 @@ func (r ChatRequest) User() string {
 }
 
 func NewOpenAIAPI(t testing.TB, answer func(ChatRequest) string) *OpenAIAPI {
-	f := &OpenAIAPI{answer: answer, Release: make(chan struct{}), arrived: make(chan struct{}, 100)}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+	f := &OpenAIAPI{answer: answer, Release: make(chan struct{})}
+	f.srv = llmtest.NewServer(t, f.serve)
 	return f
 }
 
-func (f *OpenAIAPI) serve(w http.ResponseWriter, r *http.Request) {
-	data, err := io.ReadAll(r.Body)
-	if err != nil || r.URL.Path != "/v1/chat/completions" {
+func (f *OpenAIAPI) serve(w http.ResponseWriter, r *http.Request, req llmtest.Request) {
+	var body ChatRequest
+	if req.Path != "/v1/chat/completions" || json.Unmarshal(req.Raw, &body) != nil {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
-	var body ChatRequest
-	if err := json.Unmarshal(data, &body); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
 	f.mu.Lock()
-	f.requests = append(f.requests, body)
-	f.Headers = append(f.Headers, r.Header.Clone())
 	f.inflight++
-	f.Peak = max(f.Peak, f.inflight)
+	f.peak = max(f.peak, f.inflight)
 	reached := f.Barrier > 0 && f.inflight >= f.Barrier
 	f.mu.Unlock()
 	if reached {
@@ -327,19 +307,23 @@ func (f *OpenAIAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.inflight--
 	f.mu.Unlock()
-	resp := map[string]any{
+	llmtest.JSON(w, http.StatusOK, map[string]any{
 		"id": "chatcmpl-test", "object": "chat.completion", "created": 1764064806, "model": "gpt-test",
 		"choices": []map[string]any{{"index": 0, "message": map[string]any{"role": "assistant", "content": content, "refusal": nil}, "finish_reason": "stop"}},
 		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(resp)
+	})
 }
 
+// Received returns the chat requests received, in order.
 func (f *OpenAIAPI) Received() []ChatRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]ChatRequest(nil), f.requests...)
+	var out []ChatRequest
+	for _, r := range f.srv.Requests() {
+		var body ChatRequest
+		if json.Unmarshal(r.Raw, &body) == nil {
+			out = append(out, body)
+		}
+	}
+	return out
 }
 
 // Config returns .orch/Config.toml for this server with the key read from
@@ -376,7 +360,7 @@ const ReadyPlan = `{"id":"t1","title":"Retry Fetch","brief":"add retry","file_pl
 // WriteTaskFile writes content to rel inside the task's folder.
 func (e *PlanEnv) WriteTaskFile(rel string, content string) {
 	e.T.Helper()
-	WriteFile(e.T, e.TaskDir(), rel, content)
+	gittest.Write(e.T, e.TaskDir(), rel, content)
 }
 
 // PeakInFlight is the highest number of requests that were in flight at
@@ -384,12 +368,14 @@ func (e *PlanEnv) WriteTaskFile(rel string, content string) {
 func (f *OpenAIAPI) PeakInFlight() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.Peak
+	return f.peak
 }
 
 // ReceivedHeaders returns the headers of the requests received, in order.
 func (f *OpenAIAPI) ReceivedHeaders() []http.Header {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]http.Header(nil), f.Headers...)
+	var out []http.Header
+	for _, r := range f.srv.Requests() {
+		out = append(out, r.Header)
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 )
@@ -142,12 +143,12 @@ func TestCodegenFixLoop(t *testing.T) {
 	if to := f.Next(); to != lifecycle.Review {
 		t.Fatalf("next → %s", to)
 	}
-	agenttest.WriteFile(t, f.Task.Dir, "review/code-review.json", `{"ok":true,"issues":[]}`)
+	gittest.Write(t, f.Task.Dir, "review/code-review.json", `{"ok":true,"issues":[]}`)
 	if to := f.Next(); to != lifecycle.Test {
 		t.Fatalf("next → %s", to)
 	}
-	agenttest.WriteFile(t, f.Task.Dir, "test/logs/go-test.log", "=== RUN   TestAdd\n--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\n")
-	agenttest.WriteFile(t, f.Task.Dir, "test/report.json", `{"status":"completed","overall_pass":false,
+	gittest.Write(t, f.Task.Dir, "test/logs/go-test.log", "=== RUN   TestAdd\n--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\n")
+	gittest.Write(t, f.Task.Dir, "test/report.json", `{"status":"completed","overall_pass":false,
 	 "summary":{"passed":0,"failed":1,"skipped":0,"error":0},
 	 "suites":[{"id":"go-test","kind":"test","command":"go test -json ./...","exit_code":1,"overall_pass":false,
 	   "summary":{"passed":0,"failed":1,"skipped":0,"error":0},"log":"test/logs/go-test.log",
@@ -181,7 +182,7 @@ func TestCodegenFixLoop(t *testing.T) {
 	if to := f.Next(); to != lifecycle.Review {
 		t.Fatalf("next → %s", to)
 	}
-	agenttest.WriteFile(t, f.Task.Dir, "review/code-review.json", `{"ok":false,"issues":[
+	gittest.Write(t, f.Task.Dir, "review/code-review.json", `{"ok":false,"issues":[
 	  {"severity":"blocking","kind":"code","file":"calc.go","line":4,"message":"handle integer overflow"},
 	  {"severity":"info","kind":"style","message":"nice"}]}`)
 	if to := f.Next(); to != lifecycle.Codegen {
@@ -206,25 +207,25 @@ func TestCodegenFixLoop(t *testing.T) {
 func TestGatherFailuresStopsAtReplan(t *testing.T) {
 	dir := t.TempDir()
 	report := `{"status":"completed","overall_pass":false,"summary":{"passed":0,"failed":1,"skipped":0,"error":0},"suites":[{"id":"s","kind":"test","command":"c","exit_code":1,"overall_pass":false,"summary":{"passed":0,"failed":1,"skipped":0,"error":0},"cases":[{"name":"TestOld","status":"fail"}]}]}`
-	agenttest.WriteFile(t, dir, "history/1-codegen/test/report.json", report)
-	agenttest.WriteFile(t, dir, "history/2-planning/review/code-review.json", `{"ok":false,"issues":[{"severity":"blocking","kind":"plan","message":"plan wrong"}]}`)
+	gittest.Write(t, dir, "history/1-codegen/test/report.json", report)
+	gittest.Write(t, dir, "history/2-planning/review/code-review.json", `{"ok":false,"issues":[{"severity":"blocking","kind":"plan","message":"plan wrong"}]}`)
 	if f := agent.GatherFailures(dir, 1000); !f.Empty() {
 		t.Errorf("failures before a re-plan: %+v", f)
 	}
-	agenttest.WriteFile(t, dir, "history/3-codegen/test/report.json", strings.Replace(report, "TestOld", "TestNew", 1))
-	agenttest.WriteFile(t, dir, "history/4-codegen-failed/test/report.json", strings.Replace(report, "TestOld", "TestFailedRun", 1))
+	gittest.Write(t, dir, "history/3-codegen/test/report.json", strings.Replace(report, "TestOld", "TestNew", 1))
+	gittest.Write(t, dir, "history/4-codegen-failed/test/report.json", strings.Replace(report, "TestOld", "TestFailedRun", 1))
 	f := agent.GatherFailures(dir, 1000)
 	if f.TestFrom != "history/3-codegen" || len(f.Suites) != 1 || f.Suites[0].Cases[0].Name != "TestNew" {
 		t.Errorf("failures %+v", f)
 	}
 	// A newer passing report hides the older failure.
-	agenttest.WriteFile(t, dir, "history/5-codegen/test/report.json", `{"status":"completed","overall_pass":true,"summary":{"passed":1,"failed":0,"skipped":0,"error":0},"suites":[]}`)
+	gittest.Write(t, dir, "history/5-codegen/test/report.json", `{"status":"completed","overall_pass":true,"summary":{"passed":1,"failed":0,"skipped":0,"error":0},"suites":[]}`)
 	if f := agent.GatherFailures(dir, 1000); !f.Empty() {
 		t.Errorf("a passing newest report still reports %+v", f)
 	}
 	// Changes requested at accept: the reasons, and the patch they were about.
-	agenttest.WriteFile(t, dir, "history/6-codegen/accept/decision.json", `{"verdict":"changes_requested","target":"codegen","reasons":["log the retries"],"decider":{"kind":"human"}}`)
-	agenttest.WriteFile(t, dir, "history/6-codegen/code/diff.patch", "diff --git a/a.go b/a.go\n")
+	gittest.Write(t, dir, "history/6-codegen/accept/decision.json", `{"verdict":"changes_requested","target":"codegen","reasons":["log the retries"],"decider":{"kind":"human"}}`)
+	gittest.Write(t, dir, "history/6-codegen/code/diff.patch", "diff --git a/a.go b/a.go\n")
 	f = agent.GatherFailures(dir, 1000)
 	if f.DecideFrom != "history/6-codegen" || strings.Join(f.Reasons, ",") != "log the retries" || f.DiffFrom != "history/6-codegen" {
 		t.Errorf("failures %+v", f)
@@ -330,7 +331,7 @@ func TestCodegenFailedStaysInCodegen(t *testing.T) {
 
 func TestCodegenRefusesWithoutFilePlan(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
-	agenttest.WriteFile(t, f.Task.Dir, "planning/planning.ai.json", `{"id":"fix","title":"T","brief":"b"}`)
+	gittest.Write(t, f.Task.Dir, "planning/planning.ai.json", `{"id":"fix","title":"T","brief":"b"}`)
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{}`})
 	_, err := Run(context.Background(), rt, f.O, f.ID)
 	if err == nil || !strings.Contains(err.Error(), "needs a file plan") {
@@ -581,7 +582,7 @@ func TestCodegenOnlyDeletes(t *testing.T) {
 	// A new plan goes through planning again: codegen works from the plan
 	// that entered codegen (contract section 6).
 	f.Override(lifecycle.Planning)
-	agenttest.WriteFile(t, f.Task.Dir, "planning/planning.ai.json", `{"id":"fix","title":"Drop legacy","brief":"remove old/","file_plan":[{"path":"old/legacy.go","intent":"delete"}]}`)
+	gittest.Write(t, f.Task.Dir, "planning/planning.ai.json", `{"id":"fix","title":"Drop legacy","brief":"remove old/","file_plan":[{"path":"old/legacy.go","intent":"delete"}]}`)
 	f.Override(lifecycle.Codegen)
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{"status":"completed","files":[],"deletes":["old/legacy.go"]}`})
 	res, err := Run(context.Background(), rt, f.O, f.ID)
@@ -603,8 +604,8 @@ func TestCodegenOnlyDeletes(t *testing.T) {
 func TestCodegenPromptHasNoUntrackedOrSecretFiles(t *testing.T) {
 	const untracked, tracked = "OPENAI_API_KEY=sk-untracked-0123456789", "password: tracked-secret-9876"
 	f := agenttest.NewCodeEnv(t, map[string]string{"secrets.yml": tracked + "\n", "calc_extra.go": "package calc\n// extra neighbour\n"})
-	agenttest.WriteFile(t, f.Root, ".env", untracked+"\n")
-	agenttest.WriteFile(t, f.Root, "notes.txt", "calc untracked notes\n")
+	gittest.Write(t, f.Root, ".env", untracked+"\n")
+	gittest.Write(t, f.Root, "notes.txt", "calc untracked notes\n")
 	api := agenttest.NewAnthropicAPI(t, func(int, map[string]any) any { return cgGoodAnswer() })
 	if _, err := Run(context.Background(), api.Runtime(f), f.O, f.ID); err != nil {
 		t.Fatal(err)
@@ -629,7 +630,7 @@ func TestCodegenPromptHasNoUntrackedOrSecretFiles(t *testing.T) {
 // any model call.
 func TestCodegenRefusesAnEditedPlan(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
-	agenttest.WriteFile(t, f.Task.Dir, "planning/planning.ai.json", strings.Replace(agenttest.CalcPlan, `"title":`, `"goals":["more"],"title":`, 1))
+	gittest.Write(t, f.Task.Dir, "planning/planning.ai.json", strings.Replace(agenttest.CalcPlan, `"title":`, `"goals":["more"],"title":`, 1))
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{"status":"completed","files":[],"deletes":[]}`})
 	_, err := Run(context.Background(), rt, f.O, f.ID)
 	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "planning/planning.ai.json changed after the override planning → codegen gate") {

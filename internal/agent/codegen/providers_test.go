@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // toolLog records the tool calls a runtime's loop ran.
@@ -47,7 +48,7 @@ func TestScriptReplaysToolCalls(t *testing.T) {
 		entry(call("finish", map[string]any{"status": "completed", "notes": "fixed the operator"})),
 	}}
 	path := filepath.Join(t.TempDir(), "script.json")
-	agenttest.WriteFile(t, filepath.Dir(path), filepath.Base(path), agenttest.JSONOf(t, script))
+	gittest.Write(t, filepath.Dir(path), filepath.Base(path), agenttest.JSONOf(t, script))
 	rt := f.Runtime(config.Provider{Type: "script", Script: path})
 	var log toolLog
 	rt.OnTool = log.hear
@@ -84,7 +85,7 @@ func TestCommandProtocolV2Loop(t *testing.T) {
 		map[string]any{"tool_calls": []any{fn("c2", "edit_file", map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})}},
 		map[string]any{"tool_calls": []any{fn("c3", "finish", map[string]any{"status": "completed"})}},
 	} {
-		agenttest.WriteFile(t, dir, "answer-"+string(rune('1'+i))+".json", agenttest.JSONOf(t, answer))
+		gittest.Write(t, dir, "answer-"+string(rune('1'+i))+".json", agenttest.JSONOf(t, answer))
 	}
 	script, err := filepath.Abs(filepath.Join("testdata", "replay-v2.sh"))
 	if err != nil {
