@@ -177,15 +177,7 @@ func TestCheckAdviceAnswer(t *testing.T) {
 		{"not json object", `"accepted"`, "does not match the schema"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := CheckAnswer([]byte(tc.raw))
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("refused: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("error %v, want %q", err, tc.want)
-			}
-		})
+		agenttest.CheckAnswer(t, tc.name, CheckAnswer, tc.raw, tc.want)
 	}
 }
 

@@ -486,15 +486,7 @@ func TestCheckCodegenAnswer(t *testing.T) {
 		{"several problems", `{"status":"completed","files":[{"path":"/a","content":"x"},{"path":"b/../c","content":"y"}]}`, `absolute path; files[1].path`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := CheckAnswer([]byte(tc.raw))
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("refused: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("error %v, want %q", err, tc.want)
-			}
-		})
+		agenttest.CheckAnswer(t, tc.name, CheckAnswer, tc.raw, tc.want)
 	}
 }
 

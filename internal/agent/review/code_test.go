@@ -89,16 +89,9 @@ func TestCheckCodeReviewerAnswer(t *testing.T) {
 		{"blank message", `{"ok":true,"issues":[{"severity":"minor","kind":"code","message":"  "}]}`, "issues[0].message is blank"},
 		{"wrong type", `{"ok":"yes","issues":[]}`, "does not match the schema"},
 	}
+	check := func(raw []byte) (CodeAnswer, error) { return CheckCodeAnswer(raw, paths) }
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := CheckCodeAnswer([]byte(tc.raw), paths)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Errorf("refused: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("error %v, want %q", err, tc.want)
-			}
-		})
+		agenttest.CheckAnswer(t, tc.name, check, tc.raw, tc.want)
 	}
 }
 
