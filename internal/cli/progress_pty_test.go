@@ -5,77 +5,26 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/orchdev/orch/internal/llm/llmtest"
+	"github.com/orchdev/orch/internal/ptytest"
 )
 
-// screenReader collects what a pseudo-terminal shows; waitFor waits for
-// a pattern in it.
-type screenReader struct {
-	mu      sync.Mutex
-	raw     strings.Builder
-	changed chan struct{}
-	done    chan struct{}
-}
-
-func readScreen(f *os.File) *screenReader {
-	s := &screenReader{changed: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			s.mu.Lock()
-			s.raw.Write(buf[:n])
-			close(s.changed)
-			s.changed = make(chan struct{})
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s
-}
-
-func (s *screenReader) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.raw.String()
-}
-
-func (s *screenReader) waitFor(t *testing.T, re *regexp.Regexp) string {
+// waitFor waits until the terminal shows a match of re and returns it.
+func waitFor(t *testing.T, tm *ptytest.Terminal, re *regexp.Regexp) string {
 	t.Helper()
-	deadline := time.NewTimer(30 * time.Second)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		got, changed := s.raw.String(), s.changed
-		s.mu.Unlock()
-		if m := re.FindString(got); m != "" {
-			return m
-		}
-		select {
-		case <-changed:
-		case <-s.done:
-			if m := re.FindString(s.String()); m != "" {
-				return m
-			}
-			t.Fatalf("the terminal closed without showing %s:\n%q", re, s.String())
-		case <-deadline.C:
-			t.Fatalf("the terminal does not show %s:\n%q", re, got)
-		}
+	var m string
+	if !tm.Output.Await(30*time.Second, func(raw string) bool { m = re.FindString(raw); return m != "" }) {
+		t.Fatalf("the terminal does not show %s:\n%q", re, tm.Output.String())
 	}
+	return m
 }
 
 // sseChunk is one streamed chat-completions event.
@@ -144,23 +93,17 @@ output = 1.0
 	}
 
 	cmd := orchCmd(dir, []string{"TERM=xterm", "NO_COLOR=", "ORCH_TEST_OPENAI_KEY=test-key"}, "plan")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	scr := readScreen(f)
+	tm := ptytest.Start(t, cmd, 40, 120)
 	// The status line: spinner, role, elapsed seconds, tokens so far.
-	line := scr.waitFor(t, regexp.MustCompile(`\r\x1b\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] planner · \d+s · ~10 tokens`))
+	line := waitFor(t, tm, regexp.MustCompile(`\r\x1b\[K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] planner · \d+s · ~10 tokens`))
 	close(seen)
 	// The tool call's line replaces the status line.
-	scr.waitFor(t, regexp.MustCompile(`\r\x1b\[Kplanner: read README\.md:1-5\r?\n`))
-	scr.waitFor(t, regexp.MustCompile(`task t1: planning round 1 → review_ready`))
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("orch plan: %v\n%q", err, scr.String())
+	waitFor(t, tm, regexp.MustCompile(`\r\x1b\[Kplanner: read README\.md:1-5\r?\n`))
+	waitFor(t, tm, regexp.MustCompile(`task t1: planning round 1 → review_ready`))
+	if code := tm.Exit(time.Minute); code != 0 {
+		t.Fatalf("orch plan: exit %d\n%q", code, tm.Output.String())
 	}
-	<-scr.done
-	out := scr.String()
+	out := tm.ReadAll(time.Minute)
 	if strings.Contains(out, `"file_plan"`) || strings.Contains(out, "thinkingthinking") {
 		t.Errorf("the model's raw answer reached the terminal:\n%q", out)
 	}
@@ -179,17 +122,11 @@ output = 1.0
 	// TERM=dumb cannot redraw a line: plain lines in the terminal too.
 	first.Store(int64(len(srv.Requests())) + 1)
 	cmd = orchCmd(dir, []string{"TERM=dumb", "ORCH_TEST_OPENAI_KEY=test-key"}, "plan", "--fresh")
-	g, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
+	dumb := ptytest.Start(t, cmd, 40, 120)
+	if code := dumb.Exit(time.Minute); code != 0 {
+		t.Fatalf("TERM=dumb orch plan: exit %d", code)
 	}
-	defer g.Close()
-	dumb := readScreen(g)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("TERM=dumb orch plan: %v", err)
-	}
-	<-dumb.done
-	if out := dumb.String(); !strings.Contains(out, "planner: read README.md:1-5") || strings.Contains(out, "\x1b") {
+	if out := dumb.ReadAll(time.Minute); !strings.Contains(out, "planner: read README.md:1-5") || strings.Contains(out, "\x1b") {
 		t.Errorf("TERM=dumb: %q", out)
 	}
 }

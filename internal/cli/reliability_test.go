@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // The test binary doubles as orch: with reexecEnv set, TestMain runs
@@ -88,12 +90,7 @@ func newProject(t *testing.T) (dir, taskDir string) {
 
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gittest.Write(t, filepath.Dir(path), filepath.Base(path), content)
 }
 
 func readPhase(t *testing.T, taskDir string) string {

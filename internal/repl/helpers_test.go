@@ -1,58 +1,21 @@
 package repl
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/syncbuf"
 	"github.com/orchdev/orch/internal/task"
 )
 
-// watched is an output that tests wait on: every write wakes the waiters.
-type watched struct {
-	mu      sync.Mutex
-	b       strings.Builder
-	changed chan struct{}
-}
-
-func newWatched() *watched { return &watched{changed: make(chan struct{})} }
-
-func (w *watched) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.b.Write(p)
-	close(w.changed)
-	w.changed = make(chan struct{})
-	return len(p), nil
-}
-
-func (w *watched) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
-// waitFor waits until the output contains want, failing the test after
-// timeout.
-func (w *watched) waitFor(t *testing.T, want string, timeout time.Duration) {
+// waitFor waits until out contains want, failing the test after timeout.
+func waitFor(t *testing.T, out *syncbuf.Buffer, want string, timeout time.Duration) {
 	t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		w.mu.Lock()
-		got, changed := w.b.String(), w.changed
-		w.mu.Unlock()
-		if strings.Contains(got, want) {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("after %v the output lacks %q:\n%s", timeout, want, got)
-		}
+	if !out.Await(timeout, func(s string) bool { return strings.Contains(s, want) }) {
+		t.Fatalf("after %v the output lacks %q:\n%s", timeout, want, out.String())
 	}
 }
 
@@ -75,10 +38,5 @@ func newProject(t *testing.T, withTask bool) (dir string, p *task.Project) {
 
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gittest.Write(t, filepath.Dir(path), filepath.Base(path), content)
 }

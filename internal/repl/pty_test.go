@@ -145,7 +145,7 @@ func TestTerminalCancelTest(t *testing.T) {
 	tm.typeKeys("/test" + enter)
 	select {
 	case <-started:
-	case <-tm.exited:
+	case <-tm.Exited():
 		t.Fatalf("the REPL exited; screen:\n%s", tm.since())
 	case <-timer(t, wait):
 		t.Fatalf("the suite did not start; screen:\n%s", tm.since())
@@ -221,7 +221,7 @@ func TestTerminalNextRace(t *testing.T) {
 		}
 	}
 	screen := tm.since()
-	text, _ := tm.screen()
+	text := tm.screen()
 	replMoved := strings.Contains(text, "t1: planning → plan_review")
 	if replMoved {
 		moved++

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/syncbuf"
 )
 
 // fakeOrch records the command lines the session runs. "test" blocks
@@ -159,7 +161,7 @@ func TestRunInterruptCancelsCommand(t *testing.T) {
 	f := &fakeOrch{started: make(chan string, 4)}
 	intr := make(chan os.Signal, 1)
 	in, feed := io.Pipe()
-	out, errw := newWatched(), newWatched()
+	out, errw := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(context.Background(), Config{Run: f.run, Dir: dir, Stdin: in, Stdout: out, Stderr: errw, Interrupts: intr})
@@ -169,12 +171,12 @@ func TestRunInterruptCancelsCommand(t *testing.T) {
 		t.Fatalf("started %q", got)
 	}
 	intr <- os.Interrupt
-	errw.waitFor(t, "cancelled: /test (exit 1)", 10*time.Second)
+	waitFor(t, errw, "cancelled: /test (exit 1)", 10*time.Second)
 	fmt.Fprintln(feed, "/status")
 	if got := <-f.started; got != "status" {
 		t.Fatalf("started %q after the interrupt", got)
 	}
-	out.waitFor(t, `ran ["status"]`, 10*time.Second)
+	waitFor(t, out, `ran ["status"]`, 10*time.Second)
 	feed.Close()
 	// Piped: the cancelled /test failed (exit 1), and the session says so.
 	if code := <-done; code != ExitError {

@@ -90,11 +90,11 @@ func TestScreenLineEnds(t *testing.T) {
 // With the spinner enabled, the goroutine turns it and stops with stop.
 func TestScreenSpinnerGoroutine(t *testing.T) {
 	clk := &clock{t: time.Now()}
-	term := newWatched()
+	term := &syncbuf.Buffer{}
 	s := newScreen(term, term, true, clk.now)
 	stop := s.start("/plan")
 	clk.add(time.Hour)
-	term.waitFor(t, "/plan  60m00s", 10*time.Second)
+	waitFor(t, term, "/plan  60m00s", 10*time.Second)
 	stop()
 	after := term.String()
 	if !strings.HasSuffix(after, "\r\x1b[K") {

@@ -9,16 +9,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/orchdev/orch/internal/cli"
+	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/ptytest"
 )
 
 // The test binary doubles as orch: with reexecEnv set to "repl" it runs
@@ -92,13 +90,7 @@ func (p *project) git(args ...string) {
 
 func (p *project) write(rel, content string) {
 	p.t.Helper()
-	path := filepath.Join(p.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		p.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		p.t.Fatal(err)
-	}
+	gittest.Write(p.t, p.dir, rel, content)
 }
 
 // orch runs orch as a separate process and returns its exit code and
@@ -191,15 +183,10 @@ func (p *project) kinds(id string) map[string]int {
 // terminal is an orch REPL running in a pseudo-terminal, read like a
 // screen: escape sequences and carriage returns are stripped.
 type terminal struct {
-	t       *testing.T
-	cmd     *exec.Cmd
-	pty     *os.File
-	mu      sync.Mutex
-	raw     []byte
-	changed chan struct{}
-	mark    int // waitFor searches the screen text from here
-	exited  chan struct{}
-	waitErr error
+	*ptytest.Terminal
+	t    *testing.T
+	cmd  *exec.Cmd
+	mark int // waitFor searches the screen text from here
 }
 
 // startREPL starts the REPL in dir in a 50x160 pseudo-terminal.
@@ -208,83 +195,44 @@ func (p *project) startREPL() *terminal {
 	cmd := exec.Command(os.Args[0])
 	cmd.Dir = p.dir
 	cmd.Env = testEnv(p.home, append([]string{reexecEnv + "=repl"}, p.replEnv...)...)
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
-	if err != nil {
-		p.t.Fatalf("start the REPL in a pty: %v", err)
-	}
-	tm := &terminal{t: p.t, cmd: cmd, pty: f, changed: make(chan struct{}), exited: make(chan struct{})}
-	go tm.read()
-	go func() {
-		tm.waitErr = cmd.Wait()
-		close(tm.exited)
-	}()
+	tm := &terminal{Terminal: ptytest.Start(p.t, cmd, 50, 160), t: p.t, cmd: cmd}
+	// Runs before ptytest's cleanup ends the REPL.
 	p.t.Cleanup(func() {
 		if p.t.Failed() || os.Getenv("ORCH_REPL_TEST_SCREEN") != "" {
-			text, _ := tm.screen()
+			text := tm.screen()
 			p.t.Logf("the REPL's screen:\n%s", text)
 		}
-		select {
-		case <-tm.exited:
-		default:
-			// The REPL leads its own session: kill its process group.
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-tm.exited
-		}
-		f.Close()
 	})
 	return tm
 }
 
-func (tm *terminal) read() {
-	buf := make([]byte, 4096)
-	for {
-		n, err := tm.pty.Read(buf)
-		tm.mu.Lock()
-		tm.raw = append(tm.raw, buf[:n]...)
-		close(tm.changed)
-		tm.changed = make(chan struct{})
-		tm.mu.Unlock()
-		if err != nil {
-			return
-		}
-	}
-}
-
-var escapes = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][A-Za-z0-9]|\r`)
-
 // screen is the output so far as text.
-func (tm *terminal) screen() (string, chan struct{}) {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	return escapes.ReplaceAllString(string(tm.raw), ""), tm.changed
-}
+func (tm *terminal) screen() string { return ptytest.Text(tm.Output.String()) }
 
 // waitFor waits until the screen shows want after the mark, and moves the
 // mark past it.
 func (tm *terminal) waitFor(want string, timeout time.Duration) {
 	tm.t.Helper()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		text, changed := tm.screen()
+	var text string
+	found := tm.Output.Await(timeout, func(raw string) bool {
+		text = ptytest.Text(raw)
 		if tm.mark > len(text) {
 			tm.mark = len(text)
 		}
 		if i := strings.Index(text[tm.mark:], want); i >= 0 {
 			tm.mark += i + len(want)
-			return
+			return true
 		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			tm.t.Fatalf("after %v the screen does not show %q; since the mark:\n%s", timeout, want, text[tm.mark:])
-		}
+		return false
+	})
+	if !found {
+		tm.t.Fatalf("after %v the screen does not show %q; since the mark:\n%s", timeout, want, text[tm.mark:])
 	}
 }
 
 // since returns the screen text after the mark without moving it.
 func (tm *terminal) since() string {
-	text, _ := tm.screen()
+	text := tm.screen()
 	if tm.mark > len(text) {
 		return ""
 	}
@@ -294,28 +242,13 @@ func (tm *terminal) since() string {
 // typeKeys writes keys to the terminal as a person would type them.
 func (tm *terminal) typeKeys(keys string) {
 	tm.t.Helper()
-	if _, err := tm.pty.Write([]byte(keys)); err != nil {
-		tm.t.Fatalf("type %q: %v", keys, err)
-	}
+	tm.Type(keys)
 }
 
 // exit waits for the REPL to end and returns its exit code.
 func (tm *terminal) exit(timeout time.Duration) int {
 	tm.t.Helper()
-	select {
-	case <-tm.exited:
-	case <-time.After(timeout):
-		text, _ := tm.screen()
-		tm.t.Fatalf("the REPL did not exit within %v; screen:\n%s", timeout, text)
-	}
-	var ee *exec.ExitError
-	if errors.As(tm.waitErr, &ee) {
-		return ee.ExitCode()
-	}
-	if tm.waitErr != nil {
-		tm.t.Fatalf("wait for the REPL: %v", tm.waitErr)
-	}
-	return 0
+	return tm.Exit(timeout)
 }
 
 // Keys.
@@ -337,8 +270,4 @@ func timer(t *testing.T, d time.Duration) <-chan time.Time {
 }
 
 // rawOutput is everything the REPL wrote, escape codes included.
-func (tm *terminal) rawOutput() string {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	return string(tm.raw)
-}
+func (tm *terminal) rawOutput() string { return tm.Output.String() }
