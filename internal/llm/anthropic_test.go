@@ -15,15 +15,7 @@ const anthropicKeyEnv = "ORCH_TEST_ANTHROPIC_KEY"
 
 func newTestAnthropic(t *testing.T, api *fakeAPI, sleeps *sleepRecorder, mutate ...func(*Config)) Provider {
 	t.Helper()
-	cfg := Config{Type: TypeAnthropic, BaseURL: api.srv.URL, Model: "claude-test", APIKeyEnv: anthropicKeyEnv}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	p, err := New(cfg, env(anthropicKeyEnv, testKey), testOptions(sleeps)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return newTestProvider(t, Config{Type: TypeAnthropic, BaseURL: api.srv.URL, Model: "claude-test", APIKeyEnv: anthropicKeyEnv}, sleeps, mutate...)
 }
 
 // sentKey reports whether h carries key the way the SDK sends it
@@ -95,12 +87,7 @@ func TestAnthropicDefaults(t *testing.T) {
 func TestAnthropicStructured(t *testing.T) {
 	api := newFakeAPI(t, jsonAnswer(t, 200, "anthropic/message_tool_use.json"))
 	p := newTestAnthropic(t, api, &sleepRecorder{})
-	schema, err := SchemaFor(planAnswer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := basicRequest()
-	req.Schema, req.SchemaName = schema, "plan"
+	req := planRequest(t)
 	resp, err := p.Complete(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +108,7 @@ func TestAnthropicStructured(t *testing.T) {
 	if tool["name"] != "plan" {
 		t.Errorf("tool name %v", tool["name"])
 	}
-	jsonEqual(t, tool["input_schema"], string(schema))
+	jsonEqual(t, tool["input_schema"], string(req.Schema))
 	// Not forced: current models answer a forced tool choice with HTTP 400.
 	if _, forced := body["tool_choice"]; forced {
 		t.Errorf("tool_choice %v sent", body["tool_choice"])
@@ -134,9 +121,7 @@ func TestAnthropicCompleteJSONRepromptsAfterValidationError(t *testing.T) {
 		jsonAnswer(t, 200, "anthropic/message_tool_use.json"),
 	)
 	p := newTestAnthropic(t, api, &sleepRecorder{})
-	schema, _ := SchemaFor(planAnswer{})
-	req := basicRequest()
-	req.Schema, req.SchemaName = schema, "plan"
+	req := planRequest(t)
 	plan, responses, err := CompleteJSON(context.Background(), p, req, validatePlan, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -150,6 +150,23 @@ func env(kv ...string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// wantError checks err for a table case: with want "" err must be nil
+// (else the test stops); otherwise err must contain want. It reports
+// whether the case expected an error, when there is nothing more to check.
+func wantError(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want one containing %q", err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return false
+}
+
 // assertNoKey fails when err's text contains the test key.
 func assertNoKey(t *testing.T, err error) {
 	t.Helper()

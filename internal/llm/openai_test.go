@@ -44,15 +44,33 @@ func validatePlan(data []byte) (planAnswer, error) {
 
 func newTestOpenAI(t *testing.T, api *fakeAPI, sleeps *sleepRecorder, mutate ...func(*Config)) Provider {
 	t.Helper()
-	cfg := Config{Type: TypeOpenAI, BaseURL: api.srv.URL + "/v1", Model: "gpt-test", APIKeyEnv: openaiKeyEnv}
+	return newTestProvider(t, Config{Type: TypeOpenAI, BaseURL: api.srv.URL + "/v1", Model: "gpt-test", APIKeyEnv: openaiKeyEnv}, sleeps, mutate...)
+}
+
+// newTestProvider builds the provider cfg describes, its key (testKey) in
+// cfg.APIKeyEnv, with testOptions; mutate changes cfg first.
+func newTestProvider(t *testing.T, cfg Config, sleeps *sleepRecorder, mutate ...func(*Config)) Provider {
+	t.Helper()
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	p, err := New(cfg, env(openaiKeyEnv, testKey), testOptions(sleeps)...)
+	p, err := New(cfg, env(cfg.APIKeyEnv, testKey), testOptions(sleeps)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// planRequest is basicRequest asking for a planAnswer.
+func planRequest(t *testing.T) Request {
+	t.Helper()
+	schema, err := SchemaFor(planAnswer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := basicRequest()
+	req.Schema, req.SchemaName = schema, "plan"
+	return req
 }
 
 func basicRequest() Request {
@@ -230,12 +248,7 @@ func TestOpenAICompleteJSONRepromptsAfterInvalidJSON(t *testing.T) {
 		jsonAnswer(t, 200, "openai/chat_structured.json"),
 	)
 	p := newTestOpenAI(t, api, &sleepRecorder{})
-	schema, err := SchemaFor(planAnswer{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := basicRequest()
-	req.Schema, req.SchemaName = schema, "plan"
+	req := planRequest(t)
 
 	plan, responses, err := CompleteJSON(context.Background(), p, req, validatePlan, 3)
 	if err != nil {

@@ -227,14 +227,8 @@ func TestDecodeScript(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := decodeScript([]byte(tc.in))
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Errorf("error %v, want one containing %q", err, tc.wantErr)
-				}
+			if wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)

@@ -218,14 +218,8 @@ func TestDecodeCommandToolCalls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := decodeCommandResponse([]byte(tc.in), CommandProtocolV2)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Errorf("error %v, want one containing %q", err, tc.wantErr)
-				}
+			if wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.ToolCalls, tc.want) || got.StopReason != "tool_calls" {
 				t.Errorf("got %s (%q), want %s", jsonOf(got.ToolCalls), got.StopReason, jsonOf(tc.want))
