@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/hostile"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/patch"
@@ -45,22 +45,9 @@ func newHostileEnv(t *testing.T) *hostileEnv {
 	write(t, repo, "a.go", "package a\n")
 	// A real repository: codegen → review applies the patch to the base
 	// commit to compare it with code/files (contract section 6).
-	for _, args := range [][]string{{"init", "-q"}, {"add", "a.go"},
-		{"-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q", "-m", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	p, _, err := task.InitProject(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, _, err := p.CreateTask("t", "brief", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := New(p)
-	o.Wait = 2 * time.Second
+	gittest.Git(t, repo, "init", "-q")
+	gittest.CommitAll(t, repo, "base")
+	o, tk := newTaskIn(t, repo)
 	return &hostileEnv{t: t, parent: parent, o: o, tk: tk}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -16,7 +17,13 @@ import (
 // newTask makes a project with one task in planning, in a temp folder.
 func newTask(t *testing.T) (*Orchestrator, *task.Task) {
 	t.Helper()
-	p, _, err := task.InitProject(t.TempDir())
+	return newTaskIn(t, t.TempDir())
+}
+
+// newTaskIn makes a project in dir with one task, "t", in planning.
+func newTaskIn(t *testing.T, dir string) (*Orchestrator, *task.Task) {
+	t.Helper()
+	p, _, err := task.InitProject(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,16 +36,7 @@ func newTask(t *testing.T) (*Orchestrator, *task.Task) {
 	return o, tk
 }
 
-func write(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+func write(t *testing.T, dir, rel, content string) { t.Helper(); gittest.Write(t, dir, rel, content) }
 
 func state(t *testing.T, tk *task.Task) task.State {
 	t.Helper()
