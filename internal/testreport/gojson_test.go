@@ -8,6 +8,7 @@ import (
 	"testing/iotest"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/artifact/artifacttest"
 )
 
 func TestParseGoTestJSONRecorded(t *testing.T) {
@@ -44,7 +45,7 @@ func TestParseGoTestJSONRecorded(t *testing.T) {
 		t.Errorf("%d cases, want %d: %+v", len(cases), len(tests), cases)
 	}
 	for _, tt := range tests {
-		c := findCase(t, cases, tt.name)
+		c := artifacttest.FindCase(t, cases, tt.name)
 		if c.Package != tt.pkg || c.Status != tt.status || c.Message != tt.message {
 			t.Errorf("case %s = {pkg %q status %q message %q}, want {%q %q %q}", tt.name, c.Package, c.Status, c.Message, tt.pkg, tt.status, tt.message)
 		}
@@ -168,7 +169,7 @@ func TestParseGoTestJSONBoundsOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := p.Finish()
-	c := findCase(t, cases, "TestLoud")
+	c := artifacttest.FindCase(t, cases, "TestLoud")
 	if len(c.Output) > caseOutputHead+caseOutputTail+200 {
 		t.Errorf("output of %d bytes kept, want at most about %d", len(c.Output), caseOutputHead+caseOutputTail)
 	}

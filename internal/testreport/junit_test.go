@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/artifact/artifacttest"
 )
 
 func TestParseJUnitFixtures(t *testing.T) {
@@ -96,7 +97,7 @@ func TestParseJUnitFixtures(t *testing.T) {
 			}
 			checkCases(t, cases, sum)
 			for _, w := range tt.cases {
-				c := findCase(t, cases, w.name)
+				c := artifacttest.FindCase(t, cases, w.name)
 				if c.Package != w.pkg || c.Status != w.status || c.Message != w.message {
 					t.Errorf("case %q = {pkg %q status %q message %q}, want {%q %q %q}", w.name, c.Package, c.Status, c.Message, w.pkg, w.status, w.message)
 				}
@@ -118,7 +119,7 @@ func TestParseJUnitOutputOfFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := findCase(t, cases, "divides")
+	c := artifacttest.FindCase(t, cases, "divides")
 	for _, s := range []string{"CalculatorTest.java:9", "dividing 6 by 2"} {
 		if !strings.Contains(c.Output, s) {
 			t.Errorf("output %q lacks %q (failure text and system-out)", c.Output, s)

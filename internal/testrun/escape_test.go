@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/artifact/artifacttest"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/sandbox"
 )
@@ -153,7 +154,7 @@ func TestSandboxBlocksEscapes(t *testing.T) {
 			!strings.Contains(report.Error, want) {
 			t.Errorf("a suite that changed the git hooks and config was reported %q, pass=%v: %s", report.Status, report.OverallPass, report.Error)
 		}
-		findCase(t, report.Suites[0].Cases, CaseGitChanged)
+		artifacttest.FindCase(t, report.Suites[0].Cases, CaseGitChanged)
 	})
 	t.Run("bwrap", func(t *testing.T) {
 		f, got, info, report := run(t, SandboxBwrap, nil)

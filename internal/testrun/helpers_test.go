@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/sandbox"
 )
 
@@ -55,18 +54,6 @@ func options(t *testing.T, dir string) Options {
 // sh is a suite running script with sh -c.
 func sh(name, script string) Suite {
 	return Suite{Name: name, Kind: KindTest, Command: []string{"sh", "-c", script}}
-}
-
-// findCase returns the case with the given name, failing the test if absent.
-func findCase(t *testing.T, cases []artifact.Case, name string) artifact.Case {
-	t.Helper()
-	for _, c := range cases {
-		if c.Name == name {
-			return c
-		}
-	}
-	t.Fatalf("no case %q in %+v", name, cases)
-	return artifact.Case{}
 }
 
 // readPids reads the pids a script wrote, one per line.

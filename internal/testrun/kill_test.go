@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/artifact/artifacttest"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/testreport"
 )
@@ -52,7 +53,7 @@ func runUntilTimeout(t *testing.T, opt Options, script string) (during []int, ma
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if c := findCase(t, report.Suites[0].Cases, caseTimeout); c.Message != "timed out after 1s" {
+	if c := artifacttest.FindCase(t, report.Suites[0].Cases, caseTimeout); c.Message != "timed out after 1s" {
 		t.Errorf("timeout case %+v", c)
 	}
 	return during, marker
@@ -141,7 +142,7 @@ func TestTimeoutFindsProcessesByMarker(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	findCase(t, report.Suites[0].Cases, caseTimeout)
+	artifacttest.FindCase(t, report.Suites[0].Cases, caseTimeout)
 	if len(info.Limits.Processes) != 0 {
 		t.Errorf("without cgroups and sandbox, the process limit is said to be enforced by %v", info.Limits.Processes)
 	}
@@ -213,7 +214,7 @@ func TestForkBombIsBounded(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			findCase(t, report.Suites[0].Cases, caseTimeout)
+			artifacttest.FindCase(t, report.Suites[0].Cases, caseTimeout)
 			// The bwrap process outside the limited sandbox carries the
 			// marker too.
 			if most > limit+1 {
@@ -334,7 +335,7 @@ func TestSandboxSetupFailure(t *testing.T) {
 	if res.problem == "" || !strings.Contains(res.problem, "bwrap could not set up the sandbox") || res.suite.OverallPass {
 		t.Errorf("result %+v, want a runner failure about the sandbox", res)
 	}
-	if c := findCase(t, res.suite.Cases, caseCommand); c.Status != testreport.StatusError {
+	if c := artifacttest.FindCase(t, res.suite.Cases, caseCommand); c.Status != testreport.StatusError {
 		t.Errorf("case %+v, want an error", c)
 	}
 	log := gittest.ReadFile(t, filepath.Join(opt.LogDir, "setup.log"))

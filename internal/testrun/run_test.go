@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/artifact/artifacttest"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/syncbuf"
@@ -99,7 +100,7 @@ func TestRunGoModules(t *testing.T) {
 			if test.Summary != tt.testSuite {
 				t.Errorf("go-test summary %+v, want %+v; cases %+v", test.Summary, tt.testSuite, test.Cases)
 			}
-			c := findCase(t, test.Cases, tt.wantCase)
+			c := artifacttest.FindCase(t, test.Cases, tt.wantCase)
 			if c.Status != tt.wantStatus || c.Message != tt.wantMsg {
 				t.Errorf("case %s = {%q %q}, want {%q %q}", tt.wantCase, c.Status, c.Message, tt.wantStatus, tt.wantMsg)
 			}
@@ -181,7 +182,7 @@ func TestRunExitCodeSuites(t *testing.T) {
 				if s.OverallPass != (s.ExitCode == 0) {
 					t.Errorf("suite %s exit %d overall_pass %v", s.ID, s.ExitCode, s.OverallPass)
 				}
-				c := findCase(t, s.Cases, tt.suites[i].Name)
+				c := artifacttest.FindCase(t, s.Cases, tt.suites[i].Name)
 				if s.ExitCode != 0 && c.Message != "exited with status "+strconv.Itoa(s.ExitCode)+" (judged by its exit code)" {
 					t.Errorf("case message %q", c.Message)
 				}
@@ -241,7 +242,7 @@ func TestRunCommandNotFound(t *testing.T) {
 	if s.ExitCode != 127 || s.OverallPass || s.Summary.Error != 1 {
 		t.Errorf("missing suite = %+v, want exit 127, one error case", s)
 	}
-	if c := findCase(t, s.Cases, caseCommand); c.Status != testreport.StatusError {
+	if c := artifacttest.FindCase(t, s.Cases, caseCommand); c.Status != testreport.StatusError {
 		t.Errorf("case %+v", c)
 	}
 	if !report.Suites[2].OverallPass {
@@ -346,7 +347,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 				t.Errorf("report status %q overall_pass %v, want completed, false", report.Status, report.OverallPass)
 			}
 			res := report.Suites[0]
-			c := findCase(t, res.Cases, caseTimeout)
+			c := artifacttest.FindCase(t, res.Cases, caseTimeout)
 			if c.Status != testreport.StatusFail || c.Message != "timed out after 1s" {
 				t.Errorf("timeout case %+v", c)
 			}
@@ -410,7 +411,7 @@ func TestRunCancel(t *testing.T) {
 	if len(report.Suites) != 1 {
 		t.Fatalf("suites %+v, want only the cancelled one", report.Suites)
 	}
-	if c := findCase(t, report.Suites[0].Cases, caseCancelled); c.Status != testreport.StatusError {
+	if c := artifacttest.FindCase(t, report.Suites[0].Cases, caseCancelled); c.Status != testreport.StatusError {
 		t.Errorf("cancel case %+v", c)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pids")) {
@@ -623,7 +624,7 @@ func TestRunJUnitSuites(t *testing.T) {
 			if res.Summary != tt.summary {
 				t.Errorf("summary %+v, want %+v; cases %+v", res.Summary, tt.summary, res.Cases)
 			}
-			c := findCase(t, res.Cases, tt.wantCase)
+			c := artifacttest.FindCase(t, res.Cases, tt.wantCase)
 			if tt.wantMsg != "" && c.Message != tt.wantMsg {
 				t.Errorf("case %s message %q, want %q", tt.wantCase, c.Message, tt.wantMsg)
 			}
@@ -653,7 +654,7 @@ func TestRunReportSymlinkStaysInside(t *testing.T) {
 		}
 	}
 	// A report orch may not read is the runner's error.
-	if c := findCase(t, report.Suites[0].Cases, caseCommand); report.Status != artifact.TestError || !strings.Contains(c.Message, "path escapes") {
+	if c := artifacttest.FindCase(t, report.Suites[0].Cases, caseCommand); report.Status != artifact.TestError || !strings.Contains(c.Message, "path escapes") {
 		t.Errorf("report status %s, case %+v: want a runner error about the report", report.Status, c)
 	}
 }
