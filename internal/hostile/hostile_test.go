@@ -185,7 +185,7 @@ func TestSnapshotAndChanges(t *testing.T) {
 	}
 }
 
-func TestCreatableAndJSONString(t *testing.T) {
+func TestCreatableAndQuoting(t *testing.T) {
 	for p, want := range map[string]bool{"a/b": true, "../x": false, "/x": false, "a//b": false, "a\x00": false, "": false, "./x": false, "..x": true} {
 		if Creatable(p) != want {
 			t.Errorf("Creatable(%q) = %v", p, !want)
@@ -193,5 +193,15 @@ func TestCreatableAndJSONString(t *testing.T) {
 	}
 	if got := JSONString("a\"\\\x00\xff"); got != `"a\"\\\u0000`+"\xff\"" {
 		t.Errorf("JSONString = %q", got)
+	}
+	for in, want := range map[string]string{
+		"a/b.go":      "a/b.go",
+		"a b.go":      `"a b.go"`,
+		"caf\xc3\xa9": `"caf\303\251"`,
+		"q\"\\\t\x7f": `"q\"\\\011\177"`,
+	} {
+		if got := GitQuote(in); got != want {
+			t.Errorf("GitQuote(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

@@ -124,16 +124,48 @@ func Creatable(p string) bool {
 // below 0x20: invalid UTF-8 stays as raw bytes, so a document built with it
 // carries exactly the bytes of s (encoding/json would replace them).
 func JSONString(s string) string {
+	return quote(s, func(c byte) string {
+		if c < 0x20 {
+			return fmt.Sprintf(`\u%04x`, c)
+		}
+		return ""
+	})
+}
+
+// GitQuote writes a path for a diff header: as it is when it has only
+// printable ASCII other than space, '"' and '\'; otherwise C-quoted as git
+// may quote it, every byte outside printable ASCII as an octal escape.
+func GitQuote(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return quote(s, func(c byte) string {
+		if c < 0x20 || c >= 0x7f {
+			return fmt.Sprintf(`\%03o`, c)
+		}
+		return ""
+	})
+}
+
+// quote puts s between double quotes, with a backslash before '"' and '\'
+// and each byte for which escape returns text replaced by that text.
+func quote(s string, escape func(c byte) string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
+		c := s[i]
+		if c == '"' || c == '\\' {
 			b.WriteByte('\\')
 			b.WriteByte(c)
-		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		default:
+		} else if e := escape(c); e != "" {
+			b.WriteString(e)
+		} else {
 			b.WriteByte(c)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -39,12 +38,12 @@ func TestHostilePatches(t *testing.T) {
 // created, updated, renamed and deleted file, is refused and named.
 func TestHostilePathsInPatches(t *testing.T) {
 	for _, c := range hostile.PathCases() {
-		q := gitQuote(c.Path)
+		q := hostile.GitQuote(c.Path)
 		patches := map[string]string{
-			"create": "diff --git " + gitQuote("a/"+c.Path) + " " + gitQuote("b/"+c.Path) + "\nnew file mode 100644\n--- /dev/null\n+++ " + gitQuote("b/"+c.Path) + "\n@@ -0,0 +1 @@\n+x\n",
-			"update": "--- " + gitQuote("a/"+c.Path) + "\n+++ " + gitQuote("b/"+c.Path) + "\n@@ -1 +1 @@\n-x\n+y\n",
-			"delete": "--- " + gitQuote("a/"+c.Path) + "\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
-			"rename": "diff --git a/ok.go " + gitQuote("b/"+c.Path) + "\nsimilarity index 100%\nrename from ok.go\nrename to " + q + "\n",
+			"create": "diff --git " + hostile.GitQuote("a/"+c.Path) + " " + hostile.GitQuote("b/"+c.Path) + "\nnew file mode 100644\n--- /dev/null\n+++ " + hostile.GitQuote("b/"+c.Path) + "\n@@ -0,0 +1 @@\n+x\n",
+			"update": "--- " + hostile.GitQuote("a/"+c.Path) + "\n+++ " + hostile.GitQuote("b/"+c.Path) + "\n@@ -1 +1 @@\n-x\n+y\n",
+			"delete": "--- " + hostile.GitQuote("a/"+c.Path) + "\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+			"rename": "diff --git a/ok.go " + hostile.GitQuote("b/"+c.Path) + "\nsimilarity index 100%\nrename from ok.go\nrename to " + q + "\n",
 		}
 		for op, patch := range patches {
 			d, err := Parse(strings.NewReader(patch))
@@ -68,35 +67,6 @@ func TestHostilePathsInPatches(t *testing.T) {
 			}
 		}
 	}
-}
-
-// gitQuote writes a name the way git does when it must: C-quoted with
-// octal escapes for bytes outside printable ASCII; plain otherwise.
-func gitQuote(s string) string {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c >= 0x7f || c == '"' || c == '\\' {
-			plain = false
-		}
-	}
-	if plain {
-		return s
-	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c >= 0x7f:
-			b.WriteString("\\" + strconv.FormatInt(int64(c)>>6&7, 8) + strconv.FormatInt(int64(c)>>3&7, 8) + strconv.FormatInt(int64(c)&7, 8))
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // TestAcceptedPatchesApplyInside: the odd but valid patches parse, and
