@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -20,6 +17,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/repomap"
@@ -126,15 +124,6 @@ type benchChange struct {
 // returns the tokens.
 func runCobra(tb testing.TB, mode string) benchTokens {
 	root := tb.TempDir()
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b.invalid", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b.invalid")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	src := cobraFile()
 	files := map[string]string{
 		"command.go": src, "go.mod": "module github.com/spf13/cobra\n\ngo 1.15\n",
@@ -144,18 +133,9 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 	for i := range 60 {
 		files[fmt.Sprintf("doc/file%02d.go", i)] = fmt.Sprintf("package doc\n\n// Gen%d generates documentation.\nfunc Gen%d() string { return %q }\n", i, i, strings.Repeat("x", 600))
 	}
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-qm", "base")
+	gittest.WriteFiles(tb, root, files)
+	gittest.Git(tb, root, "init", "-q")
+	gittest.CommitAll(tb, root, "base")
 	p, _, err := task.InitProject(root)
 	if err != nil {
 		tb.Fatal(err)

@@ -3,12 +3,12 @@ package autopilot
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -89,11 +89,8 @@ func setup(t *testing.T) (*orchestrator.Orchestrator, *fake) {
 	dir := t.TempDir()
 	// A repository with a commit: codegen → review applies the patch to
 	// the base (HEAD) to compare it with code/files.
-	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q", "--allow-empty", "-m", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Git(t, dir, "init", "-q")
+	gittest.CommitAll(t, dir, "base")
 	p, _, err := task.InitProject(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/llm/llmtest"
 	"github.com/orchdev/orch/internal/ptytest"
 )
@@ -86,11 +86,8 @@ tools = true
 input = 1.0
 output = 1.0
 `, srv.URL+"/v1"))
-	for _, args := range [][]string{{"add", "README.md"}, {"-c", "user.name=t", "-c", "user.email=t@orch.invalid", "commit", "-qm", "base"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Git(t, dir, "add", "README.md")
+	gittest.Git(t, dir, "commit", "-qm", "base")
 
 	cmd := orchCmd(dir, []string{"TERM=xterm", "NO_COLOR=", "ORCH_TEST_OPENAI_KEY=test-key"}, "plan")
 	tm := ptytest.Start(t, cmd, 40, 120)

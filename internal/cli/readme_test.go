@@ -12,6 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/docblock"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -139,14 +140,9 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	repo := t.TempDir()
-	gitEnv := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@orch.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@orch.invalid", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + repo}
-	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = repo, append(os.Environ(), gitEnv...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gitEnv := append([]string{"GIT_CONFIG_NOSYSTEM=1", "HOME=" + repo}, gittest.Identity...)
+	gittest.Git(t, repo, "init", "-q")
+	gittest.CommitAll(t, repo, "base")
 	cmd := exec.Command("sh", "-e", "-c", script)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), append(gitEnv, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), reexecEnv+"=1", "GORACE=atexit_sleep_ms=0")...)

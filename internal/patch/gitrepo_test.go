@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/orchdev/orch/internal/gittest"
 )
 
 // gitRepo is a throw-away repository driven by the real git binary.
@@ -21,10 +23,9 @@ func newGitRepo(t *testing.T) *gitRepo {
 		t.Fatalf("git is needed: %v", err)
 	}
 	home := t.TempDir()
-	r := &gitRepo{t: t, dir: t.TempDir(), env: append(os.Environ(),
-		"HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-		"LC_ALL=C")}
+	r := &gitRepo{t: t, dir: t.TempDir(), env: append(append(os.Environ(),
+		"HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "LC_ALL=C"),
+		gittest.Identity...)}
 	r.git("init", "-q", "-b", "main")
 	return r
 }
@@ -43,13 +44,7 @@ func (r *gitRepo) git(args ...string) string {
 
 func (r *gitRepo) write(rel, content string) {
 	r.t.Helper()
-	p := filepath.Join(r.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
+	gittest.Write(r.t, r.dir, rel, content)
 }
 
 func (r *gitRepo) remove(rel string) {

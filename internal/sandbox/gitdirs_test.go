@@ -1,30 +1,19 @@
 package sandbox
 
 import (
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/orchdev/orch/internal/gittest"
 )
 
-func git(t *testing.T, args ...string) {
-	t.Helper()
-	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
 func TestGitDirs(t *testing.T) {
 	main := t.TempDir()
 	gittest.WriteFiles(t, main, map[string]string{"a.txt": "a\n"})
-	git(t, "-C", main, "init", "-q")
-	git(t, "-C", main, "add", "-A")
-	git(t, "-C", main, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "base")
-	wt := filepath.Join(t.TempDir(), "wt")
-	git(t, "-C", main, "worktree", "add", "-q", "--detach", wt, "HEAD")
+	gittest.Git(t, main, "init", "-q")
+	gittest.CommitAll(t, main, "base")
+	wt := gittest.AddWorktree(t, main)
 	mainGit, err := filepath.EvalSymlinks(filepath.Join(main, ".git"))
 	if err != nil {
 		t.Fatal(err)
