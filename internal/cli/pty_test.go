@@ -1,18 +1,15 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
-	"github.com/creack/pty"
+	"github.com/orchdev/orch/internal/ptytest"
 )
 
 // inPTY runs orch in dir in a 40x100 pseudo-terminal (stdin, stdout and
@@ -28,21 +25,9 @@ func inPTY(t *testing.T, dir string, env []string, args ...string) (screen strin
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
-	if err != nil {
-		t.Fatalf("start orch in a pty: %v", err)
-	}
-	defer f.Close()
-	var out bytes.Buffer
-	_, _ = io.Copy(&out, f) // ends with EIO when orch and its pager exit
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return strings.ReplaceAll(out.String(), "\r\n", "\n"), code
+	tm := ptytest.Start(t, cmd, 40, 100)
+	out := tm.ReadAll(time.Minute) // to the end: orch and its pager have exited
+	return strings.ReplaceAll(out, "\r\n", "\n"), tm.Exit(time.Minute)
 }
 
 // fakePager writes a pager that records what it got (its stdin in

@@ -1,21 +1,19 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/proctest"
 )
 
 // The test binary doubles as orch: with reexecEnv set, TestMain runs
@@ -49,22 +47,7 @@ func orchCmd(dir string, extraEnv []string, args ...string) *exec.Cmd {
 // runOrch runs orch to completion and returns its exit code and output.
 func runOrch(t *testing.T, dir string, extraEnv []string, args ...string) (int, string) {
 	t.Helper()
-	cmd := orchCmd(dir, extraEnv, args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String()
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return -int(ws.Signal()), out.String()
-		}
-		return ee.ExitCode(), out.String()
-	}
-	t.Fatalf("run orch %v: %v", args, err)
-	return 0, ""
+	return proctest.Run(t, orchCmd(dir, extraEnv, args...))
 }
 
 // newProject makes a git repository with orch initialised and one task
@@ -126,31 +109,9 @@ func countKind(t *testing.T, taskDir, kind string) int {
 // 5 (busy); the transcript holds one transition and verifies.
 func TestConcurrentNext(t *testing.T) {
 	dir, taskDir := newProject(t)
-	const n = 20
-	codes := make([]int, n)
-	outs := make([]string, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			codes[i], outs[i] = runOrch(t, dir, nil, "next", "--from", "planning", "--wait", "20s")
-		}()
-	}
-	close(start)
-	wg.Wait()
-	moved := 0
-	for i, c := range codes {
-		switch c {
-		case 0:
-			moved++
-		case 3, 5:
-		default:
-			t.Errorf("process %d exited %d: %s", i, c, outs[i])
-		}
-	}
+	moved, codes := proctest.Race(t, 20, func() (int, string) {
+		return runOrch(t, dir, nil, "next", "--from", "planning", "--wait", "20s")
+	}, nil)
 	if moved != 1 {
 		t.Errorf("%d processes moved the task, want exactly 1; exit codes %v", moved, codes)
 	}

@@ -4,9 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/orchdev/orch/internal/proctest"
 )
 
 // A person's session: plain text starts a task, /status shows its phase,
@@ -195,31 +196,10 @@ func TestTerminalNextRace(t *testing.T) {
 	tm := p.startREPL()
 	tm.waitFor("orch t1 [planning]> ", wait)
 
-	const n = 6
-	codes := make([]int, n)
-	outs := make([]string, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			codes[i], outs[i] = p.orch("next", "--from", "planning", "--wait", "20s")
-		})
-	}
-	close(start)
-	tm.typeKeys("/next --from planning --wait 20s" + enter)
-	wg.Wait()
+	moved, _ := proctest.Race(t, 6, func() (int, string) {
+		return p.orch("next", "--from", "planning", "--wait", "20s")
+	}, func() { tm.typeKeys("/next --from planning --wait 20s" + enter) })
 	tm.waitFor("[plan_review]> ", wait)
-	moved := 0
-	for i, c := range codes {
-		switch c {
-		case 0:
-			moved++
-		case 3, 5:
-		default:
-			t.Errorf("orch next: exit %d\n%s", c, outs[i])
-		}
-	}
 	screen := tm.since()
 	text := tm.screen()
 	replMoved := strings.Contains(text, "t1: planning → plan_review")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/orchdev/orch/internal/cli"
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/proctest"
 	"github.com/orchdev/orch/internal/ptytest"
 )
 
@@ -100,18 +100,7 @@ func (p *project) orch(args ...string) (int, string) {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = p.dir
 	cmd.Env = testEnv(p.home, reexecEnv+"=orch")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String()
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String()
-	}
-	p.t.Fatalf("orch %v: %v", args, err)
-	return 0, ""
+	return proctest.Run(p.t, cmd)
 }
 
 func (p *project) mustOrch(args ...string) string {

@@ -12,11 +12,7 @@ import (
 )
 
 func TestParseGoTestJSONRecorded(t *testing.T) {
-	f, err := os.Open("testdata/gojson/mixed.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := recorded(t, "testdata/gojson/mixed.jsonl")
 	cases, sum, err := ParseGoTestJSON(f)
 	if err != nil {
 		t.Fatalf("ParseGoTestJSON: %v", err)
@@ -245,11 +241,7 @@ func checkCases(t *testing.T, cases []artifact.Case, sum artifact.Summary) {
 // the replay reports it, and said to be cached (recorded: package a cached,
 // b run after its test file changed).
 func TestGoParserCached(t *testing.T) {
-	f, err := os.Open("testdata/gojson/cached.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := recorded(t, "testdata/gojson/cached.jsonl")
 	p := NewGoParser(nil)
 	if err := p.Consume(f); err != nil {
 		t.Fatal(err)

@@ -110,11 +110,7 @@ func TestParseJUnitFixtures(t *testing.T) {
 }
 
 func TestParseJUnitOutputOfFailures(t *testing.T) {
-	f, err := os.Open("testdata/junit/surefire.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := recorded(t, "testdata/junit/surefire.xml")
 	cases, _, err := ParseJUnit(f)
 	if err != nil {
 		t.Fatal(err)

@@ -37,11 +37,7 @@ func TestParseLibtestRecorded(t *testing.T) {
 	// cargo 1.95 `cargo test --no-fail-fast` on a crate with a failing
 	// unit test, a failing integration test and a doc test (the source
 	// is in testdata/libtest/README.md).
-	f, err := os.Open("testdata/libtest/no-fail-fast.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := recorded(t, "testdata/libtest/no-fail-fast.txt")
 	res, err := ParseLibtest(f)
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +57,7 @@ func TestParseLibtestRecorded(t *testing.T) {
 		t.Errorf("failing case output %q: want the captured stdout without the header", out)
 	}
 
-	f2, err := os.Open("testdata/libtest/build-error.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f2.Close()
+	f2 := recorded(t, "testdata/libtest/build-error.txt")
 	res, _ = ParseLibtest(f2)
 	checkWant(t, res, artifact.Summary{Error: 1}, []wantCase{
 		{`demo (test "it")`, CaseBuildFailed, StatusError, "build failed: error[E0308]: mismatched types"},
@@ -134,11 +126,7 @@ func TestParseLibtestEdgeCases(t *testing.T) {
 func TestParseTAPRecorded(t *testing.T) {
 	// Node 20.20 `node --test` (TAP, its reporter when the output is not
 	// a terminal) and `--test-reporter=spec` on the same two files.
-	f, err := os.Open("testdata/tap/node20-tap.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := recorded(t, "testdata/tap/node20-tap.txt")
 	res, err := ParseTAP(f)
 	if err != nil {
 		t.Fatal(err)
@@ -162,11 +150,7 @@ func TestParseTAPRecorded(t *testing.T) {
 		t.Errorf("failing case output %q lacks the YAML block", res.Cases[1].Output)
 	}
 
-	f2, err := os.Open("testdata/tap/node20-spec.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f2.Close()
+	f2 := recorded(t, "testdata/tap/node20-spec.txt")
 	res, _ = ParseTAP(f2)
 	checkWant(t, res, artifact.Summary{Passed: 7, Failed: 1, Skipped: 2}, []wantCase{
 		{"", "fails", StatusFail, "test failed"},
@@ -185,11 +169,7 @@ func TestParseJestTotalsRecorded(t *testing.T) {
 		{"jest30-pnpm-two-runs.txt", artifact.Summary{Passed: 334}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			f, err := os.Open("testdata/tap/" + tc.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
+			f := recorded(t, "testdata/tap/"+tc.file)
 			res, err := ParseTAP(f)
 			if err != nil {
 				t.Fatal(err)

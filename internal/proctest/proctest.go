@@ -1,0 +1,70 @@
+// Package proctest holds what tests need to run orch as separate
+// processes: Run runs one to its end and returns its exit code and
+// output; Race starts several at once and checks that the task lock let
+// exactly the expected ones through. Only tests import it.
+package proctest
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// Run runs cmd to its end and returns its exit code — minus the signal's
+// number when a signal ended it — and its standard output and error
+// together. A command that cannot be run fails t.
+func Run(t testing.TB, cmd *exec.Cmd) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -int(ws.Signal()), out.String()
+		}
+		return ee.ExitCode(), out.String()
+	}
+	t.Fatalf("run %s: %v", cmd, err)
+	return 0, ""
+}
+
+// Race runs n calls of run at once — started together, then also, when
+// not nil, in the test's goroutine — and waits for them. Each run returns
+// an orch process's exit code and output. It returns how many exited 0
+// (moved the task) and every exit code, and fails t for any exit code but
+// 0, 3 (the task had moved already) and 5 (the task was busy).
+func Race(t testing.TB, n int, run func() (int, string), also func()) (moved int, codes []int) {
+	t.Helper()
+	codes = make([]int, n)
+	outs := make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			codes[i], outs[i] = run()
+		})
+	}
+	close(start)
+	if also != nil {
+		also()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		switch c {
+		case 0:
+			moved++
+		case 3, 5:
+		default:
+			t.Errorf("process %d exited %d:\n%s", i, c, outs[i])
+		}
+	}
+	return moved, codes
+}
