@@ -120,6 +120,14 @@ func checkArchive(t *testing.T, tk *Task, rev int64) {
 	}
 }
 
+// newSnappedWorld is a fault world with its snapshot taken.
+func newSnappedWorld(t *testing.T) *faultWorld {
+	t.Helper()
+	w := newFaultWorld(t)
+	w.snap(t)
+	return w
+}
+
 // TestCommitUnderFaults fails every write, fsync, rename, folder fsync,
 // mkdir, chmod and close of a transition with moves, with ENOSPC, EIO,
 // EROFS (once, and from then on) and a short write.
@@ -130,11 +138,7 @@ func TestCommitUnderFaults(t *testing.T) {
 		logSync, stateRename int
 	)
 	m := faultMatrix[*faultWorld]{
-		prepare: func(t *testing.T) *faultWorld {
-			w := newFaultWorld(t)
-			w.snap(t)
-			return w
-		},
+		prepare: newSnappedWorld,
 		call: func(w *faultWorld, fsys fileSystem) error {
 			ev, next := transition(w.tk)
 			w.tk.fs = fsys
@@ -197,11 +201,7 @@ func TestAppendUnderFaults(t *testing.T) {
 		logSync int
 	)
 	m := faultMatrix[*faultWorld]{
-		prepare: func(t *testing.T) *faultWorld {
-			w := newFaultWorld(t)
-			w.snap(t)
-			return w
-		},
+		prepare: newSnappedWorld,
 		call: func(w *faultWorld, fsys fileSystem) error {
 			w.tk.fs = fsys
 			defer func() { w.tk.fs = nil }()
