@@ -76,6 +76,22 @@ func NewCodeEnv(t *testing.T, extra map[string]string) *CodeEnv {
 	return f
 }
 
+// NewCodeEnvWithLink is NewCodeEnv whose repository also holds "link", a
+// committed symbolic link to /etc, and whose plan also names link,
+// link/passwd and extra (as PlanWith takes them): an answer reaching out
+// through the link gets past the file plan's checks to the ones behind.
+func NewCodeEnvWithLink(t *testing.T, extra ...string) *CodeEnv {
+	t.Helper()
+	f := NewCodeEnv(t, nil)
+	if err := os.Symlink("/etc", filepath.Join(f.Root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	Git(t, f.Root, "add", "link")
+	Git(t, f.Root, "commit", "-qm", "link")
+	f.PlanWith(append([]string{"link", "link/passwd"}, extra...)...)
+	return f
+}
+
 // Override moves the task to phase without checking conditions.
 func (f *CodeEnv) Override(to lifecycle.Phase) {
 	f.T.Helper()

@@ -377,14 +377,7 @@ func TestCodegenHostileAnswers(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := agenttest.NewCodeEnv(t, nil)
-			if err := os.Symlink("/etc", filepath.Join(f.Root, "link")); err != nil {
-				t.Fatal(err)
-			}
-			agenttest.Git(t, f.Root, "add", "link")
-			agenttest.Git(t, f.Root, "commit", "-qm", "link")
-			// Planned, so that the checks behind the file plan's are reached.
-			f.PlanWith("link", "link/passwd", "nope.go\tdelete")
+			f := agenttest.NewCodeEnvWithLink(t, "nope.go\tdelete")
 			answers := []agenttest.Entry{{Role: "codegen", JSON: tc.answer}, {Role: "codegen", JSON: tc.answer}, {Role: "codegen", JSON: tc.answer}}
 			if len(tc.answer) > 1<<20 {
 				// One big answer is enough: the last one decides the error.

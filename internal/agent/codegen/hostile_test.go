@@ -33,14 +33,7 @@ func TestHostileCodegenAnswers(t *testing.T) {
 		answer := string(docs[name])
 		t.Run(strings.TrimSuffix(filepath.Base(name), ".json"), func(t *testing.T) {
 			t.Parallel()
-			f := agenttest.NewCodeEnv(t, nil)
-			if err := os.Symlink("/etc", filepath.Join(f.Root, "link")); err != nil {
-				t.Fatal(err)
-			}
-			agenttest.Git(t, f.Root, "add", "link")
-			agenttest.Git(t, f.Root, "commit", "-qm", "link")
-			// Planned, so that the checks behind the file plan's are reached.
-			f.PlanWith("link", "link/passwd")
+			f := agenttest.NewCodeEnvWithLink(t)
 			providers := agenttest.AnswerProviders(t, agent.RoleCodegen, answer)
 			watch := agenttest.WatchOutside(t, f.Root)
 			for via, pc := range providers {
