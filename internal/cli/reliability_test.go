@@ -55,10 +55,7 @@ func runOrch(t *testing.T, dir string, extraEnv []string, args ...string) (int, 
 func newProject(t *testing.T) (dir, taskDir string) {
 	t.Helper()
 	dir = t.TempDir()
-	git := exec.Command("git", "init", "-q", dir)
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gittest.Git(t, dir, "init", "-q")
 	if code, out := runOrch(t, dir, nil, "init"); code != 0 {
 		t.Fatalf("orch init: %d %s", code, out)
 	}

@@ -3,12 +3,12 @@ package demo
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -45,14 +45,14 @@ func TestDemo(t *testing.T) {
 	if rep, err := tk.Verify(); err != nil || !rep.OK {
 		t.Errorf("verify %+v %v", rep, err)
 	}
-	msg := git(t, dir, "log", "-1", "--format=%B")
+	msg := gittest.Git(t, dir, "log", "-1", "--format=%B")
 	if !strings.Contains(msg, "Orch-Task: "+TaskID) || !strings.Contains(msg, "Orch-Plan: ") {
 		t.Errorf("commit message lacks trailers:\n%s", msg)
 	}
-	if got := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")); got != res.Commit {
+	if got := gittest.Git(t, dir, "rev-parse", "HEAD"); got != res.Commit {
 		t.Errorf("HEAD %s, decision commit %s", got, res.Commit)
 	}
-	if files := git(t, dir, "show", "--name-only", "--format=", "HEAD"); !strings.Contains(files, "reverse.go") || !strings.Contains(files, "reverse_test.go") {
+	if files := gittest.Git(t, dir, "show", "--name-only", "--format=", "HEAD"); !strings.Contains(files, "reverse.go") || !strings.Contains(files, "reverse_test.go") {
 		t.Errorf("commit files: %s", files)
 	}
 	// The first attempt's failing report was archived by the regression.
@@ -64,15 +64,4 @@ func TestDemo(t *testing.T) {
 	if !tr.OK() || tr.Value.OverallPass {
 		t.Errorf("archived report: %+v", tr)
 	}
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }

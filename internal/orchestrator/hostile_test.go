@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -182,11 +181,8 @@ func (e *hostileEnv) toCodegen() {
 	if _, err := e.o.Next(context.Background(), "t", NextRequest{To: lifecycle.Codegen, Override: &reason}); err != nil {
 		e.t.Fatal(err)
 	}
-	head, err := exec.Command("git", "-C", e.o.Project.Root, "rev-parse", "HEAD").Output()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	write(e.t, e.tk.Dir, artifact.CodegenFile, `{"status":"completed","base":"`+strings.TrimSpace(string(head))+`"}`)
+	head := gittest.Git(e.t, e.o.Project.Root, "rev-parse", "HEAD")
+	write(e.t, e.tk.Dir, artifact.CodegenFile, `{"status":"completed","base":"`+head+`"}`)
 	e.resetCode()
 	if v, err := e.o.Status("t"); err != nil || v.Suggested == nil || *v.Suggested != lifecycle.Review {
 		e.t.Fatalf("the valid codegen result does not lead to review: %+v, %v", v, err)

@@ -45,16 +45,15 @@ func orchREPL() int {
 	return cli.RunREPL(ctx, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now})
 }
 
-// testEnv is the environment of every process a test starts: a private
-// HOME, a git identity, no system git configuration.
+// testEnv is the environment of every orch process a test starts: a
+// private HOME, gittest's identity, no system git configuration.
 func testEnv(home string, extra ...string) []string {
 	env := append(os.Environ(),
 		"HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
-		"GIT_AUTHOR_NAME=orch test", "GIT_AUTHOR_EMAIL=test@orch.invalid",
-		"GIT_COMMITTER_NAME=orch test", "GIT_COMMITTER_EMAIL=test@orch.invalid",
 		"GIT_CONFIG_NOSYSTEM=1", "TERM=xterm", "NO_COLOR=",
 		// No pager unless a test asks for one (TestTerminalPager).
 		"ORCH_PAGER=cat")
+	env = append(env, gittest.Identity...)
 	return append(env, extra...)
 }
 
@@ -70,22 +69,11 @@ type project struct {
 func newProject(t *testing.T) *project {
 	t.Helper()
 	p := &project{t: t, dir: t.TempDir(), home: t.TempDir()}
-	p.git("init", "-q")
 	p.write("README.md", "# demo\n")
-	p.git("add", "-A")
-	p.git("commit", "-qm", "base")
+	gittest.Git(t, p.dir, "init", "-q")
+	gittest.CommitAll(t, p.dir, "base")
 	p.mustOrch("init")
 	return p
-}
-
-func (p *project) git(args ...string) {
-	p.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = p.dir
-	cmd.Env = testEnv(p.home)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		p.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 func (p *project) write(rel, content string) {
