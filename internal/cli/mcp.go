@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"path/filepath"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/mcpserver"
@@ -56,7 +54,7 @@ characters) or a random one printed on standard error at start.`,
 				if err != nil {
 					return err
 				}
-				return srv.Run(cmd.Context(), &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{cmd.OutOrStdout()}})
+				return srv.Run(cmd.Context(), mcpserver.Stdio(env.Stdin, cmd.OutOrStdout()))
 			}
 			if err := mcpserver.CheckAddr(httpAddr, allowRemote); err != nil {
 				return err
@@ -95,8 +93,3 @@ characters) or a random one printed on standard error at start.`,
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "let --http listen on a non-loopback address")
 	return cmd
 }
-
-// nopWriteCloser keeps the command's stdout open when the session ends.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

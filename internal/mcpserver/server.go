@@ -23,6 +23,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -70,6 +71,11 @@ type Server struct {
 	cfg     config.Config
 	mcp     *mcp.Server
 	watch   *watcher
+	// life is the context of the running Run: when it ends (SIGINT or
+	// SIGTERM to orch mcp), the requests in flight are cancelled, as
+	// Ctrl-C cancels an orch command. The SDK does not pass the end of
+	// Run's context on to the handlers by itself.
+	life atomic.Pointer[context.Context]
 
 	// acted, when set (tests), hears every tool that acted on a task,
 	// after its mcp_call event is logged.
@@ -117,6 +123,7 @@ func New(opt Options) (*Server, error) {
 			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 		},
 	})
+	s.mcp.AddReceivingMiddleware(s.endWithLife)
 	for _, t := range s.tools() {
 		if t.gate != "" && !cfg.MCP.Allows(t.gate) {
 			continue
@@ -145,8 +152,23 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.life.Store(&ctx)
 	go s.watch.loop(ctx, s.opt.Poll)
 	return s.mcp.Run(ctx, t)
+}
+
+// endWithLife cancels a request when Run's context ends.
+func (s *Server) endWithLife(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		life := s.life.Load()
+		if life == nil {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(*life, cancel)()
+		return next(ctx, method, req)
+	}
 }
 
 // Watch checks the artifacts for changes every opt.Poll until ctx is done

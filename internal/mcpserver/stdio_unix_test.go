@@ -1,0 +1,200 @@
+//go:build unix
+
+package mcpserver_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/agent/agenttest"
+)
+
+// mcpLine is a JSON-RPC message as `orch mcp` writes it.
+type mcpLine struct {
+	ID     *int            `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// initLines open a session, as a client writes them.
+const initLines = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+`
+
+// orchMCP starts the test binary as `orch mcp` in dir (TestMain) with
+// extra environment.
+func orchMCP(t *testing.T, dir string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), runOrch+"=1", "GORACE=atexit_sleep_ms=0"), env...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, in, bufio.NewReader(out)
+}
+
+// TestStdioDrainsAtEOF: a client that writes a slow request (run_phase on
+// a model that answers only when the test says) and closes standard input
+// gets the response all the same, and orch mcp then exits 0.
+func TestStdioDrainsAtEOF(t *testing.T) {
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	api := agenttest.NewOpenAIAPI(t, func(agenttest.ChatRequest) string {
+		arrived <- struct{}{}
+		<-release
+		return agenttest.JSONOf(t, agenttest.PlannerAnswer("Retry", []map[string]any{agenttest.FileEntry("fetch/fetch.go", "update")}))
+	})
+	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
+	cmd, in, out := orchMCP(t, e.Root, "OPENAI_API_KEY=sk-test-drain")
+	if _, err := io.WriteString(in, initLines+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_phase","arguments":{"task":"t1","phase":"planning"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the planner's model call did not arrive within 60 s")
+	}
+	// The run is in flight: the client leaves.
+	in.Close()
+	// Give the server time to see the end of its input before the model
+	// answers (without draining it would cancel the run and exit now; a
+	// slow machine can only make this test pass when it should not).
+	time.Sleep(300 * time.Millisecond)
+	close(release)
+
+	got := map[int]mcpLine{}
+	for {
+		line, err := out.ReadBytes('\n')
+		if len(line) > 0 {
+			var m mcpLine
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatalf("orch mcp wrote %q: %v", line, err)
+			}
+			if m.ID != nil {
+				got[*m.ID] = m
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("orch mcp after the end of its input: %v, want exit 0", err)
+	}
+	if _, ok := got[1]; !ok {
+		t.Fatalf("no response to initialize (responses to %v only)", slices.Collect(maps.Keys(got)))
+	}
+	res, ok := got[2]
+	if !ok {
+		t.Fatalf("no response to the run_phase call written before the end of input (responses to %v only)", slices.Collect(maps.Keys(got)))
+	}
+	var call struct {
+		IsError    bool `json:"isError"`
+		Structured struct {
+			Phase  string `json:"phase"`
+			Status string `json:"status"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(res.Result, &call); err != nil || call.IsError || call.Structured.Phase != "planning" || call.Structured.Status == "" {
+		t.Fatalf("run_phase response: %s %s (%v)", res.Result, res.Error, err)
+	}
+	// The run finished and is in the transcript, the mcp_call last.
+	tk, err := e.P.Open("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := tk.Transcript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, ev := range evs {
+		kinds = append(kinds, string(ev.Kind))
+	}
+	last := evs[len(evs)-1]
+	if last.Kind != "mcp_call" || last.Data["outcome"] != "ok" || !strings.Contains(strings.Join(kinds, " "), "phase_finished") {
+		t.Errorf("transcript %v, last %v", kinds, last.Data)
+	}
+}
+
+// TestStdioDrainEndsAtSignal: SIGTERM while orch mcp drains cancels the
+// request it waits for, as Ctrl-C would, and the process ends without
+// waiting for the model.
+func TestStdioDrainEndsAtSignal(t *testing.T) {
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	api := agenttest.NewOpenAIAPI(t, func(agenttest.ChatRequest) string {
+		arrived <- struct{}{}
+		<-release
+		return "{}"
+	})
+	// Before the server's own cleanup, which waits for the handler.
+	t.Cleanup(func() { close(release) })
+	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
+	cmd, in, out := orchMCP(t, e.Root, "OPENAI_API_KEY=sk-test-drain")
+	if _, err := io.WriteString(in, initLines+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_phase","arguments":{"task":"t1","phase":"planning"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the planner's model call did not arrive within 60 s")
+	}
+	in.Close()
+	go io.Copy(io.Discard, out)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("orch mcp still drains 60 s after SIGTERM (the model never answers)")
+	}
+	tk, err := e.P.Open("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := tk.Transcript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fin []string
+	for _, ev := range evs {
+		if ev.Kind == "phase_finished" {
+			fin = append(fin, str(ev.Data["status"]))
+		}
+	}
+	if len(fin) != 1 || fin[0] != "cancelled" {
+		t.Errorf("phase_finished statuses %v, want [cancelled]", fin)
+	}
+}
