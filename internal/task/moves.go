@@ -94,13 +94,48 @@ func (t *Task) checkMovesFeasible(moves []Move) error {
 // applyMoves performs the moves idempotently: a move whose From is gone
 // and whose To exists was done before and is skipped. Paths are resolved
 // inside the task folder. The first error is returned at once.
+//
+// Moves are done in order, so every move before the last one found done
+// was done too, even when its From is there again: a later move of the
+// same event put a new file there (a phase's re-run archives planning/x
+// and then moves its staged planning/x in). Such a move is not redone:
+// that would archive the new file and lose the staged one.
 func (t *Task) applyMoves(moves []Move) error {
 	if err := checkMoves(moves); err != nil {
 		return fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	return t.eachMove(moves, func(root root, _ int, m Move) error {
+	done := -1
+	if err := t.eachMove(moves, func(root root, i int, m Move) error {
+		ok, err := foundDone(root, moves[:i], m)
+		if ok {
+			done = i
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	return t.eachMove(moves, func(root root, i int, m Move) error {
+		if i < done {
+			return syncMove(root, m)
+		}
 		return applyMove(root, m)
 	})
+}
+
+// foundDone reports whether m, preceded by earlier, was done: its From is
+// gone and its To is there. A From that an earlier move brings is no
+// evidence (it is gone before that move too).
+func foundDone(r root, earlier []Move, m Move) (bool, error) {
+	for _, e := range earlier {
+		if within(m.From, e.To) {
+			return false, nil
+		}
+	}
+	fromOK, err := rootExists(r, m.From)
+	if err != nil || fromOK {
+		return false, err
+	}
+	return rootExists(r, m.To)
 }
 
 // eachMove calls fn for each move in turn with the task folder opened as a
@@ -150,6 +185,12 @@ func applyMove(r root, m Move) error {
 			return fmt.Errorf("neither exists")
 		}
 	}
+	return syncMove(r, m)
+}
+
+// syncMove fsyncs the folders of a move done: every folder on the way to
+// To, and From's folder while it exists.
+func syncMove(r root, m Move) error {
 	dirs := []string{"."}
 	for _, part := range strings.Split(path.Dir(m.To), "/") {
 		if part != "." {

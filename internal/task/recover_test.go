@@ -342,3 +342,59 @@ func TestRecoverRefusesTamperedMoves(t *testing.T) {
 		t.Fatalf("state rolled forward despite the bad move: %+v", st)
 	}
 }
+
+// TestRecoverRefilledMoves: a phase's re-run archives its artifact and
+// moves the staged one to the same path in one event. Killed after the
+// append, between the two moves or after both, recovery leaves the old
+// file archived and the new one in place (it used to archive the new file
+// again when both moves were done and then fail: "neither exists").
+func TestRecoverRefilledMoves(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"after append", "between the moves", "after moves"} {
+		t.Run(point, func(t *testing.T) {
+			p := newProject(t)
+			tk := newTask(t, p, "0001-a")
+			lock(t, tk)
+			writeFile(t, filepath.Join(tk.Dir, "planning", "plan.md"), "old")
+			writeFile(t, filepath.Join(tk.Dir, ".staging", "r1", "planning", "plan.md"), "new")
+			moves := []Move{
+				{From: "planning/plan.md", To: "history/1-planning/planning/plan.md"},
+				{From: ".staging/r1/planning/plan.md", To: "planning/plan.md"},
+			}
+			switch point {
+			case "after append":
+				tk.Hooks.AfterAppend = func() { panic(crash{}) }
+			case "between the moves":
+				tk.Hooks.AfterAppend = func() {
+					if err := os.MkdirAll(filepath.Join(tk.Dir, "history", "1-planning", "planning"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Rename(filepath.Join(tk.Dir, "planning", "plan.md"), filepath.Join(tk.Dir, "history", "1-planning", "planning", "plan.md")); err != nil {
+						t.Fatal(err)
+					}
+					panic(crash{})
+				}
+			case "after moves":
+				tk.Hooks.AfterMoves = func() { panic(crash{}) }
+			}
+			crashAt(t, func() error { step(t, tk, "planning", moves...); return nil })
+			tk.Hooks = Hooks{}
+			for range 2 {
+				// Recovering twice is recovering once.
+				if _, err := tk.Recover(t0); err != nil {
+					t.Fatal(err)
+				}
+				if got := gittest.ReadFile(t, filepath.Join(tk.Dir, "history", "1-planning", "planning", "plan.md")); got != "old" {
+					t.Fatalf("archived plan.md = %q", got)
+				}
+				if got := gittest.ReadFile(t, filepath.Join(tk.Dir, "planning", "plan.md")); got != "new" {
+					t.Fatalf("planning/plan.md = %q", got)
+				}
+				if _, err := os.Lstat(filepath.Join(tk.Dir, ".staging", "r1", "planning", "plan.md")); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("the staged file is still there: %v", err)
+				}
+			}
+			mustVerify(t, tk)
+		})
+	}
+}
