@@ -228,6 +228,9 @@ func (s *Server) write(ctx context.Context, id, rel string, data []byte) error {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return exit.InvalidError(fmt.Sprintf("orch: task %s: planning/ is not a folder: nothing written", id), err)
 	}
+	// A write killed before its rename left its temporary file; under the
+	// lock no write is in progress (answer does the same).
+	durable.RemoveTemps(dir, "")
 	target := filepath.Join(t.Dir, filepath.FromSlash(rel))
 	if fi, err := os.Lstat(target); err == nil && !fi.Mode().IsRegular() {
 		return exit.InvalidError(fmt.Sprintf("orch: %s: expected a regular file, got %s: nothing written", rel, fi.Mode().Type()), nil)
