@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -481,8 +482,5 @@ func (rt *Runtime) cachePut(key string, resp llm.Response) {
 	if err != nil {
 		return
 	}
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, data, 0o644) == nil {
-		_ = os.Rename(tmp, path)
-	}
+	_ = durable.WriteFile(path, data, 0o644)
 }
