@@ -1,6 +1,10 @@
 package lifecycle
 
-import "github.com/orchdev/orch/internal/artifact"
+import (
+	"slices"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
 
 // PlanningStatus is the planning sub-state the artifacts imply, in this
 // order:
@@ -39,4 +43,16 @@ func PlanReviewVerdict(rs []artifact.Reviewer) (ok, blocked bool) {
 		ok = ok && v.OK
 	}
 	return ok && !blocked, blocked
+}
+
+// CodeReviewVerdict is the aggregate of the code reviewers that
+// review/code-review.json records as ok: true only when at least one
+// reviewer answered, every one says ok and none of their issues is
+// blocking — the rule the review → test edge holds the review to.
+func CodeReviewVerdict(oks []bool, issues []artifact.Issue) bool {
+	if len(oks) == 0 || slices.Contains(oks, false) {
+		return false
+	}
+	r := artifact.CodeReview{Issues: issues}
+	return len(r.BlockingIssues()) == 0
 }

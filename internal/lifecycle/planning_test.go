@@ -82,3 +82,36 @@ func TestPlanReviewVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeReviewVerdict: the aggregate is ok only with every reviewer ok
+// and no blocking issue; and a review recorded with that verdict takes the
+// edge the table says (review → test only when ok).
+func TestCodeReviewVerdict(t *testing.T) {
+	is := func(severity string) artifact.Issue {
+		return artifact.Issue{Severity: severity, Kind: "code", Message: "m"}
+	}
+	tests := []struct {
+		name   string
+		oks    []bool
+		issues []artifact.Issue
+		ok     bool
+	}{
+		{"all ok, no issues", []bool{true, true}, nil, true},
+		{"all ok, minor and major issues", []bool{true, true}, []artifact.Issue{is("minor"), is("major")}, true},
+		{"one not ok", []bool{true, false}, nil, false},
+		{"all ok but a blocking issue", []bool{true, true}, []artifact.Issue{is("info"), is("blocking")}, false},
+		{"no reviewers", nil, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ok := CodeReviewVerdict(tc.oks, tc.issues)
+			if ok != tc.ok {
+				t.Fatalf("CodeReviewVerdict = %v, want %v", ok, tc.ok)
+			}
+			snap := Snapshot{CodeReview: artifact.Loaded[artifact.CodeReview]{Present: true, Value: artifact.CodeReview{OK: ok, Issues: tc.issues}}}
+			if got := Evaluate(CondNeedsCodeChanges, snap).Holds; got == ok {
+				t.Errorf("needs code changes holds=%v for a review recorded ok=%v", got, ok)
+			}
+		})
+	}
+}

@@ -73,25 +73,26 @@ type CodeResult struct {
 
 // AggregateCode combines the reviewers' answers, in order: the
 // issues are all of theirs tagged with the reviewer, and the change is ok
-// only when every reviewer is ok and no issue is blocking. The decision is
-// made here, in code, never by a model.
+// by the lifecycle's rule (lifecycle.CodeReviewVerdict): every reviewer ok,
+// no issue blocking. The decision is made in code, never by a model.
 func AggregateCode(answers []CodePersonaAnswer) CodeRecord {
-	rec := CodeRecord{OK: len(answers) > 0, Issues: []CodeIssue{}, Reviewers: []CodeVerdict{}}
+	rec := CodeRecord{Issues: []CodeIssue{}, Reviewers: []CodeVerdict{}}
+	var oks []bool
+	var issues []artifact.Issue
 	for _, a := range answers {
 		v := CodeVerdict{ID: a.Persona, OK: a.Answer.OK, Summary: strings.TrimSpace(a.Answer.Summary), Issues: len(a.Answer.Issues)}
 		for _, is := range a.Answer.Issues {
 			if is.Severity == artifact.SeverityBlocking {
 				v.Blocking++
 			}
-			rec.Issues = append(rec.Issues, CodeIssue{Reviewer: a.Persona, Issue: artifact.Issue{
-				Severity: is.Severity, Kind: is.Kind, File: is.File, Line: is.Line, Message: strings.TrimSpace(is.Message),
-			}})
+			issue := artifact.Issue{Severity: is.Severity, Kind: is.Kind, File: is.File, Line: is.Line, Message: strings.TrimSpace(is.Message)}
+			rec.Issues = append(rec.Issues, CodeIssue{Reviewer: a.Persona, Issue: issue})
+			issues = append(issues, issue)
 		}
-		if !v.OK || v.Blocking > 0 {
-			rec.OK = false
-		}
+		oks = append(oks, v.OK)
 		rec.Reviewers = append(rec.Reviewers, v)
 	}
+	rec.OK = lifecycle.CodeReviewVerdict(oks, issues)
 	return rec
 }
 
