@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/orchdev/orch/internal/procstat"
 )
@@ -38,7 +39,16 @@ func TestProcessLiveAndSignalVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	if !procstat.Live(pid) || !hasEnvEntry(pid, "ORCH_TESTRUN_PROBE=1") {
+	// Start returns once execve closed the child's close-on-exec pipe,
+	// which the kernel does before it lays out the new environment: poll
+	// until /proc shows it.
+	marked := false
+	for i := 0; i < 500 && !marked; i++ {
+		if marked = hasEnvEntry(pid, "ORCH_TESTRUN_PROBE=1"); !marked {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !procstat.Live(pid) || !marked {
 		t.Fatalf("pid %d not seen as live with its marker", pid)
 	}
 	// Not a member: the signal is not sent.
