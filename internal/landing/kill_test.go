@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // The kill test runs the real orch binary, built once, and SIGKILLs
@@ -25,48 +27,6 @@ import (
 // re-running the command then records the real commit and `orch verify`
 // passes. It reports how many kills landed while the command ran and what
 // state each one left.
-
-// killRounds is how many kills each command gets: hundreds in CI, a few
-// dozen otherwise (ORCH_KILL_ROUNDS overrides both).
-func killRounds() int {
-	if s := os.Getenv("ORCH_KILL_ROUNDS"); s != "" {
-		var n int
-		if _, err := fmt.Sscan(s, &n); err == nil && n > 0 {
-			return n
-		}
-	}
-	if os.Getenv("CI") != "" {
-		return 100
-	}
-	return 25
-}
-
-// buildOrch builds cmd/orch into a temporary folder.
-func buildOrch(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "orch")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/orch")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// killEnv is the environment of every git and orch process of the test.
-func killEnv(home string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=kill test", "GIT_AUTHOR_EMAIL=kill@orch.invalid",
-		"GIT_COMMITTER_NAME=kill test", "GIT_COMMITTER_EMAIL=kill@orch.invalid")
-}
 
 type killRig struct {
 	t   *testing.T
@@ -349,9 +309,9 @@ func TestKillAcceptAndRevert(t *testing.T) {
 		t.Skip("builds orch and kills it many times")
 	}
 	t.Parallel()
-	k := &killRig{t: t, bin: buildOrch(t), env: killEnv(t.TempDir())}
+	k := &killRig{t: t, bin: phasetest.BuildOrch(t), env: phasetest.OrchEnv(t.TempDir())}
 	tmpl, base := k.killTemplate()
-	rounds := killRounds()
+	rounds := phasetest.KillRounds(100, 25)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	accept := []string{"accept", "--verdict", "accepted", "--reason", "tests pass"}
 
