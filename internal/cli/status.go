@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/view"
 )
@@ -59,7 +60,13 @@ func printStatus(w io.Writer, v orchestrator.StatusView) {
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(v.Actors)) {
 			var kv []string
-			fields := v.Actors[k].Values()
+			a := v.Actors[k]
+			fields := a.Values()
+			if _, live := a.LivePID(); a.Status == lifecycle.StatusRunning && !live {
+				// Its process is gone (killed): the run is over, not
+				// running; the step line says how to run it again.
+				fields["status"] = "interrupted"
+			}
 			for _, kk := range slices.Sorted(maps.Keys(fields)) {
 				kv = append(kv, fmt.Sprintf("%s=%v", kk, fields[kk]))
 			}
