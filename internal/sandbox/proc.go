@@ -155,17 +155,37 @@ func start(l Launch, marker string, cg *suiteCgroup) (*Process, []string, error)
 		// bwrap enters the directory itself (--chdir), inside the sandbox.
 		dir = "/"
 	}
-	cmd := &exec.Cmd{
-		Path:        argv[0],
-		Args:        argv,
-		Dir:         dir,
-		Env:         append(slices.Clip(l.Env), marker),
-		Stdout:      l.Stdout,
-		Stderr:      l.Stderr,
-		ExtraFiles:  extra,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	newCmd := func() *exec.Cmd {
+		return &exec.Cmd{
+			Path:        argv[0],
+			Args:        argv,
+			Dir:         dir,
+			Env:         append(slices.Clip(l.Env), marker),
+			Stdout:      l.Stdout,
+			Stderr:      l.Stderr,
+			ExtraFiles:  extra,
+			SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		}
+	}
+	cmd := newCmd()
+	// The suite's first process is born in its v2 cgroup (clone3's
+	// CLONE_INTO_CGROUP): if orch is killed before it moved it there,
+	// ReapStale still finds it. Otherwise a bwrap whose parent died
+	// before bwrap set its parent-death signal ran on, in no cgroup of
+	// the suite, found by nothing (seen by the kill test of orch test).
+	if cg != nil && cg.v2 != "" {
+		if d, err := os.Open(cg.v2); err == nil {
+			defer d.Close()
+			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(d.Fd())
+		}
 	}
 	err = cmd.Start()
+	if err != nil && cmd.SysProcAttr.UseCgroupFD {
+		// A kernel without CLONE_INTO_CGROUP (before 5.7): moved after
+		// the start, as on v1.
+		cmd = newCmd()
+		err = cmd.Start()
+	}
 	blockR.Close()
 	if infoW != nil {
 		infoW.Close()
