@@ -151,6 +151,11 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 	if err := sandbox.Check(mode); err != nil {
 		return fail("refusing to run the suites without a sandbox: %v", err)
 	}
+	// A suite that a killed orch left running (one without the sandbox
+	// runs on) writes into the worktree this run is about to reset: stop
+	// it first, not only when the next suite starts (the kill test of
+	// orch test found its marker file in the reset worktree).
+	rep.Notes = append(rep.Notes, sandbox.ReapStale(sandbox.ReadCgroups())...)
 	cacheRoot := ""
 	if dir, err := BuildCacheDir(repo.Dir); err == nil && cfg.Test.BuildCache {
 		cacheRoot = dir
