@@ -171,15 +171,13 @@ type WriteOutput struct {
 
 func (s *Server) writeArtifact(ctx context.Context, req *mcp.CallToolRequest, in WriteInput) (*mcp.CallToolResult, any, error) {
 	args := argMap([]string{"content"}, "path", in.Path, "content", in.Content)
-	id, err := s.act(ctx, req, ToolWriteArtifact, in.Task, args, func(id string) error {
+	return s.act(ctx, req, ToolWriteArtifact, in.Task, args, func(id string) error {
 		return s.write(ctx, id, in.Path, []byte(in.Content))
+	}, func(id string, next Next) any {
+		sum := sha256.Sum256([]byte(in.Content))
+		return WriteOutput{Task: id, Path: in.Path, URI: ArtifactURI(id, in.Path), Bytes: len(in.Content),
+			SHA256: hex.EncodeToString(sum[:]), Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	sum := sha256.Sum256([]byte(in.Content))
-	return nil, WriteOutput{Task: id, Path: in.Path, URI: ArtifactURI(id, in.Path), Bytes: len(in.Content),
-		SHA256: hex.EncodeToString(sum[:]), Next: s.nextFor(id)}, nil
 }
 
 // write checks data as artifact rel of task id and replaces the file

@@ -18,25 +18,15 @@ import (
 // TestRunPhaseCancel: cancelling the request stops the model call; the
 // run is recorded as cancelled and the phase no longer counts as running.
 func TestRunPhaseCancel(t *testing.T) {
-	// The model is a command that says it started (through a FIFO the
-	// test reads) and then takes a minute.
-	fifo := filepath.Join(t.TempDir(), "started")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, fmt.Sprintf("[providers.default]\ntype = \"command\"\ncommand = [\"sh\", \"-c\", \"echo started > '%s'; exec sleep 60\"]\n", fifo))
+	config, started := slowModel(t)
+	f := newFixture(t, config)
 	f.call(ToolNewTask, map[string]any{"brief": "add a flag", "id": "t1"})
-	acted := make(chan error, 1)
-	f.srv.acted = func(tool, id string, err error) {
-		if tool == ToolRunPhase {
-			acted <- err
-		}
-	}
+	acted := f.actedOn(ToolRunPhase)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		// Blocks until the model command runs: the phase is running then.
-		os.ReadFile(fifo)
+		// The phase is running once the model command runs.
+		started()
 		cancel()
 	}()
 	_, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolRunPhase, Arguments: map[string]any{"task": "t1", "phase": "planning"}})
@@ -63,4 +53,61 @@ func TestRunPhaseCancel(t *testing.T) {
 	if a := st["actors"].(map[string]any)["planning"].(map[string]any); a["status"] == "running" {
 		t.Errorf("planning still running: %v", a)
 	}
+}
+
+// TestSubmitCodeWhileCodegenRuns: a live codegen run holds the phase;
+// submit_code is refused (exit 3) and writes nothing.
+func TestSubmitCodeWhileCodegenRuns(t *testing.T) {
+	config, started := slowModel(t)
+	f, _ := codegenFixtureWith(t, config)
+	ran := f.actedOn(ToolRunPhase)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolRunPhase, Arguments: map[string]any{"task": "t1", "phase": "codegen"}})
+		done <- err
+	}()
+	// The codegen run is live once the model command runs.
+	started()
+	assertRefusedSubmit(t, f, fmt.Sprintf("orch: codegen is already running for task t1 (pid %d); wait for it or stop that process", os.Getpid()), 3)
+	// While the run is live, next offers no tool at all.
+	if n := f.call(ToolStatus, map[string]any{"task": "t1"})["next"].(map[string]any); n["tool"] != nil || n["or"] != nil {
+		t.Errorf("next while codegen runs: %v", n)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled run: %v", err)
+	}
+	// The server records the cancelled run before the test's folder goes.
+	if err := <-ran; err == nil {
+		t.Error("the cancelled codegen run succeeded")
+	}
+}
+
+// slowModel is the configuration of a model command that says it started
+// and then takes a minute; started blocks until it has said so (through a
+// FIFO).
+func slowModel(t *testing.T) (config string, started func()) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("[providers.default]\ntype = \"command\"\ncommand = [\"sh\", \"-c\", \"echo started > '%s'; exec sleep 60\"]\n", fifo), func() {
+		if _, err := os.ReadFile(fifo); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// actedOn hears the outcome of every call of tool once it is logged.
+func (f *fixture) actedOn(tool string) <-chan error {
+	ch := make(chan error, 10)
+	f.srv.acted = func(name, id string, err error) {
+		if name == tool {
+			ch <- err
+		}
+	}
+	return ch
 }

@@ -63,10 +63,20 @@ func orchMCP(t *testing.T, dir string, env ...string) (*exec.Cmd, io.WriteCloser
 	return cmd, in, bufio.NewReader(out)
 }
 
-// TestStdioDrainsAtEOF: a client that writes a slow request (run_phase on
-// a model that answers only when the test says) and closes standard input
-// gets the response all the same, and orch mcp then exits 0.
-func TestStdioDrainsAtEOF(t *testing.T) {
+// planningRun is orch mcp running run_phase planning on a model that
+// answers only once release is closed.
+type planningRun struct {
+	env     *agenttest.PlanEnv
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	release chan struct{}
+}
+
+// startPlanning starts orch mcp in a new project, calls run_phase
+// planning (id 2) and returns once the model call arrived.
+func startPlanning(t *testing.T) planningRun {
+	t.Helper()
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	api := agenttest.NewOpenAIAPI(t, func(agenttest.ChatRequest) string {
 		arrived <- struct{}{}
@@ -83,13 +93,22 @@ func TestStdioDrainsAtEOF(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the planner's model call did not arrive within 60 s")
 	}
+	return planningRun{env: e, cmd: cmd, in: in, out: out, release: release}
+}
+
+// TestStdioDrainsAtEOF: a client that writes a slow request (run_phase on
+// a model that answers only when the test says) and closes standard input
+// gets the response all the same, and orch mcp then exits 0.
+func TestStdioDrainsAtEOF(t *testing.T) {
+	r := startPlanning(t)
 	// The run is in flight: the client leaves.
-	in.Close()
+	r.in.Close()
 	// Give the server time to see the end of its input before the model
 	// answers (without draining it would cancel the run and exit now; a
 	// slow machine can only make this test pass when it should not).
 	time.Sleep(300 * time.Millisecond)
-	close(release)
+	close(r.release)
+	cmd, out, e := r.cmd, r.out, r.env
 
 	got := map[int]mcpLine{}
 	for {
@@ -128,14 +147,7 @@ func TestStdioDrainsAtEOF(t *testing.T) {
 		t.Fatalf("run_phase response: %s %s (%v)", res.Result, res.Error, err)
 	}
 	// The run finished and is in the transcript, the mcp_call last.
-	tk, err := e.P.Open("t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := tk.Transcript()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := e.Events()
 	var kinds []string
 	for _, ev := range evs {
 		kinds = append(kinds, string(ev.Kind))
@@ -150,24 +162,10 @@ func TestStdioDrainsAtEOF(t *testing.T) {
 // request it waits for, as Ctrl-C would, and the process ends without
 // waiting for the model.
 func TestStdioDrainEndsAtSignal(t *testing.T) {
-	arrived, release := make(chan struct{}, 1), make(chan struct{})
-	api := agenttest.NewOpenAIAPI(t, func(agenttest.ChatRequest) string {
-		arrived <- struct{}{}
-		<-release
-		return "{}"
-	})
+	r := startPlanning(t)
 	// Before the server's own cleanup, which waits for the handler.
-	t.Cleanup(func() { close(release) })
-	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
-	cmd, in, out := orchMCP(t, e.Root, "OPENAI_API_KEY=sk-test-drain")
-	if _, err := io.WriteString(in, initLines+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_phase","arguments":{"task":"t1","phase":"planning"}}}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-arrived:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the planner's model call did not arrive within 60 s")
-	}
+	t.Cleanup(func() { close(r.release) })
+	cmd, in, out, e := r.cmd, r.in, r.out, r.env
 	in.Close()
 	go io.Copy(io.Discard, out)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -180,14 +178,7 @@ func TestStdioDrainEndsAtSignal(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("orch mcp still drains 60 s after SIGTERM (the model never answers)")
 	}
-	tk, err := e.P.Open("t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := tk.Transcript()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := e.Events()
 	var fin []string
 	for _, ev := range evs {
 		if ev.Kind == "phase_finished" {

@@ -126,14 +126,16 @@ func (s *Server) taskID(arg string) (string, error) {
 	return s.project.Current()
 }
 
-// act runs a tool that acts on a task: it resolves the task, settles
+// act is every tool that acts on a task: it resolves the task, settles
 // interrupted git effects, runs fn, logs the mcp_call event, rescans the
-// artifacts (notifying subscribers) and wraps a refusal with the next
-// step.
-func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, tool, taskArg string, args map[string]string, fn func(id string) error) (string, error) {
+// artifacts (notifying subscribers), and returns the tool's result: out
+// of the task's id and next step when fn succeeded, else the refusal with
+// the next step.
+func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, tool, taskArg string, args map[string]string,
+	fn func(id string) error, out func(id string, next Next) any) (*mcp.CallToolResult, any, error) {
 	id, err := s.taskID(taskArg)
 	if err != nil {
-		return "", s.refuse("", err)
+		return nil, nil, s.refuse("", err)
 	}
 	s.settle(ctx)
 	err = fn(id)
@@ -143,9 +145,9 @@ func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, tool, taskAr
 		s.acted(tool, id, err)
 	}
 	if err != nil {
-		return id, s.refuse(id, err)
+		return nil, nil, s.refuse(id, err)
 	}
-	return id, nil
+	return nil, out(id, s.nextFor(id)), nil
 }
 
 // --- read-only tools
@@ -272,6 +274,19 @@ func (s *Server) cost(ctx context.Context, req *mcp.CallToolRequest, in CostInpu
 
 // --- tools that act
 
+// optPhase parses the optional phase argument arg ("" when absent); a bad
+// name is a usage error naming arg.
+func optPhase(arg, v string) (lifecycle.Phase, error) {
+	if v == "" {
+		return "", nil
+	}
+	p, err := lifecycle.ParsePhase(v)
+	if err != nil {
+		return "", exit.UsageError("orch: " + arg + ": " + err.Error())
+	}
+	return p, nil
+}
+
 // NewTaskInput is new_task's arguments.
 type NewTaskInput struct {
 	Brief string `json:"brief" jsonschema:"what the change should do (becomes planning/brief.md)"`
@@ -323,7 +338,7 @@ type NextInput struct {
 	From string `json:"from,omitempty" jsonschema:"act only if the task is in this phase (safe retries)"`
 }
 
-// NextOutput is next's, override's and redo's result.
+// NextOutput is next's and override's result.
 type NextOutput struct {
 	orchestrator.NextResult
 	Next Next `json:"next"`
@@ -332,15 +347,11 @@ type NextOutput struct {
 func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInput) (*mcp.CallToolResult, any, error) {
 	var nreq orchestrator.NextRequest
 	var err error
-	if in.To != "" {
-		if nreq.To, err = lifecycle.ParsePhase(in.To); err != nil {
-			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: to: "+err.Error()))
-		}
+	if nreq.To, err = optPhase("to", in.To); err != nil {
+		return nil, nil, s.refuse(in.Task, err)
 	}
-	if in.From != "" {
-		if nreq.From, err = lifecycle.ParsePhase(in.From); err != nil {
-			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: from: "+err.Error()))
-		}
+	if nreq.From, err = optPhase("from", in.From); err != nil {
+		return nil, nil, s.refuse(in.Task, err)
 	}
 	return s.takeNext(ctx, req, ToolNext, "", in.Task, nreq, argMap(nil, "to", in.To, "from", in.From))
 }
@@ -349,7 +360,7 @@ func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInpu
 // human gate the tool needs, "" for none).
 func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, gate, taskArg string, nreq orchestrator.NextRequest, args map[string]string) (*mcp.CallToolResult, any, error) {
 	var res orchestrator.NextResult
-	id, err := s.act(ctx, req, tool, taskArg, args, func(id string) error {
+	return s.act(ctx, req, tool, taskArg, args, func(id string) error {
 		if gate != "" {
 			if err := s.gate(gate); err != nil {
 				return err
@@ -358,11 +369,9 @@ func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, g
 		var err error
 		res, err = s.orchestrator().Next(ctx, id, nreq)
 		return err
+	}, func(id string, next Next) any {
+		return NextOutput{NextResult: res, Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, NextOutput{NextResult: res, Next: s.nextFor(id)}, nil
 }
 
 // AnswerInput is answer's arguments.
@@ -384,19 +393,17 @@ type AnswerOutput struct {
 
 func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, any, error) {
 	var res planner.AnswerResult
-	id, err := s.act(ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
+	return s.act(ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
 		var err error
 		res, err = planner.AnswerQuestion(ctx, s.orchestrator(), id, in.Question, in.Text)
 		return err
+	}, func(id string, next Next) any {
+		open := make([]string, len(res.Open))
+		for i, q := range res.Open {
+			open[i] = q.ID
+		}
+		return AnswerOutput{Task: id, Question: in.Question, Answer: in.Text, Previous: res.Previous, Open: open, Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	open := make([]string, len(res.Open))
-	for i, q := range res.Open {
-		open[i] = q.ID
-	}
-	return nil, AnswerOutput{Task: id, Question: in.Question, Answer: in.Text, Previous: res.Previous, Open: open, Next: s.nextFor(id)}, nil
 }
 
 // RunPhaseInput is run_phase's arguments.
@@ -445,7 +452,7 @@ func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunP
 	if in.Fresh {
 		args["fresh"] = "true"
 	}
-	id, err := s.act(ctx, req, ToolRunPhase, in.Task, args, func(id string) error {
+	return s.act(ctx, req, ToolRunPhase, in.Task, args, func(id string) error {
 		w, _ := worker.Registry(deps).For(p)
 		pr.say(fmt.Sprintf("%s: started (%s)", p, w.Command()))
 		start := time.Now()
@@ -457,13 +464,11 @@ func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunP
 		}
 		pr.say(fmt.Sprintf("%s: %s after %s", p, out.Phase.Outcome.Status, time.Since(start).Round(time.Millisecond)))
 		return nil
+	}, func(id string, next Next) any {
+		ph := out.Phase
+		return RunPhaseOutput{Task: id, Phase: p, Status: ph.Outcome.Status, Entered: ph.Entered, Summary: ph.Outcome.Summary,
+			Archived: ph.Archived, Revision: ph.Revision, Notes: rt.Notes, Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	ph := out.Phase
-	return nil, RunPhaseOutput{Task: id, Phase: p, Status: ph.Outcome.Status, Entered: ph.Entered, Summary: ph.Outcome.Summary,
-		Archived: ph.Archived, Revision: ph.Revision, Notes: rt.Notes, Next: s.nextFor(id)}, nil
 }
 
 // SubmitCodeInput is submit_code's arguments: a codegen answer
@@ -513,7 +518,7 @@ func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in Su
 	paths = append(paths, a.Deletes...)
 	args := argMap([]string{"answer"}, "status", a.Status, "paths", strings.Join(paths, ", "), "answer", string(raw))
 	var res codegen.Result
-	id, err := s.act(ctx, req, ToolSubmitCode, in.Task, args, func(id string) error {
+	return s.act(ctx, req, ToolSubmitCode, in.Task, args, func(id string) error {
 		cfg, err := s.config()
 		if err != nil {
 			return err
@@ -522,14 +527,12 @@ func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in Su
 		rt.Now = s.opt.Now
 		res, err = codegen.Submit(ctx, rt, s.orchestrator(), id, raw)
 		return err
+	}, func(id string, next Next) any {
+		ph := res.Phase
+		return SubmitCodeOutput{Task: id, Phase: lifecycle.Codegen, Status: ph.Outcome.Status, Summary: ph.Outcome.Summary,
+			Archived: ph.Archived, Revision: ph.Revision, Base: res.Record.Base, Attempt: res.Record.Attempt,
+			Files: res.Record.Files, Deletes: res.Record.Deletes, Untouched: res.Record.Untouched, Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	ph := res.Phase
-	return nil, SubmitCodeOutput{Task: id, Phase: lifecycle.Codegen, Status: ph.Outcome.Status, Summary: ph.Outcome.Summary,
-		Archived: ph.Archived, Revision: ph.Revision, Base: res.Record.Base, Attempt: res.Record.Attempt,
-		Files: res.Record.Files, Deletes: res.Record.Deletes, Untouched: res.Record.Untouched, Next: s.nextFor(id)}, nil
 }
 
 // --- the human gates (offered only when [mcp] allow names them)
@@ -565,7 +568,7 @@ type AcceptOutput struct {
 func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in AcceptInput) (*mcp.CallToolResult, any, error) {
 	var res landing.AcceptResult
 	args := argMap(nil, "verdict", in.Verdict, "target", in.Target, "reasons", strings.Join(in.Reasons, "; "))
-	id, err := s.act(ctx, req, ToolAccept, in.Task, args, func(id string) error {
+	return s.act(ctx, req, ToolAccept, in.Task, args, func(id string) error {
 		if err := s.gate(GateAccept); err != nil {
 			return err
 		}
@@ -590,11 +593,9 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 		}
 		res = out.Result.(landing.AcceptResult)
 		return nil
+	}, func(id string, next Next) any {
+		return AcceptOutput{Decision: res.Decision, Entered: res.Phase.Entered, Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, AcceptOutput{Decision: res.Decision, Entered: res.Phase.Entered, Next: s.nextFor(id)}, nil
 }
 
 // RevertInput is revert's arguments.
@@ -612,7 +613,7 @@ type RevertOutput struct {
 
 func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in RevertInput) (*mcp.CallToolResult, any, error) {
 	var res landing.RevertResult
-	id, err := s.act(ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
+	return s.act(ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
 		if err := s.gate(GateRevert); err != nil {
 			return err
 		}
@@ -630,11 +631,9 @@ func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in Revert
 		}
 		res = out.Result.(landing.RevertResult)
 		return nil
+	}, func(id string, next Next) any {
+		return RevertOutput{Record: res.Record, Done: res.Done, Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, RevertOutput{Record: res.Record, Done: res.Done, Next: s.nextFor(id)}, nil
 }
 
 // OverrideInput is override's arguments.
@@ -645,14 +644,11 @@ type OverrideInput struct {
 }
 
 func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in OverrideInput) (*mcp.CallToolResult, any, error) {
-	nreq := orchestrator.NextRequest{Override: &in.Reason}
-	if in.To != "" {
-		p, err := lifecycle.ParsePhase(in.To)
-		if err != nil {
-			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: to: "+err.Error()))
-		}
-		nreq.To = p
+	to, err := optPhase("to", in.To)
+	if err != nil {
+		return nil, nil, s.refuse(in.Task, err)
 	}
+	nreq := orchestrator.NextRequest{Override: &in.Reason, To: to}
 	return s.takeNext(ctx, req, ToolOverride, GateOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", in.To))
 }
 
@@ -670,24 +666,19 @@ type RedoOutput struct {
 }
 
 func (s *Server) redo(ctx context.Context, req *mcp.CallToolRequest, in RedoInput) (*mcp.CallToolResult, any, error) {
-	var p lifecycle.Phase
-	if in.Phase != "" {
-		var err error
-		if p, err = lifecycle.ParsePhase(in.Phase); err != nil {
-			return nil, nil, s.refuse(in.Task, exit.UsageError("orch: phase: "+err.Error()))
-		}
+	p, err := optPhase("phase", in.Phase)
+	if err != nil {
+		return nil, nil, s.refuse(in.Task, err)
 	}
 	var res orchestrator.RedoResult
-	id, err := s.act(ctx, req, ToolRedo, in.Task, argMap(nil, "phase", in.Phase, "reason", in.Reason), func(id string) error {
+	return s.act(ctx, req, ToolRedo, in.Task, argMap(nil, "phase", in.Phase, "reason", in.Reason), func(id string) error {
 		if err := s.gate(GateRedo); err != nil {
 			return err
 		}
 		var err error
 		res, err = s.orchestrator().Redo(ctx, id, p, in.Reason)
 		return err
+	}, func(id string, next Next) any {
+		return RedoOutput{RedoResult: res, Next: next}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, RedoOutput{RedoResult: res, Next: s.nextFor(id)}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/view"
 )
 
@@ -298,5 +299,29 @@ func TestGatesWhenAllowed(t *testing.T) {
 	}
 	if ov := f.events("t1", "override"); len(ov) != 1 {
 		t.Errorf("override events: %d", len(ov))
+	}
+}
+
+// TestOptPhase: the optional phase arguments of next, override and redo.
+func TestOptPhase(t *testing.T) {
+	for _, tc := range []struct {
+		arg, v, want, err string
+	}{
+		{"to", "", "", ""},
+		{"to", "review", "review", ""},
+		{"from", "plan_review", "plan_review", ""},
+		{"phase", "nonsense", "", "orch: phase: "},
+		{"to", "Review ", "review", ""},
+		{"to", "accepted", "", "orch: to: "},
+	} {
+		p, err := optPhase(tc.arg, tc.v)
+		if string(p) != tc.want || (err == nil) != (tc.err == "") || (err != nil && (!strings.HasPrefix(err.Error(), tc.err) || exit.Of(err) != exit.Usage)) {
+			t.Errorf("optPhase(%q, %q) = %q, %v; want %q, error %q (exit 2)", tc.arg, tc.v, p, err, tc.want, tc.err)
+		}
+	}
+	f := newFixture(t, "")
+	f.call(ToolNewTask, map[string]any{"brief": "add a flag", "id": "t1"})
+	if msg := f.refused(ToolNext, map[string]any{"task": "t1", "from": "nowhere"}); !strings.HasPrefix(msg, "orch: from: ") || !strings.Contains(msg, "(exit code 2,") {
+		t.Errorf("next with a bad from: %s", msg)
 	}
 }
