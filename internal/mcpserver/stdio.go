@@ -33,14 +33,16 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &drainConn{Connection: c, life: ctx, pending: map[jsonrpc.ID]bool{}, idle: make(chan struct{}), closed: make(chan struct{})}, nil
+	return &drainConn{Connection: c, pending: map[jsonrpc.ID]bool{}, idle: make(chan struct{}), closed: make(chan struct{})}, nil
 }
 
 // drainConn counts the calls read and not yet answered. When the reader
 // ends (end of input, or a broken stream), Read withholds the error until
-// every call read has its response written, the connection is closed or
-// the session's context (life, Run's) is done: the SDK stops answering
-// once a read fails.
+// every call read has its response written or the connection is closed:
+// the SDK stops answering once a read fails, and cancels the calls in
+// flight with the read's error as the cause. When Run's context ends
+// (a signal), Server.endWithLife cancels the calls; the SDK closes the
+// connection once they have returned.
 //
 // The SDK tells its own stdio connection the negotiated protocol version
 // through an unexported method that a wrapper cannot pass on; without it
@@ -48,7 +50,6 @@ func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // them from 2025-06-18 on), which is all that changes.
 type drainConn struct {
 	mcp.Connection
-	life context.Context
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]bool
@@ -82,8 +83,6 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case <-c.closed:
 			return nil, err
 		case <-ctx.Done():
-			return nil, err
-		case <-c.life.Done():
 			return nil, err
 		}
 	}

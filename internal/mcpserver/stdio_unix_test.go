@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/agent/agenttest"
+	"github.com/orchdev/orch/internal/task"
 )
 
 // mcpLine is a JSON-RPC message as `orch mcp` writes it.
@@ -179,13 +180,13 @@ func TestStdioDrainEndsAtSignal(t *testing.T) {
 		t.Fatal("orch mcp still drains 60 s after SIGTERM (the model never answers)")
 	}
 	evs := e.Events()
-	var fin []string
+	var fin []task.Event
 	for _, ev := range evs {
 		if ev.Kind == "phase_finished" {
-			fin = append(fin, str(ev.Data["status"]))
+			fin = append(fin, ev)
 		}
 	}
-	if len(fin) != 1 || fin[0] != "cancelled" {
-		t.Errorf("phase_finished statuses %v, want [cancelled]", fin)
+	if len(fin) != 1 || fin[0].Data["status"] != "cancelled" {
+		t.Errorf("phase_finished %v, want one, cancelled", fin)
 	}
 }
