@@ -20,60 +20,37 @@ func TestTerminalSession(t *testing.T) {
 	tm.waitFor("no current task: type what the change should do", wait)
 	tm.waitFor("orch> ", wait)
 
-	tm.typeKeys("add a retry helper" + enter)
-	tm.waitFor("created task 0001-add-a-retry-helper in phase planning", wait)
-	tm.waitFor("orch 0001-add-a-retry-helper [planning]> ", wait)
+	tm.step("add a retry helper"+enter, "created task 0001-add-a-retry-helper in phase planning", "orch 0001-add-a-retry-helper [planning]> ")
 
-	tm.typeKeys("/status" + enter)
-	tm.waitFor("task 0001-add-a-retry-helper  phase planning", wait)
-	tm.waitFor("[planning]> ", wait)
+	tm.step("/status"+enter, "task 0001-add-a-retry-helper  phase planning", "[planning]> ")
 
 	// Tab completes a command, then its argument; Ctrl-C drops the line.
-	tm.typeKeys("/revi" + tab)
-	tm.waitFor("]> /review ", wait)
-	tm.typeKeys("c" + tab)
-	tm.waitFor("]> /review code ", wait)
-	tm.typeKeys(ctrlC)
-	tm.waitFor("^C", wait)
-	tm.waitFor("[planning]> ", wait)
+	tm.step("/revi"+tab, "]> /review ")
+	tm.step("c"+tab, "]> /review code ")
+	tm.step(ctrlC, "^C", "[planning]> ")
 	// Two commands share /rev: Tab lists both.
-	tm.typeKeys("/rev" + tab)
-	tm.waitFor("/revert", wait)
-	tm.typeKeys(ctrlC + ctrlC)
-	tm.waitFor("[planning]> ", wait)
+	tm.step("/rev"+tab, "/revert")
+	tm.step(ctrlC+ctrlC, "[planning]> ")
 	if _, actors := p.state("0001-add-a-retry-helper"); actors["review"] != nil {
 		t.Fatalf("a cleared line ran a command: %v", actors)
 	}
 
-	tm.typeKeys(`/next --override "plan reviewed by hand" --to test` + enter)
-	tm.waitFor("planning → test by override (plan reviewed by hand)", wait)
-	tm.waitFor("skipped phases: [plan_review codegen review]", wait)
-	tm.waitFor("orch 0001-add-a-retry-helper [test]> ", wait)
+	tm.step(`/next --override "plan reviewed by hand" --to test`+enter, "planning → test by override (plan reviewed by hand)", "skipped phases: [plan_review codegen review]", "orch 0001-add-a-retry-helper [test]> ")
 	if phase, _ := p.state("0001-add-a-retry-helper"); phase != "test" {
 		t.Fatalf("phase %s after the override", phase)
 	}
 
 	// Plain text outside planning says what it means.
-	tm.typeKeys("hello" + enter)
-	tm.waitFor("is in test with no open question", wait)
-	tm.typeKeys("/bogus" + enter)
-	tm.waitFor("unknown command /bogus: /help lists the commands", wait)
+	tm.step("hello"+enter, "is in test with no open question")
+	tm.step("/bogus"+enter, "unknown command /bogus: /help lists the commands")
 
 	// Task ids complete after /task switch.
-	tm.typeKeys("/task sw" + tab)
-	tm.waitFor("]> /task switch ", wait)
-	tm.typeKeys(tab)
-	tm.waitFor("]> /task switch 0001-add-a-retry-helper ", wait)
-	tm.typeKeys(enter)
-	tm.waitFor("current task: 0001-add-a-retry-helper (test)", wait)
+	tm.step("/task sw"+tab, "]> /task switch ")
+	tm.step(tab, "]> /task switch 0001-add-a-retry-helper ")
+	tm.step(enter, "current task: 0001-add-a-retry-helper (test)")
 
-	tm.typeKeys(ctrlD)
-	if code := tm.exit(wait); code != 0 {
-		t.Fatalf("Ctrl-D: exit %d", code)
-	}
-	if code, out := p.orch("verify"); code != 0 {
-		t.Fatalf("orch verify: %d\n%s", code, out)
-	}
+	tm.quit()
+	p.verify()
 }
 
 // The history persists across sessions: the up arrow recalls the last
@@ -159,10 +136,7 @@ func TestTerminalCancelTest(t *testing.T) {
 		t.Fatalf("orch next during the REPL's /test: exit %d\n%s", code, out)
 	}
 
-	tm.typeKeys(ctrlC)
-	tm.waitFor("cancelling /test", wait)
-	tm.waitFor("cancelled: /test", wait)
-	tm.waitFor("orch t1 [test]> ", wait)
+	tm.step(ctrlC, "cancelling /test", "cancelled: /test", "orch t1 [test]> ")
 	if ev := p.lastEvent("t1", "phase_finished"); ev["phase"] != "test" || ev["status"] != "cancelled" {
 		t.Fatalf("the run is not recorded as cancelled: %v", ev)
 	}
@@ -171,19 +145,12 @@ func TestTerminalCancelTest(t *testing.T) {
 	}
 
 	// The session goes on.
-	tm.typeKeys("/status" + enter)
-	tm.waitFor("task t1  phase test", wait)
-	tm.waitFor("[test]> ", wait)
-	tm.typeKeys(ctrlD)
-	if code := tm.exit(wait); code != 0 {
-		t.Fatalf("Ctrl-D: exit %d", code)
-	}
+	tm.step("/status"+enter, "task t1  phase test", "[test]> ")
+	tm.quit()
 	if n := p.kinds("t1"); n["phase_started"] != 1 || n["phase_finished"] != 1 {
 		t.Errorf("transcript events: %v", n)
 	}
-	if code, out := p.orch("verify"); code != 0 {
-		t.Fatalf("orch verify: %d\n%s", code, out)
-	}
+	p.verify()
 }
 
 // The REPL's /next and CLI processes race on one task: the task lock lets
@@ -212,13 +179,8 @@ func TestTerminalNextRace(t *testing.T) {
 	if k := p.kinds("t1"); k["transition"] != 1 {
 		t.Fatalf("transitions in the transcript: %v", k)
 	}
-	tm.typeKeys(ctrlD)
-	if code := tm.exit(wait); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if code, out := p.orch("verify"); code != 0 {
-		t.Fatalf("orch verify: %d\n%s", code, out)
-	}
+	tm.quit()
+	p.verify()
 }
 
 // /accept without --verdict asks on the terminal: the command reads the
@@ -231,20 +193,11 @@ func TestTerminalAcceptAsks(t *testing.T) {
 	p.mustOrch("next", "--override", "set up by the test", "--to", "accept")
 	tm := p.startREPL()
 	tm.waitFor("orch t1 [accept]> ", wait)
-	tm.typeKeys("/accept" + enter)
-	tm.waitFor("decision: [a]ccept, [c]hanges requested, [r]eject, re[v]ert? ", wait)
-	tm.typeKeys("r" + enter)
-	tm.waitFor("reason: ", wait)
-	tm.typeKeys("wrong approach" + enter)
-	tm.waitFor("decision recorded: rejected", wait)
-	tm.waitFor("orch t1 [accept]> ", wait)
-	tm.typeKeys("/next" + enter)
-	tm.waitFor("accept → revert", wait)
-	tm.waitFor("orch t1 [revert]> ", wait)
-	tm.typeKeys(ctrlD)
-	if code := tm.exit(wait); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	tm.step("/accept"+enter, "decision: [a]ccept, [c]hanges requested, [r]eject, re[v]ert? ")
+	tm.step("r"+enter, "reason: ")
+	tm.step("wrong approach"+enter, "decision recorded: rejected", "orch t1 [accept]> ")
+	tm.step("/next"+enter, "accept → revert", "orch t1 [revert]> ")
+	tm.quit()
 }
 
 // SIGTERM ends the session, at the prompt or during a command.
@@ -254,8 +207,7 @@ func TestTerminalSIGTERM(t *testing.T) {
 	p.mustOrch("new", "--id", "t1", "add notes")
 	tm := p.startREPL()
 	tm.waitFor("orch t1 [planning]> ", wait)
-	tm.typeKeys("/sta")
-	tm.waitFor("]> /sta", wait)
+	tm.step("/sta", "]> /sta")
 	if err := tm.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -279,45 +231,22 @@ func TestTerminalPlanning(t *testing.T) {
 	p.write(".orch/config.toml", "[providers.default]\ntype = \"script\"\nscript = \".orch/script.json\"\n")
 	tm := p.startREPL()
 	tm.waitFor("orch> ", wait)
-	tm.typeKeys("add Reverse to textkit" + enter)
-	tm.waitFor("[planning]> ", wait)
+	tm.step("add Reverse to textkit"+enter, "[planning]> ")
 
-	tm.typeKeys("/plan" + enter)
-	tm.waitFor("q1: Reverse bytes or runes?", wait)
-	tm.waitFor("── planning/plan.md ──", wait)
-	tm.waitFor("Add Reverse to textkit", wait)
-	tm.waitFor("[planning]> ", wait)
+	tm.step("/plan"+enter, "q1: Reverse bytes or runes?", "── planning/plan.md ──", "Add Reverse to textkit", "[planning]> ")
 
-	tm.typeKeys("runes, not bytes" + enter)
-	tm.waitFor("answered q1", wait)
-	tm.waitFor("no open blocking question left", wait)
-	tm.waitFor("[planning]> ", wait)
+	tm.step("runes, not bytes"+enter, "answered q1", "no open blocking question left", "[planning]> ")
 
-	tm.typeKeys("/plan" + enter)
-	tm.waitFor("review_ready", wait)
-	tm.waitFor("── planning/plan.md ──", wait)
-	tm.waitFor("reverse.go", wait)
-	tm.waitFor("[planning]> ", wait)
+	tm.step("/plan"+enter, "review_ready", "── planning/plan.md ──", "reverse.go", "[planning]> ")
 
-	tm.typeKeys("/next" + enter)
-	tm.waitFor("planning → plan_review", wait)
-	tm.waitFor("[plan_review]> ", wait)
-	tm.typeKeys("/review plan" + enter)
-	tm.waitFor("verdict: ok=true blocked=false", wait)
-	tm.waitFor("── review/plan-review.md ──", wait)
-	tm.waitFor("small, clear plan", wait)
-	tm.waitFor("[plan_review]> ", wait)
-	tm.typeKeys(ctrlD)
-	if code := tm.exit(wait); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	tm.step("/next"+enter, "planning → plan_review", "[plan_review]> ")
+	tm.step("/review plan"+enter, "verdict: ok=true blocked=false", "── review/plan-review.md ──", "small, clear plan", "[plan_review]> ")
+	tm.quit()
 	raw := tm.rawOutput()
 	if !strings.Contains(raw, "\x1b[1m") {
 		t.Errorf("the plan's headings were not rendered in bold")
 	}
-	if code, out := p.orch("verify"); code != 0 {
-		t.Fatalf("orch verify: %d\n%s", code, out)
-	}
+	p.verify()
 }
 
 // /diff and /log page long output through $ORCH_PAGER in a terminal: the
@@ -344,11 +273,8 @@ printf 'PAGER DONE\n'
 
 	tm := p.startREPL()
 	tm.waitFor("orch t1 [planning]> ", wait)
-	tm.typeKeys("/diff" + enter)
-	tm.waitFor("PAGER WAITS", wait)
-	tm.typeKeys("pager key" + enter)
-	tm.waitFor("PAGER DONE", wait)
-	tm.waitFor("orch t1 [planning]> ", wait)
+	tm.step("/diff"+enter, "PAGER WAITS")
+	tm.step("pager key"+enter, "PAGER DONE", "orch t1 [planning]> ")
 	data, err := os.ReadFile(filepath.Join(rec, "key"))
 	if err != nil || string(data) != "pager key\n" {
 		t.Fatalf("the pager read %q (%v): the line editor took its keys", data, err)
@@ -359,21 +285,14 @@ printf 'PAGER DONE\n'
 	}
 
 	// The line editor reads again: /log runs, through the pager too.
-	tm.typeKeys("/log" + enter)
-	tm.waitFor("PAGER WAITS", wait)
-	tm.typeKeys("second" + enter)
-	tm.waitFor("PAGER DONE", wait)
-	tm.waitFor("orch t1 [planning]> ", wait)
+	tm.step("/log"+enter, "PAGER WAITS")
+	tm.step("second"+enter, "PAGER DONE", "orch t1 [planning]> ")
 	if in, _ := os.ReadFile(filepath.Join(rec, "in")); !strings.Contains(string(in), "task created in planning") {
 		t.Errorf("the pager got %q, not the log", in)
 	}
 	if data, _ := os.ReadFile(filepath.Join(rec, "key")); string(data) != "second\n" {
 		t.Errorf("second pager read %q", data)
 	}
-	tm.typeKeys("/status" + enter)
-	tm.waitFor("task t1  phase planning", wait)
-	tm.typeKeys(ctrlD)
-	if code := tm.exit(wait); code != 0 {
-		t.Fatalf("Ctrl-D: exit %d", code)
-	}
+	tm.step("/status"+enter, "task t1  phase planning")
+	tm.quit()
 }

@@ -91,6 +91,14 @@ func (p *project) orch(args ...string) (int, string) {
 	return proctest.Run(p.t, cmd)
 }
 
+// verify fails the test unless orch verify passes.
+func (p *project) verify() {
+	p.t.Helper()
+	if code, out := p.orch("verify"); code != 0 {
+		p.t.Fatalf("orch verify: %d\n%s", code, out)
+	}
+}
+
 func (p *project) mustOrch(args ...string) string {
 	p.t.Helper()
 	code, out := p.orch(args...)
@@ -204,6 +212,24 @@ func (tm *terminal) waitFor(want string, timeout time.Duration) {
 	})
 	if !found {
 		tm.t.Fatalf("after %v the screen does not show %q; since the mark:\n%s", timeout, want, text[tm.mark:])
+	}
+}
+
+// step types keys, then waits for each of wants in turn, as waitFor does.
+func (tm *terminal) step(keys string, wants ...string) {
+	tm.t.Helper()
+	tm.typeKeys(keys)
+	for _, want := range wants {
+		tm.waitFor(want, wait)
+	}
+}
+
+// quit types Ctrl-D and fails the test unless the REPL exits 0.
+func (tm *terminal) quit() {
+	tm.t.Helper()
+	tm.typeKeys(ctrlD)
+	if code := tm.exit(wait); code != 0 {
+		tm.t.Fatalf("Ctrl-D: exit %d", code)
 	}
 }
 
