@@ -142,6 +142,18 @@ func AddWorktree(tb testing.TB, repo string) string {
 	return wt
 }
 
+// CopyTree copies the folder src — a repository with its .git, and .orch —
+// with cp -a (modes, links and times kept) to a new temporary folder, and
+// returns the copy.
+func CopyTree(tb testing.TB, src string) string {
+	tb.Helper()
+	dst := filepath.Join(tb.TempDir(), "repo")
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		tb.Fatalf("cp -a %s: %v\n%s", src, err, out)
+	}
+	return dst
+}
+
 // Seed creates a repository (Init) with files committed and returns its
 // folder and the commit.
 func Seed(tb testing.TB, files map[string]string, initArgs ...string) (dir, head string) {

@@ -26,3 +26,21 @@ func TestSeed(t *testing.T) {
 		t.Errorf("hash-object = %q", got)
 	}
 }
+
+// WriteFiles, ReadFile, AddWorktree and CopyTree: a linked worktree shows
+// the commit, and a copy is a repository of its own with the same HEAD.
+func TestFilesWorktreeAndCopy(t *testing.T) {
+	dir, head := Seed(t, map[string]string{"a.txt": "a\n"})
+	WriteFiles(t, dir, map[string]string{"d/e.txt": "e\n"})
+	if got := ReadFile(t, filepath.Join(dir, "d", "e.txt")); got != "e\n" {
+		t.Errorf("ReadFile = %q", got)
+	}
+	wt := AddWorktree(t, dir)
+	if got := ReadFile(t, filepath.Join(wt, "a.txt")); got != "a\n" || Git(t, wt, "rev-parse", "HEAD") != head {
+		t.Errorf("worktree: a.txt %q", got)
+	}
+	cp := CopyTree(t, dir)
+	if Git(t, cp, "rev-parse", "HEAD") != head || Git(t, cp, "status", "--porcelain") != "?? d/" {
+		t.Errorf("copy: status %q", Git(t, cp, "status", "--porcelain"))
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/phasetest"
 )
 
@@ -216,22 +217,11 @@ func (k *killRig) killTemplate() (dir, base string) {
 
 func writeFileT(t *testing.T, p, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gittest.Write(t, filepath.Dir(p), filepath.Base(p), content)
 }
 
 // copyTree copies a repository (with .git and .orch) to a new folder.
-func (k *killRig) copyTree(src string) string {
-	dst := filepath.Join(k.t.TempDir(), "repo")
-	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
-		k.t.Fatalf("cp: %v\n%s", err, out)
-	}
-	return dst
-}
+func (k *killRig) copyTree(src string) string { return gittest.CopyTree(k.t, src) }
 
 // assertUserWork checks the user's own staged, unstaged and untracked work
 // and that git status shows nothing else.

@@ -7,10 +7,15 @@ package proctest
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/orchdev/orch/internal/procstat"
 )
 
 // Run runs cmd to its end and returns its exit code — minus the signal's
@@ -67,4 +72,38 @@ func Race(t testing.TB, n int, run func() (int, string), also func()) (moved int
 		}
 	}
 	return moved, codes
+}
+
+// WithEnv returns the pids of the live processes, this one excepted,
+// whose environment holds the entry kv (NAME=value) and, when prefix is
+// not "", an entry starting with prefix. Processes inside a pid namespace
+// (a bwrap sandbox) appear with their host pids.
+func WithEnv(kv, prefix string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		if hasEntry(data, kv, false) && (prefix == "" || hasEntry(data, prefix, true)) && procstat.Live(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// hasEntry reports whether the NUL-separated environment block holds kv,
+// or with prefix set an entry starting with kv.
+func hasEntry(block []byte, kv string, prefix bool) bool {
+	for entry := range bytes.SplitSeq(block, []byte{0}) {
+		if string(entry) == kv || (prefix && bytes.HasPrefix(entry, []byte(kv))) {
+			return true
+		}
+	}
+	return false
 }

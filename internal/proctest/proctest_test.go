@@ -1,10 +1,13 @@
 package proctest
 
 import (
+	"bufio"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestRun(t *testing.T) {
@@ -43,5 +46,40 @@ func TestRace(t *testing.T) {
 	moved, got := Race(rec, len(codes), func() (int, string) { return codes[n.Add(1)-1], "" }, func() { also = true })
 	if moved != 2 || len(got) != len(codes) || rec.errs.Load() != 1 || !also {
 		t.Errorf("moved %d codes %v errors %d also %v, want 2 movers of 5, one error (exit 1), also run", moved, got, rec.errs.Load(), also)
+	}
+}
+
+// WithEnv finds a process by an entry of its environment, and by a prefix
+// of another only when it has one.
+func TestWithEnv(t *testing.T) {
+	kv := fmt.Sprintf("PROCTEST_PROBE=%d", os.Getpid())
+	cmd := exec.Command("sh", "-c", "echo ready; read x")
+	cmd.Env = append(os.Environ(), kv, "PROCTEST_SUITE_1=x")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the shell said %q (%v)", line, err)
+	}
+	pid := cmd.Process.Pid
+	// Its environment can lag behind its start for a moment (exec).
+	var got []int
+	for range 500 {
+		if got = WithEnv(kv, ""); len(got) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(got) != 1 || got[0] != pid {
+		t.Fatalf("WithEnv(%s) = %v, want [%d]", kv, got, pid)
+	}
+	if got := WithEnv(kv, "PROCTEST_SUITE_"); len(got) != 1 {
+		t.Errorf("with the prefix: %v", got)
+	}
+	if got := WithEnv(kv, "PROCTEST_OTHER_"); len(got) != 0 {
+		t.Errorf("with a prefix it lacks: %v", got)
 	}
 }

@@ -18,8 +18,9 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/phasetest"
-	"github.com/orchdev/orch/internal/procstat"
+	"github.com/orchdev/orch/internal/proctest"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testrun"
 )
@@ -148,22 +149,11 @@ func (k *killRig) template() (dir, base string) {
 
 func writeKill(t testing.TB, p, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gittest.Write(t, filepath.Dir(p), filepath.Base(p), content)
 }
 
 // copyTree copies a repository (with .git and .orch) to a new folder.
-func (k *killRig) copyTree(src string) string {
-	dst := filepath.Join(k.t.TempDir(), "repo")
-	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
-		k.t.Fatalf("cp: %v\n%s", err, out)
-	}
-	return dst
-}
+func (k *killRig) copyTree(src string) string { return gittest.CopyTree(k.t, src) }
 
 // cgroupBox is a cgroup made for one round in each hierarchy orch uses
 // (v2, v1 pids, v1 memory): the round's orch processes run in it, so the
@@ -290,34 +280,11 @@ func killCgroup(dir string) {
 
 // procsWith lists the live processes (not zombies) whose environment holds
 // KILLTEST_RUN=value: an orch run's processes, orch's own included.
-func procsWith(value string) []int { return procsWithEnv(value, false) }
+func procsWith(value string) []int { return proctest.WithEnv(killEnvVar+"="+value, "") }
 
 // suiteProcs lists those of them that belong to a suite: orch marks every
 // process of a suite with a variable ORCH_SUITE_<token>.
-func suiteProcs(value string) []int { return procsWithEnv(value, true) }
-
-func procsWithEnv(value string, suite bool) []int {
-	entries, _ := os.ReadDir("/proc")
-	needle := []byte(killEnvVar + "=" + value + "\x00")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		if suite && !bytes.HasPrefix(data, []byte("ORCH_SUITE_")) && !bytes.Contains(data, []byte("\x00ORCH_SUITE_")) {
-			continue
-		}
-		if (bytes.HasPrefix(data, needle) || bytes.Contains(data, append([]byte{0}, needle...))) && procstat.Live(pid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
+func suiteProcs(value string) []int { return proctest.WithEnv(killEnvVar+"="+value, "ORCH_SUITE_") }
 
 // killPlan says when a round kills: delay after the moment after names
 // ("start", "phase_started": the transcript gained it, "suite": the first

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/orchdev/orch/internal/proctest"
 	"github.com/orchdev/orch/internal/sandbox"
 )
 
@@ -75,30 +76,10 @@ func readPids(t *testing.T, path string) []int {
 }
 
 // procsWithEnv returns the pids of live processes whose environment holds
-// the entry kv (NAME=value). Processes inside a bwrap pid namespace appear
-// here with their host pids.
+// the entry kv (NAME=value), sandboxed ones with their host pids.
 func procsWithEnv(t *testing.T, kv string) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatalf("read /proc: %v", err)
-	}
-	needle := []byte(kv + "\x00")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		if (bytes.HasPrefix(data, needle) || bytes.Contains(data, append([]byte{0}, needle...))) && alive(pid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return proctest.WithEnv(kv, "")
 }
 
 // alive reports whether pid exists and is not a zombie.
