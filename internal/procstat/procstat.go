@@ -17,13 +17,21 @@ import (
 
 // Info is what /proc/<pid>/stat says about a process.
 type Info struct {
-	State byte // R, S, D, Z, X, …
-	Pgrp  int  // process group
-	Sid   int  // session
+	State byte   // R, S, D, Z, X, …
+	Pgrp  int    // process group
+	Sid   int    // session
+	Flags uint64 // the kernel's PF_* flags of the process, 0 when not shown
 }
 
-// Live reports whether the process is running: not a zombie, not dead.
-func (i Info) Live() bool { return i.State != 'Z' && i.State != 'X' }
+// pfExiting is the kernel's PF_EXITING: the process is in exit(2) (killed,
+// or returning from main), past running any code of its own; it becomes a
+// zombie shortly.
+const pfExiting = 0x4
+
+// Live reports whether the process runs: not a zombie, not dead, and not
+// on its way out (a SIGKILLed process leaves its cgroup and frees its
+// memory before it becomes a zombie).
+func (i Info) Live() bool { return i.State != 'Z' && i.State != 'X' && i.Flags&pfExiting == 0 }
 
 // Read reads /proc/<pid>/stat; ok is false when it cannot be read or
 // parsed (the process is gone, or there is no /proc).
@@ -35,7 +43,8 @@ func Read(pid int) (info Info, ok bool) {
 	return Parse(data)
 }
 
-// Parse parses "pid (comm) state ppid pgrp session ...": comm may hold
+// Parse parses "pid (comm) state ppid pgrp session tty_nr tpgid flags
+// ...": comm may hold
 // spaces and parentheses, so the fields start after the last ')'. A
 // failed parse returns the zero Info.
 func Parse(data []byte) (Info, bool) {
@@ -52,7 +61,15 @@ func Parse(data []byte) (Info, bool) {
 	if err1 != nil || err2 != nil {
 		return Info{}, false
 	}
-	return Info{State: fields[0][0], Pgrp: pg, Sid: sid}, true
+	info := Info{State: fields[0][0], Pgrp: pg, Sid: sid}
+	if len(fields) >= 7 { // tty_nr, tpgid, flags
+		flags, err := strconv.ParseUint(string(fields[6]), 10, 64)
+		if err != nil {
+			return Info{}, false
+		}
+		info.Flags = flags
+	}
+	return info, true
 }
 
 // Live reports whether pid is a live process: its stat says so, or, where

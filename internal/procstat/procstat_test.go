@@ -20,11 +20,24 @@ func TestParse(t *testing.T) {
 		{"too short", "8 (sh) S 1 8", Info{}, false},
 		{"bad number", "8 (sh) S 1 x 8", Info{}, false},
 		{"long state", "8 (sh) SS 1 8 8", Info{}, false},
+		{"flags", "9 (sleep) R 1 9 9 0 -1 4194560 95 0", Info{State: 'R', Pgrp: 9, Sid: 9, Flags: 4194560}, true},
+		{"exiting", "9 (sleep) R 1 9 9 0 -1 4194564 95 0", Info{State: 'R', Pgrp: 9, Sid: 9, Flags: 4194564}, true},
+		{"bad flags", "9 (sleep) R 1 9 9 0 -1 x 95 0", Info{}, false},
 	}
 	for _, tt := range tests {
 		got, ok := Parse([]byte(tt.line))
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%s: Parse(%q) = %+v, %v; want %+v, %v", tt.name, tt.line, got, ok, tt.want, tt.ok)
+		}
+	}
+	for line, live := range map[string]bool{
+		"9 (sleep) R 1 9 9 0 -1 4194560 95 0": true,
+		"9 (sleep) R 1 9 9 0 -1 4194564 95 0": false, // PF_EXITING: on its way out
+		"9 (sleep) Z 1 9 9 0 -1 4194564 95 0": false,
+		"9 (sleep) S 1 9 9":                   true,
+	} {
+		if info, _ := Parse([]byte(line)); info.Live() != live {
+			t.Errorf("Parse(%q).Live() = %v, want %v", line, !live, live)
 		}
 	}
 }

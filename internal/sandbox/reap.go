@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/orchdev/orch/internal/procstat"
 )
@@ -64,15 +66,20 @@ func ReapStale(h Cgroups) []string {
 	var notes []string
 	for _, name := range order {
 		s := found[name]
-		live := 0
+		var live []int
 		for _, pid := range s.c.pids() {
 			if procstat.Live(pid) {
-				live++
+				live = append(live, pid)
 			}
 		}
-		if live > 0 {
+		if len(live) > 0 {
 			s.c.kill()
-			notes = append(notes, fmt.Sprintf("killed %d process(es) of a suite left running by orch process %d, which was killed before it could stop them (cgroup %s)", live, s.owner, name))
+			// SIGKILL is acted on when each process next runs: wait (a
+			// little) until none of them runs code of its own any more.
+			for deadline := time.Now().Add(2 * time.Second); slices.ContainsFunc(live, procstat.Live) && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			notes = append(notes, fmt.Sprintf("killed %d process(es) of a suite left running by orch process %d, which was killed before it could stop them (cgroup %s)", len(live), s.owner, name))
 		}
 		if err := s.c.remove(); err != nil {
 			notes = append(notes, err.Error())

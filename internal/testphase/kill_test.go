@@ -555,8 +555,10 @@ func (k *killRig) round(mode string, i int, tmpl, base string, logLen int, plan 
 				_ = syscall.Kill(p, syscall.SIGSTOP)
 			}
 		}
-		left = procsWith(killed)
 	}
+	// Orphans are the suite's processes left running: orch's own git
+	// commands end on their own and are no work for the reaper.
+	left = suiteProcs(killed)
 	res.orphans = len(left) > 0
 
 	// The next orch command, any: status. A run killed while it worked
@@ -574,7 +576,7 @@ func (k *killRig) round(mode string, i int, tmpl, base string, logLen int, plan 
 	}
 
 	// The next orch test: before its suites start, nothing of the killed
-	// run runs any more.
+	// run's suites runs any more.
 	cmd, out, done := k.start(dir, box, next, args...)
 	var seenNext bool
 	var aliveAtNext []int
@@ -588,7 +590,7 @@ func (k *killRig) round(mode string, i int, tmpl, base string, logLen int, plan 
 		case <-time.After(5 * time.Millisecond):
 			if !seenNext && len(suiteProcs(next)) > 0 {
 				seenNext = true
-				aliveAtNext = procsWith(killed)
+				aliveAtNext = suiteProcs(killed)
 			}
 		}
 	}
@@ -599,8 +601,18 @@ func (k *killRig) round(mode string, i int, tmpl, base string, logLen int, plan 
 	if len(aliveAtNext) > 0 {
 		t.Fatalf("%s: processes of the killed run still ran when the next run's suites started:\n%s\n%s", when, describeProcs(aliveAtNext), out)
 	}
-	if after := procsWith(killed); len(after) > 0 {
-		t.Fatalf("%s: processes of the killed run still run after the next run:\n%s", when, describeProcs(after))
+	if after := suiteProcs(killed); len(after) > 0 {
+		t.Fatalf("%s: processes of the killed run's suites still run after the next run:\n%s", when, describeProcs(after))
+	}
+	// orch's own git commands of the killed run (process groups of their
+	// own, never killed, so that no git lock is left behind) end on their
+	// own: give them time on a loaded machine, but they must end.
+	after := procsWith(killed)
+	for deadline := time.Now().Add(10 * time.Second); len(after) > 0 && time.Now().Before(deadline); after = procsWith(killed) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(after) > 0 {
+		t.Fatalf("%s: processes of the killed run still run 10 s after the next run:\n%s", when, describeProcs(after))
 	}
 
 	// Its report: the right counts, on exactly base + patch in the warm
