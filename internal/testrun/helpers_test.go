@@ -1,7 +1,6 @@
 package testrun
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,16 +79,6 @@ func readPids(t *testing.T, path string) []int {
 func procsWithEnv(t *testing.T, kv string) []int {
 	t.Helper()
 	return proctest.WithEnv(kv, "")
-}
-
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(data, ')')
-	return i >= 0 && i+2 < len(data) && data[i+2] != 'Z' && data[i+2] != 'X'
 }
 
 // countingWriter counts what is written to it.

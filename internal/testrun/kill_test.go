@@ -15,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/artifact/artifacttest"
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/procstat"
 	"github.com/orchdev/orch/internal/testreport"
 )
 
@@ -115,7 +116,7 @@ echo "up $((40 + 2))"; while :; do sleep 1; done`,
 				if mode == SandboxNone {
 					// Their host pids: gone too.
 					for _, pid := range readPids(t, filepath.Join(dir, "pids")) {
-						if alive(pid) {
+						if procstat.Live(pid) {
 							t.Errorf("pid %d still runs after Run returned", pid)
 						}
 					}
@@ -147,7 +148,7 @@ func TestTimeoutFindsProcessesByMarker(t *testing.T) {
 		t.Errorf("without cgroups and sandbox, the process limit is said to be enforced by %v", info.Limits.Processes)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pid")) {
-		if alive(pid) {
+		if procstat.Live(pid) {
 			t.Errorf("detached pid %d outlived the suite", pid)
 		}
 	}

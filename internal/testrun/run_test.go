@@ -17,6 +17,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/artifact/artifacttest"
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/procstat"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/syncbuf"
 	"github.com/orchdev/orch/internal/testreport"
@@ -359,7 +360,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 				t.Fatalf("script recorded pids %v, want 4 (shell, child, sub-shell, grandchild)", pids)
 			}
 			for _, pid := range pids {
-				if alive(pid) {
+				if procstat.Live(pid) {
 					t.Errorf("pid %d still runs after Run returned", pid)
 				}
 			}
@@ -383,7 +384,7 @@ func TestRunStopsLeftoverProcesses(t *testing.T) {
 		t.Errorf("a suite that exited 0 did not pass: %+v", report)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pid")) {
-		if alive(pid) {
+		if procstat.Live(pid) {
 			t.Errorf("background pid %d outlived the suite", pid)
 		}
 	}
@@ -415,7 +416,7 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("cancel case %+v", c)
 	}
 	for _, pid := range readPids(t, filepath.Join(dir, "pids")) {
-		if alive(pid) {
+		if procstat.Live(pid) {
 			t.Errorf("pid %d still runs after Run returned", pid)
 		}
 	}
