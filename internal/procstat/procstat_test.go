@@ -1,8 +1,6 @@
 package procstat
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 )
 
@@ -39,53 +37,6 @@ func TestParse(t *testing.T) {
 		if info, _ := Parse([]byte(line)); info.Live() != live {
 			t.Errorf("Parse(%q).Live() = %v, want %v", line, !live, live)
 		}
-	}
-}
-
-// TestLive: a running process is live; once it has exited it is not, both
-// while it is a zombie (not yet reaped by its parent, here this test) and
-// after it was reaped.
-func TestLive(t *testing.T) {
-	if !Live(os.Getpid()) {
-		t.Fatal("this process is not live")
-	}
-	if Live(0) || Live(-1) {
-		t.Error("pid 0 or -1 is live")
-	}
-	cmd := exec.Command("sh", "-c", "read x; true")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	if !Live(pid) {
-		t.Fatalf("running pid %d is not live", pid)
-	}
-	stdin.Close() // sh exits; nobody waits for it yet: a zombie
-	for i := 0; ; i++ {
-		info, ok := Read(pid)
-		if !ok {
-			t.Fatalf("pid %d: /proc/%d/stat unreadable before it was reaped", pid, pid)
-		}
-		if info.State == 'Z' {
-			break
-		}
-		if i == 10000 {
-			t.Fatalf("pid %d never became a zombie (state %c)", pid, info.State)
-		}
-		exec.Command("true").Run() // let sh run
-	}
-	if Live(pid) {
-		t.Errorf("zombie pid %d is live", pid)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if Live(pid) {
-		t.Errorf("reaped pid %d is live", pid)
 	}
 }
 

@@ -7,6 +7,7 @@ package proctest
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,4 +107,63 @@ func hasEntry(block []byte, kv string, prefix bool) bool {
 		}
 	}
 	return false
+}
+
+// Child is a child process of the test that stays until Exit and is then
+// left unreaped: a zombie, until Reap.
+type Child struct {
+	t     testing.TB
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// Pid is the child's pid.
+	Pid int
+}
+
+// StartChild starts a child that runs until Exit.
+func StartChild(t testing.TB) *Child {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", "read x; true")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &Child{t: t, cmd: cmd, stdin: stdin, Pid: cmd.Process.Pid}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return c
+}
+
+// Exit ends the child and returns once it is a zombie (exited, not yet
+// reaped: nobody waits for it until Reap).
+func (c *Child) Exit() {
+	c.t.Helper()
+	c.stdin.Close()
+	for i := 0; ; i++ {
+		info, ok := procstat.Read(c.Pid)
+		if !ok {
+			c.t.Fatalf("pid %d: /proc/%d/stat unreadable before it was reaped", c.Pid, c.Pid)
+		}
+		if info.State == 'Z' {
+			return
+		}
+		if i == 10000 {
+			c.t.Fatalf("pid %d never became a zombie (state %c)", c.Pid, info.State)
+		}
+		_ = exec.Command("true").Run() // let the child run
+	}
+}
+
+// Reap waits for the exited child, which then is gone.
+func (c *Child) Reap() {
+	c.t.Helper()
+	if err := c.cmd.Wait(); err != nil {
+		c.t.Fatal(err)
+	}
 }

@@ -2,11 +2,10 @@ package task
 
 import (
 	"encoding/json"
-	"os/exec"
 	"testing"
 
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/procstat"
+	"github.com/orchdev/orch/internal/proctest"
 )
 
 // TestActorRoundTrip: typed fields take values of their type; anything else
@@ -71,37 +70,19 @@ func TestActorTypedOverridesKept(t *testing.T) {
 // nobody has reaped (a `kill -9` under a parent that does not wait), not
 // only once it is gone.
 func TestLivePID(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "read x; true")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	a := Actor{Status: lifecycle.StatusRunning, PID: cmd.Process.Pid}
-	if pid, ok := a.LivePID(); !ok || pid != cmd.Process.Pid {
+	c := proctest.StartChild(t)
+	a := Actor{Status: lifecycle.StatusRunning, PID: c.Pid}
+	if pid, ok := a.LivePID(); !ok || pid != c.Pid {
 		t.Fatalf("LivePID of a running process = %d, %v", pid, ok)
 	}
-	if _, ok := (Actor{Status: lifecycle.StatusPending, PID: cmd.Process.Pid}).LivePID(); ok {
+	if _, ok := (Actor{Status: lifecycle.StatusPending, PID: c.Pid}).LivePID(); ok {
 		t.Error("an actor that is not running has a live pid")
 	}
-	stdin.Close()
-	for i := 0; ; i++ {
-		if info, ok := procstat.Read(cmd.Process.Pid); ok && info.State == 'Z' {
-			break
-		}
-		if i == 10000 {
-			t.Fatal("sh never became a zombie")
-		}
-		exec.Command("true").Run()
-	}
+	c.Exit()
 	if _, ok := a.LivePID(); ok {
 		t.Error("an exited, unreaped process (a zombie) still blocks the phase")
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	c.Reap()
 	if _, ok := a.LivePID(); ok {
 		t.Error("a reaped process still blocks the phase")
 	}
