@@ -20,10 +20,7 @@ func (env *Env) interruptedNote(t *task.Task) string {
 	}
 	phase := lifecycle.Phase(st.Phase)
 	a, ok := st.Actors[phase]
-	if !ok || a.Status != lifecycle.StatusRunning {
-		return ""
-	}
-	if _, live := a.LivePID(); live {
+	if !ok || !a.Interrupted() {
 		return ""
 	}
 	msg := fmt.Sprintf("the last %s run (%s) was interrupted: pid %d is gone", phase, a.Run, a.PID)

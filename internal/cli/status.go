@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/view"
 )
@@ -62,7 +61,7 @@ func printStatus(w io.Writer, v orchestrator.StatusView) {
 			var kv []string
 			a := v.Actors[k]
 			fields := a.Values()
-			if _, live := a.LivePID(); a.Status == lifecycle.StatusRunning && !live {
+			if a.Interrupted() {
 				// Its process is gone (killed): the run is over, not
 				// running; the step line says how to run it again.
 				fields["status"] = "interrupted"

@@ -102,6 +102,17 @@ func ReadFile(tb testing.TB, path string) string {
 	return string(data)
 }
 
+// Size returns the size in bytes of the file at path (a transcript's
+// length before a command, say); a failure fails tb.
+func Size(tb testing.TB, path string) int {
+	tb.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return int(fi.Size())
+}
+
 // WriteFiles writes every file of files (slash-separated path → content)
 // below dir, as Write does.
 func WriteFiles(tb testing.TB, dir string, files map[string]string) {

@@ -32,9 +32,9 @@ func TestGitEffectFaults(t *testing.T) {
 		for step := 0; ; step++ {
 			f := phasetest.New(t, lifecycle.Accept)
 			f.Cfg.Test.Sandbox = "none"
-			writeFileT(t, filepath.Join(f.Dir, "a.txt"), "a, staged by the user\n")
+			gittest.Write(t, f.Dir, "a.txt", "a, staged by the user\n")
 			gittest.Git(t, f.Dir, "add", "a.txt")
-			writeFileT(t, filepath.Join(f.Dir, "mine.txt"), "untracked\n")
+			gittest.Write(t, f.Dir, "mine.txt", "untracked\n")
 			acceptOpt := AcceptOptions{Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
 				Decider: artifact.Decider{Kind: "human", Name: "t"}}
 			change := ""

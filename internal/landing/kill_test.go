@@ -185,39 +185,34 @@ func (k *killRig) killTemplate() (dir, base string) {
 		"calc.go": killCalcBase, "old.go": "package calc\n", "staged.txt": "s\n", "unstaged.txt": "u\n",
 	}
 	for p, c := range files {
-		writeFileT(k.t, filepath.Join(dir, p), c)
+		gittest.Write(k.t, dir, p, c)
 	}
 	k.git(dir, "add", "-A")
 	k.git(dir, "commit", "-qm", "base")
 	base = k.git(dir, "rev-parse", "HEAD")
 	k.orch(dir, "init")
-	writeFileT(k.t, filepath.Join(dir, ".orch", "config.toml"), "[test]\nsandbox = \"none\"\n[[test.suites]]\nname = \"adds\"\ncommand = \"grep -q 'a + b' calc.go\"\n")
+	gittest.Write(k.t, dir, ".orch/config.toml", "[test]\nsandbox = \"none\"\n[[test.suites]]\nname = \"adds\"\ncommand = \"grep -q 'a + b' calc.go\"\n")
 	k.git(dir, "add", ".orch")
 	k.git(dir, "commit", "-qm", "orch init")
 	base = k.git(dir, "rev-parse", "HEAD")
 	k.orch(dir, "new", "--id", "t1", "make Add add")
 	td := filepath.Join(dir, ".orch", "tasks", "t1")
-	writeFileT(k.t, filepath.Join(td, "planning", "planning.ai.json"),
+	gittest.Write(k.t, td, "planning/planning.ai.json",
 		`{"id":"t1","title":"Make Add add","brief":"make Add add","file_plan":[{"path":"calc.go","intent":"update"},{"path":"lib/help.go","intent":"create"},{"path":"old.go","intent":"delete"}]}`)
 	k.orch(dir, "next", "--override", "setup", "--to", "codegen")
-	writeFileT(k.t, filepath.Join(td, "code", "files", "calc.go"), killCalcFix)
-	writeFileT(k.t, filepath.Join(td, "code", "files", "lib", "help.go"), killHelp)
-	writeFileT(k.t, filepath.Join(td, "code", "diff.patch"), killPatch)
-	writeFileT(k.t, filepath.Join(td, "code", "codegen.json"), `{"status":"completed","base":"`+base+`"}`)
+	gittest.Write(k.t, td, "code/files/calc.go", killCalcFix)
+	gittest.Write(k.t, td, "code/files/lib/help.go", killHelp)
+	gittest.Write(k.t, td, "code/diff.patch", killPatch)
+	gittest.Write(k.t, td, "code/codegen.json", `{"status":"completed","base":"`+base+`"}`)
 	k.orch(dir, "next", "--override", "setup", "--to", "test")
 	k.orch(dir, "test")
 	k.orch(dir, "next", "--to", "accept")
 	// The user's own work, staged and not.
-	writeFileT(k.t, filepath.Join(dir, "staged.txt"), "s, staged by the user\n")
+	gittest.Write(k.t, dir, "staged.txt", "s, staged by the user\n")
 	k.git(dir, "add", "staged.txt")
-	writeFileT(k.t, filepath.Join(dir, "unstaged.txt"), "u, edited by the user\n")
-	writeFileT(k.t, filepath.Join(dir, "untracked.txt"), "mine\n")
+	gittest.Write(k.t, dir, "unstaged.txt", "u, edited by the user\n")
+	gittest.Write(k.t, dir, "untracked.txt", "mine\n")
 	return dir, base
-}
-
-func writeFileT(t *testing.T, p, content string) {
-	t.Helper()
-	gittest.Write(t, filepath.Dir(p), filepath.Base(p), content)
 }
 
 // copyTree copies a repository (with .git and .orch) to a new folder.
@@ -342,7 +337,7 @@ func TestKillAcceptAndRevert(t *testing.T) {
 			if op == "revert" {
 				src, args = rtmpl, revert
 			}
-			logLen := fileLen(t, filepath.Join(src, ".orch", "tasks", "t1", "transcript.jsonl"))
+			logLen := gittest.Size(t, filepath.Join(src, ".orch", "tasks", "t1", "transcript.jsonl"))
 			for i := range rounds {
 				t.Run(fmt.Sprintf("%s-%d", op, i), func(t *testing.T) {
 					t.Parallel()
@@ -488,15 +483,6 @@ func (k *killRig) afterKill(op, stage, dir, base, change string, args []string, 
 	k.orch(dir, "verify")
 	_ = os.RemoveAll(dir)
 	return committed
-}
-
-func fileLen(t *testing.T, p string) int {
-	t.Helper()
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return int(fi.Size())
 }
 
 func readJSONT(t *testing.T, path string, v any) {

@@ -23,6 +23,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/durable"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -98,7 +99,7 @@ func TestKillMCPActions(t *testing.T) {
 	landed, temps, unanswered := 0, 0, 0
 	for i := range rounds {
 		name := names[i%len(names)]
-		logLen := fileLen(t, filepath.Join(k.taskDir, task.TranscriptFile))
+		logLen := gittest.Size(t, filepath.Join(k.taskDir, task.TranscriptFile))
 		// Half the kills come at a random moment of the action (orch
 		// mcp's start included), half within 3 ms of its first event
 		// (run_phase: phase_started; the others: their commit or
@@ -451,13 +452,4 @@ func (k *mcpKill) orch(want int, args ...string) (int, string) {
 		k.t.Fatalf("orch %v: exit %d, want %d\n%s", args, code, want, out)
 	}
 	return code, string(out)
-}
-
-func fileLen(t *testing.T, p string) int {
-	t.Helper()
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return int(fi.Size())
 }

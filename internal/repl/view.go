@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/orchdev/orch/internal/artifact"
-	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -57,7 +56,7 @@ func observe(dir string) view {
 	v.phase = string(st.Phase)
 	a := st.Actor(st.Phase)
 	v.status = string(a.Status)
-	if _, live := a.LivePID(); a.Status == lifecycle.StatusRunning && !live {
+	if a.Interrupted() {
 		v.status = "interrupted"
 	}
 	if v.phase == "planning" {

@@ -23,8 +23,9 @@ var staleName = regexp.MustCompile(`^orch-([0-9]+)-[0-9a-f]{8}-`)
 // but a suite run without the sandbox keeps running and writing into the
 // worktree the next run reuses. A cgroup whose orch process lives (this
 // one, or another run) is left alone, and so is one whose pid was taken by
-// another process since: it is reaped when that one is gone. Start calls
-// it before it makes a suite's cgroup; the notes say what was killed.
+// another process since: it is reaped when that one is gone. The test
+// phase calls it once per run, before it resets the warm worktree such a
+// suite may still write into; the notes say what was killed.
 func ReapStale(h Cgroups) []string {
 	type stale struct {
 		owner int

@@ -198,6 +198,14 @@ func (a Actor) LivePID() (int, bool) {
 	return a.PID, true
 }
 
+// Interrupted reports whether the actor's run was cut short: its status
+// is running but its process is gone (killed, or a zombie). Status lines
+// show such a run as "interrupted", not "running".
+func (a Actor) Interrupted() bool {
+	_, live := a.LivePID()
+	return a.Status == lifecycle.StatusRunning && !live
+}
+
 // Clone returns a deep copy of the actors.
 func (as Actors) Clone() Actors {
 	out := make(Actors, len(as)+1)

@@ -87,3 +87,21 @@ func TestLivePID(t *testing.T) {
 		t.Error("a reaped process still blocks the phase")
 	}
 }
+
+// TestInterrupted: a running actor whose process is gone is interrupted;
+// one whose process lives, or that is not running, is not.
+func TestInterrupted(t *testing.T) {
+	c := proctest.StartChild(t)
+	running := Actor{Status: lifecycle.StatusRunning, PID: c.Pid}
+	if running.Interrupted() {
+		t.Error("a run whose process lives is interrupted")
+	}
+	if (Actor{Status: lifecycle.StatusPending}).Interrupted() {
+		t.Error("a pending actor is interrupted")
+	}
+	c.Exit()
+	if !running.Interrupted() {
+		t.Error("a run whose process exited is not interrupted")
+	}
+	c.Reap()
+}

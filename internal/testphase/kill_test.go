@@ -128,28 +128,23 @@ func (k *killRig) template() (dir, base string) {
 	dir = filepath.Join(k.t.TempDir(), "repo")
 	k.must(".", "git", "init", "-q", "-b", "main", dir)
 	for p, c := range map[string]string{"calc.txt": killCalcBase, "suite/marker.sh": markerSuite, "suite/broken.sh": brokenSuite} {
-		writeKill(k.t, filepath.Join(dir, p), c)
+		gittest.Write(k.t, dir, p, c)
 	}
 	k.must(dir, k.bin, "init")
-	writeKill(k.t, filepath.Join(dir, ".orch", "config.toml"), killConfig)
+	gittest.Write(k.t, dir, ".orch/config.toml", killConfig)
 	k.must(dir, "git", "add", "-A")
 	k.must(dir, "git", "commit", "-qm", "base")
 	base = k.must(dir, "git", "rev-parse", "HEAD")
 	k.must(dir, k.bin, "new", "--id", "t1", "make Add add")
 	td := filepath.Join(dir, ".orch", "tasks", "t1")
-	writeKill(k.t, filepath.Join(td, "planning", "planning.ai.json"),
+	gittest.Write(k.t, td, "planning/planning.ai.json",
 		`{"id":"t1","title":"Make calc add","brief":"make calc add","file_plan":[{"path":"calc.txt","intent":"update"}]}`)
 	k.must(dir, k.bin, "next", "--override", "setup", "--to", "codegen")
-	writeKill(k.t, filepath.Join(td, "code", "files", "calc.txt"), killCalcFixed)
-	writeKill(k.t, filepath.Join(td, "code", "diff.patch"), killPatch)
-	writeKill(k.t, filepath.Join(td, "code", "codegen.json"), `{"status":"completed","base":"`+base+`"}`)
+	gittest.Write(k.t, td, "code/files/calc.txt", killCalcFixed)
+	gittest.Write(k.t, td, "code/diff.patch", killPatch)
+	gittest.Write(k.t, td, "code/codegen.json", `{"status":"completed","base":"`+base+`"}`)
 	k.must(dir, k.bin, "next", "--override", "setup", "--to", "test")
 	return dir, base
-}
-
-func writeKill(t testing.TB, p, content string) {
-	t.Helper()
-	gittest.Write(t, filepath.Dir(p), filepath.Base(p), content)
 }
 
 // copyTree copies a repository (with .git and .orch) to a new folder.
@@ -420,7 +415,7 @@ func TestKillOrchTest(t *testing.T) {
 	home := t.TempDir()
 	k := &killRig{t: t, bin: phasetest.BuildOrch(t), home: home, env: phasetest.OrchEnv(home)}
 	tmpl, base := k.template()
-	logLen := int(fileSize(t, filepath.Join(tmpl, ".orch", "tasks", "t1", "transcript.jsonl")))
+	logLen := gittest.Size(t, filepath.Join(tmpl, ".orch", "tasks", "t1", "transcript.jsonl"))
 	rounds := phasetest.KillRounds(30, 6)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 
@@ -661,15 +656,6 @@ func (k *killRig) round(mode string, i int, tmpl, base string, logLen int, plan 
 	}
 	_ = os.RemoveAll(dir)
 	return res
-}
-
-func fileSize(t testing.TB, p string) int64 {
-	t.Helper()
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
 }
 
 // describeProcs says what each process is: its command line and cgroups.
