@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -33,7 +34,20 @@ var (
 // (no '=' or an empty name) are dropped; when a name repeats, the last
 // value wins and keeps the position of the first. The input is not
 // modified.
+//
+// The values of the allow-list's variables are checked too: one that
+// holds a URL with credentials (scheme://user:password@host, as in a
+// GOPROXY or a PIP_INDEX_URL) is dropped, and FilterEnvNotes names it. A
+// name in allow passes with its value: the configuration asked for it.
 func FilterEnv(env []string, allow []string) []string {
+	out, _ := FilterEnvNotes(env, allow)
+	return out
+}
+
+// FilterEnvNotes is FilterEnv, and also returns the names of the
+// variables it dropped for their value (sorted, once each): a report
+// says which ones and why, never the values.
+func FilterEnvNotes(env []string, allow []string) (kept []string, credentials []string) {
 	out := make([]string, 0, len(env))
 	index := make(map[string]int, len(env))
 	for _, kv := range env {
@@ -41,7 +55,19 @@ func FilterEnv(env []string, allow []string) []string {
 		if !ok || name == "" {
 			continue
 		}
-		if !allowedByConfig(name, allow) && (!allowedName(name) || authLike(name)) {
+		byConfig := allowedByConfig(name, allow)
+		if !byConfig && (!allowedName(name) || authLike(name)) {
+			continue
+		}
+		if !byConfig && HasURLCredentials(kv[len(name)+1:]) {
+			if !slices.Contains(credentials, name) {
+				credentials = append(credentials, name)
+			}
+			// An earlier value of the same name goes too: the last one
+			// would have won.
+			if i, seen := index[name]; seen {
+				out[i] = ""
+			}
 			continue
 		}
 		if i, seen := index[name]; seen {
@@ -51,7 +77,27 @@ func FilterEnv(env []string, allow []string) []string {
 		index[name] = len(out)
 		out = append(out, kv)
 	}
-	return out
+	out = slices.DeleteFunc(out, func(kv string) bool { return kv == "" })
+	slices.Sort(credentials)
+	return out, credentials
+}
+
+// urlUserinfo matches a URL's scheme and userinfo with a password
+// ("https://user:secret@"), anywhere in a value: GOPROXY holds lists of
+// URLs separated by commas and pipes.
+var urlUserinfo = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s,|]*:[^/?#@\s,|]*@`)
+
+// HasURLCredentials reports whether value holds a URL whose userinfo has
+// a password (user:password@, or :token@), percent-encoded or not.
+func HasURLCredentials(value string) bool {
+	for _, m := range urlUserinfo.FindAllString(value, -1) {
+		_, userinfo, _ := strings.Cut(m, "://")
+		_, password, _ := strings.Cut(strings.TrimSuffix(userinfo, "@"), ":")
+		if password != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // EnvNames returns the names of env's entries, sorted: what a report

@@ -12,6 +12,7 @@ func TestFilterEnv(t *testing.T) {
 		env   []string
 		allow []string
 		want  []string
+		creds []string // dropped for their value
 	}{
 		{
 			name: "what builds and tests need passes",
@@ -59,17 +60,47 @@ func TestFilterEnv(t *testing.T) {
 			want: []string{"PATH=3", "HOME=2", "TERM="},
 		},
 		{
-			name: "values do not matter, only names",
+			name: "a secret-looking word in a value does not matter",
 			env:  []string{"TERM=my TOKEN is secret"},
 			want: []string{"TERM=my TOKEN is secret"},
+		},
+		{
+			name:  "a URL with credentials in an allowed variable is dropped and named",
+			env:   []string{"PATH=/bin", "GOPROXY=https://alice:s3cret@proxy.example.com,direct", "GONOSUMDB=example.com", "PYTHONINDEX=https://:tok@pypi.example/simple"},
+			want:  []string{"PATH=/bin", "GONOSUMDB=example.com"},
+			creds: []string{"GOPROXY", "PYTHONINDEX"},
+		},
+		{
+			name:  "every URL of a GOPROXY list is checked; a later value with credentials removes the earlier one",
+			env:   []string{"GOPROXY=https://proxy.golang.org|https://u:p%40ss@corp.example/go", "GOFLAGS=-v", "GOFLAGS=-x https://u:p@h"},
+			want:  []string{},
+			creds: []string{"GOFLAGS", "GOPROXY"},
+		},
+		{
+			name: "a URL without a password, an e-mail address or a user alone passes",
+			env:  []string{"GOPROXY=https://proxy.golang.org,direct", "GOPRIVATE=git@example.com", "CARGO_X=ssh://git@github.com/x", "NODE_X=https://user@host/"},
+			want: []string{"GOPROXY=https://proxy.golang.org,direct", "GOPRIVATE=git@example.com", "CARGO_X=ssh://git@github.com/x", "NODE_X=https://user@host/"},
+		},
+		{
+			name:  "env_allow passes a value with credentials: the configuration asked for it",
+			env:   []string{"DATABASE_URL=postgres://u:pw@db/x", "GOPROXY=https://u:p@h"},
+			allow: []string{"DATABASE_URL"},
+			want:  []string{"DATABASE_URL=postgres://u:pw@db/x"},
+			creds: []string{"GOPROXY"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := slices.Clone(tt.env)
-			got := FilterEnv(tt.env, tt.allow)
+			got, creds := FilterEnvNotes(tt.env, tt.allow)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("FilterEnv(%q, %q) = %q, want %q", tt.env, tt.allow, got, tt.want)
+			}
+			if !slices.Equal(creds, tt.creds) {
+				t.Errorf("FilterEnvNotes(%q, %q) names %q as holding credentials, want %q", tt.env, tt.allow, creds, tt.creds)
+			}
+			if plain := FilterEnv(tt.env, tt.allow); !slices.Equal(plain, got) {
+				t.Errorf("FilterEnv = %q, FilterEnvNotes = %q", plain, got)
 			}
 			if !slices.Equal(in, tt.env) {
 				t.Errorf("input modified: %q", tt.env)

@@ -249,10 +249,14 @@ func newRunner(ctx context.Context, opt Options) (*runner, []string, error) {
 	if base == nil {
 		base = os.Environ()
 	}
+	env, credentials := sandbox.FilterEnvNotes(base, opt.AllowEnv)
+	if len(credentials) > 0 {
+		notes = append(notes, "dropped from the suites' environment because the value holds a URL with credentials (user:password@): "+strings.Join(credentials, ", ")+"; name a variable in env_allow under [test] to pass it anyway")
+	}
 	r := &runner{
 		dir:      dir,
 		logDir:   opt.LogDir,
-		env:      sandbox.FilterEnv(base, opt.AllowEnv),
+		env:      env,
 		stream:   opt.Stream,
 		maxLog:   maxLog,
 		grace:    KillGrace,
