@@ -24,6 +24,10 @@ var (
 	ErrBusy = exit.NewSentinel(exit.Busy, "task is busy")
 	// ErrStale: the state moved since the caller read it.
 	ErrStale = exit.NewSentinel(exit.Refused, "stale revision")
+	// ErrLinkedOrch: .orch, or a folder or file orch keeps in it, is a
+	// symbolic link (or .orch is not a folder): orch writes its state only
+	// inside the repository.
+	ErrLinkedOrch = exit.NewSentinel(exit.Invalid, "unsafe .orch layout")
 	// ErrInvalidState: state.json or transcript.jsonl is invalid or the two
 	// disagree. Always wrapped by a *StateError.
 	ErrInvalidState = exit.NewSentinel(exit.Invalid, "invalid task state")

@@ -61,8 +61,13 @@ func FindProject(start string) (*Project, error) {
 		return nil, fmt.Errorf("find project from %s: %w", start, err)
 	}
 	for dir := abs; ; {
-		fi, err := os.Stat(filepath.Join(dir, OrchDir))
-		if err == nil && fi.IsDir() {
+		fi, err := os.Lstat(filepath.Join(dir, OrchDir))
+		if err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
+			// A link named .orch is refused, not followed and not skipped
+			// over: a cloned repository could point it anywhere.
+			if err := checkLayout(dir); err != nil {
+				return nil, err
+			}
 			return &Project{Root: dir, Dir: filepath.Join(dir, OrchDir)}, nil
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -163,6 +168,11 @@ func initProject(fsys fileSystem, repoTop string) (p *Project, created bool, err
 		return nil, false, fmt.Errorf("init project in %s: %w", repoTop, err)
 	}
 	p = &Project{Root: root, Dir: filepath.Join(root, OrchDir), fs: fsys}
+	// Nothing is written through a symbolic link: check before the first
+	// write (a link .orch makes Mkdir fail with "exists" below).
+	if err := checkLayout(root); err != nil {
+		return nil, false, err
+	}
 	switch err := p.fsys().Mkdir(p.Dir, 0o755); {
 	case err == nil:
 		created = true
@@ -170,12 +180,9 @@ func initProject(fsys fileSystem, repoTop string) (p *Project, created bool, err
 			return nil, false, err
 		}
 	case errors.Is(err, fs.ErrExist):
-		fi, serr := os.Stat(p.Dir)
-		if serr != nil {
-			return nil, false, fmt.Errorf("init project: %w", serr)
-		}
-		if !fi.IsDir() {
-			return nil, false, fmt.Errorf("init project: %s exists and is not a folder", p.Dir)
+		// Checked again: it may have appeared since.
+		if err := checkLayout(root); err != nil {
+			return nil, false, err
 		}
 	default:
 		return nil, false, fmt.Errorf("init project: %w", err)
@@ -193,6 +200,61 @@ func initProject(fsys fileSystem, repoTop string) (p *Project, created bool, err
 		return nil, false, err
 	}
 	return p, created, nil
+}
+
+// layoutPaths are the entries of .orch that orch writes through, relative
+// to the repository top: none may be a symbolic link, and the folders must
+// be folders. Files inside a task folder are checked by their readers.
+var layoutPaths = []struct {
+	rel string
+	dir bool
+}{
+	{OrchDir, true},
+	{filepath.Join(OrchDir, tasksName), true},
+	{filepath.Join(OrchDir, "cache"), true},
+	{filepath.Join(OrchDir, "git-pending"), true},
+	{filepath.Join(OrchDir, currentName), false},
+	{filepath.Join(OrchDir, configName), false},
+	{filepath.Join(OrchDir, ignoreName), false},
+	{filepath.Join(OrchDir, projectLockName), false},
+	{filepath.Join(OrchDir, "repl_history"), false},
+}
+
+// checkLayout refuses a .orch that is not a real folder inside the
+// repository at root, or that holds a symbolic link where orch writes
+// (README, "On-disk guarantees"): a cloned repository could otherwise
+// point .orch, or .orch/tasks, anywhere the user can write. Absent entries
+// are fine; orch creates them.
+func checkLayout(root string) error {
+	for _, e := range layoutPaths {
+		path := filepath.Join(root, e.rel)
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			if e.rel == OrchDir {
+				return nil
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("check %s: %w", path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return linkedError(root, e.rel, path)
+		}
+		if e.dir && !fi.IsDir() {
+			return fmt.Errorf("%w: %s is not a folder (%s); orch keeps its state in the folder %s at the top of the repository: move it away and run `orch init`", ErrLinkedOrch, e.rel, fi.Mode().Type(), OrchDir)
+		}
+	}
+	return nil
+}
+
+// linkedError names the link, where it points and what to do.
+func linkedError(root, rel, path string) error {
+	target, err := os.Readlink(path)
+	if err != nil {
+		target = "?"
+	}
+	return fmt.Errorf("%w: %s is a symbolic link (to %q); orch writes its state only into real folders inside the repository %s: replace the link with a folder (move its contents in) and run the command again", ErrLinkedOrch, rel, target, root)
 }
 
 // lockProject takes the project-wide lock, blocking: its holders are short.
@@ -256,6 +318,9 @@ func (p *Project) Open(id string) (*Task, error) {
 	fi, err := os.Lstat(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open task %s: %w", id, err)
+	}
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, linkedError(p.Root, filepath.Join(OrchDir, tasksName, id), dir)
 	}
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s (no folder %s); run `orch list` to see the tasks", ErrNoTask, id, dir)
