@@ -190,3 +190,94 @@ func TestStdioDrainEndsAtSignal(t *testing.T) {
 		t.Errorf("phase_finished %v, want one, cancelled", fin)
 	}
 }
+
+// TestStdioAnswersEveryLine: with a run in flight, every malformed line is
+// answered with a JSON-RPC error (parse error -32700, invalid request
+// -32600; the line's id when it has a valid one), a 20 MB line is answered
+// and skipped, and the session goes on: a ping after them is answered and
+// the run's own response arrives when the model answers.
+func TestStdioAnswersEveryLine(t *testing.T) {
+	r := startPlanning(t)
+	defer func() {
+		select {
+		case <-r.release:
+		default:
+			close(r.release)
+		}
+	}()
+	type answer struct {
+		ID    json.RawMessage `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		Result json.RawMessage `json:"result"`
+	}
+	// next reads the next answer that is not the initialize response or a
+	// notification.
+	next := func() answer {
+		t.Helper()
+		for {
+			line, err := r.out.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("orch mcp ended its output: %v (the session did not go on)", err)
+			}
+			var a answer
+			if err := json.Unmarshal(line, &a); err != nil {
+				t.Fatalf("orch mcp wrote %q: %v", line, err)
+			}
+			if string(a.ID) == "1" || a.ID == nil {
+				continue
+			}
+			return a
+		}
+	}
+	cases := []struct {
+		name, line string
+		code       int
+		id         string
+		msg        string
+	}{
+		{"open brace", `{`, -32700, "null", "Parse error"},
+		{"empty batch", `[]`, -32600, "null", "empty batch"},
+		{"null", `null`, -32600, "null", "Invalid Request"},
+		{"NUL bytes", "\x00\x00", -32700, "null", "Parse error"},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":5,"method":"ping"}`, -32600, "5", "version"},
+		{"object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600, "null", "Invalid Request"},
+		{"200k-deep nesting", strings.Repeat("[", 200000) + strings.Repeat("]", 200000), -32700, "null", "deeper than"},
+		{"20 MB line", `{"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":"` + strings.Repeat("a", 20<<20) + `"}}`, -32600, "null", "over the limit"},
+	}
+	for _, c := range cases {
+		if _, err := io.WriteString(r.in, c.line+"\n"); err != nil {
+			t.Fatalf("%s: write: %v", c.name, err)
+		}
+		a := next()
+		if string(a.ID) != c.id || a.Error.Code != c.code || !strings.Contains(a.Error.Message, c.msg) {
+			t.Errorf("%s: answered id %s, error %d %q; want id %s, %d containing %q", c.name, a.ID, a.Error.Code, a.Error.Message, c.id, c.code, c.msg)
+		}
+	}
+	if _, err := io.WriteString(r.in, "\n"+`{"jsonrpc":"2.0","id":7,"method":"ping"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if a := next(); string(a.ID) != "7" || a.Result == nil {
+		t.Fatalf("ping after the malformed lines: %+v", a)
+	}
+	close(r.release)
+	a := next()
+	if string(a.ID) != "2" || a.Result == nil {
+		t.Fatalf("the run in flight: %+v", a)
+	}
+	var call struct {
+		IsError    bool `json:"isError"`
+		Structured struct {
+			Phase string `json:"phase"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(a.Result, &call); err != nil || call.IsError || call.Structured.Phase != "planning" {
+		t.Fatalf("run_phase result %s (%v)", a.Result, err)
+	}
+	r.in.Close()
+	if err := r.cmd.Wait(); err != nil {
+		t.Errorf("orch mcp at the end of its input: %v, want exit 0", err)
+	}
+}
