@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -24,12 +28,13 @@ import (
 	"github.com/orchdev/orch/internal/task"
 )
 
-// The cobra change of issue 10, end to end against a scripted model: the
-// one-line change of command.go:786 (SuggestionsMinimumDistance = 2 → 3)
-// in a file of cobra's size (2,072 lines, 61 KB; generated here so the
-// benchmark runs offline), through planning, five plan reviewers, codegen
-// and four code reviewers. Tokens are counted on what orch sends and what
-// the model answers (four bytes a token, repomap.EstimateTokens), per phase:
+// The cobra change of issue 10, end to end against a scripted model on the
+// real spf13/cobra source (the module cache holds it: orch depends on
+// cobra): the one-line change of command.go:786
+// (c.SuggestionsMinimumDistance = 2 → 3) through planning, the plan
+// review, codegen and the code review. Tokens are counted on what orch
+// sends and what the model answers (four bytes a token,
+// repomap.EstimateTokens), per phase:
 //
 //   - whole-file: a single answer per role, codegen returning the whole
 //     file (what orch asked for before edits existed);
@@ -40,35 +45,41 @@ import (
 // go test -run '^$' -bench CobraChange ./internal/agent prints the figures
 // (metrics per phase) that the README quotes.
 
-const cobraLines, cobraTarget = 2072, 786
+const cobraTarget = 786
 
-// cobraFile generates command.go: cobra-like Go source of 2,072 lines with
-// the target line at 786.
-func cobraFile() string {
-	var b strings.Builder
-	b.WriteString("// Copyright 2013-2023 The Cobra Authors\n//\n// Licensed under the Apache License, Version 2.0.\n\npackage cobra\n\n")
-	line := 6
-	n := 0
-	for line < cobraLines {
-		if line < cobraTarget-4 && line+8 > cobraTarget-4 {
-			// Comments up to the target's block.
-			for ; line < cobraTarget-4; line++ {
-				b.WriteString("//\n")
-			}
-		}
-		if line == cobraTarget-4 {
-			b.WriteString("// SuggestionsMinimumDistance defines minimum levenshtein distance to display suggestions.\n// Must be > 0.\nvar (\n\tSuggestionsMinimumDistance = 2\n)\n")
-			line += 5
-			continue
-		}
-		n++
-		fmt.Fprintf(&b, "// Command%d runs part %d of the command tree, checks the arguments it is given and reports errors.\n", n, n)
-		fmt.Fprintf(&b, "func (c *Command) Command%d(args []string) error {\n", n)
-		fmt.Fprintf(&b, "\tif len(args) > %d {\n\t\treturn fmt.Errorf(\"too many args\")\n\t}\n", n%7)
-		b.WriteString("\treturn c.execute(args)\n}\n\n")
-		line += 8
+// cobraSource returns the folder of the cobra module orch depends on, in
+// the module cache.
+func cobraSource(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/spf13/cobra").Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" {
+		tb.Fatalf("find spf13/cobra in the module cache (go list -m): %v", err)
 	}
-	return b.String()
+	return dir
+}
+
+// cobraFiles reads every file of the cobra module.
+func cobraFiles(tb testing.TB) map[string]string {
+	tb.Helper()
+	dir := cobraSource(tb)
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		files[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return files
 }
 
 // benchTokens counts what went to and came from the model, per phase.
@@ -124,15 +135,8 @@ type benchChange struct {
 // returns the tokens.
 func runCobra(tb testing.TB, mode string) benchTokens {
 	root := tb.TempDir()
-	src := cobraFile()
-	files := map[string]string{
-		"command.go": src, "go.mod": "module github.com/spf13/cobra\n\ngo 1.15\n",
-		"README.md": strings.Repeat("Cobra is a library for creating powerful modern CLI applications.\n", 120),
-		"args.go":   "package cobra\n\n// PositionalArgs validates arguments.\ntype PositionalArgs func(cmd *Command, args []string) error\n",
-	}
-	for i := range 60 {
-		files[fmt.Sprintf("doc/file%02d.go", i)] = fmt.Sprintf("package doc\n\n// Gen%d generates documentation.\nfunc Gen%d() string { return %q }\n", i, i, strings.Repeat("x", 600))
-	}
+	files := cobraFiles(tb)
+	src := files["command.go"]
 	gittest.WriteFiles(tb, root, files)
 	gittest.Git(tb, root, "init", "-q")
 	gittest.CommitAll(tb, root, "base")
@@ -141,11 +145,11 @@ func runCobra(tb testing.TB, mode string) benchTokens {
 		tb.Fatal(err)
 	}
 	ch := benchChange{
-		brief: "Raise SuggestionsMinimumDistance in command.go from 2 to 3.", title: "Raise SuggestionsMinimumDistance to 3",
-		accept: "SuggestionsMinimumDistance is 3", summary: "set SuggestionsMinimumDistance = 3",
+		brief: "Change the SuggestionsMinimumDistance default from 2 to 3.", title: "Raise the SuggestionsMinimumDistance default to 3",
+		accept: "SuggestionsMinimumDistance defaults to 3", summary: "default SuggestionsMinimumDistance to 3",
 		path: "command.go", symbol: "SuggestionsMinimumDistance",
-		old: "SuggestionsMinimumDistance = 2", new: "SuggestionsMinimumDistance = 3", line: cobraTarget,
-		whole: strings.Replace(src, "SuggestionsMinimumDistance = 2", "SuggestionsMinimumDistance = 3", 1),
+		old: "c.SuggestionsMinimumDistance = 2", new: "c.SuggestionsMinimumDistance = 3", line: cobraTarget,
+		whole: strings.Replace(src, "c.SuggestionsMinimumDistance = 2", "c.SuggestionsMinimumDistance = 3", 1),
 	}
 	return runChange(tb, p, "t", ch, mode)
 }

@@ -27,22 +27,27 @@ func (e *TurnLimitError) Error() string {
 // errors.
 func Ask[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Workspace, finish string, validate func([]byte) (T, error)) (T, error) {
 	if ws != nil {
-		p, _, _, err := c.rt.Provider(req.Role)
-		if err != nil {
+		if _, _, _, err := c.rt.Provider(req.Role); err != nil {
 			var zero T
 			return zero, err
 		}
-		if llm.SupportsTools(p) {
-			return Loop(ctx, c, req, ws, finish, validate)
+		if c.rt.ToolsFor(req.Role) {
+			v, err := Loop(ctx, c, req, ws, finish, validate)
+			if !IsToolsRefused(err) {
+				return v, err
+			}
+			// The server refused the tools (remembered by now): the
+			// same request answered once, its context in the prompt.
 		}
 	}
 	return JSON(ctx, c, req, validate)
 }
 
-// ToolsFor reports whether role's provider speaks tool calling.
+// ToolsFor reports whether role's provider speaks tool calling and has
+// not refused it (see toolsmemory.go).
 func (rt *Runtime) ToolsFor(role string) bool {
-	p, _, _, err := rt.Provider(role)
-	return err == nil && llm.SupportsTools(p)
+	p, cfg, model, err := rt.Provider(role)
+	return err == nil && llm.SupportsTools(p) && !rt.toolsRefused(cfg, model)
 }
 
 // Loop runs one role's tool loop: each model turn is a model_call

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,10 +53,18 @@ type Runtime struct {
 	Options []llm.Option
 	// Now is the clock for transcript events.
 	Now func() time.Time
+	// UserCache is orch's folder in the user cache (~/.cache/orch): it
+	// remembers the servers that refused tool calling. "" remembers them
+	// for this process only.
+	UserCache string
+	// Stderr hears what is said to the user once (a server refusing
+	// tools); nil means os.Stderr.
+	Stderr io.Writer
 
 	mu        sync.Mutex
 	providers map[string]resolved
 	spent     map[string]*spend // per task, guarded by mu
+	refused   map[string]bool   // toolsKey → tools refused, guarded by mu
 }
 
 type resolved struct {
@@ -66,7 +75,25 @@ type resolved struct {
 
 // NewRuntime builds a runtime for project p.
 func NewRuntime(p *task.Project, cfg config.Config, getenv func(string) string) *Runtime {
-	return &Runtime{Project: p, Config: cfg, Getenv: getenv, Now: time.Now, providers: map[string]resolved{}, spent: map[string]*spend{}}
+	rt := &Runtime{Project: p, Config: cfg, Getenv: getenv, Now: time.Now, providers: map[string]resolved{}, spent: map[string]*spend{}, refused: map[string]bool{}}
+	rt.UserCache = userCache(getenv)
+	return rt
+}
+
+// userCache is orch's folder in the user cache, as os.UserCacheDir finds
+// it on Unix but from getenv: $XDG_CACHE_HOME/orch, else
+// $HOME/.cache/orch; "" without either.
+func userCache(getenv func(string) string) string {
+	if getenv == nil {
+		return ""
+	}
+	if d := getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "orch")
+	}
+	if h := getenv("HOME"); filepath.IsAbs(h) {
+		return filepath.Join(h, ".cache", "orch")
+	}
+	return ""
 }
 
 // roleRef returns the [roles] entry of a role ("plan_reviewer:risk" looks
@@ -267,6 +294,9 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		// Cut off by the output limit: not a format mistake to re-send,
 		// and never cached.
 		err = llm.CheckTruncated(req, resp)
+	}
+	if e, ok := isToolsRefused(err); ok && len(req.Tools) > 0 {
+		lp.c.rt.rememberToolsRefused(lp.cfg, req.Model, e)
 	}
 	if run := lp.c.run; run != nil {
 		lp.c.rt.Settle(run.Task.ID, string(run.Phase), booked, resp)

@@ -165,8 +165,8 @@ type Provider struct {
 	APIKeyEnv string  `toml:"api_key_env"` // the NAME of the environment variable holding the key
 	Command   Command `toml:"command"`
 	// Tools turns tool calling on or off for an openai or anthropic
-	// provider; unset means on for Anthropic and OpenAI's own endpoint,
-	// off for another OpenAI-compatible server.
+	// provider; unset means on, for any base URL (a server that refuses
+	// tools is asked without them, and that is remembered).
 	Tools *bool `toml:"tools"`
 	// Protocol is the command protocol version a command provider
 	// speaks: 1 (default) or 2 (tool calling; docs/command-protocol.md).

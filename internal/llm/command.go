@@ -120,6 +120,12 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 			Err:      err,
 		}
 	}
+	if out.ToolsRefused != "" {
+		if len(req.Tools) == 0 {
+			return Response{}, &ProtocolError{Provider: p.name, Msg: fmt.Sprintf("command %s answered tools_refused but the request offers no tools", p.argv[0])}
+		}
+		return Response{}, &ToolsRefusedError{Provider: p.name, Message: shortMessage(out.ToolsRefused)}
+	}
 	if out.Refusal != "" {
 		return Response{}, &RefusalError{Provider: p.name, Message: out.Refusal}
 	}

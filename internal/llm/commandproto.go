@@ -56,7 +56,9 @@ import (
 // may carry "cache_breakpoint": true. The response may have "tool_calls"
 // in the same shape ("arguments" a string holding a JSON object, or the
 // object itself; "id" defaults to "call_<n>", counted from 0), in which
-// case "text" and "json" are optional.
+// case "text" and "json" are optional. A version 2 command that cannot
+// serve tool calling for a request (its model does not speak it) answers
+// {"tools_refused": "why"}; orch then asks without tools and remembers.
 
 // Command protocol versions.
 const (
@@ -177,6 +179,9 @@ type commandResponse struct {
 	StopReason string
 	Refusal    string
 	ToolCalls  []ToolCall
+	// ToolsRefused is, in version 2, why the command cannot serve a
+	// request that offers tools ("" when it can).
+	ToolsRefused string
 }
 
 type commandResponseWire struct {
@@ -187,6 +192,8 @@ type commandResponseWire struct {
 	StopReason *string           `json:"stop_reason"`
 	Refusal    *string           `json:"refusal"`
 	ToolCalls  []json.RawMessage `json:"tool_calls"`
+	// ToolsRefused (version 2): the command cannot serve tool calling.
+	ToolsRefused *string `json:"tools_refused"`
 }
 
 // maxToolCalls bounds the tool calls of one answer.
@@ -224,6 +231,13 @@ func decodeCommandResponse(data []byte, version int) (commandResponse, error) {
 			return out, err
 		}
 		out.ToolCalls = calls
+		if w.ToolsRefused != nil {
+			if strings.TrimSpace(*w.ToolsRefused) == "" {
+				return out, errors.New(`response field "tools_refused" is blank: say why the tools cannot be served, or leave the field out`)
+			}
+			out.ToolsRefused = *w.ToolsRefused
+			return out, nil
+		}
 	}
 	hasText := len(w.Text) > 0 && !bytes.Equal(w.Text, []byte("null"))
 	hasJSON := len(w.JSON) > 0 && !bytes.Equal(w.JSON, []byte("null"))

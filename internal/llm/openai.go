@@ -63,7 +63,11 @@ func newOpenAI(cfg Config, core *httpCore) (Provider, error) {
 	// The service is built directly rather than through openai.NewClient,
 	// which would read OPENAI_* variables from the process environment.
 	official := u.Host == "api.openai.com"
-	tools := official
+	// Every OpenAI-compatible server is offered tools unless the
+	// configuration says tools = false; one that refuses them answers
+	// with an error the agents recognise (*ToolsRefusedError) and fall
+	// back from.
+	tools := true
 	if cfg.Tools != nil {
 		tools = *cfg.Tools
 	}
@@ -83,20 +87,31 @@ func (p *openaiProvider) Complete(ctx context.Context, req Request) (Response, e
 	if err != nil {
 		return Response{}, err
 	}
+	// guard is the newest attempt's; its error body tells a refusal of
+	// tools where the SDK found no message.
+	var guard *streamGuard
+	var resp Response
 	if req.OnToken != nil {
 		params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
-		return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
-			return p.stream(ctx, params, req.OnToken, newStreamGuard(req.MaxTokens))
+		resp, err = p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
+			guard = newStreamGuard(req.MaxTokens)
+			return p.stream(ctx, params, req.OnToken, guard)
+		})
+	} else {
+		resp, err = p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
+			guard = newStreamGuard(req.MaxTokens)
+			r, err := p.once(ctx, params, guard)
+			return r, false, err
 		})
 	}
-	return p.core.run(ctx, func(ctx context.Context) (Response, bool, error) {
-		r, err := p.once(ctx, params, newStreamGuard(req.MaxTokens))
-		return r, false, err
-	})
+	if err != nil && len(req.Tools) > 0 && guard != nil {
+		err = classifyToolsRefusal(err, p.core.name, redact(guard.errorBody(), p.core.key))
+	}
+	return resp, err
 }
 
-// SupportsTools reports whether tool calling is offered: always at
-// OpenAI, and at another server when the configuration says so.
+// SupportsTools reports whether tool calling is offered: unless the
+// configuration says tools = false.
 func (p *openaiProvider) SupportsTools() bool { return p.tools }
 
 func (p *openaiProvider) params(req Request) (openai.ChatCompletionNewParams, error) {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -41,7 +42,13 @@ type streamGuard struct {
 	maxTokens             int
 	deltas, bytes, events int
 	bodyCut               atomic.Bool
+	// errBody is the start of an HTTP error answer's body, kept for the
+	// caller to read a message an SDK did not find (errBodyKeep bytes).
+	errBody atomic.Pointer[string]
 }
+
+// errBodyKeep bounds what is kept of an error answer's body.
+const errBodyKeep = 16 << 10
 
 // errBodyCap ends the read of a body that passed the cap.
 var errBodyCap = errors.New("the answer passed the output cap")
@@ -53,8 +60,26 @@ func (g *streamGuard) middleware(req *http.Request, next func(*http.Request) (*h
 	if err != nil || resp == nil || resp.Body == nil {
 		return resp, err
 	}
+	if resp.StatusCode >= 400 {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, errBodyKeep))
+		s := string(head)
+		g.errBody.Store(&s)
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: int64(g.maxTokens)*bodyCapBytesPerToken + bodyCapBase, cut: &g.bodyCut}
 	return resp, nil
+}
+
+// errorBody returns the start of the last HTTP error answer's body, "" when
+// there was none.
+func (g *streamGuard) errorBody() string {
+	if s := g.errBody.Load(); s != nil {
+		return *s
+	}
+	return ""
 }
 
 // cut reports whether the body was cut at the cap.

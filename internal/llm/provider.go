@@ -182,11 +182,11 @@ type Config struct {
 	// Command is the argv of a command provider.
 	Command []string
 	// Tools says whether an openai or anthropic provider is asked to call
-	// tools; nil means the default: true for Anthropic and for OpenAI's
-	// own endpoint, false for another OpenAI-compatible server (Ollama,
-	// vLLM and LM Studio speak tool calling only with some models). A
-	// command provider speaks tools with protocol 2, a script provider
-	// when its script replays tool calls.
+	// tools; nil means true, for every base URL. A server that refuses
+	// tools (Ollama, vLLM and LM Studio speak tool calling only with some
+	// models) answers a *ToolsRefusedError, from which the agents fall
+	// back to single answers. A command provider speaks tools with
+	// protocol 2, a script provider when its script replays tool calls.
 	Tools *bool
 	// CommandProtocol is the version of the command protocol the command
 	// speaks: 1 (the default when 0) or 2 (tool calling).

@@ -29,7 +29,10 @@ func TestToolCallingDefaults(t *testing.T) {
 		want bool
 	}{
 		{Config{Type: TypeOpenAI}, true},
-		{Config{Type: TypeOpenAI, BaseURL: "http://127.0.0.1:11434/v1"}, false},
+		// Every OpenAI-compatible server is offered tools; one that
+		// refuses them says so (TestOpenAIToolsRefused).
+		{Config{Type: TypeOpenAI, BaseURL: "http://127.0.0.1:11434/v1"}, true},
+		{Config{Type: TypeOpenAI, BaseURL: "http://127.0.0.1:11434/v1", Tools: &off}, false},
 		{Config{Type: TypeOpenAI, BaseURL: "http://127.0.0.1:11434/v1", Tools: &on}, true},
 		{Config{Type: TypeOpenAI, Tools: &off}, false},
 		{Config{Type: TypeAnthropic}, true},

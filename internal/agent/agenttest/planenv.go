@@ -110,6 +110,9 @@ func (e *PlanEnv) Runtime() *agent.Runtime {
 	}
 	rt := agent.NewRuntime(e.P, cfg, func(k string) string { return e.Env[k] })
 	rt.Now = e.Clock.Now
+	// orch's user cache (servers that refused tools) is the
+	// environment's, never the machine's.
+	rt.UserCache = filepath.Join(e.Root+".usercache", "orch")
 	return rt
 }
 
@@ -327,9 +330,10 @@ func (f *OpenAIAPI) Received() []ChatRequest {
 }
 
 // Config returns .orch/Config.toml for this server with the key read from
-// OPENAI_API_KEY.
+// OPENAI_API_KEY. The server answers in text only, so tool calling is off
+// (tools = false): the roles answer once each.
 func (f *OpenAIAPI) Config() string {
-	return fmt.Sprintf("[providers.default]\ntype = \"openai\"\nbase_url = %q\nmodel = \"gpt-test\"\napi_key_env = \"OPENAI_API_KEY\"\n", f.srv.URL+"/v1")
+	return fmt.Sprintf("[providers.default]\ntype = \"openai\"\nbase_url = %q\nmodel = \"gpt-test\"\napi_key_env = \"OPENAI_API_KEY\"\ntools = false\n", f.srv.URL+"/v1")
 }
 
 func JSONOf(t testing.TB, v any) string {

@@ -310,42 +310,50 @@ func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *o
 	if err != nil {
 		return s.rec, err
 	}
-	base, scratch := s.rec.Base, s.scratch
+	defer os.RemoveAll(s.scratch)
 	useTools := rt.ToolsFor(agent.RoleCodegen)
-	in, err := buildCodegenInput(ctx, rt, repo, run.Task.Dir, base, s.fp, !useTools)
-	if err != nil {
-		return s.rec, err
-	}
-	s.rec.FixFrom = in.FixFrom
-	defer os.RemoveAll(scratch)
-	tests := testRunner(rt, repo, run.Task.ID, base, filepath.Join(scratch, "tests"))
-	req, err := codegenRequest(rt, run.Task.ID, in, useTools, tests != nil)
-	if err != nil {
-		return s.rec, err
-	}
-
-	var out codegenOutput
-	if useTools {
-		ws, werr := tools.NewWritable(repo, base, s.policy, tools.Options{Plan: s.fp, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
-		if werr != nil {
-			return s.rec, fmt.Errorf("codegen: %w", werr)
-		}
-		defer ws.Close()
-		out, err = askChecked(ctx, "checking the result", func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error) {
-			return agent.Loop(ctx, rt.For(run), req, ws, "End the run with your result; your edits so far are the change.", validate)
-		}, func(ctx context.Context, raw []byte) (codegenOutput, error, error) {
-			return finishCodegen(ctx, ws, raw)
-		})
-	} else {
-		out, err = askChecked(ctx, "checking the answer", func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error) {
-			return agent.JSON(ctx, rt.For(run), req, validate)
-		}, s.checker.check)
+	out, err := codegenAsk(ctx, rt, repo, run, &s, useTools)
+	if useTools && agent.IsToolsRefused(err) {
+		// The server refused tool calling (remembered by now): one
+		// answer, with the planned files in the prompt.
+		out, err = codegenAsk(ctx, rt, repo, run, &s, false)
 	}
 	if err != nil {
 		return s.rec, err
 	}
 	// The model's answer is in: the rest is shared with Submit.
 	return s.finish(run, out)
+}
+
+// codegenAsk builds codegen's prompt and asks the model: in a tool loop
+// when useTools, else for one answer carrying edits, files and deletes.
+func codegenAsk(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *orchestrator.Run, s *codegenStart, useTools bool) (codegenOutput, error) {
+	base, scratch := s.rec.Base, s.scratch
+	in, err := buildCodegenInput(ctx, rt, repo, run.Task.Dir, base, s.fp, !useTools)
+	if err != nil {
+		return codegenOutput{}, err
+	}
+	s.rec.FixFrom = in.FixFrom
+	tests := testRunner(rt, repo, run.Task.ID, base, filepath.Join(scratch, "tests"))
+	req, err := codegenRequest(rt, run.Task.ID, in, useTools, tests != nil)
+	if err != nil {
+		return codegenOutput{}, err
+	}
+	if !useTools {
+		return askChecked(ctx, "checking the answer", func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error) {
+			return agent.JSON(ctx, rt.For(run), req, validate)
+		}, s.checker.check)
+	}
+	ws, err := tools.NewWritable(repo, base, s.policy, tools.Options{Plan: s.fp, Scratch: filepath.Join(scratch, "files"), Tests: tests, MaxTestRuns: rt.Config.Tools.MaxTestRuns})
+	if err != nil {
+		return codegenOutput{}, fmt.Errorf("codegen: %w", err)
+	}
+	defer ws.Close()
+	return askChecked(ctx, "checking the result", func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error) {
+		return agent.Loop(ctx, rt.For(run), req, ws, "End the run with your result; your edits so far are the change.", validate)
+	}, func(ctx context.Context, raw []byte) (codegenOutput, error, error) {
+		return finishCodegen(ctx, ws, raw)
+	})
 }
 
 // askChecked asks the model through ask, validating each answer with check.
