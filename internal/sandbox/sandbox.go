@@ -320,8 +320,14 @@ func (s *Sandbox) GoCacheDir() string { return s.goCacheDir }
 // The environment is not passed on the command line (where every user can
 // read it in /proc/*/cmdline): bwrap hands its own, already filtered,
 // environment to the command.
-func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
+func (s *Sandbox) args(argv []string, dir string, infoFD, blockFD int) []string {
 	h := s.host
+	// The suite starts in dir when it is the directory or a folder of it
+	// (a module of the repository), else in the directory.
+	chdir := s.dir
+	if rel, err := filepath.Rel(s.dir, dir); dir != "" && err == nil && filepath.IsLocal(rel) {
+		chdir = dir
+	}
 	args := isolationArgs(h, s.tmpfsSize)
 	for _, home := range s.homes {
 		args = append(args, tmpfsArgs(home, s.tmpfsSize, h.tmpfsPerms(true))...)
@@ -357,7 +363,7 @@ func (s *Sandbox) args(argv []string, infoFD, blockFD int) []string {
 		args = append(args, "--ro-bind", g, g)
 	}
 	args = append(args,
-		"--chdir", s.dir,
+		"--chdir", chdir,
 		"--info-fd", strconv.Itoa(infoFD),
 		"--block-fd", strconv.Itoa(blockFD),
 		"--",

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -39,7 +41,9 @@ type DetectOptions struct {
 
 // Detect guesses the suites of the project in dir from its build files:
 //
-//	go.mod          go test -json ./... (test, go-json: tests only) and go vet ./... (lint, counted apart)
+//	go.mod          in every Go module (go.work's use directives, else each go.mod outside vendor,
+//	                testdata and hidden folders), go test -json ./... (test, go-json: tests only)
+//	                and go vet ./... (lint, counted apart): suites go-test, go-test-<folder>...
 //	package.json    the test script through the package manager its lockfile names
 //	                (pnpm-lock.yaml: pnpm test, yarn.lock: yarn test, else npm test), read as TAP
 //	                (node --test, tape) or judged by its exit code; npm's placeholder script is no suite
@@ -130,14 +134,165 @@ func (d *detector) read(name string) (data []byte, ok bool, err error) {
 }
 
 func (d *detector) goModule() error {
-	_, ok, err := d.read("go.mod")
-	if err != nil || !ok {
+	mods, why, err := d.goModules()
+	if err != nil || len(mods) == 0 {
 		return err
 	}
-	d.add(Suite{Name: "go-test", Kind: KindTest, Command: []string{"go", "test", "-json", "./..."}, Format: FormatGoJSON})
-	d.add(Suite{Name: "go-vet", Kind: KindLint, Command: []string{"go", "vet", "./..."}})
-	d.note("go.mod found: go test -json ./... (test, results read from the JSON events) and go vet ./... (lint, counted apart from the tests)")
+	names := map[string]bool{}
+	for _, m := range mods {
+		dir := ""
+		if m != "." {
+			dir = m
+		}
+		suffix := memberSuffix(m, names)
+		d.add(Suite{Name: "go-test" + suffix, Kind: KindTest, Dir: dir, Command: []string{"go", "test", "-json", "./..."}, Format: FormatGoJSON})
+		d.add(Suite{Name: "go-vet" + suffix, Kind: KindLint, Dir: dir, Command: []string{"go", "vet", "./..."}})
+	}
+	if len(mods) == 1 && mods[0] == "." {
+		d.note("go.mod found: go test -json ./... (test, results read from the JSON events) and go vet ./... (lint, counted apart from the tests)")
+		return nil
+	}
+	d.note("%d Go modules (%s): %s; in each, go test -json ./... (test, results read from the JSON events) and go vet ./... (lint, counted apart), one suite per module", len(mods), why, strings.Join(mods, ", "))
 	return nil
+}
+
+// maxWalk bounds the entries Detect looks at when it searches the
+// checkout for modules.
+const maxWalk = 200_000
+
+// goModules lists the Go modules of the checkout as folders relative to
+// it ("." for the top): the go.work's use directives when there is a
+// go.work at the top, else every go.mod outside vendor, testdata,
+// node_modules and hidden folders (go test ./... of a module stops at a
+// nested module, so each is a suite of its own).
+func (d *detector) goModules() ([]string, string, error) {
+	data, ok, err := d.read("go.work")
+	if err != nil {
+		return nil, "", err
+	}
+	if ok {
+		var mods []string
+		for _, u := range goWorkUses(string(data)) {
+			clean := filepath.Clean(filepath.FromSlash(u))
+			if !filepath.IsLocal(clean) && clean != "." {
+				d.note("go.work uses %s, outside the checkout: not tested", u)
+				continue
+			}
+			if _, ok, err := d.read(filepath.Join(clean, "go.mod")); err != nil {
+				return nil, "", err
+			} else if !ok {
+				d.note("go.work uses %s, which has no go.mod: not tested", u)
+				continue
+			}
+			mods = append(mods, filepath.ToSlash(clean))
+		}
+		mods = slices.Compact(slices.Sorted(slices.Values(mods)))
+		return mods, "go.work's use directives", nil
+	}
+	var mods []string
+	seen := 0
+	err = filepath.WalkDir(d.dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if path == d.dir {
+				return err
+			}
+			return nil // an unreadable folder: skipped
+		}
+		if seen++; seen > maxWalk {
+			d.note("more than %d files: the search for Go modules stopped there", maxWalk)
+			return fs.SkipAll
+		}
+		if e.IsDir() {
+			name := e.Name()
+			if path != d.dir && (strings.HasPrefix(name, ".") || name == "vendor" || name == "testdata" || name == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if e.Name() == "go.mod" && e.Type().IsRegular() {
+			rel, err := filepath.Rel(d.dir, filepath.Dir(path))
+			if err == nil {
+				mods = append(mods, filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("detect suites: search for go.mod: %w", err)
+	}
+	slices.Sort(mods)
+	return mods, "every go.mod outside vendor, testdata and hidden folders", nil
+}
+
+// goWorkUses returns the paths of a go.work's use directives, single
+// ("use ./a") and in blocks ("use (\n ./a\n ./b\n)"), quoted or not.
+func goWorkUses(work string) []string {
+	var uses []string
+	inBlock := false
+	for line := range strings.Lines(work) {
+		if i := strings.Index(line, "//"); i >= 0 && !strings.Contains(line[:i], "\"") {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+		case inBlock && line == ")":
+			inBlock = false
+		case inBlock:
+			uses = append(uses, goWorkPath(line))
+		case line == "use (" || strings.HasPrefix(line, "use") && strings.TrimSpace(strings.TrimPrefix(line, "use")) == "(":
+			inBlock = true
+		case strings.HasPrefix(line, "use ") || strings.HasPrefix(line, "use\t"):
+			if p := goWorkPath(strings.TrimSpace(line[3:])); p != "" {
+				uses = append(uses, p)
+			}
+		}
+	}
+	return uses
+}
+
+// goWorkPath reads a go.work path: quoted (with spaces), or up to the
+// first space.
+func goWorkPath(s string) string {
+	if q, err := strconv.QuotedPrefix(s); err == nil {
+		if u, err := strconv.Unquote(q); err == nil {
+			return u
+		}
+	}
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// memberSuffix turns a module or workspace member's folder into a suffix
+// of suite names ("" for the top, "-zapgrpc-internal-test" for
+// zapgrpc/internal/test), unique within names and short enough for a
+// suite name.
+func memberSuffix(member string, names map[string]bool) string {
+	if member == "." || member == "" {
+		names[""] = true
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range member {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	base := "-" + strings.Trim(b.String(), "-.")
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	suffix := base
+	for i := 2; names[suffix]; i++ {
+		suffix = fmt.Sprintf("%s-%d", base, i)
+	}
+	names[suffix] = true
+	return suffix
 }
 
 func (d *detector) npm() error {

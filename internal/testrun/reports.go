@@ -31,18 +31,18 @@ func reportIsSet(report string) bool {
 	return strings.HasSuffix(report, "/") || strings.ContainsAny(report, "*?[")
 }
 
-// readReports reads the suite's JUnit reports inside the directory: the
+// readReports reads the suite's JUnit reports inside its folder dir: the
 // file Report names, or every *.xml of the folder it names, or the files
 // its glob matches. From a folder or glob only files written since the
 // suite started are read (others are stale: from the checkout or an
 // earlier run in a kept cache).
-func (r *runner) readReports(report string, since time.Time) ([]artifact.Case, string) {
+func readReports(dir, report string, since time.Time) ([]artifact.Case, string) {
 	errCase := func(msg string) ([]artifact.Case, string) {
 		return []artifact.Case{{Name: caseReport, Status: testreport.StatusError, Message: clip.Runes(msg, testreport.MaxMessage)}}, msg
 	}
-	root, err := os.OpenRoot(r.dir)
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return errCase(fmt.Sprintf("open %s: %v", r.dir, err))
+		return errCase(fmt.Sprintf("open %s: %v", dir, err))
 	}
 	defer root.Close()
 	pattern := strings.TrimSuffix(filepath.ToSlash(report), "/")

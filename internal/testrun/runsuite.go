@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,10 @@ const (
 	caseResults   = "[results]"
 )
 
+// goNoPackages is what go test and go vet say in a module without
+// packages (and exit 1).
+var goNoPackages = regexp.MustCompile(`(?m)matched no packages\s*$[\s\S]*^no packages to (?:test|vet)\s*$`)
+
 // suiteResult is one suite's outcome plus what Run reports about it.
 type suiteResult struct {
 	suite   artifact.Suite
@@ -53,7 +58,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	res := suiteResult{suite: artifact.Suite{
 		ID:      s.Name,
 		Kind:    s.Kind,
-		Command: displayCommand(s.Command),
+		Command: suiteCommand(s),
 		Log:     LogPathPrefix + s.Name + ".log",
 	}}
 	timeout := s.Timeout
@@ -69,24 +74,28 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	out := newCappedWriter(io.MultiWriter(logFile, &quietWriter{w: r.stream}), r.maxLog)
 	out.note("=== orch: suite %s (%s): %s\n", s.Name, s.Kind, res.suite.Command)
 
+	workDir, err := r.suiteDir(s)
+	if err != nil {
+		return r.runnerFailure(res, out, caseCommand, err.Error())
+	}
 	env := sandbox.MergeEnv(r.env, s.Env)
 	if r.sandbox != nil {
 		env = r.sandbox.Env(env, s.Env)
 	}
 	pathEnv, _ := sandbox.LookupEnv(env, "PATH")
-	prog, err := sandbox.LookPath(s.Command[0], pathEnv, r.dir)
+	prog, err := sandbox.LookPath(s.Command[0], pathEnv, workDir)
 	if err != nil {
 		res.suite.ExitCode = 127
 		return r.runnerFailure(res, out, caseCommand, err.Error())
 	}
 	if s.Report != "" && !reportIsSet(s.Report) {
-		if err := r.clearReport(s.Report); err != nil {
+		if err := clearReport(workDir, s.Report); err != nil {
 			return r.runnerFailure(res, out, caseReport, err.Error())
 		}
 	}
 
 	startTime := time.Now()
-	run, startNotes, err := r.start(s, prog, env, out)
+	run, startNotes, err := r.start(s, workDir, prog, env, out)
 	res.notes = append(res.notes, startNotes...)
 	if err != nil {
 		return r.runnerFailure(res, out, caseCommand, err.Error())
@@ -136,20 +145,29 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		}
 		return r.runnerFailure(res, out, caseCommand, msg)
 	}
-	cases, caseProblem := r.collect(s, run, startTime)
+	cases, caseProblem := collect(s, workDir, run, startTime)
 	if caseProblem != "" {
 		res.notes = append(res.notes, caseProblem)
 	}
 	if run.cachedNote != "" {
 		res.notes = append(res.notes, run.cachedNote)
 	}
-	if endCase == nil {
+	// A Go module without packages (only go.mod and assets, or files all
+	// excluded by build constraints): go test and go vet exit 1 saying
+	// so. The module has nothing to test; that is no failure.
+	noPackages := endCase == nil && res.suite.ExitCode == 1 && len(cases) == 0 && goNoPackages.MatchString(run.tail.String())
+	if noPackages {
+		res.notes = append(res.notes, "go found no packages in this module (\"./...\" matched no packages: no .go files, or only files excluded by build constraints): nothing to test or vet")
+	}
+	if endCase == nil && !noPackages {
 		if msg := runnerProblem(s, res.suite.ExitCode, cases, run.tail.String()); msg != "" {
 			return r.runnerFailure(res, out, caseCommand, msg)
 		}
 	}
 	if endCase != nil {
 		cases = append(cases, *endCase)
+	} else if noPackages {
+		// no cases: the suite ran no test
 	} else if len(cases) == 0 && (s.Format == FormatExitCode || run.text != nil && !run.recognised) {
 		// Nothing to count: the exit code decides, and the report says so.
 		c := artifact.Case{Name: s.Name, Status: testreport.StatusPass, Message: "judged by its exit code"}
@@ -173,7 +191,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		res.suite.Summary = *run.totals
 		res.suite.Summary.Error += testreport.Summarize(cases).Error
 	}
-	res.suite.OverallPass = endCase == nil && res.suite.ExitCode == 0 && !hasFailure(cases) && (run.totals == nil || run.totals.Failed == 0)
+	res.suite.OverallPass = endCase == nil && (res.suite.ExitCode == 0 || noPackages) && !hasFailure(cases) && (run.totals == nil || run.totals.Failed == 0)
 	out.note("[orch: suite %s finished: exit status %d, %d passed, %d failed, %d skipped, %d errors]\n",
 		s.Name, res.suite.ExitCode, res.suite.Summary.Passed, res.suite.Summary.Failed, res.suite.Summary.Skipped, res.suite.Summary.Error)
 	if err := out.Close(); err != nil {
@@ -211,12 +229,39 @@ func hasFailure(cases []artifact.Case) bool {
 	return false
 }
 
-// clearReport removes a stale report and makes sure its folder exists.
-// os.Root keeps both inside the directory, symlinks included.
-func (r *runner) clearReport(report string) error {
-	root, err := os.OpenRoot(r.dir)
+// suiteDir returns the folder the suite runs in: the directory, or its
+// Dir inside it. A Dir that is missing, no folder, or (through a symlink
+// in the checkout) outside the directory is a runner error.
+func (r *runner) suiteDir(s Suite) (string, error) {
+	if s.Dir == "" || s.Dir == "." {
+		return r.dir, nil
+	}
+	top, err := filepath.EvalSymlinks(r.dir)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", r.dir, err)
+		return "", fmt.Errorf("suite folder: %w", err)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Join(r.dir, s.Dir))
+	if err != nil {
+		return "", fmt.Errorf("suite folder %s: %w", s.Dir, err)
+	}
+	if rel, err := filepath.Rel(top, dir); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", fmt.Errorf("suite folder %s leads outside the directory (to %s)", s.Dir, dir)
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("suite folder %s is not a folder", s.Dir)
+	}
+	// The sandbox shows the directory at its own path: run in the folder
+	// under the path orch was given, not the resolved one.
+	rel, _ := filepath.Rel(top, dir)
+	return filepath.Join(r.dir, rel), nil
+}
+
+// clearReport removes a stale report and makes sure its folder exists.
+// os.Root keeps both inside the suite's folder, symlinks included.
+func clearReport(dir, report string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
 	}
 	defer root.Close()
 	if err := root.Remove(report); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -248,7 +293,7 @@ type started struct {
 
 // start launches the suite with its output wired to out, in its cgroup
 // and with its limits applied before its command runs.
-func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*started, []string, error) {
+func (r *runner) start(s Suite, dir, prog string, env []string, out *cappedWriter) (*started, []string, error) {
 	run := &started{tail: &tailBuf{}}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -270,7 +315,7 @@ func (r *runner) start(s Suite, prog string, env []string, out *cappedWriter) (*
 	}
 	g, notes, err := sandbox.Start(sandbox.Launch{
 		Argv:         append([]string{prog}, s.Command[1:]...),
-		Dir:          r.dir,
+		Dir:          dir,
 		Env:          env,
 		Stdout:       outW,
 		Stderr:       errW,
@@ -360,7 +405,7 @@ func closeAll(a, b []*os.File) {
 
 // collect reads the suite's cases from its parser or report. The problem,
 // if any, is a remark for RunInfo; the cases already say what went wrong.
-func (r *runner) collect(s Suite, run *started, since time.Time) ([]artifact.Case, string) {
+func collect(s Suite, dir string, run *started, since time.Time) ([]artifact.Case, string) {
 	readErr := func(cases []artifact.Case) ([]artifact.Case, string) {
 		if run.readErr != nil && !errors.Is(run.readErr, os.ErrClosed) {
 			cases = append(cases, artifact.Case{Name: caseResults, Status: testreport.StatusError, Message: clip.Runes(run.readErr.Error(), testreport.MaxMessage)})
@@ -384,10 +429,10 @@ func (r *runner) collect(s Suite, run *started, since time.Time) ([]artifact.Cas
 		}
 		return cases, problem
 	case FormatJUnit:
-		return r.readReports(s.Report, since)
+		return readReports(dir, s.Report, since)
 	}
 	if s.Report != "" {
-		return r.readReports(s.Report, since)
+		return readReports(dir, s.Report, since)
 	}
 	return nil, ""
 }

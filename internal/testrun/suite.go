@@ -76,13 +76,18 @@ type Suite struct {
 	// Command is the argv. A command given as one string in configuration
 	// is passed as ["sh", "-c", cmd] by the caller.
 	Command []string
+	// Dir is the folder the command runs in, relative to the directory
+	// (a module or workspace member: "exp", "packages/core"); empty means
+	// the directory itself. Report is relative to it, and the report's
+	// command says "cd Dir && ...".
+	Dir string
 	// Timeout bounds the suite; zero means DefaultTimeout.
 	Timeout time.Duration
 	// Env sets extra variables for this suite. They come from the project's
 	// configuration and are not sanitized.
 	Env map[string]string
 	// Report is where the command writes JUnit XML, relative to the
-	// directory: a file ("out/junit.xml"), a folder whose *.xml files are
+	// suite's folder (Dir, else the directory): a file ("out/junit.xml"), a folder whose *.xml files are
 	// read ("target/surefire-reports/", or any existing folder), or a glob
 	// ("build/test-results/*/*.xml", "**" not supported). Run removes a
 	// stale report file before the suite starts; from a folder or glob
@@ -240,6 +245,12 @@ func validateSuite(s Suite) error {
 			return fmt.Errorf("%w: report glob %q: ** is not supported; name each level with *", ErrInvalidSuite, s.Report)
 		}
 	}
+	if s.Dir != "" {
+		clean := filepath.ToSlash(s.Dir)
+		if !filepath.IsLocal(s.Dir) || strings.Contains(s.Dir, "\\") || clean != path.Clean(clean) {
+			return fmt.Errorf("%w: folder %q must be a clean relative path inside the directory", ErrInvalidSuite, s.Dir)
+		}
+	}
 	if s.Timeout < 0 {
 		return fmt.Errorf("%w: negative timeout %s", ErrInvalidSuite, s.Timeout)
 	}
@@ -258,6 +269,15 @@ func displayCommand(argv []string) string {
 		parts[i] = shellQuote(a)
 	}
 	return strings.Join(parts, " ")
+}
+
+// suiteCommand renders a suite's command as a user types it to reproduce
+// it from the top of the checkout: "cd exp && go test -json ./...".
+func suiteCommand(s Suite) string {
+	if s.Dir == "" || s.Dir == "." {
+		return displayCommand(s.Command)
+	}
+	return "cd " + shellQuote(s.Dir) + " && " + displayCommand(s.Command)
 }
 
 func shellQuote(s string) string {
