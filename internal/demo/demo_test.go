@@ -65,3 +65,25 @@ func TestDemo(t *testing.T) {
 		t.Errorf("archived report: %+v", tr)
 	}
 }
+
+// TestDemoOddPath: a repository whose path holds a colon, a newline, a
+// double quote and a backslash (all legal in a path) goes through codegen,
+// test and accept as any other: git is told about its object store with a
+// quoted alternate.
+func TestDemoOddPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a:b\nc \"d\\e", "textkit")
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Options{Dir: dir, Out: &out})
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+	if res.Phase != lifecycle.Done || res.Commit == "" {
+		t.Fatalf("result %+v\n%s", res, out.String())
+	}
+	if got := gittest.Git(t, dir, "rev-parse", "HEAD"); got != res.Commit {
+		t.Errorf("HEAD %s, decision commit %s", got, res.Commit)
+	}
+	if files := gittest.Git(t, dir, "show", "--name-only", "--format=", "HEAD"); !strings.Contains(files, "reverse.go") {
+		t.Errorf("commit files: %s", files)
+	}
+}

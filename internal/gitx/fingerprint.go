@@ -62,13 +62,9 @@ const (
 
 // Fingerprint reads the repository's fingerprint.
 func (r *Repo) Fingerprint(ctx context.Context) (Fingerprint, error) {
-	out, err := r.run(ctx, call{sub: "rev-parse", args: []string{"--path-format=absolute", "--git-common-dir", "--git-dir"}})
+	dirs, err := r.revParsePaths(ctx, []string{"--path-format=absolute"}, []string{"--git-common-dir"}, []string{"--git-dir"})
 	if err != nil {
 		return Fingerprint{}, fmt.Errorf("fingerprint of %s: %w", r.Dir, err)
-	}
-	dirs := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(dirs) != 2 {
-		return Fingerprint{}, fmt.Errorf("fingerprint of %s: unexpected rev-parse output %q", r.Dir, out)
 	}
 	return r.fingerprint(ctx, gitDirs{common: dirs[0], gitDir: dirs[1]})
 }

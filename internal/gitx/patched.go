@@ -103,7 +103,7 @@ func (r *Repo) PatchedBlobs(ctx context.Context, commit string, patch []byte, pa
 	env := []string{
 		"GIT_INDEX_FILE=" + filepath.Join(tmp, "index"),
 		"GIT_OBJECT_DIRECTORY=" + tmpObjects,
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + objects,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + alternateEntry(objects),
 	}
 	git := func(c call) ([]byte, error) {
 		c.env = env
@@ -143,19 +143,47 @@ func (r *Repo) PatchedBlobs(ctx context.Context, commit string, patch []byte, pa
 
 // objectDir returns the absolute path of the repository's object store.
 func (r *Repo) objectDir(ctx context.Context) (string, error) {
-	out, err := r.run(ctx, call{sub: "rev-parse", args: []string{"--git-path", "objects"}})
+	out, err := r.revParsePaths(ctx, nil, []string{"--git-path", "objects"})
 	if err != nil {
 		return "", err
 	}
-	dir := strings.TrimRight(string(out), "\n")
+	dir := out[0]
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(r.Dir, dir)
 	}
-	if strings.ContainsAny(dir, ":\n") {
-		// GIT_ALTERNATE_OBJECT_DIRECTORIES is colon-separated.
-		return "", fmt.Errorf("the object directory %q cannot be named as an alternate", dir)
-	}
 	return dir, nil
+}
+
+// alternateEntry is dir as one entry of GIT_ALTERNATE_OBJECT_DIRECTORIES,
+// whose entries are separated by colons: a path holding a colon, a line
+// break, a double quote, a backslash or another control byte is
+// written as a C-style quoted string, which git unquotes (git(1),
+// GIT_ALTERNATE_OBJECT_DIRECTORIES). Other paths are passed as they are.
+func alternateEntry(dir string) string {
+	if !strings.ContainsFunc(dir, func(r rune) bool { return r == ':' || r == '"' || r == '\\' || r < 0x20 || r == 0x7f }) {
+		return dir
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(dir); i++ {
+		switch c := dir[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, "\\%03o", c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // BlobID returns the id git gives a blob of content in a repository whose

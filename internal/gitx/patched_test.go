@@ -180,3 +180,61 @@ func TestBlobID(t *testing.T) {
 		t.Error("BlobID with 32 hex digits: no error")
 	}
 }
+
+// TestPatchedBlobsOddPath: a repository whose path holds bytes that
+// separate or quote alternates (colon, line break, double quote, backslash,
+// tab, another control byte) patches as any other: its object store is
+// named as one quoted alternate.
+func TestPatchedBlobsOddPath(t *testing.T) {
+	for _, name := range []string{"a:b", "a\nb", "\"quoted\"", "back\\slash", "tab\there", "bell\x07", "all:\n\"\\\t\x01x", "ends in a line break\n", "ends in a space "} {
+		t.Run(strings.ReplaceAll(name, "\n", `\n`), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			runGit(t, dir, "init", "-q", "-b", "main")
+			r := &Repo{Dir: dir, Env: testIdentity}
+			writeFile(t, r, "f.txt", "one\n")
+			base := commitAll(t, r, "seed")
+			patch := []byte("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-one\n+two\n")
+			got, err := r.PatchedBlobs(testCtx(t), base, patch, []string{"f.txt"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := BlobID([]byte("two\n"), 40)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got["f.txt"].SHA != want {
+				t.Fatalf("f.txt after the patch: %+v, want blob %s", got["f.txt"], want)
+			}
+			// The other readers of paths git prints.
+			opened, err := Open(testCtx(t), dir)
+			if err != nil || opened.Dir != dir {
+				t.Fatalf("Open: %+v, %v", opened, err)
+			}
+			fp, err := r.Fingerprint(testCtx(t))
+			if err != nil || fp.CommonDir() != filepath.Join(dir, ".git") {
+				t.Fatalf("Fingerprint: common dir %q, %v", fp.CommonDir(), err)
+			}
+			if op, err := r.InProgress(testCtx(t)); err != nil || op != "" {
+				t.Fatalf("InProgress: %q, %v", op, err)
+			}
+		})
+	}
+}
+
+func TestAlternateEntry(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/plain/objects", "/plain/objects"},
+		{"/a:b/objects", `"/a:b/objects"`},
+		{"/a\nb", `"/a\nb"`},
+		{`/q"\`, `"/q\"\\"`},
+		{"/t\tx\x01\x7f", `"/t\tx\001\177"`},
+		{"/é", "/é"},
+	} {
+		if got := alternateEntry(c.in); got != c.want {
+			t.Errorf("alternateEntry(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

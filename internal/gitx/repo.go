@@ -48,8 +48,8 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
-	top := strings.TrimSpace(string(out))
-	if top == "" {
+	top := strings.TrimSuffix(string(out), "\n")
+	if strings.TrimSpace(top) == "" {
 		// A bare repository or the inside of a .git directory has no top level.
 		return nil, fmt.Errorf("%w: %s (no work tree)", ErrNotRepo, dir)
 	}
@@ -116,18 +116,14 @@ var inProgressMarkers = []struct{ file, op string }{
 // none. Paths come from `git rev-parse --git-path`, so linked work trees are
 // checked against their own git directory.
 func (r *Repo) InProgress(ctx context.Context) (string, error) {
-	args := make([]string, 0, 2*len(inProgressMarkers)+1)
+	queries := make([][]string, 0, len(inProgressMarkers)+1)
 	for _, m := range inProgressMarkers {
-		args = append(args, "--git-path", m.file)
+		queries = append(queries, []string{"--git-path", m.file})
 	}
-	args = append(args, "--git-path", "rebase-apply/applying")
-	out, err := r.run(ctx, call{sub: "rev-parse", args: args})
+	queries = append(queries, []string{"--git-path", "rebase-apply/applying"})
+	lines, err := r.revParsePaths(ctx, nil, queries...)
 	if err != nil {
 		return "", fmt.Errorf("operation in progress in %s: %w", r.Dir, err)
-	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != len(inProgressMarkers)+1 {
-		return "", fmt.Errorf("operation in progress in %s: unexpected rev-parse output %q", r.Dir, out)
 	}
 	for i, m := range inProgressMarkers {
 		ok, err := r.exists(lines[i])

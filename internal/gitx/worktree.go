@@ -88,16 +88,15 @@ func (r *Repo) ResetWorktree(ctx context.Context, dir, commit string) (*Repo, er
 	if wt.Dir != abs {
 		return nil, fmt.Errorf("reset worktree %s: its top level is %s", dir, wt.Dir)
 	}
-	mine, err := r.run(ctx, call{sub: "rev-parse", args: []string{"--path-format=absolute", "--git-common-dir"}})
+	mine, err := r.revParsePaths(ctx, []string{"--path-format=absolute"}, []string{"--git-common-dir"})
 	if err != nil {
 		return nil, fmt.Errorf("reset worktree %s: %w", dir, err)
 	}
-	theirs, err := wt.run(ctx, call{sub: "rev-parse", args: []string{"--path-format=absolute", "--git-common-dir", "--git-dir"}})
+	dirs, err := wt.revParsePaths(ctx, []string{"--path-format=absolute"}, []string{"--git-common-dir"}, []string{"--git-dir"})
 	if err != nil {
 		return nil, fmt.Errorf("reset worktree %s: %w", dir, err)
 	}
-	dirs := strings.Split(strings.TrimSpace(string(theirs)), "\n")
-	if len(dirs) != 2 || dirs[0] != strings.TrimSpace(string(mine)) || dirs[0] == dirs[1] {
+	if dirs[0] != mine[0] || dirs[0] == dirs[1] {
 		return nil, fmt.Errorf("reset worktree %s: not a linked work tree of %s", dir, r.Dir)
 	}
 	// Content equal but stat data changed (a chown, a touch): refresh the
