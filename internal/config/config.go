@@ -151,7 +151,7 @@ type Suite struct {
 	Name    string            `toml:"name"`
 	Kind    string            `toml:"kind"` // test or lint
 	Command Command           `toml:"command"`
-	Format  string            `toml:"format"` // go-json, junit, libtest, tap or "" (exit code)
+	Format  string            `toml:"format"` // go-json, junit, libtest, tap, unittest or "" (exit code)
 	Report  string            `toml:"report"` // JUnit XML file, folder or glob relative to the worktree
 	Timeout Duration          `toml:"timeout"`
 	Env     map[string]string `toml:"env"`
@@ -378,9 +378,9 @@ func (c *Config) validate(file string) error {
 			return bad(key+".command", "expected a command (a string run by sh -c, or an array)")
 		}
 		switch s.Format {
-		case "", "go-json", "junit", "libtest", "tap":
+		case "", "go-json", "junit", "libtest", "tap", "unittest":
 		default:
-			return bad(key+".format", fmt.Sprintf("expected \"go-json\", \"junit\", \"libtest\", \"tap\" or \"\" (judged by the exit code), got %q", s.Format))
+			return bad(key+".format", fmt.Sprintf("expected \"go-json\", \"junit\", \"libtest\", \"tap\", \"unittest\" or \"\" (judged by the exit code), got %q", s.Format))
 		}
 		if s.Format == "junit" && s.Report == "" {
 			return bad(key+".report", "format junit needs the report path the command writes")

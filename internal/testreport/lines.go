@@ -48,7 +48,8 @@ type TextParser interface {
 	Finish() Result
 }
 
-// NewTextParser returns the parser of a text format: "libtest" or "tap".
+// NewTextParser returns the parser of a text format: "libtest", "tap" or
+// "unittest".
 // onOutput receives the text as read (may be nil).
 func NewTextParser(format string, onOutput func(string)) (TextParser, error) {
 	switch format {
@@ -56,6 +57,8 @@ func NewTextParser(format string, onOutput func(string)) (TextParser, error) {
 		return NewLibtestParser(onOutput), nil
 	case "tap":
 		return NewTAPParser(onOutput), nil
+	case "unittest":
+		return NewUnittestParser(onOutput), nil
 	}
 	return nil, fmt.Errorf("no text parser for format %q", format)
 }

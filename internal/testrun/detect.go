@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -337,6 +338,10 @@ func (d *detector) npm() error {
 }
 
 func (d *detector) pytest() error {
+	declared, err := d.declaredPython()
+	if err != nil {
+		return err
+	}
 	var why string
 	if _, ok, err := d.read("pytest.ini"); err != nil {
 		return err
@@ -361,43 +366,56 @@ func (d *detector) pytest() error {
 			why = "setup.cfg [tool:pytest]"
 		}
 	}
+	pyproject := ""
 	if why == "" {
 		data, ok, err := d.read("pyproject.toml")
 		if err != nil {
 			return err
 		}
 		if ok {
-			why = "pyproject.toml"
-			if !strings.Contains(string(data), "[tool.pytest.ini_options]") {
-				why += " (no [tool.pytest.ini_options] section; assuming pytest)"
+			if strings.Contains(string(data), "[tool.pytest.ini_options]") || strings.Contains(string(data), "[tool.pytest]") {
+				why = "pyproject.toml [tool.pytest]"
+			} else {
+				pyproject = "pyproject.toml"
 			}
 		}
 	}
-	if why == "" {
-		for _, f := range []string{"setup.py", "conftest.py"} {
-			if d.exists(f) {
-				why = f + " (assuming pytest)"
-				break
-			}
+	python, how := d.python()
+	if declared.runner == "unittest" {
+		d.unittest(declared, python, how)
+		if why != "" {
+			d.note("%s configures pytest, but %s runs python -m unittest: unittest is used (load_tests and doctests included)", why, declared.source)
 		}
-	}
-	if why == "" {
 		return nil
 	}
-	var argv []string
-	var how string
-	for _, venv := range []string{".venv", "venv"} {
-		py := filepath.Join(d.deps, venv, "bin", "python")
-		if info, err := os.Stat(py); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
-			argv, how = []string{py, "-m", "pytest"}, "the virtualenv "+filepath.Join(d.deps, venv)+"'s python -m pytest"
-			break
+	switch {
+	case declared.runner == "pytest":
+		why = declared.source + " runs pytest"
+	case why != "":
+	case pyproject != "" || d.exists("setup.py") || d.exists("conftest.py"):
+		file := pyproject
+		if file == "" {
+			file = "setup.py"
+			if !d.exists(file) {
+				file = "conftest.py"
+			}
 		}
+		if file != "conftest.py" {
+			if mod := d.loadTestsModule(); mod != "" {
+				d.unittest(pythonRunner{runner: "unittest", source: file}, python, how)
+				d.note("no test runner is declared (no tox, nox, Makefile, justfile or CI workflow test command, no pytest configuration) and %s defines load_tests, which pytest ignores: assuming python -m unittest", mod)
+				return nil
+			}
+		}
+		why = file + " (no test runner declared in tox, nox, a Makefile, justfile or CI workflow, and no pytest configuration: assuming pytest)"
+	default:
+		return nil
 	}
-	if argv == nil {
+	argv := append(python, "-m", "pytest")
+	if len(python) == 0 {
+		argv = []string{"python3", "-m", "pytest"}
 		if _, err := d.lookPath("pytest"); err == nil {
 			argv, how = []string{"pytest"}, "pytest is on PATH"
-		} else {
-			argv, how = []string{"python3", "-m", "pytest"}, "no virtualenv and no pytest on PATH, so python3 -m pytest"
 		}
 	}
 	argv = append(argv, "--junitxml="+PytestReport)
@@ -409,6 +427,237 @@ func (d *detector) pytest() error {
 	d.add(s)
 	d.note("%s found: pytest with a JUnit report in %s (%s)", why, PytestReport, how)
 	return nil
+}
+
+// python returns the argv of the virtualenv's python in Deps (.venv,
+// venv) and says so; nil when there is none.
+func (d *detector) python() ([]string, string) {
+	for _, venv := range []string{".venv", "venv"} {
+		py := filepath.Join(d.deps, venv, "bin", "python")
+		if info, err := os.Stat(py); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return []string{py}, "the virtualenv " + filepath.Join(d.deps, venv) + "'s python"
+		}
+	}
+	return nil, "no virtualenv and no pytest on PATH, so python3 -m pytest"
+}
+
+// unittest adds the suite running python -m unittest with the declared
+// arguments.
+func (d *detector) unittest(r pythonRunner, python []string, how string) {
+	if len(python) == 0 {
+		python, how = []string{"python3"}, "python3 from PATH (no virtualenv .venv or venv)"
+	}
+	argv := append(append(slices.Clip(python), "-m", "unittest"), r.args...)
+	s := Suite{Name: "unittest", Kind: KindTest, Command: argv, Format: FormatUnittest}
+	if pkg := d.srcPackage(); pkg != "" {
+		s.Env = map[string]string{"PYTHONPATH": "src"}
+		how += fmt.Sprintf("; src layout (src/%s): PYTHONPATH=src", pkg)
+	}
+	d.add(s)
+	d.note("%s runs python -m unittest: %s (%s; counts read from unittest's summary, doctests loaded by load_tests included)", r.source, displayCommand(argv), how)
+}
+
+// pythonRunner is the test runner a project declares.
+type pythonRunner struct {
+	runner string   // "unittest", "pytest" or "" (none declared)
+	source string   // where: "tox.ini [testenv] commands", "Makefile test target"...
+	args   []string // unittest's arguments after "-m unittest"
+}
+
+// declaredPython finds the Python test runner the project declares, in
+// this order: tox.ini's [testenv] commands, noxfile.py, the Makefile's or
+// justfile's test target, the CI workflows (.github/workflows). The first
+// that runs python -m unittest or pytest decides.
+func (d *detector) declaredPython() (pythonRunner, error) {
+	type source struct {
+		name  string
+		lines func() ([]string, error)
+	}
+	sources := []source{
+		{"tox.ini [testenv] commands", func() ([]string, error) { return d.iniValue("tox.ini", "[testenv]", "commands") }},
+		{"noxfile.py", func() ([]string, error) { return d.lines("noxfile.py") }},
+		{"the Makefile's test target", func() ([]string, error) { return d.makeRecipe("test") }},
+		{"the justfile's test recipe", func() ([]string, error) { return d.justRecipe("test") }},
+		{"a CI workflow (.github/workflows)", d.workflowLines},
+	}
+	for _, src := range sources {
+		lines, err := src.lines()
+		if err != nil {
+			return pythonRunner{}, err
+		}
+		for _, l := range lines {
+			if r := classifyPython(l); r.runner != "" {
+				r.source = src.name
+				return r, nil
+			}
+		}
+	}
+	return pythonRunner{}, nil
+}
+
+var (
+	// unittestCall matches a command that runs unittest: "python -m
+	// unittest", "coverage run -m unittest", nox's "-m", "unittest".
+	unittestCall = regexp.MustCompile(`-m["', ]+unittest\b`)
+	pytestCall   = regexp.MustCompile(`(?:^|[\s"'/(])(?:py\.test|pytest)\b`)
+)
+
+// classifyPython says which runner a command line runs, and unittest's
+// arguments: the words after "unittest" up to a shell operator, without
+// tox's and make's substitutions ({posargs}, ${tests}).
+func classifyPython(line string) pythonRunner {
+	if loc := unittestCall.FindStringIndex(line); loc != nil {
+		var args []string
+		for _, w := range strings.Fields(line[loc[1]:]) {
+			if strings.ContainsAny(w, "&;|>") || w == "#" {
+				break
+			}
+			w = strings.Trim(w, `"',)`)
+			if w == "" || strings.ContainsAny(w, "{}$()`*") {
+				continue
+			}
+			args = append(args, w)
+		}
+		return pythonRunner{runner: "unittest", args: args}
+	}
+	if pytestCall.MatchString(line) && !strings.Contains(line, "pip install") {
+		return pythonRunner{runner: "pytest"}
+	}
+	return pythonRunner{}
+}
+
+// lines returns the lines of a file in dir (none when it is missing).
+func (d *detector) lines(name string) ([]string, error) {
+	data, ok, err := d.read(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return strings.Split(string(data), "\n"), nil
+}
+
+// iniValue returns the lines of key's value in an INI file's section,
+// continuation lines included.
+func (d *detector) iniValue(name, section, key string) ([]string, error) {
+	lines, err := d.lines(name)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	in, inKey := false, false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			in, inKey = t == section, false
+			continue
+		}
+		if !in || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ";") {
+			continue
+		}
+		if l[0] == ' ' || l[0] == '\t' {
+			if inKey {
+				out = append(out, t)
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(t, "=")
+		inKey = ok && strings.TrimSpace(k) == key
+		if inKey && strings.TrimSpace(v) != "" {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out, nil
+}
+
+// makeRecipe returns the recipe lines of a makefile's target.
+func (d *detector) makeRecipe(target string) ([]string, error) {
+	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		lines, err := d.lines(name)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		in := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "\t") {
+				if in {
+					out = append(out, strings.TrimSpace(l))
+				}
+				continue
+			}
+			in = hasMakeTarget(l+"\n", target)
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+	return nil, nil
+}
+
+// justRecipe returns the lines of a justfile's recipe.
+func (d *detector) justRecipe(recipe string) ([]string, error) {
+	for _, name := range []string{"justfile", "Justfile", ".justfile"} {
+		lines, err := d.lines(name)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		in := false
+		for _, l := range lines {
+			if l != "" && (l[0] == ' ' || l[0] == '\t') {
+				if in {
+					out = append(out, strings.TrimSpace(l))
+				}
+				continue
+			}
+			if l != "" {
+				in = hasJustRecipe(l+"\n", recipe)
+			}
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
+	return nil, nil
+}
+
+// workflowLines returns the lines of the GitHub workflows that run
+// something (run: steps), workflow files in name order.
+func (d *detector) workflowLines() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(d.dir, ".github", "workflows"))
+	if err != nil {
+		return nil, nil
+	}
+	var out []string
+	for i, e := range entries {
+		if i >= 100 || !(strings.HasSuffix(e.Name(), ".yml") || strings.HasSuffix(e.Name(), ".yaml")) {
+			continue
+		}
+		lines, err := d.lines(filepath.Join(".github", "workflows", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lines...)
+	}
+	return out, nil
+}
+
+// loadTestsModule returns a test module that defines load_tests (among
+// test*.py at the top, in tests/ and test/), or "".
+func (d *detector) loadTestsModule() string {
+	for _, pattern := range []string{"test*.py", "tests/test*.py", "test/test*.py", "tests/*/test*.py", "tests/__init__.py"} {
+		matches, _ := filepath.Glob(filepath.Join(d.dir, pattern))
+		for i, m := range matches {
+			if i >= 200 {
+				break
+			}
+			rel, _ := filepath.Rel(d.dir, m)
+			data, ok, err := d.read(rel)
+			if err == nil && ok && strings.Contains(string(data), "def load_tests(") {
+				return rel
+			}
+		}
+	}
+	return ""
 }
 
 // srcPackage returns the name of a Python package or module in src/, if

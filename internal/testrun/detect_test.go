@@ -95,13 +95,56 @@ func TestDetect(t *testing.T) {
 			name:  "pyproject.toml with pytest options",
 			files: map[string]string{"pyproject.toml": "[tool.pytest.ini_options]\naddopts = \"-q\"\n"},
 			want:  []string{"pytest test junit: " + pytestCmd},
-			note:  "pyproject.toml found",
+			note:  "pyproject.toml [tool.pytest] found",
 		},
 		{
 			name:  "pyproject.toml without pytest section",
 			files: map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n"},
 			want:  []string{"pytest test junit: " + pytestCmd},
 			note:  "assuming pytest",
+		},
+		{
+			// more-itertools: tox and the Makefile run unittest, whose
+			// load_tests adds 165 doctests pytest would never run.
+			name: "tox.ini declares unittest",
+			files: map[string]string{
+				"pyproject.toml": "[project]\nname = \"x\"\n",
+				"tox.ini":        "[tox]\nenvlist = py311\n\n[testenv]\ndeps = coverage\ncommands =\n    {envpython} -m coverage run -m unittest -v {posargs}\n    {envpython} -m coverage report\n",
+				"Makefile":       "test:\n\tpython -m unittest -v ${tests}\n",
+			},
+			want: []string{"unittest test unittest: python3 -m unittest -v"},
+			note: "tox.ini [testenv] commands runs python -m unittest",
+		},
+		{
+			name:  "Makefile declares unittest discover",
+			files: map[string]string{"setup.py": "", "Makefile": "all:\n\ttrue\ncheck test: all\n\tpython3 -m unittest discover -s tests -t . && flake8\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest discover -s tests -t ."},
+			note:  "the Makefile's test target runs python -m unittest",
+		},
+		{
+			name:  "CI workflow declares unittest over a pytest configuration",
+			files: map[string]string{"setup.cfg": "[tool:pytest]\n", ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: pip install -e .\n      - run: python -m unittest discover tests\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest discover tests"},
+			note:  "setup.cfg [tool:pytest] configures pytest, but a CI workflow (.github/workflows) runs python -m unittest",
+		},
+		{
+			name:  "noxfile declares pytest",
+			files: map[string]string{"setup.py": "", "noxfile.py": "@nox.session\ndef tests(session):\n    session.install('.')\n    session.run('pytest', '-q')\n", "tests/test_a.py": "def load_tests(loader, tests, pattern):\n    return tests\n"},
+			want:  []string{"pytest test junit: " + pytestCmd},
+			note:  "noxfile.py runs pytest found",
+		},
+		{
+			name:  "nothing declared, load_tests: unittest assumed",
+			files: map[string]string{"pyproject.toml": "[project]\n", "tests/test_doc.py": "import doctest\n\ndef load_tests(loader, tests, ignore):\n    return tests\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest"},
+			note:  "tests/test_doc.py defines load_tests, which pytest ignores: assuming python -m unittest",
+		},
+		{
+			name:  "unittest in a virtualenv, src layout",
+			files: map[string]string{"tox.ini": "[testenv]\ncommands = python -m unittest\n", "src/pkg/__init__.py": ""},
+			deps:  deps,
+			want:  []string{"unittest test unittest: " + filepath.Join(deps, ".venv/bin/python") + " -m unittest"},
+			env:   "PYTHONPATH=src",
 		},
 		{
 			name:  "cargo",
@@ -122,7 +165,7 @@ func TestDetect(t *testing.T) {
 			files: map[string]string{"setup.py": "", "src/mod.py": ""},
 			noPy:  true,
 			want:  []string{"pytest test junit: python3 -m pytest --junitxml=" + PytestReport},
-			note:  "setup.py (assuming pytest)",
+			note:  "setup.py (no test runner declared in tox, nox, a Makefile, justfile or CI workflow, and no pytest configuration: assuming pytest)",
 			env:   "PYTHONPATH=src",
 		},
 		{

@@ -458,3 +458,67 @@ func TestEcosystemJust(t *testing.T) {
 		})
 	}
 }
+
+// A project whose declared runner is unittest (tox.ini, like
+// more-itertools) and whose load_tests adds doctests: orch runs unittest,
+// counts the doctests, fails the run when only a doctest breaks, and
+// calls a test module that does not import a runner error. (On
+// more-itertools itself: 901 tests, 165 of them doctests, by hand and by
+// orch; one broken doctest: 900 passed, 1 failed.)
+func TestEcosystemUnittest(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "/usr/bin/python3", "Debian's python3")
+	t.Parallel()
+	project := map[string]string{
+		"pyproject.toml":     "[project]\nname = \"calc\"\n",
+		"tox.ini":            "[tox]\nenvlist = py311\n\n[testenv]\ncommands = {envpython} -m unittest -v {posargs}\n",
+		"calc.py":            "def add(a, b):\n    \"\"\"\n    >>> add(1, 2)\n    3\n    \"\"\"\n    return a + b\n\n\ndef mul(a, b):\n    \"\"\"\n    >>> mul(2, 3)\n    6\n    \"\"\"\n    return a * b\n",
+		"tests/__init__.py":  "",
+		"tests/test_calc.py": "import doctest\nimport unittest\n\nimport calc\n\n\ndef load_tests(loader, tests, ignore):\n    tests.addTests(doctest.DocTestSuite(calc))\n    return tests\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 1), 2)\n\n    @unittest.skip('later')\n    def test_later(self):\n        pass\n",
+	}
+	run := func(t *testing.T, change map[string]string) (artifact.TestReport, RunInfo) {
+		dir := t.TempDir()
+		gittest.WriteFiles(t, dir, project)
+		gittest.WriteFiles(t, dir, change)
+		return runDetected(t, dir, "", func(o *Options, s []Suite) {
+			o.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+			if len(s) != 1 || s[0].Format != FormatUnittest {
+				t.Fatalf("detected %+v, want one unittest suite", s)
+			}
+		})
+	}
+	t.Run("doctests counted", func(t *testing.T) {
+		t.Parallel()
+		report, info := run(t, nil)
+		if report.Status != artifact.TestCompleted || !report.OverallPass || report.Summary != (artifact.Summary{Passed: 3, Skipped: 1}) {
+			t.Fatalf("report %s pass %v summary %+v (error %q), want 3 passed (two doctests) 1 skipped\n%s", report.Status, report.OverallPass, report.Summary, report.Error, logOf(t, report, info))
+		}
+	})
+	t.Run("a broken doctest fails the run", func(t *testing.T) {
+		t.Parallel()
+		report, info := run(t, map[string]string{"calc.py": strings.Replace(project["calc.py"], "return a * b", "return a * b + 1", 1)})
+		if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != (artifact.Summary{Passed: 2, Failed: 1, Skipped: 1}) {
+			t.Fatalf("report %s pass %v summary %+v (error %q), want 2 passed 1 failed 1 skipped\n%s", report.Status, report.OverallPass, report.Summary, report.Error, logOf(t, report, info))
+		}
+		if c := report.Suites[0].Cases; len(c) != 1 || c[0].Name != "mul (calc)" || !strings.Contains(c[0].Output, "Expected:\n    6\nGot:\n    7") {
+			t.Errorf("cases %+v, want the failing doctest mul with its report", c)
+		}
+	})
+	t.Run("a test module that does not import is a runner error", func(t *testing.T) {
+		t.Parallel()
+		report, info := run(t, map[string]string{"tests/test_more.py": "import missingpkg\n"})
+		if report.Status != artifact.TestError || !strings.Contains(report.Error, "tests.test_more: ModuleNotFoundError: No module named 'missingpkg'") {
+			t.Fatalf("report %s error %q, want a collection error naming the module\n%s", report.Status, report.Error, logOf(t, report, info))
+		}
+	})
+	t.Run("unittest that cannot start is a runner error", func(t *testing.T) {
+		t.Parallel()
+		report, info := run(t, map[string]string{"tox.ini": "[testenv]\ncommands = python -m unittest discover -s nosuchdir\n"})
+		if report.Status != artifact.TestError || !strings.Contains(report.Error, "python -m unittest exited with status 1 before running any test") || report.Summary.Failed != 0 {
+			t.Fatalf("report %s summary %+v error %q, want a runner error\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+		}
+		if !strings.Contains(report.Error, "python3 -m unittest discover -s nosuchdir") {
+			t.Errorf("error %q does not say the command to reproduce", report.Error)
+		}
+	})
+}

@@ -58,8 +58,9 @@ var buildFailed = regexp.MustCompile(`COMPILATION ERROR|Compilation failure|Comp
 // than its tests': the command (or one its script runs) was not found,
 // pytest could not collect the tests, the suite wrote no report, or the
 // tool stopped before it ran or built anything. Empty means the cases
-// stand. tail is the end of the suite's output.
-func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string {
+// stand. tail is the end of the suite's output; counted says its parser
+// read the runner's results (test points or totals).
+func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string, counted bool) string {
 	real := realFailures(cases)
 	if (exit == ExitCommandNotFound || wrapped127.MatchString(tail)) && real == 0 {
 		what := lastLine(tail, func(l string) bool {
@@ -86,6 +87,11 @@ func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string
 			return fmt.Sprintf("pnpm stopped before it ran the script (%s): the package manager, not the tests, failed. If package.json's packageManager names a pnpm version, run pnpm once in your working tree outside orch so it installs that version (~/.local/share/pnpm/.tools is shown read-only); the sandbox has no network", clip.Runes(strings.TrimSpace(m[1]), 240))
 		}
 	}
+	if exit != 0 && real == 0 && len(cases) == 0 && !counted && s.Format == FormatTAP {
+		if line := startFailureLine(tail); line != "" {
+			return fmt.Sprintf("the test runner stopped before it ran any test (%s): it could not start (a read-only folder it writes to, a module or configuration it could not load), so no test result exists. Check that the runner and its dependencies are installed in the working tree and work offline; if the change itself broke the runner's configuration or an import, send the task back with orch next --override", clip.Runes(line, 300))
+		}
+	}
 	last := keyLine(tail)
 	if last != "" {
 		last = " (" + clip.Runes(last, 240) + ")"
@@ -104,6 +110,8 @@ func runnerProblem(s Suite, exit int, cases []artifact.Case, tail string) string
 		return fmt.Sprintf("exited with status %d and its JUnit report holds no test%s: no test ran (pytest exits 5 when it collects none). Check the suite's command and test paths", exit, last)
 	case s.Format == FormatGoJSON && len(cases) == 0:
 		return fmt.Sprintf("go test exited with status %d before reporting any test or build result%s: check the module (go.mod) and that its dependencies are in the module cache", exit, last)
+	case s.Format == FormatUnittest && len(cases) == 0:
+		return fmt.Sprintf("python -m unittest exited with status %d before running any test%s: check that the start folder and test modules import in the sandbox (a virtualenv in .venv or venv is used when present; dependencies can be installed offline with [test] setup)", exit, last)
 	case s.Format == FormatLibtest && len(cases) == 0:
 		return fmt.Sprintf("cargo exited with status %d before building or running any test%s: its dependencies must be available offline (run cargo fetch outside the sandbox, vendor them, or use [test] setup)", exit, last)
 	}
@@ -132,7 +140,7 @@ func onlyReportErrors(cases []artifact.Case) bool {
 	return len(cases) > 0
 }
 
-// collectionErrors counts pytest's collection failures and describes the
+// collectionErrors counts pytest's (and unittest's) collection failures and describes the
 // first: the module and its "E   " line.
 func collectionErrors(cases []artifact.Case) (int, string) {
 	n, first := 0, ""
@@ -145,6 +153,8 @@ func collectionErrors(cases []artifact.Case) (int, string) {
 			first = c.Name
 			if e := lastLine(c.Output, func(l string) bool { return strings.HasPrefix(l, "E ") }); e != "" {
 				first += ": " + strings.TrimSpace(strings.TrimPrefix(e, "E "))
+			} else if e := lastLine(c.Output, func(l string) bool { return strings.Contains(l, "Error: ") }); e != "" {
+				first += ": " + e // unittest's traceback
 			}
 			first = clip.Runes(first, 200)
 		}
@@ -189,6 +199,23 @@ func lastLine(s string, keep func(string) bool) string {
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
 		if l != "" && keep(l) {
+			return l
+		}
+	}
+	return ""
+}
+
+// startFailure matches what test runners print when they stop before
+// running any test: a write to a read-only folder (Vite bundling its
+// config into node_modules/.vite-temp), a module or configuration that
+// does not load, no test file found.
+var startFailure = regexp.MustCompile(`\bEROFS\b|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|failed to load config|Failed to load url|Startup Error|No test files found|Error: No test files? found|ERR_REQUIRE_ESM|ERR_UNKNOWN_FILE_EXTENSION`)
+
+// startFailureLine returns the first line of tail that shows a runner
+// stopping before any test, colour codes removed; empty when none does.
+func startFailureLine(tail string) string {
+	for _, l := range strings.Split(ansiEscape.ReplaceAllString(tail, ""), "\n") {
+		if l = strings.TrimSpace(l); startFailure.MatchString(l) && !strings.HasPrefix(l, "[orch:") {
 			return l
 		}
 	}

@@ -115,7 +115,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 			info.Notes = append(info.Notes, fmt.Sprintf("suite %s: %s", s.Name, n))
 		}
 		if res.problem != "" {
-			problems = append(problems, fmt.Sprintf("suite %s: %s", s.Name, res.problem))
+			problems = append(problems, fmt.Sprintf("suite %s: %s (the runner's output is in %s; to reproduce, run %s at the top of the checkout)", s.Name, res.problem, res.suite.Log, res.suite.Command))
 		}
 	}
 	r.finishGit(&info)

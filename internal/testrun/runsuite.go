@@ -160,7 +160,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		res.notes = append(res.notes, "go found no packages in this module (\"./...\" matched no packages: no .go files, or only files excluded by build constraints): nothing to test or vet")
 	}
 	if endCase == nil && !noPackages {
-		if msg := runnerProblem(s, res.suite.ExitCode, cases, run.tail.String()); msg != "" {
+		if msg := runnerProblem(s, res.suite.ExitCode, cases, run.tail.String(), run.totals != nil || run.recognised); msg != "" {
 			return r.runnerFailure(res, out, caseCommand, msg)
 		}
 	}
@@ -346,7 +346,7 @@ func (r *runner) start(s Suite, dir, prog string, env []string, out *cappedWrite
 			defer run.readers.Done()
 			_, _ = io.Copy(both, run.pipes[1])
 		}()
-	case FormatLibtest, FormatTAP:
+	case FormatLibtest, FormatTAP, FormatUnittest:
 		run.text, _ = testreport.NewTextParser(s.Format, write)
 		run.readers.Add(1)
 		go func() {
@@ -420,7 +420,7 @@ func collect(s Suite, dir string, run *started, since time.Time) ([]artifact.Cas
 			run.cachedNote = fmt.Sprintf("%d package(s) passed from go's test cache (the same test binary and inputs passed before; go replayed their results, counted here); -count=1 in the suite's command runs them again", n)
 		}
 		return cases, problem
-	case FormatLibtest, FormatTAP:
+	case FormatLibtest, FormatTAP, FormatUnittest:
 		res := run.text.Finish()
 		run.totals, run.recognised = res.Totals, res.Recognised
 		cases, problem := readErr(res.Cases)

@@ -27,15 +27,16 @@ const (
 
 // Result formats a suite's results are read from.
 const (
-	FormatExitCode = ""        // the exit code alone decides
-	FormatGoJSON   = "go-json" // stdout is a `go test -json` event stream
-	FormatJUnit    = "junit"   // Suite.Report names JUnit XML: a file, a folder or a glob
-	FormatLibtest  = "libtest" // the output is `cargo test`'s (libtest), every test binary
-	FormatTAP      = "tap"     // the output is TAP (node --test, tape) or node's spec summary
+	FormatExitCode = ""         // the exit code alone decides
+	FormatGoJSON   = "go-json"  // stdout is a `go test -json` event stream
+	FormatJUnit    = "junit"    // Suite.Report names JUnit XML: a file, a folder or a glob
+	FormatLibtest  = "libtest"  // the output is `cargo test`'s (libtest), every test binary
+	FormatTAP      = "tap"      // the output is TAP (node --test, tape) or the totals of node's spec reporter, Jest, Mocha, Vitest or AVA
+	FormatUnittest = "unittest" // the output is Python unittest's (python -m unittest)
 )
 
 // Formats lists the result formats, for messages and configuration.
-var Formats = []string{FormatGoJSON, FormatJUnit, FormatLibtest, FormatTAP}
+var Formats = []string{FormatGoJSON, FormatJUnit, FormatLibtest, FormatTAP, FormatUnittest}
 
 // Sandbox modes of Options.Sandbox (the sandbox package's). The sandbox
 // fails closed: "auto" (the default) and "bwrap" both mean bwrap, and Run
@@ -225,7 +226,7 @@ func validateSuite(s Suite) error {
 		return fmt.Errorf("%w: empty command", ErrInvalidSuite)
 	}
 	switch s.Format {
-	case FormatExitCode, FormatGoJSON, FormatLibtest, FormatTAP:
+	case FormatExitCode, FormatGoJSON, FormatLibtest, FormatTAP, FormatUnittest:
 	case FormatJUnit:
 		if s.Report == "" {
 			return fmt.Errorf("%w: format %q needs a report path", ErrInvalidSuite, FormatJUnit)
