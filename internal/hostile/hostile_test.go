@@ -205,3 +205,29 @@ func TestCreatableAndQuoting(t *testing.T) {
 		}
 	}
 }
+
+// Every terminal case parses and is hostile: as written it would reach a
+// terminal as a control sequence (TerminalViolation names it), so a test
+// that lets one through fails.
+func TestTerminalCases(t *testing.T) {
+	cases := TerminalCases()
+	if len(cases) < 20 {
+		t.Fatalf("only %d terminal cases", len(cases))
+	}
+	for _, c := range cases {
+		if TerminalViolation(c.Text) == "" {
+			t.Errorf("%s is not hostile: %q", c, c.Text)
+		}
+	}
+	for _, ok := range []string{"", "plain\ttext\n", "\x1b[1;31mred\x1b[0m", "^[]52 \\u202e", "日本語"} {
+		if v := TerminalViolation(ok); v != "" {
+			t.Errorf("TerminalViolation(%q) = %s", ok, v)
+		}
+	}
+	if _, err := parseTerminal([]byte("x \"a\"\nx \"b\"\n")); err == nil {
+		t.Error("a name listed twice is accepted")
+	}
+	if _, err := parseTerminal([]byte("x 'a'\n")); err == nil {
+		t.Error("an unquoted text is accepted")
+	}
+}

@@ -3,6 +3,12 @@
 // else `less -FRX` (quit when the text fits one screen, keep colours, leave
 // the text on the screen), with LESS=FRX and LV=-c in its environment
 // unless they are set. An empty value or `cat` means no pager.
+//
+// What reaches the pager carries no control sequence but orch's own
+// colours (the CLI writes it through termtext.Writer). less is still given
+// -R last on its command line, so a LESS or a pager line asking for -r
+// (every control character raw) cannot turn a stray one into a terminal
+// command: options on the command line come after LESS, and the last wins.
 package pager
 
 import (
@@ -11,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,7 +47,22 @@ func Command(getenv func(string) string, lookPath func(string) (string, error)) 
 	if line == "cat" {
 		return ""
 	}
-	return line
+	return colorsOnly(line)
+}
+
+// colorsOnly appends -R to a less command line whose last option cluster
+// lacks it:
+// less then passes SGR colours and shows every other control character
+// as ^X, whatever LESS or the line's earlier options say (-r).
+func colorsOnly(line string) string {
+	f := strings.Fields(line)
+	if len(f) == 0 || path.Base(f[0]) != "less" {
+		return line
+	}
+	if last := f[len(f)-1]; strings.HasPrefix(last, "-") && !strings.HasPrefix(last, "--") && strings.Contains(last, "R") && !strings.Contains(last, "r") {
+		return line
+	}
+	return line + " -R"
 }
 
 // Environ returns environ with git's defaults for the pager added: LESS=FRX

@@ -1,8 +1,9 @@
 // Package termtext prints orch's text for a person at a terminal: Markdown
 // (headings, emphasis, code, lists, tables) laid out and unified diffs
-// coloured in a terminal, plain without one; and Sanitize, which makes
-// text written by a model or a person safe to print (no escape sequence of
-// theirs reaches the terminal). Colours are used only when the caller's
+// coloured in a terminal, plain without one; and Sanitize, the one place
+// that turns text written by a model, a test suite or a person into
+// terminal text (no control character of theirs reaches the terminal; see
+// docs/terminal.md). Colours are used only when the caller's
 // Style allows them: ColorAllowed says whether the environment does
 // (NO_COLOR, TERM=dumb).
 package termtext
@@ -34,38 +35,6 @@ const (
 	sgrCyan  = "\x1b[36m"
 )
 
-// sanitize makes text written by a model or a person safe to print on a
-// terminal: invalid UTF-8 becomes U+FFFD, CRLF becomes LF, and every
-// control character but tab and newline (ESC included, so no escape
-// sequence survives) is shown in caret notation (^[) or, for C1 controls,
-// as U+FFFD.
-func Sanitize(s string) string {
-	if !strings.ContainsFunc(s, unsafeRune) && utf8.ValidString(s) && !strings.Contains(s, "\r") {
-		return s
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\r' || (r < 0x20 && r != '\t' && r != '\n'):
-			b.WriteByte('^')
-			b.WriteByte(byte(r) + '@')
-		case r == 0x7f:
-			b.WriteString("^?")
-		case r >= 0x80 && r <= 0x9f:
-			b.WriteRune('\uFFFD')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n') || (r >= 0x7f && r <= 0x9f)
-}
-
 // ErrMissing: an artifact to show does not exist (yet).
 var ErrMissing = errors.New("missing")
 
@@ -89,9 +58,11 @@ func ColorAllowed(getenv func(string) string) bool {
 // big ones register hundreds of syntax lexers at start-up, which every
 // orch command would pay for.
 func Markdown(text string, st Style) string {
-	text = Sanitize(text)
+	// The notation of control characters is marked (markOn, markOff)
+	// through the layout, and shown in reverse video at the end.
+	text = sanitize(text, markOn, markOff, false)
 	if !st.Terminal {
-		return text
+		return finishMarks(text, st.Color)
 	}
 	width := st.Width
 	if width < 20 {
@@ -148,7 +119,7 @@ func Markdown(text string, st Style) string {
 			writeWrapped(&b, indent, indent, inline(trimmed, st), wrap)
 		}
 	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
+	return finishMarks(strings.TrimRight(b.String(), "\n")+"\n", st.Color)
 }
 
 // isRule: a thematic break (---, ***, ___).
@@ -273,8 +244,8 @@ func ShowDiff(w io.Writer, path string, st Style) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	for line := range strings.Lines(Sanitize(string(data))) {
-		line = strings.TrimSuffix(line, "\n")
+	for line := range strings.Lines(sanitize(string(data), markOn, markOff, false)) {
+		line = finishMarks(strings.TrimSuffix(line, "\n"), st.Color)
 		if c := diffColor(line); st.Color && c != "" {
 			line = c + line + sgrReset
 		}

@@ -9,43 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/hostile"
 )
-
-func TestSanitize(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain\ttext\n", "plain\ttext\n"},
-		{"red \x1b[31mtext\x1b[0m", "red ^[[31mtext^[[0m"},
-		{"osc \x1b]52;c;ZXZpbA==\x07", "osc ^[]52;c;ZXZpbA==^G"},
-		{"crlf\r\nline", "crlf\nline"},
-		{"lone\rcr", "lone^Mcr"},
-		{"del\x7f", "del^?"},
-		{"c1 \u009b31m", "c1 \uFFFD31m"},
-		{"bad \xff utf8", "bad \uFFFD utf8"},
-		{"héllo — ok", "héllo — ok"},
-	}
-	for _, tt := range tests {
-		if got := Sanitize(tt.in); got != tt.want {
-			t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-// FuzzSanitize: the result is valid UTF-8 with no control character but
-// tab and newline, whatever the input.
-func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"", "a\x1b[2Jb", "\r\n\r", "\xc2\x9b", "\xff", "ok"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := Sanitize(s)
-		if !utf8.ValidString(got) {
-			t.Fatalf("Sanitize(%q) = %q is not valid UTF-8", s, got)
-		}
-		if strings.ContainsFunc(got, unsafeRune) || strings.Contains(got, "\r") {
-			t.Fatalf("Sanitize(%q) = %q keeps a control character", s, got)
-		}
-	})
-}
 
 const planMD = "# Add retry\n\nRetry **idempotent** requests.\n\n- at most 5 attempts\n- exponential backoff\n\n\x1b]52;c;ZXZpbA==\x07\n"
 
@@ -118,7 +84,7 @@ func TestShowDiff(t *testing.T) {
 		sgrBold + "+++ b/retry.go" + sgrReset + "\n",
 		sgrCyan + "@@ -0,0 +1,2 @@" + sgrReset + "\n",
 		sgrGreen + "+package retry" + sgrReset + "\n",
-		sgrRed + "-old ^[[2J" + sgrReset + "\n",
+		sgrRed + "-old " + sgrReverse + "^[" + sgrNoReverse + "[2J" + sgrReset + "\n",
 		"\n context\n",
 	} {
 		if !strings.Contains(color.String(), want) {
@@ -207,7 +173,7 @@ func FuzzMarkdown(f *testing.F) {
 			t.Fatalf("not valid UTF-8: %q", got)
 		}
 		rest := got
-		for _, sgr := range []string{sgrReset, sgrBold, sgrRed, sgrGreen, sgrCyan} {
+		for _, sgr := range []string{sgrReset, sgrBold, sgrRed, sgrGreen, sgrCyan, sgrReverse, sgrNoReverse} {
 			rest = strings.ReplaceAll(rest, sgr, "")
 		}
 		if strings.Contains(rest, "\x1b") {
@@ -215,6 +181,9 @@ func FuzzMarkdown(f *testing.F) {
 		}
 		if !color && strings.Contains(got, "\x1b") {
 			t.Fatalf("colour without colours: %q", got)
+		}
+		if bad := hostile.TerminalViolation(got); bad != "" {
+			t.Fatalf("%s: %q", bad, got)
 		}
 	})
 }
