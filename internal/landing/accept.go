@@ -457,27 +457,6 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	return d, nil
 }
 
-// commitMessage is the plan title, the reasons, and the trailers.
-func commitMessage(id string, ev Evidence, reasons []string) string {
-	title := ev.PlanTitle
-	if title == "" {
-		title = "orch task " + id
-	}
-	var b strings.Builder
-	b.WriteString(firstLine(title))
-	b.WriteString("\n\n")
-	for _, r := range reasons {
-		fmt.Fprintf(&b, "%s\n", r)
-	}
-	fmt.Fprintf(&b, "\n%s: %s\n%s: %s\n", TrailerTask, id, TrailerPlan, ev.PlanSHA256)
-	return b.String()
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
-
 // summaryMarkdown renders accept/summary.md.
 func summaryMarkdown(id string, d Decision) string {
 	var b strings.Builder

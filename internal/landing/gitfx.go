@@ -335,13 +335,17 @@ func gitEffect(ctx context.Context, p *task.Project, t *task.Task, wait time.Dur
 
 // taskCommits finds, among the commits reachable from HEAD, the task's
 // change (Orch-Task without Orch-Revert) and the revert commits of the
-// task (Orch-Task with Orch-Revert), newest first.
+// task (Orch-Task with Orch-Revert), newest first. Only trailer blocks
+// orch writes count (orchTrailers).
 func taskCommits(ctx context.Context, repo *gitx.Repo, id string) (change string, reverts []gitx.TrailerCommit, err error) {
 	found, err := repo.FindCommitsWithTrailer(ctx, TrailerTask, id, 1000)
 	if err != nil {
 		return "", nil, err
 	}
 	for _, c := range found {
+		if !orchTrailers(c) {
+			continue
+		}
 		if c.Trailer(TrailerRevert) != "" {
 			reverts = append(reverts, c)
 		} else if change == "" {

@@ -171,13 +171,3 @@ func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestr
 	rec.Status, rec.RevertCommit = artifact.RevertReverted, built.Commit
 	return rec, nil
 }
-
-// revertMessage is git revert's message plus the reason and the trailers
-// that find the revert again: Orch-Task and Orch-Revert.
-func revertMessage(id, subject, commit, reason string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Revert \"%s\"\n\nThis reverts commit %s.\n\n", subject, commit)
-	b.WriteString(strings.TrimSpace(reason))
-	fmt.Fprintf(&b, "\n\n%s: %s\n%s: %s\n", TrailerTask, id, TrailerRevert, commit)
-	return b.String()
-}
