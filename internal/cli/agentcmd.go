@@ -42,7 +42,7 @@ func (env *Env) startAgent(cmd *cobra.Command, wait time.Duration, id string, fr
 	a := &agentCall{o: o, cfg: cfg, tid: tid, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
 	// TERM=dumb cannot redraw a line: plain lines only.
 	live := !asJSON && !env.REPL && isTerminal(a.errw) && env.Getenv("TERM") != "dumb"
-	a.prog = newProgress(a.errw, live, env.Now, workerOf(cmd))
+	a.prog = newProgress(unwrap(a.errw), live, env.Now, workerOf(cmd))
 	a.rt = env.agentRuntime(o.Project, cfg, fresh, a.prog)
 	return a, nil
 }

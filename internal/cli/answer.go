@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // answerOutput is what `orch answer --json` prints.
@@ -70,7 +71,7 @@ The task must be in planning, with no planning round running. The next
 			if res.Previous != nil && strings.TrimSpace(*res.Previous) != "" {
 				verb = "changed the answer to"
 			}
-			fmt.Fprintf(out, "%s %s in %s: %s\n", verb, qid, artifact.PlanFile, res.Question.Text)
+			fmt.Fprintf(out, "%s %s in %s: %s\n", verb, termtext.Line(qid), artifact.PlanFile, termtext.Line(res.Question.Text))
 			if len(open) > 0 {
 				fmt.Fprintf(out, "still open: %s (answer with `%s`)\n", strings.Join(open, ", "), env.command("answer ID TEXT"))
 			} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // codegenOutput is what `orch codegen --json` prints: one object.
@@ -90,7 +91,7 @@ func printCodegen(w io.Writer, env *Env, rec codegen.Record) {
 	case artifact.CodegenPlanUnclear:
 		fmt.Fprintln(w, "the model finds the plan unclear; its questions:")
 		for _, q := range rec.Questions {
-			fmt.Fprintf(w, "  %s: %s\n", q.ID, q.Text)
+			fmt.Fprintf(w, "  %s: %s\n", termtext.Line(q.ID), termtext.Line(q.Text))
 		}
 	case artifact.CodegenFailed:
 		fmt.Fprintln(w, "the model could not write the change")
@@ -104,27 +105,27 @@ func printCodegen(w io.Writer, env *Env, rec codegen.Record) {
 			s, ok := stats[f]
 			switch {
 			case !ok:
-				fmt.Fprintf(w, "  %s (unchanged)\n", f)
+				fmt.Fprintf(w, "  %s (unchanged)\n", termtext.Line(f))
 			case s.Binary:
-				fmt.Fprintf(w, "  %s (binary)\n", f)
+				fmt.Fprintf(w, "  %s (binary)\n", termtext.Line(f))
 			default:
-				fmt.Fprintf(w, "  %-40s +%d -%d\n", f, s.Added, s.Removed)
+				fmt.Fprintf(w, "  %-40s +%d -%d\n", termtext.Line(f), s.Added, s.Removed)
 			}
 		}
 		for _, d := range rec.Deletes {
-			fmt.Fprintf(w, "  %-40s deleted\n", d)
+			fmt.Fprintf(w, "  %-40s deleted\n", termtext.Line(d))
 		}
 		added, removed := codegen.DiffTotals(rec.DiffStat)
 		fmt.Fprintf(w, "%s: %d file(s) changed, +%d -%d\n", artifact.DiffFile, len(rec.DiffStat), added, removed)
 		if len(rec.Unplanned) > 0 {
-			fmt.Fprintf(w, "outside the file plan: %s (scope mismatch: `%s` goes back to planning)\n", strings.Join(rec.Unplanned, ", "), env.command("next"))
+			fmt.Fprintf(w, "outside the file plan: %s (scope mismatch: `%s` goes back to planning)\n", termtext.Line(strings.Join(rec.Unplanned, ", ")), env.command("next"))
 		}
 		if len(rec.Untouched) > 0 {
-			fmt.Fprintf(w, "planned but left unchanged: %s\n", strings.Join(rec.Untouched, ", "))
+			fmt.Fprintf(w, "planned but left unchanged: %s\n", termtext.Line(strings.Join(rec.Untouched, ", ")))
 		}
 	}
 	if rec.Notes != "" {
-		fmt.Fprintf(w, "notes: %s\n", rec.Notes)
+		fmt.Fprintf(w, "notes: %s\n", termtext.Sanitize(rec.Notes))
 	}
 	fmt.Fprintf(w, "wrote %s\n", artifact.CodegenFile)
 }

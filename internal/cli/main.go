@@ -17,6 +17,7 @@ import (
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/pager"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // Env is everything a command may touch of the outside world.
@@ -47,6 +48,7 @@ type Env struct {
 	noPager   bool
 	pager     *pager.Pager
 	pagerDone func()
+	pagerIn   *termtext.Writer // the guard in front of pager
 }
 
 // Main runs orch with the process's arguments and returns its exit code.
@@ -72,9 +74,15 @@ func Run(ctx context.Context, env Env) int {
 	root := newRootCmd(&env)
 	root.SetArgs(env.Args)
 	root.SetIn(env.Stdin)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
+	// Every command's output and errors pass through the guard: text a
+	// model, a test suite or a person wrote cannot drive the terminal
+	// (docs/terminal.md); JSON stays the same JSON.
+	stdout, stderr := termtext.NewWriter(env.Stdout), termtext.NewWriter(env.Stderr)
+	defer stderr.Flush()
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	stdout.Flush()
 	// The pager shows the output until the person quits it; the error
 	// comes after, on the terminal.
 	if perr := env.closePager(); perr != nil && err == nil {
@@ -88,9 +96,9 @@ func Run(ctx context.Context, env Env) int {
 	if !strings.HasPrefix(msg, "orch:") {
 		msg = "orch: " + msg
 	}
-	fmt.Fprintln(env.Stderr, msg)
+	fmt.Fprintln(stderr, termtext.Sanitize(msg))
 	if code == exit.Usage && isFlagError(err) {
-		fmt.Fprintf(env.Stderr, "run `%s` for usage\n", env.command("help"))
+		fmt.Fprintf(stderr, "run `%s` for usage\n", env.command("help"))
 	}
 	return int(code)
 }

@@ -54,7 +54,7 @@ characters) or a random one printed on standard error at start.`,
 				if err != nil {
 					return err
 				}
-				return srv.Run(cmd.Context(), mcpserver.Stdio(env.Stdin, cmd.OutOrStdout()))
+				return srv.Run(cmd.Context(), mcpserver.Stdio(env.Stdin, unwrap(cmd.OutOrStdout())))
 			}
 			if err := mcpserver.CheckAddr(httpAddr, allowRemote); err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/orchdev/orch/internal/pager"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // terminalHost is an output that stands for a terminal it shares with
@@ -31,11 +32,14 @@ type widthReporter interface {
 // stdout itself otherwise — never a pager without a terminal. Run closes
 // the pager (waiting for the person to quit it) before it reports the
 // command's error.
+//
+// What goes to the pager passes through the same guard as the command's
+// output (termtext.Writer: orch's colours only, docs/terminal.md).
 func (env *Env) paged(cmd *cobra.Command) io.Writer {
 	out := cmd.OutOrStdout()
 	if env.noPager || env.pager != nil || !isTerminal(out) {
 		if env.pager != nil {
-			return env.pager
+			return env.pagerIn
 		}
 		return out
 	}
@@ -45,7 +49,7 @@ func (env *Env) paged(cmd *cobra.Command) io.Writer {
 	}
 	var tty *os.File
 	giveBack := func() {}
-	switch o := out.(type) {
+	switch o := unwrap(out).(type) {
 	case *os.File:
 		tty = o
 	case terminalHost:
@@ -63,11 +67,11 @@ func (env *Env) paged(cmd *cobra.Command) io.Writer {
 	p, err := pager.Start(line, tty, env.Stderr, pager.Environ(environ))
 	if err != nil {
 		giveBack()
-		fmt.Fprintf(env.Stderr, "orch: warning: %v; printing without it\n", err)
+		fmt.Fprintf(env.Stderr, "orch: warning: %s; printing without it\n", termtext.Sanitize(err.Error()))
 		return out
 	}
-	env.pager, env.pagerDone = p, giveBack
-	return p
+	env.pager, env.pagerDone, env.pagerIn = p, giveBack, termtext.NewWriter(p)
+	return env.pagerIn
 }
 
 // closePager ends the pager, if one runs, and waits for it.
@@ -75,16 +79,17 @@ func (env *Env) closePager() error {
 	if env.pager == nil {
 		return nil
 	}
+	env.pagerIn.Flush()
 	err := env.pager.Close()
 	env.pagerDone()
-	env.pager, env.pagerDone = nil, nil
+	env.pager, env.pagerDone, env.pagerIn = nil, nil, nil
 	return err
 }
 
 // termWidth is the width in columns of the terminal out writes to, or 0
 // when out is no terminal.
 func termWidth(out io.Writer) int {
-	switch o := out.(type) {
+	switch o := unwrap(out).(type) {
 	case widthReporter:
 		return o.TerminalWidth()
 	case *os.File:

@@ -12,6 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // planOutput is what `orch plan --json` prints: one object.
@@ -70,9 +71,9 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 				}
 				printEntered(out, res.Phase.Entered)
 				fmt.Fprintf(out, "task %s: planning round %d → %s\n", tid, res.Round, res.Status)
-				fmt.Fprintf(out, "plan: %s (%d file(s) planned)\n", res.Plan.Title, len(res.Plan.FilePlan))
+				fmt.Fprintf(out, "plan: %s (%d file(s) planned)\n", termtext.Line(res.Plan.Title), len(res.Plan.FilePlan))
 				for _, f := range res.Plan.FilePlan {
-					fmt.Fprintf(out, "  %-6s %s\n", f.Intent, f.Path)
+					fmt.Fprintf(out, "  %-6s %s\n", termtext.Line(string(f.Intent)), termtext.Line(f.Path))
 				}
 				if len(res.Restored) > 0 {
 					fmt.Fprintf(out, "kept your answer(s) to %s (the model dropped or changed them)\n", strings.Join(res.Restored, ", "))
@@ -83,7 +84,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 				if len(res.Open) > 0 {
 					fmt.Fprintf(out, "open blocking question(s) — answer each with `%s`:\n", env.command("answer ID TEXT"))
 					for _, q := range res.Open {
-						fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+						fmt.Fprintf(out, "  %s: %s\n", termtext.Line(q.ID), termtext.Line(q.Text))
 					}
 				}
 				var other []artifact.Question
@@ -95,7 +96,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 				if len(other) > 0 {
 					fmt.Fprintln(out, "unanswered questions that do not block (answer them if you like):")
 					for _, q := range other {
-						fmt.Fprintf(out, "  %s: %s\n", q.ID, q.Text)
+						fmt.Fprintf(out, "  %s: %s\n", termtext.Line(q.ID), termtext.Line(q.Text))
 					}
 				}
 				fmt.Fprintf(out, "wrote %s, %s, %s, %s\n", artifact.PlanFile, artifact.PlanMarkdownFile, artifact.FilePlanFile, artifact.MeetingFile)

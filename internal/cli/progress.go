@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // progress shows a person what the models do while an agent command runs:
@@ -57,7 +58,9 @@ func (pr *progress) tool(role, name string, args json.RawMessage, refused bool) 
 	defer pr.mu.Unlock()
 	pr.role = role
 	pr.clear()
-	line := fmt.Sprintf("%s: %s", role, tools.Describe(name, args))
+	// pr.w is the terminal itself (the status line is orch's drawing):
+	// the line is sanitized here.
+	line := termtext.Line(fmt.Sprintf("%s: %s", role, tools.Describe(name, args)))
 	if refused {
 		line += " (refused)"
 	}
@@ -102,7 +105,7 @@ func (pr *progress) statusLine() string {
 	if role == "" {
 		role = "waiting for the model"
 	}
-	return fmt.Sprintf("%s %s · %ds · ~%d tokens", frame, role, int(el.Seconds()), (pr.chars+3)/4)
+	return fmt.Sprintf("%s %s · %ds · ~%d tokens", frame, termtext.Line(role), int(el.Seconds()), (pr.chars+3)/4)
 }
 
 func (pr *progress) draw() {

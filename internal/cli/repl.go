@@ -38,7 +38,7 @@ Colours follow NO_COLOR.`,
   printf '/status\n/next --override "checked by hand" --to codegen\n' | orch repl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return env.repl(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return env.repl(cmd.Context(), unwrap(cmd.OutOrStdout()), unwrap(cmd.ErrOrStderr()))
 		},
 	}
 }
@@ -48,8 +48,8 @@ Colours follow NO_COLOR.`,
 // otherwise.
 func replOrHelp(env *Env) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
-		if isTerminal(env.Stdin) && isTerminal(cmd.OutOrStdout()) {
-			return env.repl(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		if isTerminal(env.Stdin) && isTerminal(unwrap(cmd.OutOrStdout())) {
+			return env.repl(cmd.Context(), unwrap(cmd.OutOrStdout()), unwrap(cmd.ErrOrStderr()))
 		}
 		return cmd.Help()
 	}
@@ -62,7 +62,7 @@ func RunREPL(ctx context.Context, env Env) int {
 		env.Getenv = func(string) string { return "" }
 	}
 	if err := env.repl(ctx, env.Stdout, env.Stderr); err != nil {
-		fmt.Fprintln(env.Stderr, err)
+		fmt.Fprintln(env.Stderr, termtext.Sanitize(err.Error()))
 		return int(exit.Of(err))
 	}
 	return int(exit.OK)

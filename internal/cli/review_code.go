@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // reviewCodeOutput is what `orch review code --json` prints: one object.
@@ -70,7 +71,7 @@ stay invalid (no review is written).`,
 					if !v.OK {
 						ok = "not ok"
 					}
-					fmt.Fprintf(out, "  %-16s %-6s %d issue(s)  %s\n", v.ID, ok, v.Issues, v.Summary)
+					fmt.Fprintf(out, "  %-16s %-6s %d issue(s)  %s\n", termtext.Line(v.ID), ok, v.Issues, termtext.Line(v.Summary))
 				}
 				if len(rec.Issues) > 0 {
 					fmt.Fprintln(out, "issues:")
@@ -78,9 +79,9 @@ stay invalid (no review is written).`,
 				for _, is := range rec.Issues {
 					where := ""
 					if p := is.Place(); p != "" {
-						where = p + " "
+						where = termtext.Line(p) + " "
 					}
-					fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", is.Severity, is.Kind, where, is.Message, is.Reviewer)
+					fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", termtext.Line(string(is.Severity)), termtext.Line(string(is.Kind)), where, termtext.Line(is.Message), termtext.Line(is.Reviewer))
 				}
 				fmt.Fprintf(out, "wrote %s, review/code-review.md\n", artifact.CodeReviewFile)
 				env.showHint(out, "code-review")

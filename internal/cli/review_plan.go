@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // newReviewPlanCmd is `orch review plan`; the caller mounts it under
@@ -50,9 +51,9 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 					if !v.OK {
 						ok = "NOT OK"
 					}
-					fmt.Fprintf(out, "  %-16s %-6s %-8s %-7s %s\n", v.ID, ok, v.Severity, v.Decision, v.Summary)
+					fmt.Fprintf(out, "  %-16s %-6s %-8s %-7s %s\n", termtext.Line(v.ID), ok, termtext.Line(string(v.Severity)), termtext.Line(string(v.Decision)), termtext.Line(v.Summary))
 					for _, is := range v.BlockingIssues {
-						fmt.Fprintf(out, "      must change: %s\n", is)
+						fmt.Fprintf(out, "      must change: %s\n", termtext.Line(fmt.Sprint(is)))
 					}
 				}
 				fmt.Fprintf(out, "verdict: ok=%v blocked=%v\n", r.OK, r.Blocked)

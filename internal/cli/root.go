@@ -10,6 +10,7 @@ import (
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 func newRootCmd(env *Env) *cobra.Command {
@@ -103,10 +104,10 @@ func (env *Env) settleGit(p *task.Project) {
 	env.gitSettled = true
 	settled, err := landing.RecoverGit(context.Background(), p, 2*time.Second)
 	for _, s := range settled {
-		fmt.Fprintln(env.Stderr, s.String())
+		fmt.Fprintln(env.Stderr, termtext.Sanitize(s.String()))
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "orch: warning: %v\n", err)
+		fmt.Fprintf(env.Stderr, "orch: warning: %s\n", termtext.Sanitize(err.Error()))
 	}
 }
 

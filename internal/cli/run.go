@@ -18,6 +18,7 @@ import (
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
 )
@@ -116,17 +117,19 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 	return cmd
 }
 
+// printRunEvent narrates one event; what a model or a file said is
+// sanitized (docs/terminal.md).
 func printRunEvent(w io.Writer, e autopilot.Event) {
 	switch e.Event {
 	case "work":
 		if e.Attempt > 0 {
-			fmt.Fprintf(w, "… %s (%s, attempt %d)\n", e.Action, e.Phase, e.Attempt)
+			fmt.Fprintf(w, "… %s (%s, attempt %d)\n", termtext.Line(e.Action), e.Phase, e.Attempt)
 		} else {
-			fmt.Fprintf(w, "… %s (%s)\n", e.Action, e.Phase)
+			fmt.Fprintf(w, "… %s (%s)\n", termtext.Line(e.Action), e.Phase)
 		}
 	case "next":
-		fmt.Fprintf(w, "→ %s → %s (%s)\n", e.From, e.To, e.Reason)
+		fmt.Fprintf(w, "→ %s → %s (%s)\n", e.From, e.To, termtext.Line(e.Reason))
 	case "stop":
-		fmt.Fprintf(w, "■ stopped in %s: %s\n", e.Phase, e.Message)
+		fmt.Fprintf(w, "■ stopped in %s: %s\n", e.Phase, termtext.Sanitize(e.Message))
 	}
 }

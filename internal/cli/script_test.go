@@ -67,6 +67,9 @@ func TestScripts(t *testing.T) {
 			"phase":  cmdPhase,
 			"kinds":  cmdKinds,
 			"sparse": cmdSparse,
+			// Terminal safety (termsafe_test.go).
+			"hostile":  cmdHostile,
+			"noescape": cmdNoEscape,
 		},
 	})
 }

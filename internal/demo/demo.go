@@ -34,6 +34,7 @@ import (
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
 )
@@ -80,7 +81,9 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	if opt.Provider == "" {
 		opt.Provider = "script"
 	}
-	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	// The narration quotes what the models wrote: sanitized
+	// (docs/terminal.md).
+	say := func(format string, args ...any) { fmt.Fprintln(out, termtext.Sanitize(fmt.Sprintf(format, args...))) }
 	dir := opt.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "orch-demo-")

@@ -98,7 +98,7 @@ func Run(ctx context.Context, cfg Config) int {
 			questions: func() []string { return questionIDs(cfg.Dir) },
 		})
 		if err != nil {
-			fmt.Fprintf(cfg.Stderr, "orch: %v\n", err)
+			fmt.Fprintf(cfg.Stderr, "orch: %s\n", termtext.Sanitize(err.Error()))
 			return ExitError
 		}
 		s.in = ed
@@ -128,7 +128,7 @@ func Run(ctx context.Context, cfg Config) int {
 		case ctx.Err() != nil:
 			return ExitError
 		case err != nil:
-			fmt.Fprintf(cfg.Stderr, "orch: %v\n", err)
+			fmt.Fprintf(cfg.Stderr, "orch: %s\n", termtext.Sanitize(err.Error()))
 			return ExitError
 		}
 		if s.do(ctx, parse(line, v.context()), line) {
@@ -149,7 +149,7 @@ func (s *session) do(ctx context.Context, a action, line string) (quit bool) {
 	case actHelp:
 		fmt.Fprint(out, helpText())
 	case actHint:
-		fmt.Fprintln(errw, a.msg)
+		fmt.Fprintln(errw, termtext.Sanitize(a.msg))
 		s.failed = ExitUsage
 	case actSwitch:
 		s.switchTask(a.id)
@@ -177,7 +177,7 @@ func (s *session) exec(ctx context.Context, label string, args []string) int {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				fmt.Fprintf(s.scr.stderr(), "orch: internal error in %q: %v\n", label, r)
+				fmt.Fprintf(s.scr.stderr(), "orch: internal error in %q: %s\n", label, termtext.Sanitize(fmt.Sprint(r)))
 				done <- ExitError
 			}
 		}()
@@ -244,7 +244,7 @@ func (s *session) show(ctx context.Context, rel string) {
 	if v := observe(s.cfg.Dir); v.task == "" {
 		return
 	}
-	fmt.Fprintf(s.cfg.Stdout, "── %s ──\n", rel)
+	fmt.Fprintf(s.cfg.Stdout, "── %s ──\n", termtext.Line(rel))
 	s.cfg.Run(ctx, []string{"show", shownBy[rel]}, s.scr.stdout(), s.scr.stderr())
 }
 
@@ -257,15 +257,15 @@ func (s *session) switchTask(id string) {
 	}
 	t, err := p.Open(id)
 	if err != nil {
-		fmt.Fprintf(s.cfg.Stderr, "orch: %v: /task list shows the tasks\n", err)
+		fmt.Fprintf(s.cfg.Stderr, "orch: %s: /task list shows the tasks\n", termtext.Sanitize(err.Error()))
 		return
 	}
 	if err := p.SetCurrent(t.ID); err != nil {
-		fmt.Fprintf(s.cfg.Stderr, "orch: %v\n", err)
+		fmt.Fprintf(s.cfg.Stderr, "orch: %s\n", termtext.Sanitize(err.Error()))
 		return
 	}
 	v := observe(s.cfg.Dir)
-	fmt.Fprintf(s.cfg.Stdout, "current task: %s (%s)\n", t.ID, orUnknown(v.phase))
+	fmt.Fprintf(s.cfg.Stdout, "current task: %s (%s)\n", termtext.Line(t.ID), termtext.Line(orUnknown(v.phase)))
 }
 
 func noTask(v view) string {
@@ -280,7 +280,9 @@ func (s *session) prompt(v view) string {
 	if v.task == "" {
 		return "orch> "
 	}
-	phase := v.phase
+	// The prompt is drawn raw by the line editor: the task id and the
+	// phase (read from files) are sanitized here.
+	id, phase := termtext.Line(v.task), termtext.Line(v.phase)
 	if phase == "" {
 		phase = "?"
 	}
@@ -288,9 +290,9 @@ func (s *session) prompt(v view) string {
 		phase += " " + v.status
 	}
 	if s.cfg.Color {
-		return fmt.Sprintf("orch \x1b[1;36m%s\x1b[0m [\x1b[33m%s\x1b[0m]> ", v.task, phase)
+		return fmt.Sprintf("orch \x1b[1;36m%s\x1b[0m [\x1b[33m%s\x1b[0m]> ", id, phase)
 	}
-	return fmt.Sprintf("orch %s [%s]> ", v.task, phase)
+	return fmt.Sprintf("orch %s [%s]> ", id, phase)
 }
 
 // banner greets a terminal session.
@@ -299,10 +301,10 @@ func (s *session) banner(v view) {
 	fmt.Fprintln(out, "orch REPL: /help lists the commands, Tab completes, Ctrl-C cancels a running command, Ctrl-D leaves.")
 	switch {
 	case v.problem != "":
-		fmt.Fprintln(out, v.problem)
+		fmt.Fprintln(out, termtext.Sanitize(v.problem))
 	case v.task == "":
 		fmt.Fprintln(out, "no current task: type what the change should do to start one")
 	case len(v.open) > 0:
-		fmt.Fprintf(out, "task %s waits for your answer to %s: %s\n(type the answer; /answer ID TEXT answers another question)\n", v.task, v.open[0].ID, termtext.Sanitize(v.open[0].Text))
+		fmt.Fprintf(out, "task %s waits for your answer to %s: %s\n(type the answer; /answer ID TEXT answers another question)\n", termtext.Line(v.task), termtext.Line(v.open[0].ID), termtext.Sanitize(v.open[0].Text))
 	}
 }

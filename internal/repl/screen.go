@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // Spinner timing: how often it turns, and how long the output must have
@@ -161,7 +163,7 @@ func (s *screen) tick() {
 		return
 	}
 	frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
-	fmt.Fprintf(s.err, "\r%c %s  %s  (Ctrl-C cancels)\x1b[K", frames[s.frame%len(frames)], s.label, elapsed(now.Sub(s.started)))
+	fmt.Fprintf(s.err, "\r%c %s  %s  (Ctrl-C cancels)\x1b[K", frames[s.frame%len(frames)], termtext.Line(s.label), elapsed(now.Sub(s.started)))
 	s.frame++
 	s.shown = true
 }
@@ -184,7 +186,7 @@ func (s *screen) noteLocked(msg string) {
 	if !s.lineStart {
 		io.WriteString(s.err, "\n")
 	}
-	io.WriteString(s.err, msg+"\n")
+	io.WriteString(s.err, termtext.Sanitize(msg)+"\n")
 	s.lineStart = true
 	s.lastWrite = s.now()
 }

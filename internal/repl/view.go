@@ -7,6 +7,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/termtext"
 )
 
 // view is what the session knows of the project before a line: read fresh
@@ -93,7 +94,11 @@ func taskIDs(dir string) []string {
 	}
 	ids := make([]string, 0, len(list))
 	for _, s := range list {
-		ids = append(ids, s.ID)
+		// A name that would print as something else is never offered
+		// (docs/terminal.md): completion writes it to the terminal.
+		if termtext.Line(s.ID) == s.ID {
+			ids = append(ids, s.ID)
+		}
 	}
 	sort.Strings(ids)
 	return ids
@@ -104,7 +109,9 @@ func questionIDs(dir string) []string {
 	v := observe(dir)
 	ids := make([]string, 0, len(v.open))
 	for _, q := range v.open {
-		ids = append(ids, q.ID)
+		if termtext.Line(q.ID) == q.ID {
+			ids = append(ids, q.ID)
+		}
 	}
 	return ids
 }
