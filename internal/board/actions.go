@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,12 +78,44 @@ func (s *Server) takeFlash(key string) (flash, bool) {
 // failed reports err the way the CLI prints it: its message and the exit
 // code it would exit with.
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, id string, err error) {
+	var stale *orchestrator.StaleError
+	if errors.As(err, &stale) {
+		s.conflict(w, r, id, stale)
+		return
+	}
 	code := exit.Of(err)
 	msg := err.Error()
 	if !strings.HasPrefix(msg, "orch:") {
 		msg = "orch: " + msg
 	}
 	s.done(w, r, id, flash{Text: msg, Code: int(code), Exit: exitWords[code]})
+}
+
+// conflict answers an action taken on a page older than the task: 409,
+// with the task page as it is now and the refusal saying what changed
+// (README, "Every gate action names what it acted on").
+func (s *Server) conflict(w http.ResponseWriter, r *http.Request, id string, e *orchestrator.StaleError) {
+	msg := e.Explain("after this page was loaded")
+	stamp := s.watch.Gen()
+	tp, err := s.taskPage(r.Context(), id)
+	if err != nil {
+		refuse(w, http.StatusConflict, msg)
+		return
+	}
+	f := flash{Task: id, Text: msg, Code: int(exit.Refused), Exit: exitWords[exit.Refused], at: s.now()}
+	s.renderStatus(w, "task.tmpl", page{Title: tp.Title + " · orch", Task: id, T: tp, Stamp: stamp, Flash: &f}, http.StatusConflict)
+}
+
+// seenRevision reads the task revision a gate form was rendered at:
+// every such form carries it, and the action is refused when the task
+// moved on since.
+func seenRevision(r *http.Request) (int64, error) {
+	v := strings.TrimSpace(r.PostForm.Get("revision"))
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, exit.UsageError(fmt.Sprintf("orch: the form names no task revision (field revision, got %q): reload the page and decide on what it shows", v))
+	}
+	return n, nil
 }
 
 // taskOf reads the task id of an action's URL; a bad one is refused.
@@ -114,6 +147,14 @@ func (s *Server) settle(ctx context.Context) []string {
 func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	id, ok := taskOf(w, r)
 	if !ok {
+		return
+	}
+	seen, err := seenRevision(r)
+	if err == nil {
+		err = s.orch.CheckSeen(r.Context(), id, seen)
+	}
+	if err != nil {
+		s.failed(w, r, id, err)
 		return
 	}
 	notes := s.settle(r.Context())
@@ -148,6 +189,9 @@ func (s *Server) handleNext(w http.ResponseWriter, r *http.Request) {
 	if req.To, err = phaseField(r, "to"); err == nil {
 		req.From, err = phaseField(r, "from")
 	}
+	if err == nil {
+		req.Revision, err = seenRevision(r)
+	}
 	if err != nil {
 		s.failed(w, r, id, err)
 		return
@@ -162,12 +206,16 @@ func (s *Server) handleOverride(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	to, err := phaseField(r, "to")
+	var seen int64
+	if err == nil {
+		seen, err = seenRevision(r)
+	}
 	if err != nil {
 		s.failed(w, r, id, err)
 		return
 	}
 	reason := r.PostForm.Get("reason")
-	s.next(w, r, id, orchestrator.NextRequest{To: to, Override: &reason})
+	s.next(w, r, id, orchestrator.NextRequest{To: to, Override: &reason, Revision: seen})
 }
 
 func (s *Server) next(w http.ResponseWriter, r *http.Request, id string, req orchestrator.NextRequest) {
@@ -204,12 +252,16 @@ func (s *Server) handleRedo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := phaseField(r, "phase")
+	var seen int64
+	if err == nil {
+		seen, err = seenRevision(r)
+	}
 	if err != nil {
 		s.failed(w, r, id, err)
 		return
 	}
 	notes := s.settle(r.Context())
-	res, err := s.orch.Redo(r.Context(), id, p, r.PostForm.Get("reason"))
+	res, err := s.orch.RedoSeen(r.Context(), id, p, r.PostForm.Get("reason"), seen)
 	if err != nil {
 		s.failed(w, r, id, err)
 		return
@@ -261,6 +313,28 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, id, exit.UsageError("orch: "+err.Error()))
 		return
 	}
+	// What the page showed: its revision and the evidence hashes above the
+	// button. Checked now (409 before the job starts) and again by accept
+	// on the revision of its run and the bytes it commits.
+	seen, err := seenRevision(r)
+	if err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
+	opt.Expect = landing.Expectation{Revision: seen, SHA256: map[string]string{}}
+	for _, k := range lifecycle.HashKeys() {
+		if v := strings.TrimSpace(r.PostForm.Get("sha256_" + k)); v != "" {
+			opt.Expect.SHA256[k] = v
+		}
+	}
+	if err := landing.CheckExpectation(opt.Expect); err != nil {
+		s.failed(w, r, id, exit.UsageError("orch: "+err.Error()))
+		return
+	}
+	if err := landing.CheckExpected(s.orch, id, opt.Expect); err != nil {
+		s.failed(w, r, id, err)
+		return
+	}
 	s.startJob(w, r, id, "accept", func(ctx context.Context, j *Job, cfg config.Config) (string, error) {
 		opt.Test = s.testOptions(j)
 		out, err := s.work(ctx, j, cfg, lifecycle.Accept, worker.Run{Task: id, Accept: &opt})
@@ -292,6 +366,14 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 	reason := r.PostForm.Get("reason")
 	if strings.TrimSpace(reason) == "" {
 		s.failed(w, r, id, exit.UsageError("orch: revert needs a non-blank --reason"))
+		return
+	}
+	seen, err := seenRevision(r)
+	if err == nil {
+		err = s.orch.CheckSeen(r.Context(), id, seen)
+	}
+	if err != nil {
+		s.failed(w, r, id, err)
 		return
 	}
 	s.startJob(w, r, id, "revert", func(ctx context.Context, j *Job, cfg config.Config) (string, error) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,6 +196,15 @@ func post(t *testing.T, s *Server, ts *httptest.Server, path string, form url.Va
 	t.Helper()
 	if form.Get(csrfField) == "" {
 		form.Set(csrfField, s.guard.csrf)
+	}
+	// A form of a freshly loaded page names the task's revision; a test
+	// that sets the field (even empty) posts what it set.
+	if parts := strings.Split(path, "/"); len(parts) == 4 && parts[1] == "task" {
+		if _, set := form["revision"]; !set {
+			if v, err := s.orch.Status(parts[2]); err == nil {
+				form.Set("revision", strconv.FormatInt(v.Revision, 10))
+			}
+		}
 	}
 	req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

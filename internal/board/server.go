@@ -208,6 +208,11 @@ type page struct {
 }
 
 func (s *Server) render(w http.ResponseWriter, name string, p page) {
+	s.renderStatus(w, name, p, http.StatusOK)
+}
+
+// renderStatus renders a page with an HTTP status.
+func (s *Server) renderStatus(w http.ResponseWriter, name string, p page, status int) {
 	p.CSRF = s.guard.csrf
 	p.Project = s.opt.Project.Root
 	p.Watch = s.watch.Mode()
@@ -217,6 +222,7 @@ func (s *Server) render(w http.ResponseWriter, name string, p page) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
 	io.WriteString(w, b.String())
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/evidence"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -42,6 +43,12 @@ type AcceptOptions struct {
 	// not complete or are missing; the decision records it.
 	AllowIncomplete bool
 	Test            testphase.Options // for the regression check after HEAD moved
+	// Expect is what the person saw; a task that moved on since, or
+	// evidence whose bytes changed, refuses the decision.
+	Expect Expectation
+	// seenRun is the revision the run must have once marked running for
+	// the expectation to hold (set by Accept).
+	seenRun int64
 }
 
 // Evidence summarises what the decision is based on.
@@ -118,6 +125,8 @@ type Decision struct {
 	DecidedAt          string   `json:"decided_at"`
 	Reused             bool     `json:"reused_commit,omitempty"`
 	Notes              []string `json:"notes,omitempty"`
+	// Judged names the revision and the evidence hashes decided on.
+	Judged Judged `json:"judged"`
 }
 
 // AcceptResult is what `orch accept` reports.
@@ -183,6 +192,25 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	if _, err := recoverTaskGit(ctx, o.Project, id, o.Wait); err != nil {
 		return res, err
 	}
+	if err := CheckExpectation(opt.Expect); err != nil {
+		return res, exit.UsageError("orch: " + err.Error())
+	}
+	if !opt.Expect.Empty() {
+		// Refused before anything changes; checked again on the run's own
+		// revision (marking the phase running adds one, entering it from
+		// the phase before one more).
+		st, err := t.ReadState()
+		if err != nil {
+			return res, err
+		}
+		if err := checkExpectation(t, st, opt.Expect); err != nil {
+			return res, err
+		}
+		opt.seenRun = st.Revision + 1
+		if st.Phase != lifecycle.Accept {
+			opt.seenRun++
+		}
+	}
 	if opt.Verdict == artifact.VerdictAccepted {
 		// The bytes to commit must be the ones every gate recorded
 		// (contract section 6): refuse before anything changes.
@@ -220,6 +248,7 @@ func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		}
 		return orchestrator.Outcome{Status: "decided", Summary: map[string]any{
 			"verdict": d.Verdict, "target": d.Target, "commit": d.Commit, "regression": d.Regression, "decider": d.Decider,
+			"judged": d.Judged,
 		}}, nil
 	})
 	res.Phase = pr
@@ -331,10 +360,20 @@ func checkEvidence(taskDir, id string, patch []byte) error {
 
 // decide builds the decision, applying and committing on accepted.
 func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt AcceptOptions) (Decision, error) {
+	if opt.seenRun != 0 && run.State.Revision != opt.seenRun {
+		return Decision{}, orchestrator.Stale(run.Task, opt.Expect.Revision, run.State.Revision, nil)
+	}
 	ev := GatherEvidence(run.Task.Dir)
 	d := Decision{
 		Decision: artifact.Decision{Verdict: opt.Verdict, Target: opt.Target, Decider: opt.Decider},
 		Evidence: ev, PlanSHA256: ev.PlanSHA256, DecidedAt: time.Now().UTC().Format(time.RFC3339),
+		Judged: judged(run.Task.Dir, run.State.Revision-1),
+	}
+	if opt.Expect.Revision != 0 {
+		d.Judged.Revision = opt.Expect.Revision
+	}
+	if differ := hashesDiffer(opt.Expect.SHA256, d.Judged.SHA256); len(differ) > 0 {
+		return d, orchestrator.Stale(run.Task, d.Judged.Revision, d.Judged.Revision, differ)
 	}
 	for _, r := range opt.Reasons {
 		if strings.TrimSpace(r) != "" {
@@ -396,6 +435,12 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	// Checked again on the very bytes about to be applied.
 	if err := checkEvidence(run.Task.Dir, run.Task.ID, patch); err != nil {
 		return d, err
+	}
+	if want := opt.Expect.SHA256[lifecycle.HashDiff]; want != "" {
+		sum := sha256.Sum256(patch)
+		if got := hex.EncodeToString(sum[:]); !strings.HasPrefix(got, strings.ToLower(want)) {
+			return d, orchestrator.Stale(run.Task, d.Judged.Revision, d.Judged.Revision, []string{fmt.Sprintf("%s: shown %s, now %s", artifact.DiffFile, want[:min(12, len(want))], got[:12])})
+		}
 	}
 	moved := head != base
 	if moved {

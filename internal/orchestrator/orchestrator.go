@@ -119,6 +119,9 @@ type NextRequest struct {
 	To       lifecycle.Phase // "" means the suggested edge
 	From     lifecycle.Phase // "" means any
 	Override *string         // nil means no override
+	// Revision is the task's revision the caller saw; 0 names none. Any
+	// other revision is refused (*StaleError), nothing changed.
+	Revision int64
 }
 
 // NextResult is what `orch next --json` prints.
@@ -165,6 +168,9 @@ func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (Ne
 	var res NextResult
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
 		from := st.Phase
+		if err := checkSeen(t, st, req.Revision); err != nil {
+			return err
+		}
 		if req.From != "" && req.From != from {
 			return refused(fmt.Sprintf("orch: task %s is in %s, not %s: nothing changed", t.ID, from, req.From))
 		}
@@ -376,8 +382,17 @@ type RedoResult struct {
 // Redo re-runs phase p (default: the current phase; from done, planning):
 // the artifacts of p and every later phase move to history/<n>-<p>/.
 func (o *Orchestrator) Redo(ctx context.Context, id string, p lifecycle.Phase, reason string) (RedoResult, error) {
+	return o.RedoSeen(ctx, id, p, reason, 0)
+}
+
+// RedoSeen is Redo by a caller that saw revision seen of the task (0:
+// none): any other revision is refused (*StaleError), nothing changed.
+func (o *Orchestrator) RedoSeen(ctx context.Context, id string, p lifecycle.Phase, reason string, seen int64) (RedoResult, error) {
 	var res RedoResult
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
+		if err := checkSeen(t, st, seen); err != nil {
+			return err
+		}
 		cur := st.Phase
 		target := p
 		if target == "" {

@@ -5,6 +5,13 @@
 (function () {
   const task = document.body.dataset.task || "";
   const live = document.getElementById("live");
+  // A refused action answers with the task page itself (409, the state as
+  // it is now): its address becomes the task's, so that a reload shows
+  // the task instead of posting the form again and the live updates
+  // fetch the page.
+  if (task && location.pathname !== "/task/" + encodeURIComponent(task)) {
+    history.replaceState(null, "", "/task/" + encodeURIComponent(task) + "#actions");
+  }
   let refreshing = false, again = false;
 
   // A form someone is filling in is never replaced under their hands.
