@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,20 @@ var (
 	// skipped, 94 passed, 97 total".
 	jestTotal = regexp.MustCompile(`^Tests:\s+((?:\d+ (?:failed|skipped|todo|passed), )*)(\d+) total$`)
 	jestCount = regexp.MustCompile(`(\d+) (failed|skipped|todo|passed)`)
+	// mochaTotal is a line of Mocha's summary (spec, dot, list and most
+	// reporters): "  272 passing (3s)", "  4 pending", "  1 failing".
+	mochaTotal = regexp.MustCompile(`^ {0,4}(\d+) (passing|pending|failing)(?: \(\d+(?:\.\d+)?(?:ms|s|m|h)\))?$`)
+	// mochaFailure starts a failure of Mocha's report after "N failing":
+	// "  1) suite" (the title goes on over the indented lines up to the
+	// one that ends with ":").
+	mochaFailure = regexp.MustCompile(`^  (\d+)\) (.+)$`)
+	// vitestTotal is Vitest's summary of one run: "      Tests  1 failed
+	// | 272 passed | 4 skipped | 1 todo (278)".
+	vitestTotal = regexp.MustCompile(`^\s*Tests\s+((?:\d+ (?:failed|passed|skipped|todo|expected fail)(?: \| )?)+)\s*\((\d+)\)$`)
+	vitestCount = regexp.MustCompile(`(\d+) (failed|passed|skipped|todo|expected fail)`)
+	// vitestFail names a failed test in Vitest's "Failed Tests" section:
+	// " FAIL  test/math.test.js > math > fails".
+	vitestFail = regexp.MustCompile(`^ FAIL  (\S.* > .+?)(?: \[[^\]]*\])?$`)
 	// tapDirective is a "# SKIP reason" or "# TODO reason" after a
 	// description; a "#" escaped as "\#" is not one.
 	tapDirective = regexp.MustCompile(`(?i)(?:^|[^\\])#\s*(skip|todo)\b\S*\s*(.*)$`)
@@ -59,8 +74,16 @@ type TAPParser struct {
 	specCase []artifact.Case
 	jest     map[string]int // Jest's "Tests:" summaries, summed
 	nJest    int
-	inFailed bool            // in the spec reporter's "failing tests:" recap
-	parents  map[string]bool // "▶" lines (suites, tests with subtests) by indent and name
+	mocha    map[string]int // Mocha's "N passing" lines, summed
+	nMocha   int
+	vitest   map[string]int // Vitest's "Tests" summaries, summed
+	nVitest  int
+	// failures of Mocha's and Vitest's reports
+	named      []artifact.Case
+	mochaTitle *artifact.Case  // a Mocha failure whose title is being read
+	wantMsg    *int            // index in named of a failure awaiting its message
+	inFailed   bool            // in the spec reporter's "failing tests:" recap
+	parents    map[string]bool // "▶" lines (suites, tests with subtests) by indent and name
 }
 
 type tapPoint struct {
@@ -77,7 +100,7 @@ type tapPoint struct {
 // NewTAPParser returns a parser passing the text on to onOutput (may be
 // nil).
 func NewTAPParser(onOutput func(string)) *TAPParser {
-	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, parents: map[string]bool{}}
+	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, mocha: map[string]int{}, vitest: map[string]int{}, parents: map[string]bool{}}
 }
 
 // ParseTAP reads a whole TAP (or node spec reporter) output.
@@ -169,6 +192,9 @@ func (p *TAPParser) line(line string) {
 		p.jest["total"] += n
 		return
 	}
+	if p.otherReporter(line) {
+		return
+	}
 	if strings.HasPrefix(line, "✖ failing tests:") {
 		p.inFailed = true
 		return
@@ -193,6 +219,74 @@ func (p *TAPParser) line(line string) {
 	if m := specSkip.FindStringSubmatch(line); m != nil {
 		p.specCase = append(p.specCase, artifact.Case{Name: clip.Runes(m[2], 1000), Status: StatusSkip})
 	}
+}
+
+// otherReporter reads Mocha's and Vitest's totals and failures; it
+// reports whether the line was theirs.
+func (p *TAPParser) otherReporter(raw string) bool {
+	line := ansiCodes.ReplaceAllString(raw, "")
+	if t := p.mochaTitle; t != nil {
+		part := strings.TrimSpace(line)
+		switch {
+		case part == "":
+			p.mochaTitle = nil
+		case strings.HasSuffix(part, ":"):
+			t.Name = clip.Runes(t.Name+" > "+strings.TrimSuffix(part, ":"), 1000)
+			p.addNamed(*t)
+			p.mochaTitle = nil
+		default:
+			t.Name = clip.Runes(t.Name+" > "+part, 1000)
+		}
+		return true
+	}
+	if i := p.wantMsg; i != nil {
+		if msg := strings.TrimSpace(line); msg != "" {
+			p.named[*i].Message = clip.Runes(msg, MaxMessage)
+			p.wantMsg = nil
+		}
+	}
+	if m := mochaTotal.FindStringSubmatch(line); m != nil {
+		if m[2] == "passing" {
+			p.nMocha++
+		}
+		p.mocha[m[2]] += count(m[1])
+		return true
+	}
+	if p.nMocha > 0 && p.mocha["failing"] > 0 {
+		if m := mochaFailure.FindStringSubmatch(line); m != nil {
+			title := strings.TrimSpace(m[2])
+			if strings.HasSuffix(title, ":") {
+				p.addNamed(artifact.Case{Name: clip.Runes(strings.TrimSuffix(title, ":"), 1000), Status: StatusFail, Message: "test failed"})
+			} else {
+				p.mochaTitle = &artifact.Case{Name: clip.Runes(title, 1000), Status: StatusFail, Message: "test failed"}
+			}
+			return true
+		}
+	}
+	if m := vitestTotal.FindStringSubmatch(line); m != nil {
+		p.nVitest++
+		for _, c := range vitestCount.FindAllStringSubmatch(m[1], -1) {
+			p.vitest[c[2]] += count(c[1])
+		}
+		p.vitest["total"] += count(m[2])
+		return true
+	}
+	if m := vitestFail.FindStringSubmatch(line); m != nil {
+		p.addNamed(artifact.Case{Name: clip.Runes(m[1], 1000), Status: StatusFail, Message: "test failed"})
+		return true
+	}
+	return false
+}
+
+// addNamed records a failure named by Mocha's or Vitest's report; its
+// message is the next line that is not blank.
+func (p *TAPParser) addNamed(c artifact.Case) {
+	if len(p.named) >= maxCases {
+		return
+	}
+	p.named = append(p.named, c)
+	i := len(p.named) - 1
+	p.wantMsg = &i
 }
 
 func (p *TAPParser) setPath(level int, name string) {
@@ -267,6 +361,8 @@ func (p *TAPParser) flush() {
 // Finish returns the cases read.
 func (p *TAPParser) Finish() Result {
 	p.flush()
+	others := p.nSpec+p.nJest+p.nMocha+p.nVitest > 0
+	var tap *Result
 	if p.tap {
 		res := Result{Cases: p.cases, Recognised: true}
 		if p.nTotals > 0 {
@@ -277,23 +373,42 @@ func (p *TAPParser) Finish() Result {
 					t["tests"], t["pass"], t["fail"], t["cancelled"], t["skipped"], t["todo"], len(p.cases), sum.Passed, sum.Failed, sum.Skipped))
 			}
 		}
-		return res
-	}
-	if p.nSpec > 0 {
-		s := p.spec
-		return Result{Cases: p.specCase, Recognised: true, Totals: &artifact.Summary{
-			Passed:  s["pass"],
-			Failed:  s["fail"] + s["cancelled"],
-			Skipped: s["skipped"] + s["todo"],
-		}}
-	}
-	if p.nJest > 0 {
-		j := p.jest
-		res := Result{Recognised: true, Totals: &artifact.Summary{Passed: j["passed"], Failed: j["failed"], Skipped: j["skipped"] + j["todo"]}}
-		if n := j["passed"] + j["failed"] + j["skipped"] + j["todo"]; n != j["total"] {
-			res.Notes = append(res.Notes, fmt.Sprintf("Jest's summaries say %d tests in total but count %d by status", j["total"], n))
+		if !others {
+			return res
 		}
-		return res
+		if p.nTotals == 0 {
+			// TAP without node's "# tests" totals beside another
+			// runner's summary: a test printed it (a Vitest test running
+			// node:test), it is not the suite's results.
+			res.Notes = append(res.Notes, fmt.Sprintf("TAP lines (%d test points, no \"# tests\" totals) among the output of a runner with its own summary were taken for a test's output and not counted", len(p.cases)))
+			res.Cases = nil
+		}
+		tap = &res
 	}
-	return Result{}
+	if !others {
+		return Result{}
+	}
+	// The totals of every run the script made, whichever runner: node's
+	// spec reporter, Jest, Mocha, Vitest (and node's TAP with its totals).
+	s, j, m, v := p.spec, p.jest, p.mocha, p.vitest
+	res := Result{Cases: append(p.specCase, p.named...), Recognised: true, Totals: &artifact.Summary{
+		Passed:  s["pass"] + j["passed"] + m["passing"] + v["passed"] + v["expected fail"],
+		Failed:  s["fail"] + s["cancelled"] + j["failed"] + m["failing"] + v["failed"],
+		Skipped: s["skipped"] + s["todo"] + j["skipped"] + j["todo"] + m["pending"] + v["skipped"] + v["todo"],
+	}}
+	if tap != nil {
+		t := Summarize(tap.Cases)
+		res.Totals.Passed += t.Passed
+		res.Totals.Failed += t.Failed
+		res.Totals.Skipped += t.Skipped
+		res.Cases = append(slices.Clip(tap.Cases), res.Cases...)
+		res.Notes = append(res.Notes, tap.Notes...)
+	}
+	if n := j["passed"] + j["failed"] + j["skipped"] + j["todo"]; p.nJest > 0 && n != j["total"] {
+		res.Notes = append(res.Notes, fmt.Sprintf("Jest's summaries say %d tests in total but count %d by status", j["total"], n))
+	}
+	if n := v["passed"] + v["failed"] + v["skipped"] + v["todo"] + v["expected fail"]; p.nVitest > 0 && n != v["total"] {
+		res.Notes = append(res.Notes, fmt.Sprintf("Vitest's summaries say %d tests in total but count %d by status", v["total"], n))
+	}
+	return res
 }

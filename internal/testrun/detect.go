@@ -46,8 +46,11 @@ type DetectOptions struct {
 //	                testdata and hidden folders), go test -json ./... (test, go-json: tests only)
 //	                and go vet ./... (lint, counted apart): suites go-test, go-test-<folder>...
 //	package.json    the test script through the package manager its lockfile names
-//	                (pnpm-lock.yaml: pnpm test, yarn.lock: yarn test, else npm test), read as TAP
-//	                (node --test, tape) or judged by its exit code; npm's placeholder script is no suite
+//	                (pnpm-lock.yaml: pnpm test, yarn.lock: yarn test, else npm test), counted from
+//	                TAP (node --test, tape) or the totals of node's spec reporter, Jest, Mocha or
+//	                Vitest, else judged by its exit code; npm's placeholder script is no suite.
+//	                Without a root test script, each workspace member (package.json workspaces,
+//	                pnpm-workspace.yaml) with one is a suite in its folder
 //	pytest          pytest.ini, tox.ini [pytest], setup.cfg [tool:pytest], pyproject.toml, setup.py
 //	                or conftest.py: pytest with a JUnit report in .orch-test/pytest.xml, run by the
 //	                python of a virtualenv (.venv, venv) in Deps when there is one; a src layout
@@ -301,20 +304,9 @@ func (d *detector) npm() error {
 	if err != nil || !ok {
 		return err
 	}
-	var pkg struct {
-		Scripts map[string]any `json:"scripts"`
-	}
-	if err := json.Unmarshal(data, &pkg); err != nil {
+	pkg, err := parsePackageJSON(data)
+	if err != nil {
 		return fmt.Errorf("detect suites: parse %s: %w", filepath.Join(d.dir, "package.json"), err)
-	}
-	script, _ := pkg.Scripts["test"].(string)
-	switch {
-	case strings.TrimSpace(script) == "":
-		d.note("package.json has no scripts.test: no npm suite")
-		return nil
-	case strings.Contains(script, "no test specified") && strings.Contains(script, "exit 1"):
-		d.note("package.json scripts.test is npm's placeholder (%q): no npm suite", script)
-		return nil
 	}
 	manager, why := "npm", "no pnpm or yarn lockfile"
 	switch {
@@ -325,16 +317,162 @@ func (d *detector) npm() error {
 	case d.exists("package-lock.json"):
 		why = "package-lock.json found"
 	}
-	counts := "read as TAP when it prints TAP (node --test, tape), otherwise judged by its exit code"
-	if strings.Contains(script, "node --test") || strings.Contains(script, "node --experimental-test") {
-		counts = "node's test runner: counts read from its TAP output"
+	members, err := d.workspaceMembers(pkg.workspaces)
+	if err != nil {
+		return err
 	}
-	d.add(Suite{Name: manager + "-test", Kind: KindTest, Command: []string{manager, "test"}, Format: FormatTAP})
-	d.note("package.json scripts.test found (%q): %s test (%s); %s", script, manager, why, counts)
+	if script, placeholder := pkg.test(); script != "" && !placeholder {
+		d.add(Suite{Name: manager + "-test", Kind: KindTest, Command: []string{manager, "test"}, Format: FormatTAP})
+		d.note("package.json scripts.test found (%q): %s test (%s); %s", script, manager, why, nodeCounts(script))
+		if len(members) > 0 {
+			d.note("%d workspace members (%s): the root's test script is the project's declared runner, so the members are tested only as far as it runs them", len(members), strings.Join(members, ", "))
+		}
+	} else {
+		switch {
+		case placeholder:
+			d.note("package.json scripts.test is npm's placeholder (%q): no npm suite", script)
+		case len(members) == 0:
+			d.note("package.json has no scripts.test: no npm suite")
+		}
+		names := map[string]bool{}
+		var tested []string
+		for _, m := range members {
+			mdata, ok, err := d.read(filepath.Join(m, "package.json"))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			mpkg, err := parsePackageJSON(mdata)
+			if err != nil {
+				return fmt.Errorf("detect suites: parse %s: %w", filepath.Join(d.dir, m, "package.json"), err)
+			}
+			script, placeholder := mpkg.test()
+			if script == "" || placeholder {
+				continue
+			}
+			d.add(Suite{Name: manager + "-test" + memberSuffix(m, names), Kind: KindTest, Dir: m, Command: []string{manager, "test"}, Format: FormatTAP})
+			tested = append(tested, fmt.Sprintf("%s (%q; %s)", m, script, nodeCounts(script)))
+		}
+		if len(members) > 0 {
+			d.note("no test script at the root; %d of %d workspace members have one, each a suite running %s test in its folder (%s): %s", len(tested), len(members), manager, why, strings.Join(tested, ", "))
+		}
+		if len(tested) == 0 {
+			return nil
+		}
+	}
 	if _, err := os.Stat(filepath.Join(d.deps, "node_modules")); err != nil {
 		d.note("no node_modules in %s: if the script needs packages, run %s install there first (the sandbox has no network and sees node_modules read-only)", d.deps, manager)
 	}
 	return nil
+}
+
+// packageJSON is what Detect reads of a package.json.
+type packageJSON struct {
+	scripts    map[string]any
+	workspaces []string
+}
+
+func parsePackageJSON(data []byte) (packageJSON, error) {
+	var raw struct {
+		Scripts    map[string]any  `json:"scripts"`
+		Workspaces json.RawMessage `json:"workspaces"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return packageJSON{}, err
+	}
+	pkg := packageJSON{scripts: raw.Scripts}
+	if len(raw.Workspaces) > 0 {
+		// An array of globs, or yarn's {"packages": [...]}.
+		if err := json.Unmarshal(raw.Workspaces, &pkg.workspaces); err != nil {
+			var obj struct {
+				Packages []string `json:"packages"`
+			}
+			if json.Unmarshal(raw.Workspaces, &obj) == nil {
+				pkg.workspaces = obj.Packages
+			}
+		}
+	}
+	return pkg, nil
+}
+
+// test returns the test script and whether it is npm's placeholder.
+func (p packageJSON) test() (string, bool) {
+	script, _ := p.scripts["test"].(string)
+	script = strings.TrimSpace(script)
+	return script, strings.Contains(script, "no test specified") && strings.Contains(script, "exit 1")
+}
+
+// nodeRunners are the test runners whose counts orch reads from their
+// default output, by the word a script calls them with.
+var nodeRunners = []struct{ word, how string }{
+	{"node --test", "node's test runner: counts read from its TAP output or its spec reporter's totals"},
+	{"node --experimental-test", "node's test runner: counts read from its TAP output or its spec reporter's totals"},
+	{"vitest", "Vitest: counts read from its summary (Tests  N failed | N passed | N skipped), failures from its FAIL lines"},
+	{"mocha", "Mocha: counts read from its summary (N passing, N pending, N failing), failures from its report"},
+	{"jest", "Jest: counts read from its summary (Tests: N failed, N passed, N total)"},
+	{"tape", "tape: counts read from its TAP output"},
+}
+
+// nodeCounts says how orch counts the tests of a test script.
+func nodeCounts(script string) string {
+	var hows []string
+	for _, r := range nodeRunners {
+		if strings.Contains(script, r.word) && !slices.Contains(hows, r.how) {
+			hows = append(hows, r.how)
+		}
+	}
+	if len(hows) == 0 {
+		return "read as TAP, or by the totals of node's spec reporter, Jest, Mocha or Vitest, when it prints them; otherwise judged by its exit code (orch cannot tell its runner from the script)"
+	}
+	return strings.Join(hows, "; ")
+}
+
+// workspaceMembers expands package.json's workspaces (or
+// pnpm-workspace.yaml's packages) into the member folders that hold a
+// package.json, sorted; negated patterns ("!x") are left out.
+func (d *detector) workspaceMembers(patterns []string) ([]string, error) {
+	if len(patterns) == 0 {
+		lines, err := d.lines("pnpm-workspace.yaml")
+		if err != nil {
+			return nil, err
+		}
+		in := false
+		for _, l := range lines {
+			t := strings.TrimSpace(l)
+			switch {
+			case strings.HasPrefix(l, "packages:"):
+				in = true
+			case in && strings.HasPrefix(t, "- "):
+				patterns = append(patterns, strings.Trim(strings.TrimSpace(t[2:]), `"'`))
+			case in && t != "" && !strings.HasPrefix(t, "#"):
+				in = false
+			}
+		}
+	}
+	var members []string
+	for _, pat := range patterns {
+		if strings.HasPrefix(pat, "!") || strings.Contains(pat, "..") {
+			continue
+		}
+		pat = strings.TrimSuffix(strings.ReplaceAll(pat, "**", "*"), "/")
+		matches, err := filepath.Glob(filepath.Join(d.dir, filepath.FromSlash(pat)))
+		if err != nil {
+			continue
+		}
+		for _, m := range matches {
+			rel, err := filepath.Rel(d.dir, m)
+			if err != nil || !filepath.IsLocal(rel) || strings.Contains(rel, "node_modules") {
+				continue
+			}
+			if info, err := os.Lstat(filepath.Join(m, "package.json")); err == nil && info.Mode().IsRegular() {
+				members = append(members, filepath.ToSlash(rel))
+			}
+		}
+	}
+	slices.Sort(members)
+	return slices.Compact(members), nil
 }
 
 func (d *detector) pytest() error {

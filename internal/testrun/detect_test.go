@@ -39,7 +39,7 @@ func TestDetect(t *testing.T) {
 			name:  "npm with a test script",
 			files: map[string]string{"package.json": `{"scripts":{"test":"jest"}}`},
 			want:  []string{"npm-test test tap: npm test"},
-			note:  `scripts.test found ("jest"): npm test (no pnpm or yarn lockfile); read as TAP when it prints TAP`,
+			note:  `scripts.test found ("jest"): npm test (no pnpm or yarn lockfile); Jest: counts read from its summary`,
 		},
 		{
 			name:  "node's test runner",
@@ -58,6 +58,44 @@ func TestDetect(t *testing.T) {
 			files: map[string]string{"package.json": `{"scripts":{"test":"mocha"}}`, "yarn.lock": ""},
 			want:  []string{"yarn-test test tap: yarn test"},
 			note:  "run yarn install there first",
+		},
+		{
+			name:  "an unknown runner is named as such",
+			files: map[string]string{"package.json": `{"scripts":{"test":"./run-tests.sh"}}`},
+			want:  []string{"npm-test test tap: npm test"},
+			note:  "orch cannot tell its runner from the script",
+		},
+		{
+			name: "npm workspaces without a root test script: a suite per member",
+			files: map[string]string{
+				"package.json":                `{"private":true,"workspaces":["packages/*","tools/cli","!packages/skipped"]}`,
+				"package-lock.json":           "{}",
+				"packages/core/package.json":  `{"scripts":{"test":"mocha"}}`,
+				"packages/web/package.json":   `{"scripts":{"test":"vitest run"}}`,
+				"packages/docs/package.json":  `{"scripts":{"build":"x"}}`,
+				"packages/empty/.keep":        "",
+				"tools/cli/package.json":      `{"scripts":{"test":"node --test"}}`,
+				"node_modules/x/package.json": `{"scripts":{"test":"never"}}`,
+			},
+			want: []string{"npm-test-packages-core test tap: npm test", "npm-test-packages-web test tap: npm test", "npm-test-tools-cli test tap: npm test"},
+			note: "3 of 4 workspace members have one",
+		},
+		{
+			name: "pnpm workspace with a root test script: the root runs",
+			files: map[string]string{
+				"package.json":            `{"scripts":{"test":"pnpm -r test"}}`,
+				"pnpm-lock.yaml":          "",
+				"pnpm-workspace.yaml":     "packages:\n  - 'packages/*'\n  - \"apps/*\"\n",
+				"packages/a/package.json": `{"scripts":{"test":"vitest run"}}`,
+				"apps/b/package.json":     `{"scripts":{"test":"jest"}}`,
+			},
+			want: []string{"pnpm-test test tap: pnpm test"},
+			note: "2 workspace members (apps/b, packages/a): the root's test script is the project's declared runner",
+		},
+		{
+			name:  "yarn workspaces object",
+			files: map[string]string{"package.json": `{"workspaces":{"packages":["pkgs/*"]}}`, "yarn.lock": "", "pkgs/one/package.json": `{"scripts":{"test":"ava"}}`},
+			want:  []string{"yarn-test-pkgs-one test tap: yarn test"},
 		},
 		{
 			name:  "npm placeholder is no test",

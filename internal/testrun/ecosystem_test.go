@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -521,4 +522,60 @@ func TestEcosystemUnittest(t *testing.T) {
 			t.Errorf("error %q does not say the command to reproduce", report.Error)
 		}
 	})
+}
+
+// An npm workspace without a root test script whose members run Mocha and
+// Vitest (installed from the npm registry into testdata/jsrunners by
+// .ci/run's npm ci, the user's node_modules here): each member is a suite
+// in its folder, counted exactly from the runner's summary, with its
+// failing tests named. (Tried on jshttp/mime-types, Mocha: 47 passing by
+// hand and by orch, 46 and 1 failing with one assertion broken; on
+// unjs/defu, Vitest 4 after lint and tsgo in one pnpm script: 23, then 22
+// passed and 1 failed.)
+func TestEcosystemMochaVitestWorkspace(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "npm", "npm test")
+	deps, err := filepath.Abs(filepath.Join("testdata", "jsrunners"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range []string{"mocha", "vitest"} {
+		requireTool(t, filepath.Join(deps, "node_modules", ".bin", bin), "npm ci in internal/testrun/testdata/jsrunners")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	gittest.WriteFiles(t, dir, map[string]string{
+		"package.json":               `{"name":"ws","private":true,"workspaces":["packages/*"]}`,
+		"packages/m/package.json":    `{"name":"m","version":"1.0.0","scripts":{"test":"mocha"}}`,
+		"packages/m/test/a.test.js":  "const assert = require('assert');\ndescribe('math', () => {\n  it('adds', () => assert.strictEqual(1 + 1, 2));\n  it('fails', () => assert.strictEqual(1 + 1, 3));\n  it.skip('later', () => {});\n  describe('nested', () => { it('deep', () => {}); });\n});\n",
+		"packages/v/package.json":    `{"name":"v","version":"1.0.0","type":"module","scripts":{"test":"vitest run"}}`,
+		"packages/v/a.test.js":       "import { describe, it, expect } from 'vitest';\ndescribe('v', () => {\n  it('adds', () => expect(1 + 1).toBe(2));\n  it('breaks', () => expect(1 + 1).toBe(3));\n  it.skip('later', () => {});\n  it.todo('some day');\n});\n",
+		"packages/v/b.test.js":       "import { test } from 'vitest';\ntest('second file', () => {});\n",
+		"packages/docs/package.json": `{"name":"docs","version":"1.0.0"}`,
+	})
+	report, info := runDetected(t, dir, deps, nil)
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != (artifact.Summary{Passed: 4, Failed: 2, Skipped: 3}) {
+		t.Fatalf("report %s pass %v summary %+v (error %q), want 4 passed 2 failed 3 skipped\n%s", report.Status, report.OverallPass, report.Summary, report.Error, logOf(t, report, info))
+	}
+	want := map[string]struct {
+		sum     artifact.Summary
+		command string
+		failing string
+	}{
+		"npm-test-packages-m": {artifact.Summary{Passed: 2, Failed: 1, Skipped: 1}, "cd packages/m && npm test", "math > fails"},
+		"npm-test-packages-v": {artifact.Summary{Passed: 2, Failed: 1, Skipped: 2}, "cd packages/v && npm test", "a.test.js > v > breaks"},
+	}
+	if len(report.Suites) != len(want) {
+		t.Fatalf("%d suites, want %d\n%s", len(report.Suites), len(want), logOf(t, report, info))
+	}
+	for _, s := range report.Suites {
+		w, ok := want[s.ID]
+		if !ok || s.Summary != w.sum || s.Command != w.command || s.JudgedBy != "" {
+			t.Errorf("suite %s: %+v %q judged %q, want %+v", s.ID, s.Summary, s.Command, s.JudgedBy, w)
+			continue
+		}
+		if !slices.ContainsFunc(s.Cases, func(c artifact.Case) bool { return c.Name == w.failing && c.Status == "fail" }) {
+			t.Errorf("suite %s cases %+v lack the failing %q", s.ID, s.Cases, w.failing)
+		}
+	}
 }

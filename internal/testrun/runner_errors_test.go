@@ -54,6 +54,28 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 			msg:    "sh: 1: tsd: not found (exit status 127)",
 		},
 		{
+			// Vitest whose Vite bundles its config into a read-only
+			// node_modules/.vite-temp (issue 21: reported as 0 passed, 1
+			// failed and sent to codegen).
+			name: "a runner that cannot start (EROFS) before any test",
+			suite: Suite{Name: "npm-test", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c",
+				"echo '> vitest run'; echo 'failed to load config from /w/vitest.config.ts' >&2; echo \"Error: EROFS: read-only file system, open '/w/node_modules/.vite-temp/vitest.config.ts.timestamp-1-abc.mjs'\" >&2; exit 1"}},
+			status: artifact.TestError,
+			msg:    "the test runner stopped before it ran any test (failed to load config from /w/vitest.config.ts)",
+		},
+		{
+			name:   "mocha that cannot load a module",
+			suite:  Suite{Name: "npm-test", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", "echo \"Error: Cannot find module 'chai'\" >&2; exit 1"}},
+			status: artifact.TestError,
+			msg:    "Cannot find module 'chai'",
+		},
+		{
+			name:    "a failing Mocha test that mentions a missing module is a failure",
+			suite:   Suite{Name: "npm-test", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", "printf '  0 passing (1ms)\\n  1 failing\\n\\n  1) loads:\\n     Error: Cannot find module x\\n'; exit 1"}},
+			status:  artifact.TestCompleted,
+			summary: artifact.Summary{Failed: 1},
+		},
+		{
 			name:   "a missing tool in a make recipe (make exits 2)",
 			suite:  sh("make", "echo 'make: jest: No such file or directory' >&2; echo 'make: *** [Makefile:2: test] Error 127' >&2; exit 2"),
 			status: artifact.TestError,

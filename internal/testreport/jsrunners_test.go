@@ -1,0 +1,101 @@
+package testreport
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
+
+func TestParseMochaVitestRecorded(t *testing.T) {
+	// The projects in testdata/tap/README.md: Mocha 11.8 and Vitest 3.2
+	// with their default reporters.
+	tests := []struct {
+		file string
+		sum  artifact.Summary
+		want []wantCase
+	}{
+		{"mocha11-spec.txt", artifact.Summary{Passed: 3, Failed: 1, Skipped: 2}, []wantCase{
+			{"", "math > fails", StatusFail, "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"},
+		}},
+		{"vitest3-default.txt", artifact.Summary{Passed: 3, Failed: 1, Skipped: 2}, []wantCase{
+			{"", "math.test.js > math > fails", StatusFail, "AssertionError: expected 2 to be 3 // Object.is equality"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := ParseTAP(recorded(t, "testdata/tap/"+tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Recognised || len(res.Notes) != 0 {
+				t.Errorf("recognised %v notes %q", res.Recognised, res.Notes)
+			}
+			checkWant(t, res, tt.sum, tt.want)
+		})
+	}
+}
+
+func TestParseMochaVitestTotals(t *testing.T) {
+	tests := []struct {
+		name  string
+		out   string
+		sum   artifact.Summary
+		names []string
+		note  string
+	}{
+		{name: "mocha passing only", out: "\n  272 passing (3s)\n", sum: artifact.Summary{Passed: 272}},
+		{name: "mocha in minutes, pending, failing", out: "  272 passing (1m)\n  4 pending\n  1 failing\n\n  1) a top-level test:\n     Error: boom\n", sum: artifact.Summary{Passed: 272, Failed: 1, Skipped: 4}, names: []string{"a top-level test"}},
+		{name: "mocha nested title", out: "  0 passing (2ms)\n  1 failing\n\n  1) outer\n       inner\n         leaf:\n     TypeError: x is not a function\n", sum: artifact.Summary{Failed: 1}, names: []string{"outer > inner > leaf"}},
+		{name: "mocha hook", out: "  1 passing (5ms)\n  1 failing\n\n  1) db\n       \"before all\" hook for \"reads\":\n     Error: ECONNREFUSED\n", sum: artifact.Summary{Passed: 1, Failed: 1}, names: []string{`db > "before all" hook for "reads"`}},
+		{name: "two mocha runs summed", out: "  2 passing (1ms)\n\n  3 passing (1ms)\n  1 pending\n", sum: artifact.Summary{Passed: 5, Skipped: 1}},
+		{name: "vitest all passed", out: " Test Files  3 passed (3)\n      Tests  272 passed (272)\n", sum: artifact.Summary{Passed: 272}},
+		{name: "vitest coloured", out: "\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m272 passed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[33m4 skipped\x1b[39m\x1b[90m (277)\x1b[39m\n", sum: artifact.Summary{Passed: 272, Failed: 1, Skipped: 4}},
+		{name: "vitest totals that do not add up", out: "      Tests  1 passed (2)\n", sum: artifact.Summary{Passed: 1}, note: "Vitest's summaries say 2 tests"},
+		{name: "jest and mocha in one script", out: "Tests:       2 passed, 2 total\n  3 passing (1ms)\n", sum: artifact.Summary{Passed: 5}},
+		{name: "a failing line before any totals is no failure", out: "  1) not mocha\n", sum: artifact.Summary{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ParseTAP(strings.NewReader(tt.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Summary(); got != tt.sum {
+				t.Errorf("summary %+v, want %+v", got, tt.sum)
+			}
+			var names []string
+			for _, c := range res.Cases {
+				names = append(names, c.Name)
+			}
+			if strings.Join(names, "|") != strings.Join(tt.names, "|") {
+				t.Errorf("cases %q, want %q", names, tt.names)
+			}
+			if tt.note != "" && !strings.Contains(strings.Join(res.Notes, "; "), tt.note) {
+				t.Errorf("notes %q lack %q", res.Notes, tt.note)
+			}
+		})
+	}
+}
+
+func TestParseTAPBesideOtherRunners(t *testing.T) {
+	// unjs/defu: a Vitest test that prints a node:test TAP fragment (a
+	// suite, no "# tests" line); Vitest's summary counts the tests.
+	stray := "TAP version 13\n# Subtest: isPlainObject\nok 1 - isPlainObject\n  ---\n  duration_ms: 6.5\n  type: 'suite'\n  ...\n ✓ test/utils.test.ts (2 tests) 5ms\n      Tests  23 passed (23)\n"
+	res, err := ParseTAP(strings.NewReader(stray))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary() != (artifact.Summary{Passed: 23}) || !strings.Contains(strings.Join(res.Notes, ";"), "taken for a test's output") {
+		t.Errorf("summary %+v notes %q, want Vitest's 23 passed and a note on the TAP lines", res.Summary(), res.Notes)
+	}
+	// node --test && mocha: both runs count.
+	both := "TAP version 13\nok 1 - a\nnot ok 2 - b\n1..2\n# tests 2\n# pass 1\n# fail 1\n\n  3 passing (2ms)\n"
+	res, err = ParseTAP(strings.NewReader(both))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary() != (artifact.Summary{Passed: 4, Failed: 1}) || len(res.Cases) != 2 {
+		t.Errorf("summary %+v cases %d, want node's 1+1 and Mocha's 3 passed, node's two cases", res.Summary(), len(res.Cases))
+	}
+}
