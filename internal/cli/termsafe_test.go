@@ -98,7 +98,7 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		plan(`{"id": "q1", "text": `+js(text)+`, "blocking": true}`) + `,` +
 		strings.Repeat(reviewer+",", 5) +
 		`{"role": "codegen", "json": {"status": "completed", "deletes": [], "notes": ` + js(text) + `,
-		  "files": [{"path": "calc.go", "content": ` + js("package calc\n\n// Add returns the sum of a and b.\n// "+arg+"func Add(a, b int) int { return a - b }\n") + `},
+		  "files": [{"path": "calc.go", "content": ` + js("package calc\n\n// Add returns the sum of a and b: "+line+"\nfunc Add(a, b int) int { return a - b }\n") + `},
 		            {"path": "calc_test.go", "content": ` + js(testFile) + `}]}},
 		{"role": "code_reviewer", "json": {"ok": true, "summary": ` + js(text) + `, "issues": [{"severity": "minor", "kind": "style", "file": "calc.go", "line": 1, "message": ` + js(text) + `}]}},
 		{"role": "accept_advisor", "json": {"recommendation": "accepted", "confidence": "high", "summary": ` + js(text) + `, "reasons": [` + js(text) + `]}}
@@ -126,7 +126,7 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	orch(0, "next")
 	pty(0, dumb, "review", "code")
 	// The suite fails, printing the corpus; the task goes back to codegen.
-	pty(-1, dumb, "test", "--sandbox", "none")
+	shown(pty(-1, dumb, "test", "--sandbox", "none"), "copy ^[]52;c;")
 	orch(0, "next", "--override", arg, "--to", "accept")
 	pty(0, dumb, "advise")
 
@@ -154,8 +154,17 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		{"show", "brief"}, {"show", "plan"}, {"show", "plan-review"}, {"show", "diff"}, {"show", "code-review"},
 		{"show", "advice"}, {"diff"}, {"cost"}, {"verify"}, {"next", "--json"},
 	} {
-		orch(-1, args...)
+		out := orch(-1, args...)
 		pty(-1, nil, args...)
+		if args[len(args)-1] == "--json" {
+			// Still JSON: every line of an object (stderr, mixed in
+			// here, has the refusals) parses.
+			for l := range strings.Lines(strings.TrimSpace(out)) {
+				if strings.HasPrefix(l, "{") && !json.Valid([]byte(l)) {
+					t.Errorf("orch %v: not JSON: %q", args, l)
+				}
+			}
+		}
 	}
 	// Through the pager: what reaches it has no control sequence either.
 	pagerPath, rec := fakePager(t)

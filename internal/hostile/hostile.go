@@ -11,11 +11,15 @@
 //	testdata/patches-ok/*.patch odd patches that are fine (CRLF, quoted names…)
 //	testdata/json/GROUP/*.json  JSON documents, grouped by the reader they target
 //	testdata/expect.txt         NAME<TAB>fragments: what the refusal should say
+//	testdata/terminal.txt       NAME "text": text that must never drive a terminal
 //
 // JSON groups: "any" (no JSON reader may accept them), "plan"
 // (planning/planning.ai.json), "files" (planning/plan.files.json),
 // "answer-plan" and "answer-codegen" (model answers of the planner and of
 // codegen), "command" (stdout of a command provider).
+//
+// TerminalCases and TerminalViolation serve the terminal-safety tests
+// (docs/terminal.md).
 package hostile
 
 import (

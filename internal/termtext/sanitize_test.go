@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -95,6 +96,22 @@ func TestWriter(t *testing.T) {
 			if got := writeThrough(tt.in, n); got != tt.want {
 				t.Errorf("Writer(%q) in chunks of %d = %q, want %q", tt.in, n, got, tt.want)
 			}
+		}
+	}
+	// JSON as encoding/json writes it is the same JSON value after the
+	// guard.
+	for _, c := range hostile.TerminalCases() {
+		enc, err := json.Marshal(map[string]string{"text": c.Text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after map[string]string
+		if err := json.Unmarshal(enc, &before); err != nil {
+			t.Fatal(err)
+		}
+		guarded := writeThrough(string(enc)+"\n", 7)
+		if err := json.Unmarshal([]byte(guarded), &after); err != nil || after["text"] != before["text"] {
+			t.Errorf("%s: JSON through the guard = %q (%v), want the value of %q", c, guarded, err, enc)
 		}
 	}
 	// A dangling ESC or half a rune at the end is shown by Flush.
