@@ -3,6 +3,8 @@ package testreport
 import (
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,7 +21,9 @@ const (
 )
 
 var (
-	libtestRunning = regexp.MustCompile(`^\s+Running (.+?)(?: \(.*\))?$`)
+	libtestRunning = regexp.MustCompile(`^\s+Running (.+?)(?: \((.*)\))?$`)
+	// libtestHash is the hash cargo appends to a test binary's name.
+	libtestHash = regexp.MustCompile(`-[0-9a-f]{8,}$`)
 	libtestDoc     = regexp.MustCompile(`^\s+Doc-tests (\S+)$`)
 	libtestCount   = regexp.MustCompile(`^running (\d+) tests?$`)
 	libtestResult  = regexp.MustCompile(`^test (.+) \.\.\. (ok|FAILED|ignored(?:, .*)?)$`)
@@ -95,7 +99,14 @@ func (p *LibtestParser) line(line string) {
 		return
 	}
 	if m := libtestRunning.FindStringSubmatch(line); m != nil {
-		p.begin(strings.TrimSpace(m[1]))
+		// "unittests src/lib.rs (target/debug/deps/alpha-f616…)": in a
+		// workspace every crate has a src/lib.rs, so the binary's name
+		// (the crate's, or the integration test's) comes along.
+		binary := strings.TrimSpace(m[1])
+		if name := libtestHash.ReplaceAllString(path.Base(filepath.ToSlash(m[2])), ""); m[2] != "" && name != "" && name != "." && name != "/" {
+			binary += " (" + name + ")"
+		}
+		p.begin(binary)
 		return
 	}
 	if m := libtestDoc.FindStringSubmatch(line); m != nil {

@@ -43,11 +43,11 @@ func TestParseLibtestRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkWant(t, res, artifact.Summary{Passed: 3, Failed: 2, Skipped: 1}, []wantCase{
-		{"unittests src/lib.rs", "tests::adds", StatusPass, ""},
-		{"unittests src/lib.rs", "tests::slow", StatusSkip, ""},
-		{"unittests src/lib.rs", "tests::fails", StatusFail, "assertion `left == right` failed: math is off (at src/lib.rs:14:43)"},
-		{"tests/it.rs", "integration", StatusPass, ""},
-		{"tests/it.rs", "panics", StatusFail, "boom (at tests/it.rs:4:15)"},
+		{"unittests src/lib.rs (demo)", "tests::adds", StatusPass, ""},
+		{"unittests src/lib.rs (demo)", "tests::slow", StatusSkip, ""},
+		{"unittests src/lib.rs (demo)", "tests::fails", StatusFail, "assertion `left == right` failed: math is off (at src/lib.rs:14:43)"},
+		{"tests/it.rs (it)", "integration", StatusPass, ""},
+		{"tests/it.rs (it)", "panics", StatusFail, "boom (at tests/it.rs:4:15)"},
 		{"Doc-tests demo", "src/lib.rs - add (line 3)", StatusPass, ""},
 	})
 	if len(res.Notes) != 0 {
@@ -82,9 +82,9 @@ func TestParseLibtestEdgeCases(t *testing.T) {
 				"     Running tests/b.rs (target/debug/deps/b-2)\n\nrunning 1 test\ntest b ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
 			sum: artifact.Summary{Passed: 2, Error: 1},
 			want: []wantCase{
-				{"unittests src/lib.rs", "a", StatusPass, ""},
-				{"tests/b.rs", "b", StatusPass, ""},
-				{"unittests src/lib.rs", CaseBinaryFailed, StatusError, "unittests src/lib.rs ran 1 of the 3 tests it announced and ended: `/t/x-1` (signal: 11, SIGSEGV: invalid memory reference)"},
+				{"unittests src/lib.rs (x-1)", "a", StatusPass, ""},
+				{"tests/b.rs (b-2)", "b", StatusPass, ""},
+				{"unittests src/lib.rs (x-1)", CaseBinaryFailed, StatusError, "unittests src/lib.rs (x-1) ran 1 of the 3 tests it announced and ended: `/t/x-1` (signal: 11, SIGSEGV: invalid memory reference)"},
 			},
 		},
 		{
@@ -93,8 +93,8 @@ func TestParseLibtestEdgeCases(t *testing.T) {
 				"test result: FAILED. 0 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
 			sum: artifact.Summary{Failed: 1, Skipped: 1},
 			want: []wantCase{
-				{"tests/c.rs", "slow", StatusSkip, "needs a network"},
-				{"tests/c.rs", "bad", StatusFail, "'oops', tests/c.rs:3:5"},
+				{"tests/c.rs (c-3)", "slow", StatusSkip, "needs a network"},
+				{"tests/c.rs (c-3)", "bad", StatusFail, "'oops', tests/c.rs:3:5"},
 			},
 			notes: 1,
 		},

@@ -55,7 +55,8 @@ type DetectOptions struct {
 //	                or conftest.py: pytest with a JUnit report in .orch-test/pytest.xml, run by the
 //	                python of a virtualenv (.venv, venv) in Deps when there is one; a src layout
 //	                gets PYTHONPATH=src so the tests import the code under test
-//	Cargo.toml      cargo test --no-fail-fast (libtest: every test binary, even after a failure)
+//	Cargo.toml      cargo test --no-fail-fast (libtest: every test binary, even after a failure),
+//	                with --workspace when it has a [workspace] table (every member)
 //	pom.xml         mvn -B -o -q -fae test (offline: the sandbox has no network), surefire reports
 //	gradlew         ./gradlew test --offline --continue --no-daemon when the wrapper is in the repository
 //	                (else gradle on PATH), JUnit reports in build/test-results/test
@@ -835,13 +836,35 @@ func (d *detector) hasSection(name, header string) (bool, error) {
 }
 
 func (d *detector) cargo() error {
-	_, ok, err := d.read("Cargo.toml")
+	data, ok, err := d.read("Cargo.toml")
 	if err != nil || !ok {
 		return err
+	}
+	if hasTOMLTable(string(data), "workspace") {
+		// Without --workspace, cargo test at a root that is also a
+		// package tests that package alone (or the default-members).
+		d.add(Suite{Name: "cargo-test", Kind: KindTest, Command: []string{"cargo", "test", "--workspace", "--no-fail-fast"}, Format: FormatLibtest})
+		d.note("Cargo.toml with [workspace] found: cargo test --workspace --no-fail-fast (every member's unit, integration and doc tests, each binary named with its crate or test target; every binary runs even after a failure; counts read from libtest's output)")
+		return nil
 	}
 	d.add(Suite{Name: "cargo-test", Kind: KindTest, Command: []string{"cargo", "test", "--no-fail-fast"}, Format: FormatLibtest})
 	d.note("Cargo.toml found: cargo test --no-fail-fast (every test binary runs even after a failure; counts read from libtest's output)")
 	return nil
+}
+
+// hasTOMLTable reports whether a TOML document has the table [name] (a
+// header line, comments and spaces allowed).
+func hasTOMLTable(doc, name string) bool {
+	for line := range strings.Lines(doc) {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if strings.HasPrefix(line, "[") && !strings.HasPrefix(line, "[[") && strings.TrimSpace(strings.Trim(line, "[]")) == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *detector) maven() error {

@@ -191,6 +191,17 @@ func TestDetect(t *testing.T) {
 			note:  "every test binary runs even after a failure",
 		},
 		{
+			name:  "cargo workspace",
+			files: map[string]string{"Cargo.toml": "[package]\nname = \"root\"\n\n[workspace] # all crates\nmembers = [\"crates/*\"]\n\n[workspace.dependencies]\n"},
+			want:  []string{"cargo-test test libtest: cargo test --workspace --no-fail-fast"},
+			note:  "Cargo.toml with [workspace] found",
+		},
+		{
+			name:  "cargo workspace.package is no workspace table",
+			files: map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n[workspace.package]\n"},
+			want:  []string{"cargo-test test libtest: cargo test --no-fail-fast"},
+		},
+		{
 			name:  "python src layout in a virtualenv",
 			files: map[string]string{"pyproject.toml": "[project]\n", "src/cachetools/__init__.py": "", "tests/test_x.py": ""},
 			deps:  deps,

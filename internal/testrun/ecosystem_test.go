@@ -579,3 +579,41 @@ func TestEcosystemMochaVitestWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// A cargo workspace whose root is also a package: cargo test without
+// --workspace tests the root alone and says "ok" while a member's test
+// fails; orch runs every member (unit, integration and doc tests) and
+// names each binary with its crate.
+func TestEcosystemRustWorkspace(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "cargo", "cargo test")
+	t.Parallel()
+	dir := t.TempDir()
+	gittest.WriteFiles(t, dir, map[string]string{
+		"Cargo.toml":              "[package]\nname = \"root\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nmembers = [\"crates/*\"]\n\n[dependencies]\nalpha = { path = \"crates/alpha\" }\n",
+		"src/lib.rs":              "/// ```\n/// assert_eq!(root::twice(2), 4);\n/// ```\npub fn twice(x: i32) -> i32 { alpha::add(x, x) }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { assert_eq!(super::twice(1), 2); }\n}\n",
+		"crates/alpha/Cargo.toml": "[package]\nname = \"alpha\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"crates/alpha/src/lib.rs": "/// ```\n/// assert_eq!(alpha::add(1, 2), 3);\n/// ```\npub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 1), 2); }\n    #[test]\n    #[ignore]\n    fn slow() {}\n}\n",
+		"crates/beta/Cargo.toml":  "[package]\nname = \"beta\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"crates/beta/src/lib.rs":  "pub fn neg(a: i32) -> i32 { -a }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { assert_eq!(super::neg(1), -1); }\n}\n",
+		"crates/beta/tests/it.rs": "#[test]\nfn broken() { assert_eq!(beta::neg(1), 1, \"beta is broken\"); }\n",
+	})
+	report, info := runDetected(t, dir, "", nil)
+	// root: 1 unit + 1 doc; alpha: 1 unit (+1 ignored) + 1 doc; beta: 1
+	// unit, and the failing integration test.
+	want := artifact.Summary{Passed: 5, Failed: 1, Skipped: 1}
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != want {
+		t.Fatalf("report %s summary %+v (error %q), want %+v\n%s", report.Status, report.Summary, report.Error, want, logOf(t, report, info))
+	}
+	var pkgs []string
+	for _, c := range report.Suites[0].Cases {
+		if !slices.Contains(pkgs, c.Package) {
+			pkgs = append(pkgs, c.Package)
+		}
+	}
+	for _, p := range []string{"unittests src/lib.rs (alpha)", "unittests src/lib.rs (beta)", "tests/it.rs (it)", "unittests src/lib.rs (root)", "Doc-tests alpha", "Doc-tests root"} {
+		if !slices.Contains(pkgs, p) {
+			t.Errorf("binaries %q lack %q", pkgs, p)
+		}
+	}
+}
