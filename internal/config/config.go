@@ -130,6 +130,10 @@ type Test struct {
 	MaxProcesses int `toml:"max_processes"`
 	// MaxMemory bounds the memory of each suite ("4GiB").
 	MaxMemory ByteSize `toml:"max_memory"`
+	// MaxWrite bounds what the suites of one run write together, in the
+	// worktree, the caches, /tmp and the home ("2GiB"): more is "no space
+	// left on device" in the sandbox and a report with status error.
+	MaxWrite ByteSize `toml:"max_write"`
 	// Setup are commands run in the test worktree, inside the sandbox,
 	// before the suites (an offline install: "npm ci --offline").
 	Setup []Command `toml:"setup"`
@@ -228,7 +232,7 @@ func (m MCP) Allows(gate string) bool { return slices.Contains(m.Allow, gate) }
 // Default returns the embedded defaults.
 func Default() Config {
 	return Config{
-		Test: Test{Sandbox: "auto", Timeout: Duration(10 * time.Minute), MaxLogBytes: 10 << 20, MaxProcesses: 4096, MaxMemory: 4 << 30, BuildCache: true},
+		Test: Test{Sandbox: "auto", Timeout: Duration(10 * time.Minute), MaxLogBytes: 10 << 20, MaxProcesses: 4096, MaxMemory: 4 << 30, MaxWrite: 2 << 30, BuildCache: true},
 		Review: Review{
 			PlanPersonas: []string{"product", "architecture", "implementation", "testing", "risk"},
 			CodePersonas: []string{"correctness", "tests", "security", "maintainability"},
@@ -332,6 +336,9 @@ func (c *Config) validate(file string) error {
 	}
 	if c.Test.MaxMemory < MinMemory {
 		return bad("test.max_memory", fmt.Sprintf("expected at least %s, got %s", MinMemory, c.Test.MaxMemory))
+	}
+	if c.Test.MaxWrite < MinMemory {
+		return bad("test.max_write", fmt.Sprintf("expected at least %s, got %s", MinMemory, c.Test.MaxWrite))
 	}
 	for i, cmd := range c.Test.Setup {
 		if len(cmd) == 0 || cmd[0] == "" {

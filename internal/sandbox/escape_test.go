@@ -137,14 +137,14 @@ func newEscapeFixture(t *testing.T, home string) escapeFixture {
 
 // effects says, per probe, whether it worked: from what reached the host
 // for writes, from the suite's own record for the rest.
-func (f escapeFixture) effects(results map[string]string) map[string]bool {
+func (f escapeFixture) effects(results map[string]string, worktree string) map[string]bool {
 	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
 	config, _ := os.ReadFile(filepath.Join(f.mainGit, "config"))
 	got := map[string]bool{}
 	for k, v := range results {
 		got[k] = v == "yes"
 	}
-	got["dir-write"] = exists(filepath.Join(f.worktree, "inside.txt"))
+	got["dir-write"] = exists(filepath.Join(worktree, "inside.txt"))
 	got["hook-write"] = exists(filepath.Join(f.mainGit, "hooks", "pre-commit"))
 	got["config-write"] = !bytes.Equal(config, f.config)
 	got["root-write"] = exists(f.rootFile)
@@ -163,21 +163,36 @@ func runEscape(t *testing.T, f escapeFixture, weak bool) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb.host.weak = weak
+	if weak {
+		// New handed the directory to the suite's user; the weak
+		// configuration runs the suite as root.
+		sb.host.weak = true
+		if err := handOver(sb.View(f.worktree), os.Geteuid(), os.Getegid(), nil); err != nil {
+			t.Fatal(err)
+		}
+		sb.handedOver = false
+	}
 	out := filepath.Join(t.TempDir(), "out.log")
 	code, err := runIn(sb, f.worktree, env, rootEscapeScript, out)
+	if err != nil || code != 0 {
+		_ = sb.Close()
+		t.Fatalf("escape script: exit %d, %v\n%s", code, err, gittest.ReadFile(t, out))
+	}
+	// The suite's writes are in the run's layers until Close, which
+	// writes what it left in the directory to disk.
+	inLayer := gittest.ReadFile(t, filepath.Join(sb.View(f.worktree), "results.txt"))
 	if cerr := sb.Close(); cerr != nil {
 		t.Errorf("Close: %v", cerr)
 	}
-	if err != nil || code != 0 {
-		t.Fatalf("escape script: exit %d, %v\n%s", code, err, gittest.ReadFile(t, out))
+	if onDisk := gittest.ReadFile(t, filepath.Join(f.worktree, "results.txt")); onDisk != inLayer {
+		t.Errorf("results.txt on disk after the run:\n%s\nin the run's layer:\n%s", onDisk, inLayer)
 	}
 	results := map[string]string{}
-	for _, line := range strings.Fields(gittest.ReadFile(t, filepath.Join(f.worktree, "results.txt"))) {
+	for _, line := range strings.Fields(inLayer) {
 		k, v, _ := strings.Cut(line, "=")
 		results[k] = v
 	}
-	return f.effects(results)
+	return f.effects(results, f.worktree)
 }
 
 // runIn runs script with sh in the sandbox and waits for it to end.
@@ -241,9 +256,9 @@ func TestEscapesAsRoot(t *testing.T) {
 			}
 		}
 		// The directory was given back to root.
-		info, err := os.Stat(filepath.Join(f.worktree, "inside.txt"))
+		info, err := os.Stat(filepath.Join(f.worktree, "a.txt"))
 		if err != nil || owner(info) != [2]int{0, 0} {
-			t.Errorf("inside.txt after the run: %v, owner %v; want root's", err, owner(info))
+			t.Errorf("a.txt after the run: %v, owner %v; want root's", err, owner(info))
 		}
 	})
 }

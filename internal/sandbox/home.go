@@ -75,58 +75,43 @@ func within(path, base string) bool {
 	return path == base || strings.HasPrefix(path, base+"/")
 }
 
-// toolchainPaths returns the folders below the hidden homes that the
-// suites' tools need, to be bound back read-only:
-//   - every PATH entry in a home, and the "lib" next to an entry named
-//     "bin" (Python's user site in ~/.local/lib, nvm's global modules);
-//   - where a symlink in such an entry points into a home, the target's
-//     folder, or the folder above it when that is a "bin" (pipx venvs,
-//     ~/.local/bin/go → ~/sdk/go1.x/bin/go);
+// toolchainPaths returns the folders the suites' tools need that the
+// sandbox does not show already (systemDirs), to be bound read-only at
+// their own path, wherever they are (a home, /opt, a CI tool cache):
+//   - every PATH entry, and the "lib" next to an entry named "bin"
+//     (Python's user site in ~/.local/lib, nvm's global modules);
+//   - where a symlink in such an entry (or in /usr/local/bin) points
+//     elsewhere, the target's folder, or the folder above it when that is
+//     a "bin" (pipx venvs, ~/.local/bin/go → ~/sdk/go1.x/bin/go);
 //   - Go's GOROOT and GOMODCACHE as `go env` reports them (the user's
-//     `go env -w` settings included);
+//     `go env -w` settings included), and JAVA_HOME;
 //   - rustup's toolchains (RUSTUP_HOME or ~/.rustup) and cargo's registry
 //     and git checkouts (never CARGO_HOME's credentials);
 //   - pyenv's root when its shims are on PATH.
 //
-// A home itself, a folder holding one, and anything in secretHomeDirs is
-// never returned; nested results are folded into their parent.
-func toolchainPaths(env []string, homes []string) []string {
-	if len(homes) == 0 {
-		return nil
-	}
-	inHome := func(p string) (string, bool) {
-		for _, h := range homes {
-			if within(p, h) && p != h {
-				return h, true
-			}
-		}
-		return "", false
-	}
+// Never returned: a home itself or a folder holding one, a folder of the
+// first level ("/work", "/srv": it would show every repository in it), a
+// folder holding or lying in one of hide (the user's working tree), and
+// anything in secretHomeDirs. Nested results are folded into their parent.
+func toolchainPaths(env []string, homes, hide []string) []string {
 	var cands []string
 	add := func(p string) {
 		if p == "" || !filepath.IsAbs(p) {
 			return
 		}
 		p = filepath.Clean(p)
-		if _, ok := inHome(p); ok {
-			cands = append(cands, p)
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
 		}
+		if depth(p) < 2 || visibleSystemPath(p) || slices.Contains(homes, p) ||
+			slices.ContainsFunc(hide, func(h string) bool { return within(p, h) || within(h, p) }) {
+			return
+		}
+		cands = append(cands, p)
 	}
 	pathEnv, _ := LookupEnv(env, "PATH")
 	var pathDirs []string
-	for _, d := range filepath.SplitList(pathEnv) {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		d = filepath.Clean(d)
-		if _, ok := inHome(d); !ok {
-			continue
-		}
-		pathDirs = append(pathDirs, d)
-		add(d)
-		if filepath.Base(d) == "bin" {
-			add(filepath.Join(filepath.Dir(d), "lib"))
-		}
+	scan := func(d string) {
 		for _, target := range symlinkTargets(d, 512) {
 			root := filepath.Dir(target)
 			if filepath.Base(root) == "bin" {
@@ -135,11 +120,34 @@ func toolchainPaths(env []string, homes []string) []string {
 			add(root)
 		}
 	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		pathDirs = append(pathDirs, d)
+		if visibleSystemPath(d) {
+			continue
+		}
+		add(d)
+		if filepath.Base(d) == "bin" {
+			add(filepath.Join(filepath.Dir(d), "lib"))
+		}
+		scan(d)
+	}
+	// Installers link their tools here from /opt and the like.
+	scan("/usr/local/bin")
 	goroot, gomodcache := goDirs(env)
 	add(goroot)
 	add(gomodcache)
+	if j, ok := LookupEnv(env, "JAVA_HOME"); ok {
+		add(j)
+	}
 
-	home := homes[0]
+	home := ""
+	if len(homes) > 0 {
+		home = homes[0]
+	}
 	if h, ok := LookupEnv(env, "HOME"); ok && filepath.IsAbs(h) {
 		if r, err := filepath.EvalSymlinks(h); err == nil {
 			home = r
@@ -149,14 +157,18 @@ func toolchainPaths(env []string, homes []string) []string {
 		if v, ok := LookupEnv(env, name); ok && v != "" {
 			return v
 		}
+		if home == "" {
+			return ""
+		}
 		return filepath.Join(home, def)
 	}
 	add(envOr("RUSTUP_HOME", ".rustup"))
-	cargo := envOr("CARGO_HOME", ".cargo")
-	add(filepath.Join(cargo, "registry"))
-	add(filepath.Join(cargo, "git"))
-	if pyenv := filepath.Clean(envOr("PYENV_ROOT", ".pyenv")); slices.ContainsFunc(pathDirs, func(d string) bool { return within(d, pyenv) }) {
-		add(pyenv)
+	if cargo := envOr("CARGO_HOME", ".cargo"); cargo != "" {
+		add(filepath.Join(cargo, "registry"))
+		add(filepath.Join(cargo, "git"))
+	}
+	if pyenv := envOr("PYENV_ROOT", ".pyenv"); pyenv != "" && slices.ContainsFunc(pathDirs, func(d string) bool { return within(d, filepath.Clean(pyenv)) }) {
+		add(filepath.Clean(pyenv))
 	}
 	return foldPaths(cands, homes)
 }

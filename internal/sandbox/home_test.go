@@ -48,7 +48,7 @@ func TestToolchainPaths(t *testing.T) {
 	}
 	entries = append(entries, "relative/bin", "/usr/bin", "/bin")
 	env := []string{"HOME=" + home, "PATH=" + strings.Join(entries, string(os.PathListSeparator))}
-	got := toolchainPaths(env, []string{home})
+	got := toolchainPaths(env, []string{home}, nil)
 	var want []string
 	for _, p := range []string{".cargo/bin", ".cargo/git", ".cargo/registry", ".local/bin", ".local/lib", ".nvm/versions/node/v20/bin", ".nvm/versions/node/v20/lib", ".pyenv", ".rustup", "bin", "sdk/go1.26"} {
 		want = append(want, filepath.Join(home, p))
@@ -56,8 +56,11 @@ func TestToolchainPaths(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("toolchainPaths =\n%q\nwant\n%q", got, want)
 	}
-	if toolchainPaths(env, nil) != nil {
-		t.Error("paths kept without a hidden home")
+	if got := toolchainPaths(env, []string{home}, []string{home}); got != nil {
+		t.Errorf("paths kept inside a hidden folder: %q", got)
+	}
+	if got := toolchainPaths(env, []string{filepath.Join(home, "sdk")}, []string{filepath.Join(home, ".cargo")}); slices.Contains(got, filepath.Join(home, "sdk")) || slices.ContainsFunc(got, func(p string) bool { return within(p, filepath.Join(home, ".cargo")) }) {
+		t.Errorf("a home itself or a path in a hidden folder kept: %q", got)
 	}
 }
 

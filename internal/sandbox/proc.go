@@ -145,7 +145,7 @@ func start(l Launch, marker string, cg *suiteCgroup) (*Process, []string, error)
 		}
 		defer infoR.Close()
 		extra = []*os.File{infoW, blockR} // fds 3 and 4
-		argv = append([]string{l.Sandbox.host.bwrap}, l.Sandbox.args(l.Argv, l.Dir, 3, 4)...)
+		argv = l.Sandbox.argv(l.Argv, l.Dir, 3, 4)
 	} else {
 		extra = []*os.File{blockR} // fd 3
 		argv = append([]string{gateShell, "-c", gateScript, "orch-suite"}, l.Argv...)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,13 +28,21 @@ const installHint = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewr
 // isolationArgs are the bwrap options that isolate a suite, without the
 // binds of its directory, caches and home. Available probes exactly
 // these.
-func isolationArgs(h host, tmpfsSize int64) []string {
-	args := []string{
-		"--ro-bind", "/", "/",
+func isolationArgs(h host, tmpfsSize int64, tmpSource string) []string {
+	args := systemArgs(h)
+	if h.weak {
+		// orch's first sandbox showed the whole machine read-only.
+		args = []string{"--ro-bind", "/", "/"}
+	}
+	args = append(args,
 		"--dev", "/dev",
 		"--proc", "/proc",
+	)
+	if tmpSource != "" {
+		args = append(args, "--bind", tmpSource, "/tmp")
+	} else {
+		args = append(args, tmpfsArgs("/tmp", tmpfsSize, h.tmpfsPerms(true))...)
 	}
-	args = append(args, tmpfsArgs("/tmp", tmpfsSize, h.tmpfsPerms(true))...)
 	// /run holds the sockets of local daemons (docker, dbus, databases):
 	// a read-only bind does not stop connect(2) on a Unix socket.
 	if info, err := os.Stat("/run"); err == nil && info.IsDir() {
@@ -80,7 +89,7 @@ func Available() (string, error) {
 func probe(h host) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	args := append(isolationArgs(h, 0), "--")
+	args := append(isolationArgs(h, 0, ""), "--")
 	args = append(append(args, h.dropArgs()...), "true")
 	cmd := exec.CommandContext(ctx, h.bwrap, args...)
 	cmd.Dir = "/"
@@ -142,14 +151,29 @@ type Config struct {
 	// the suites). Each must exist, and must never be a cache the user's
 	// own builds read: a suite can write into it.
 	Writable []string
+	// MaxWrite bounds what the suites of the run write, together
+	// (0: DefaultMaxWrite).
+	MaxWrite int64
+	// GoWarm are commands (GoWarmup of the run's `go test` suites) run in
+	// Dir before the suites to fill the go build cache, which the suites
+	// themselves only read.
+	GoWarm [][]string
 	// SetEnv are variables the sandbox sets for every suite (a cache
 	// location, say), unless the suite's own configuration sets them.
 	SetEnv map[string]string
+	// Hide are folders never shown, not even when a toolchain on PATH lies
+	// in them (the user's working tree, with its untracked files and
+	// .orch/). Only Mounts show parts of them, at another path.
+	Hide []string
 }
 
-// Mount binds Source read-only at Target.
+// Mount shows Source at Target: read-only, or with Layer through a
+// writable layer of the run (a dependency folder into which tools write
+// their caches: node_modules/.vite-temp), whose writes never reach
+// Source.
 type Mount struct {
 	Source, Target string
+	Layer          bool
 }
 
 // Sandbox is the bwrap sandbox of one run, shared by its suites. Make it
@@ -170,6 +194,10 @@ type Sandbox struct {
 	describe   string   // the note about it
 	tempDirs   []string // removed by Close
 	handedOver bool     // dir belongs to SuiteUID until Close
+	// holder keeps the run's write layers (layers.go); scratch is their
+	// tmpfs.
+	holder  *holder
+	scratch string
 }
 
 // New prepares the sandbox: it checks that bwrap works, makes the go build
@@ -202,7 +230,7 @@ func New(cfg Config) (*Sandbox, []string, error) {
 		if !filepath.IsAbs(m.Target) || filepath.Clean(m.Target) == "/" {
 			return nil, nil, fmt.Errorf("sandbox: mount target %q is not an absolute path below /", m.Target)
 		}
-		s.mounts = append(s.mounts, Mount{Source: src[0], Target: filepath.Clean(m.Target)})
+		s.mounts = append(s.mounts, Mount{Source: src[0], Target: filepath.Clean(m.Target), Layer: m.Layer})
 	}
 	var cache string
 	if cfg.GoCacheDir != "" {
@@ -217,7 +245,7 @@ func New(cfg Config) (*Sandbox, []string, error) {
 			return nil, nil, fmt.Errorf("go cache directory %s: %w", cfg.GoCacheDir, err)
 		}
 		s.goCacheDir = gc
-		cache = "GOCACHE " + gc + " (kept between runs)"
+		cache = "GOCACHE " + gc + " (kept between runs, written only by the go toolchain's warm-up; the suites read it and write to a layer of the run)"
 	} else {
 		gc, err := os.MkdirTemp("", "orch-gocache-")
 		if err != nil {
@@ -232,7 +260,15 @@ func New(cfg Config) (*Sandbox, []string, error) {
 	}
 	sandboxed := s.Env(cfg.Env, nil)
 	s.homes = hiddenHomes(sandboxed)
-	s.keep = toolchainPaths(sandboxed, s.homes)
+	var hide []string
+	for _, h := range cfg.Hide {
+		if r, err := filepath.EvalSymlinks(h); err == nil {
+			hide = append(hide, r)
+		} else if filepath.IsAbs(h) {
+			hide = append(hide, filepath.Clean(h))
+		}
+	}
+	s.keep = toolchainPaths(sandboxed, s.homes, hide)
 	var notes []string
 	git, gerr := gitDirs(s.dir)
 	s.gitDirs = git
@@ -248,8 +284,83 @@ func New(cfg Config) (*Sandbox, []string, error) {
 			}
 		}
 	}
+	if h.hardened() {
+		if err := s.handOverDir(); err != nil {
+			_ = s.Close()
+			return nil, nil, err
+		}
+	}
+	// The go build cache's lower layer is written before the layers are
+	// mounted over it, by the go toolchain alone.
+	notes = append(notes, s.warmGoCache(cfg.Env, cfg.GoWarm)...)
+	if err := s.startLayers(cmp.Or(cfg.MaxWrite, DefaultMaxWrite)); err != nil {
+		_ = s.Close()
+		return nil, nil, err
+	}
 	s.describe = s.description(cache)
 	return s, append([]string{s.describe}, notes...), nil
+}
+
+// startLayers makes the run's tmpfs and its layers: the directory, the
+// go build cache, the writable caches and the dependency folders, each
+// over what orch prepared, plus the suites' /tmp and homes.
+func (s *Sandbox) startLayers(limit int64) error {
+	scratch, err := os.MkdirTemp("", "orch-run-writes-")
+	if err != nil {
+		return fmt.Errorf("sandbox: create the folder of the run's writes: %w", err)
+	}
+	s.tempDirs = append(s.tempDirs, scratch)
+	s.scratch = scratch
+	layers := []layer{{target: s.dir, lower: s.dir}, {target: s.goCacheDir, lower: s.goCacheDir}}
+	for _, w := range s.writable {
+		layers = append(layers, layer{target: w, lower: w})
+	}
+	for _, m := range s.mounts {
+		if m.Layer {
+			layers = append(layers, layer{target: m.Target, lower: m.Source, mkdir: within(m.Target, s.dir)})
+		}
+	}
+	dirs := []string{"tmp"}
+	for i := range s.homes {
+		dirs = append(dirs, "home"+strconv.Itoa(i))
+	}
+	hd, err := startHolder(s.host, scratch, limit, dirs, layers)
+	if err != nil {
+		return err
+	}
+	s.holder = hd
+	return nil
+}
+
+// View is where orch reads path as the suites of the run left it (their
+// writes live in the run's layers, not in the folders on disk); path
+// itself when the run has no layers.
+func (s *Sandbox) View(path string) string {
+	if s.holder == nil {
+		return path
+	}
+	return s.holder.view(path)
+}
+
+// MaxWrite is the bound of the run's writes.
+func (s *Sandbox) MaxWrite() int64 {
+	if s.holder == nil {
+		return 0
+	}
+	return s.holder.limit
+}
+
+// Written is what the suites of the run have written so far, in bytes
+// (-1 when it cannot be told).
+func (s *Sandbox) Written() int64 {
+	if s.holder == nil {
+		return -1
+	}
+	used, _, err := s.holder.usage()
+	if err != nil {
+		return -1
+	}
+	return used
 }
 
 // handOverDir gives the directory to the suite's user (root only): what
@@ -259,7 +370,13 @@ func (s *Sandbox) handOverDir() error {
 	if !s.host.hardened() {
 		return nil
 	}
-	if err := handOver(s.dir, SuiteUID, SuiteGID, s.gitDirs); err != nil {
+	// Through the layers, so what orch wrote into them (a report folder)
+	// is handed over too.
+	dir, skip := s.View(s.dir), make([]string, 0, len(s.gitDirs))
+	for _, g := range s.gitDirs {
+		skip = append(skip, s.View(g))
+	}
+	if err := handOver(dir, SuiteUID, SuiteGID, skip); err != nil {
 		return fmt.Errorf("sandbox: hand %s to uid %d: %w", s.dir, SuiteUID, err)
 	}
 	s.handedOver = true
@@ -292,6 +409,16 @@ func bindPaths(paths []string, what string) ([]string, error) {
 // as root, gives the directory back to orch's user.
 func (s *Sandbox) Close() error {
 	var errs []error
+	if s.holder != nil {
+		// What the suites wrote in the directory is kept there; the
+		// rest of the run's writes (caches, dependency folders, /tmp,
+		// home) go with the layers.
+		if err := copyBack(s.holder.view(filepath.Join(s.scratch, "u1")), s.dir); err != nil {
+			errs = append(errs, fmt.Errorf("keep what the suites wrote in %s: %w", s.dir, err))
+		}
+		s.holder.stop()
+		s.holder = nil
+	}
 	if s.handedOver {
 		if err := handOver(s.dir, os.Geteuid(), os.Getegid(), s.gitDirs); err != nil {
 			errs = append(errs, fmt.Errorf("give %s back: %w", s.dir, err))
@@ -328,19 +455,30 @@ func (s *Sandbox) args(argv []string, dir string, infoFD, blockFD int) []string 
 	if rel, err := filepath.Rel(s.dir, dir); dir != "" && err == nil && filepath.IsLocal(rel) {
 		chdir = dir
 	}
-	args := isolationArgs(h, s.tmpfsSize)
-	for _, home := range s.homes {
+	tmp := ""
+	if s.holder != nil {
+		tmp = filepath.Join(s.scratch, "tmp")
+	}
+	args := isolationArgs(h, s.tmpfsSize, tmp)
+	if s.holder != nil && s.holder.userns && !h.root && !h.setuid {
+		// In the layers' user namespace orch's user is root: the
+		// suite's own namespace maps it back to who it is.
+		args = append(args, "--uid", strconv.Itoa(os.Getuid()), "--gid", strconv.Itoa(os.Getgid()))
+	}
+	for i, home := range s.homes {
+		if s.holder != nil {
+			args = append(args, "--bind", filepath.Join(s.scratch, "home"+strconv.Itoa(i)), home)
+			continue
+		}
 		args = append(args, tmpfsArgs(home, s.tmpfsSize, h.tmpfsPerms(true))...)
 	}
 	if h.hardened() {
-		// Folders the suite's user could not pass on the way to a bind
-		// (a 0700 temporary folder, another user's home) are covered by
-		// an empty tmpfs too, and bwrap makes the folders leading to a
-		// bind inside a tmpfs root's and closed: open them to the
-		// suite's user.
-		for _, c := range s.closedAncestors() {
-			args = append(args, tmpfsArgs(c, s.tmpfsSize, "0755")...)
-		}
+		// bwrap makes the folders leading to a bind inside a tmpfs
+		// root's and closed: open them to the suite's user. (On the
+		// way to a bind outside them, bwrap makes fresh folders in the
+		// sandbox's empty root, 0755: a host folder on the way that the
+		// suite's user could not pass, such as a 0700 temporary folder,
+		// is not there.)
 		for _, d := range s.parentsInTmpfs() {
 			args = append(args, "--perms", "0755", "--dir", d)
 		}
@@ -357,12 +495,20 @@ func (s *Sandbox) args(argv []string, dir string, infoFD, blockFD int) []string 
 		args = append(args, "--ro-bind", r, r)
 	}
 	for _, m := range s.mounts {
+		if s.holder != nil && m.Layer {
+			// The dependency folder through its writable layer.
+			args = append(args, "--bind", m.Target, m.Target)
+			continue
+		}
 		args = append(args, "--ro-bind", m.Source, m.Target)
 	}
 	for _, g := range s.gitDirs {
 		args = append(args, "--ro-bind", g, g)
 	}
 	args = append(args,
+		// The sandbox's root (bwrap's tmpfs, with the folders made for
+		// the binds) is not a place to write.
+		"--remount-ro", "/",
 		"--chdir", chdir,
 		"--info-fd", strconv.Itoa(infoFD),
 		"--block-fd", strconv.Itoa(blockFD),
@@ -370,6 +516,17 @@ func (s *Sandbox) args(argv []string, dir string, infoFD, blockFD int) []string 
 	)
 	args = append(args, h.dropArgs()...)
 	return append(args, argv...)
+}
+
+// argv is the command line that starts the suite's argv in the sandbox:
+// bwrap, entering the run's layers first.
+func (s *Sandbox) argv(argv []string, dir string, infoFD, blockFD int) []string {
+	var out []string
+	if s.holder != nil {
+		out = s.holder.enter()
+	}
+	out = append(out, s.host.bwrap)
+	return append(out, s.args(argv, dir, infoFD, blockFD)...)
 }
 
 // bindTargets are the paths the sandbox binds something at.
@@ -381,49 +538,11 @@ func (s *Sandbox) bindTargets() []string {
 	return binds
 }
 
-// closedAncestors returns, for the binds outside the sandbox's tmpfs
-// mounts, the highest folder on the way that others may not pass (no
-// execute bit for others): the suite's user (SuiteUID, as root) could not
-// reach the bind through it. The sandbox covers each with an empty tmpfs,
-// which also hides the rest of it.
-func (s *Sandbox) closedAncestors() []string {
-	fresh := append([]string{"/tmp", "/run"}, s.homes...)
-	var out []string
-	for _, b := range s.bindTargets() {
-		if slices.ContainsFunc(fresh, func(m string) bool { return within(b, m) }) {
-			continue
-		}
-		for _, a := range ancestors(filepath.Dir(b)) {
-			info, err := os.Stat(a)
-			if err != nil || !info.IsDir() || info.Mode().Perm()&0o001 != 0 {
-				continue
-			}
-			if !slices.Contains(out, a) && !slices.ContainsFunc(systemPrefixes, func(sp string) bool { return within(sp, a) }) {
-				out = append(out, a)
-			}
-			break
-		}
-	}
-	// One inside another is covered by it.
-	return slices.DeleteFunc(slices.Clone(out), func(p string) bool {
-		return slices.ContainsFunc(out, func(q string) bool { return q != p && within(p, q) })
-	})
-}
-
-// ancestors returns p's folders from the top down, p included, "/" not.
-func ancestors(p string) []string {
-	var out []string
-	for ; p != "/" && p != "."; p = filepath.Dir(p) {
-		out = append([]string{p}, out...)
-	}
-	return out
-}
-
 // parentsInTmpfs returns the folders bwrap creates inside the sandbox's
-// tmpfs mounts (/tmp, /run, the hidden homes) on the way to a bind, from
-// the top down.
+// tmpfs mounts (its empty root, /tmp, /run, the hidden homes) on the way
+// to a bind, from the top down.
 func (s *Sandbox) parentsInTmpfs() []string {
-	mounts := slices.Concat([]string{"/tmp", "/run"}, s.homes, s.closedAncestors())
+	mounts := slices.Concat([]string{"/", "/tmp", "/run"}, s.homes)
 	binds := s.bindTargets()
 	var out []string
 	for _, b := range binds {
@@ -438,7 +557,7 @@ func (s *Sandbox) parentsInTmpfs() []string {
 			p := m
 			for _, part := range strings.Split(rel, string(filepath.Separator)) {
 				p = filepath.Join(p, part)
-				if !slices.Contains(out, p) {
+				if !slices.Contains(out, p) && !slices.Contains(mounts, p) {
 					out = append(out, p)
 				}
 			}
@@ -451,7 +570,7 @@ func (s *Sandbox) parentsInTmpfs() []string {
 // description is the note about the sandbox.
 func (s *Sandbox) description(cache string) string {
 	var b strings.Builder
-	b.WriteString("bwrap sandbox: " + s.host.describe() + "; read-only root, writable " + s.dir + " and private /tmp, /run hidden, no network, own pid namespace")
+	b.WriteString("bwrap sandbox: " + s.host.describe() + "; an empty root with the system folders read-only (" + strings.Join(shownSystemDirs(), ", ") + ", a part of /etc), writable " + s.dir + " and private /tmp, /run hidden, no network, own pid namespace")
 	if len(s.homes) > 0 {
 		b.WriteString("; home hidden under an empty tmpfs: " + strings.Join(s.homes, ", "))
 		if len(s.keep) > 0 {

@@ -199,6 +199,7 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		Dir: wtDir, LogDir: logDir, Sandbox: mode, Stream: opt.Stream, Env: env,
 		AllowEnv: cfg.Test.EnvAllow, MaxLogBytes: cfg.Test.MaxLogBytes, GoCacheDir: cache,
 		MaxProcesses: cfg.Test.MaxProcesses, MaxMemory: int64(cfg.Test.MaxMemory),
+		MaxWrite: int64(cfg.Test.MaxWrite), Hide: []string{repo.Dir},
 		Deps: repo.Dir, BuildCache: buildCache,
 	}
 	for _, c := range cfg.Test.Setup {

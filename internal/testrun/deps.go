@@ -128,10 +128,10 @@ func prepareDeps(opt Options, dir string, env []string) (deps, error) {
 		}
 		found := dependencyFolders(src, dir)
 		for _, rel := range found {
-			d.mount(filepath.Join(src, rel), filepath.Join(dir, rel))
+			d.mount(filepath.Join(src, rel), filepath.Join(dir, rel), true)
 		}
 		if len(found) > 0 {
-			d.notes = append(d.notes, fmt.Sprintf("dependencies installed in %s shown read-only in the worktree: %s", src, strings.Join(found, ", ")))
+			d.notes = append(d.notes, fmt.Sprintf("dependencies installed in %s shown in the worktree with a writable layer of this run over them (tools' caches such as node_modules/.vite-temp; %s itself is never written): %s", src, src, strings.Join(found, ", ")))
 		}
 		for _, rel := range opt.ReadOnlyInDir {
 			if !filepath.IsLocal(rel) {
@@ -142,7 +142,7 @@ func prepareDeps(opt Options, dir string, env []string) (deps, error) {
 				d.notes = append(d.notes, fmt.Sprintf("read_only_paths: %s does not exist in %s: skipped", rel, src))
 				continue
 			}
-			d.mount(p, filepath.Join(dir, rel))
+			d.mount(p, filepath.Join(dir, rel), false)
 		}
 	} else if len(opt.ReadOnlyInDir) > 0 {
 		return d, fmt.Errorf("%w: read-only paths inside the repository need Options.Deps", ErrInvalidOptions)
@@ -191,11 +191,12 @@ func prepareDeps(opt Options, dir string, env []string) (deps, error) {
 	return d, nil
 }
 
-// mount shows src at dst: in the sandbox read-only at both places (a
-// virtualenv's scripts name its own path), without it by a symlink.
-func (d *deps) mount(src, dst string) {
+// mount shows src at dst: in the sandbox read-only at its own path (a
+// virtualenv's scripts name it) and at dst, through a writable layer of
+// the run when layer is set; without a sandbox by a symlink.
+func (d *deps) mount(src, dst string, layer bool) {
 	d.readOnly = append(d.readOnly, src)
-	d.mounts = append(d.mounts, sandbox.Mount{Source: src, Target: dst})
+	d.mounts = append(d.mounts, sandbox.Mount{Source: src, Target: dst, Layer: layer})
 	d.links = append(d.links, [2]string{src, dst})
 }
 

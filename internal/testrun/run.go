@@ -62,6 +62,11 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	if err != nil {
 		return fail(fmt.Errorf("run tests: %w", err))
 	}
+	for _, s := range suites {
+		if w := sandbox.GoWarmup(s.Command); w != nil {
+			opt.goWarm = append(opt.goWarm, w)
+		}
+	}
 	r, notes, err := newRunner(ctx, opt)
 	info.Notes = append(info.Notes, notes...)
 	if err != nil {
@@ -293,7 +298,7 @@ func newRunner(ctx context.Context, opt Options) (*runner, []string, error) {
 		return r, notes, nil
 	}
 	sb, sbNotes, err := sandbox.New(sandbox.Config{
-		Dir: dir, Env: r.env, GoCacheDir: opt.GoCacheDir, MaxMemory: maxMem,
+		Dir: dir, Env: r.env, GoCacheDir: opt.GoCacheDir, MaxMemory: maxMem, MaxWrite: opt.MaxWrite, Hide: opt.Hide, GoWarm: opt.goWarm,
 		ReadOnly: d.readOnly, Mounts: d.mounts, Writable: d.writable, SetEnv: mergeMaps(offlineEnv, d.env),
 	})
 	if err != nil {

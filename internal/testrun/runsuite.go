@@ -89,7 +89,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		return r.runnerFailure(res, out, caseCommand, err.Error())
 	}
 	if s.Report != "" && !reportIsSet(s.Report) {
-		if err := clearReport(workDir, s.Report); err != nil {
+		if err := clearReport(r.viewOf(workDir), s.Report); err != nil {
 			return r.runnerFailure(res, out, caseReport, err.Error())
 		}
 	}
@@ -145,7 +145,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 		}
 		return r.runnerFailure(res, out, caseCommand, msg)
 	}
-	cases, caseProblem := collect(s, workDir, run, startTime)
+	cases, caseProblem := collect(s, r.viewOf(workDir), run, startTime)
 	if caseProblem != "" {
 		res.notes = append(res.notes, caseProblem)
 	}
@@ -158,6 +158,9 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	noPackages := endCase == nil && res.suite.ExitCode == 1 && len(cases) == 0 && goNoPackages.MatchString(run.tail.String())
 	if noPackages {
 		res.notes = append(res.notes, "go found no packages in this module (\"./...\" matched no packages: no .go files, or only files excluded by build constraints): nothing to test or vet")
+	}
+	if msg := r.writeLimitProblem(run.tail.String()); msg != "" {
+		return r.runnerFailure(res, out, caseWriteLimit, msg)
 	}
 	if endCase == nil && !noPackages {
 		if msg := runnerProblem(s, res.suite.ExitCode, cases, run.tail.String(), run.totals != nil || run.recognised); msg != "" {

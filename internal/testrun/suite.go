@@ -116,6 +116,11 @@ type Options struct {
 	// suite with a cgroup, of each process otherwise, and of each tmpfs of
 	// the sandbox); zero means DefaultMaxMemory.
 	MaxMemory int64
+	// MaxWrite bounds what the suites of the run write together in the
+	// sandbox (the directory, caches, /tmp, the home); zero means
+	// sandbox.DefaultMaxWrite. Over it, a suite is a runner error naming
+	// [test] max_write.
+	MaxWrite int64
 	// Stream receives live output; may be nil.
 	Stream io.Writer
 	// Env is the base environment; nil means the current process's.
@@ -157,6 +162,9 @@ type Options struct {
 	// place in the directory (untracked files [test] read_only_paths
 	// names). Missing ones are skipped with a note.
 	ReadOnlyInDir []string
+	// Hide are folders the sandbox never shows (the user's working tree),
+	// not even when a toolchain on PATH lies in them.
+	Hide []string
 	// BuildCache, when set, is orch's folder for this repository's build
 	// caches: Run keeps a cargo target folder per Rust toolchain
 	// (CARGO_TARGET_DIR) and a Gradle home (GRADLE_USER_HOME) in it,
@@ -168,6 +176,9 @@ type Options struct {
 
 	// noCgroups keeps Run from using cgroups (tests of the fallbacks).
 	noCgroups bool
+	// goWarm are the go build cache's warm-ups of the run's `go test`
+	// suites (sandbox.GoWarmup), set by Run.
+	goWarm [][]string
 }
 
 // RunInfo tells how Run ran the suites.

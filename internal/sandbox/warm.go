@@ -1,0 +1,119 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/clip"
+)
+
+// warmLimit bounds one warm-up of the go build cache.
+const warmLimit = 10 * time.Minute
+
+// GoWarmup returns the command that fills the go build cache for a
+// suite's argv, or nil when the suite is not `go test`: the same command
+// with -exec=/bin/true -count=1 after "test", so go compiles and vets
+// every package and test binary the suite will and runs none of them.
+func GoWarmup(argv []string) []string {
+	if len(argv) < 2 || filepath.Base(argv[0]) != "go" {
+		return nil
+	}
+	i := 1
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+		if argv[i] == "-C" {
+			i++
+		}
+		i++
+	}
+	if i >= len(argv) || argv[i] != "test" {
+		return nil
+	}
+	out := slices.Clone(argv[:i+1])
+	out = append(out, "-exec=/bin/true", "-count=1")
+	return append(out, argv[i+1:]...)
+}
+
+// warmGoCache runs each warm-up command (GoWarmup) in the directory
+// before any suite of the run starts, in the sandbox of the run but with
+// the go build cache writable and the directory read-only: the cache's
+// lower layer, which the suites only read, is written by the go toolchain
+// alone. Building runs no code of the repository (go's build is made to
+// be safe on code one does not trust: no build scripts, cgo flags
+// checked), and -exec=/bin/true runs no test binary; no suite process is
+// alive meanwhile. What fails is a note: the suites then compile what is
+// missing in their own layer.
+func (s *Sandbox) warmGoCache(env []string, warm [][]string) []string {
+	var notes []string
+	for _, argv := range warm {
+		if len(argv) == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), warmLimit)
+		start := time.Now()
+		args := s.warmArgs(argv)
+		cmd := exec.CommandContext(ctx, s.host.bwrap, args...)
+		cmd.Dir = "/"
+		cmd.Env = MergeEnv(s.Env(env, nil), map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": goFlagsWithoutToolexec(env)})
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		cancel()
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("warming the go build cache with %q failed (%v): the suites compile what is missing themselves; %s", strings.Join(argv, " "), err, clip.Runes(strings.TrimSpace(out.String()), 300)))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("go build cache warmed by the go toolchain alone (%s, %.1f s): the suites read it and write only to their own layer", strings.Join(argv, " "), time.Since(start).Seconds()))
+	}
+	return notes
+}
+
+// goFlagsWithoutToolexec is GOFLAGS of env without -toolexec (a program
+// run for every compile).
+func goFlagsWithoutToolexec(env []string) string {
+	flags, _ := LookupEnv(env, "GOFLAGS")
+	var keep []string
+	for _, f := range strings.Fields(flags) {
+		if !strings.HasPrefix(f, "-toolexec") && !strings.HasPrefix(f, "--toolexec") {
+			keep = append(keep, f)
+		}
+	}
+	return strings.Join(keep, " ")
+}
+
+// warmArgs are bwrap's arguments for a warm-up: the run's view without
+// its layers (a private /tmp and homes), the directory and everything
+// else read-only, the go build cache writable.
+func (s *Sandbox) warmArgs(argv []string) []string {
+	h := s.host
+	args := isolationArgs(h, s.tmpfsSize, "")
+	for _, home := range s.homes {
+		args = append(args, tmpfsArgs(home, s.tmpfsSize, h.tmpfsPerms(true))...)
+	}
+	if h.hardened() {
+		for _, d := range s.parentsInTmpfs() {
+			args = append(args, "--perms", "0755", "--dir", d)
+		}
+	}
+	for _, k := range s.keep {
+		args = append(args, "--ro-bind", k, k)
+	}
+	args = append(args, "--ro-bind", s.dir, s.dir, "--bind", s.goCacheDir, s.goCacheDir)
+	for _, r := range s.readOnly {
+		args = append(args, "--ro-bind", r, r)
+	}
+	for _, m := range s.mounts {
+		args = append(args, "--ro-bind", m.Source, m.Target)
+	}
+	for _, g := range s.gitDirs {
+		args = append(args, "--ro-bind", g, g)
+	}
+	args = append(args, "--remount-ro", "/", "--chdir", s.dir, "--")
+	args = append(args, h.dropArgs()...)
+	return append(args, argv...)
+}
