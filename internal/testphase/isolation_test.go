@@ -199,10 +199,10 @@ func secretsCase(t *testing.T, base string) {
 	dir := filepath.Join(base, "repo-"+token)
 	repo, head := isolationRepo(t, dir, map[string]string{"README": "a repository\n", ".gitignore": ".env\n.orch/\n"})
 	secrets := map[string]string{
-		filepath.Join(dir, ".env"):                                         token + "-untracked-env",
-		filepath.Join(dir, ".orch", "config.toml"):                         "# " + token + "-orch-config",
+		filepath.Join(dir, ".env"):                                          token + "-untracked-env",
+		filepath.Join(dir, ".orch", "config.toml"):                          "# " + token + "-orch-config",
 		filepath.Join(dir, ".orch", "tasks", "other", "code", "diff.patch"): token + "-other-task",
-		filepath.Join(base, "other-repo-"+token, ".env"):                   token + "-other-repo",
+		filepath.Join(base, "other-repo-"+token, ".env"):                    token + "-other-repo",
 	}
 	for p, content := range secrets {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
