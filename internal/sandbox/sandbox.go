@@ -157,7 +157,7 @@ type Config struct {
 	// GoWarm are commands (GoWarmup of the run's `go test` suites) run in
 	// Dir before the suites to fill the go build cache, which the suites
 	// themselves only read.
-	GoWarm [][]string
+	GoWarm []Warmup
 	// SetEnv are variables the sandbox sets for every suite (a cache
 	// location, say), unless the suite's own configuration sets them.
 	SetEnv map[string]string

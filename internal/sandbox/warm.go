@@ -16,6 +16,13 @@ import (
 // warmLimit bounds one warm-up of the go build cache.
 const warmLimit = 10 * time.Minute
 
+// Warmup is a command run before the suites to fill the go build cache
+// (GoWarmup), in Dir (a folder of the directory; empty: the directory).
+type Warmup struct {
+	Dir  string
+	Argv []string
+}
+
 // GoWarmup returns the command that fills the go build cache for a
 // suite's argv, or nil when the suite is not `go test`: the same command
 // with -exec=/bin/true -count=1 after "test", so go compiles and vets
@@ -48,15 +55,16 @@ func GoWarmup(argv []string) []string {
 // checked), and -exec=/bin/true runs no test binary; no suite process is
 // alive meanwhile. What fails is a note: the suites then compile what is
 // missing in their own layer.
-func (s *Sandbox) warmGoCache(env []string, warm [][]string) []string {
+func (s *Sandbox) warmGoCache(env []string, warm []Warmup) []string {
 	var notes []string
-	for _, argv := range warm {
+	for _, w := range warm {
+		argv := w.Argv
 		if len(argv) == 0 {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), warmLimit)
 		start := time.Now()
-		args := s.warmArgs(argv)
+		args := s.warmArgs(argv, w.Dir)
 		cmd := exec.CommandContext(ctx, s.host.bwrap, args...)
 		cmd.Dir = "/"
 		cmd.Env = MergeEnv(s.Env(env, nil), map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": goFlagsWithoutToolexec(env)})
@@ -89,7 +97,11 @@ func goFlagsWithoutToolexec(env []string) string {
 // warmArgs are bwrap's arguments for a warm-up: the run's view without
 // its layers (a private /tmp and homes), the directory and everything
 // else read-only, the go build cache writable.
-func (s *Sandbox) warmArgs(argv []string) []string {
+func (s *Sandbox) warmArgs(argv []string, dir string) []string {
+	chdir := s.dir
+	if dir != "" && dir != "." && filepath.IsLocal(dir) {
+		chdir = filepath.Join(s.dir, dir)
+	}
 	h := s.host
 	args := isolationArgs(h, s.tmpfsSize, "")
 	for _, home := range s.homes {
@@ -113,7 +125,7 @@ func (s *Sandbox) warmArgs(argv []string) []string {
 	for _, g := range s.gitDirs {
 		args = append(args, "--ro-bind", g, g)
 	}
-	args = append(args, "--remount-ro", "/", "--chdir", s.dir, "--")
+	args = append(args, "--remount-ro", "/", "--chdir", chdir, "--")
 	args = append(args, h.dropArgs()...)
 	return append(args, argv...)
 }

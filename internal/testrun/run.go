@@ -64,7 +64,7 @@ func Run(ctx context.Context, suites []Suite, opt Options) (report artifact.Test
 	}
 	for _, s := range suites {
 		if w := sandbox.GoWarmup(s.Command); w != nil {
-			opt.goWarm = append(opt.goWarm, w)
+			opt.goWarm = append(opt.goWarm, sandbox.Warmup{Dir: s.Dir, Argv: w})
 		}
 	}
 	r, notes, err := newRunner(ctx, opt)

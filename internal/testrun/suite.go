@@ -178,7 +178,7 @@ type Options struct {
 	noCgroups bool
 	// goWarm are the go build cache's warm-ups of the run's `go test`
 	// suites (sandbox.GoWarmup), set by Run.
-	goWarm [][]string
+	goWarm []sandbox.Warmup
 }
 
 // RunInfo tells how Run ran the suites.
