@@ -5,7 +5,8 @@
 //
 // The API a runner uses:
 //   - FilterEnv turns orch's environment into the suites' (an allow-list
-//     plus the configuration's env_allow), EnvNames names it for a report;
+//     plus the configuration's env_allow, values with URL credentials
+//     dropped: FilterEnvNotes names them), EnvNames names it for a report;
 //   - New (Config: the directory, that environment, extra read-only binds
 //     at their own path or another, extra writable cache folders, extra
 //     variables) makes the Sandbox of a run; Sandbox.Env is the
@@ -32,10 +33,19 @@
 //     map the suite to root outside, the owner of /etc/shadow and /root.
 //     The directory is handed to SuiteUID for each suite (git's files
 //     stay root's) and given back by Close;
-//   - a read-only view of the machine, a private /tmp, an empty /run, no
-//     network, its own pid namespace;
-//   - the directory, a dedicated GOCACHE and Config.Writable writable,
-//     nothing else of the host;
+//   - an empty root with the system folders read-only (system.go:
+//     /usr, /bin, /lib*, /sys, a part of /etc), a private /tmp, an empty
+//     /run, no network, its own pid namespace; the user's working tree,
+//     other repositories and homes are not there (docs/sandbox.md);
+//   - its writes in layers of the run (layers.go): the directory, the
+//     GOCACHE, Config.Writable and the Mounts with Layer are overlays
+//     over what orch prepared, with /tmp and the home in the same tmpfs of
+//     Config.MaxWrite bytes, in a mount namespace a holder process keeps
+//     for the run; what the suites left in the directory is written to it
+//     by Close (copyback.go), the rest is gone. Sandbox.View is where
+//     orch reads the directory meanwhile. The GOCACHE's lower layer is
+//     written only by the go toolchain's warm-up (warm.go) before the
+//     suites;
 //   - the user's home folders ($HOME, orch's own $HOME, the password
 //     database's) under an empty tmpfs, so ~/.ssh, ~/.aws, ~/.config and
 //     the rest are not readable; toolchains in them are bound back
@@ -87,8 +97,8 @@
 //     (with the sockets of such services) is empty;
 //   - under bwrap SIGTERM ends the sandbox at once (bwrap does not forward
 //     it), so the grace period only matters without a sandbox;
-//   - the sandbox does not hide other users' world-readable files, nor
-//     system-wide secrets readable by the user outside their home;
+//   - the system folders and the main repository's .git (its config may
+//     hold a remote URL with credentials) are readable;
 //   - without the sandbox, a suite runs as the user — as root, with every
 //     capability.
 package sandbox
