@@ -68,12 +68,12 @@ func TestTerminalHostileText(t *testing.T) {
 		t.Errorf("the REPL wrote %s", bad)
 	}
 
-	// A current task naming something hostile: the prompt and the
-	// messages show it as text.
+	// A current task naming something hostile: refused, quoted.
 	p.write(".orch/current", "t1\x1b]0;PWNED\x07\n")
 	tm = p.startREPL()
-	tm.waitFor("> ", wait)
-	tm.step("/status"+enter, "> ")
+	tm.waitFor(`invalid task id "t1\x1b]0;PWNED\a"`, wait)
+	tm.waitFor("orch> ", wait)
+	tm.step("/status"+enter, `invalid task id "t1\x1b]0;PWNED\a"`, "orch> ")
 	tm.quit()
 	if bad := rawHostile(tm.rawOutput()); bad != "" {
 		t.Errorf("the REPL with a hostile current task wrote %s", bad)
