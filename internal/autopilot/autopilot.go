@@ -166,6 +166,11 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, workers W
 			return stop(phase, StopStuck, fmt.Sprintf("%s cannot be automated here", phase))
 		}
 		run := worker.Run{Task: id}
+		if phase == lifecycle.Accept {
+			// The decision is taken on what this step observed: a task
+			// changed since (another terminal, the board) is refused.
+			run.Seen = v.Revision
+		}
 		if phase == lifecycle.Revert {
 			run.Reason = "revert requested by the decision"
 			if d := artifact.LoadDecision(t.Dir); d.OK() && len(d.Value.Reasons) > 0 {

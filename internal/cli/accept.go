@@ -20,7 +20,7 @@ import (
 )
 
 func newAcceptCmd(env *Env) *cobra.Command {
-	var id, verdict, target, decider, sandbox string
+	var id, verdict, target, decider, sandbox, expect string
 	var reasons []string
 	var allowIncomplete, asJSON bool
 	var wait time.Duration
@@ -45,8 +45,15 @@ orch command.
 Accepting with failing or missing tests needs --allow-incomplete, and the
 decision records that the evidence was incomplete.
 
-In a terminal without --verdict, orch shows the evidence and asks.`,
+--expect names what you decided on: the task's revision (orch status) or the
+sha256 of code/diff.patch (at least 8 hex digits, as orch diff and the board
+show it). When the task moved on since, or the patch is another, nothing is
+recorded (exit 3) and orch says what changed. In a terminal without
+--verdict, orch shows the evidence (with its revision and hash) and asks; the
+decision is then bound to what it showed. The decision records the revision
+and the hashes it judged.`,
 		Example: `  orch accept --verdict accepted --reason "tests pass, reviewed the diff"
+  orch accept --verdict accepted --expect 9 --reason "reviewed revision 9"
   orch accept --verdict changes_requested --to codegen --reason "handle timeouts"
   orch accept --verdict rejected --reason "wrong approach"`,
 		Args: cobra.NoArgs,
@@ -60,17 +67,33 @@ In a terminal without --verdict, orch shows the evidence and asks.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			want, err := landing.ParseExpect(expect)
+			if err != nil {
+				return usagef("orch: " + err.Error())
+			}
 			if verdict == "" {
 				if !isTerminal(env.Stdin) {
 					return usagef("orch: accept needs --verdict (accepted, changes_requested, rejected or revert) and --reason when not run in a terminal")
 				}
+				shown, err := landing.Shown(o, tid)
+				if err != nil {
+					return err
+				}
+				if want.Empty() {
+					want = shown
+				}
 				ev := landing.GatherEvidence(t.Dir)
 				printEvidence(out, tid, ev)
+				if h := shown.SHA256[lifecycle.HashDiff]; h != "" {
+					fmt.Fprintf(out, "  revision %d, diff sha256 %.12s (the decision is bound to them)\n", shown.Revision, h)
+				} else {
+					fmt.Fprintf(out, "  revision %d, no diff (the decision is bound to it)\n", shown.Revision)
+				}
 				if verdict, target, reasons, allowIncomplete, err = askDecision(cmd.Context(), bufio.NewReader(env.Stdin), out, ev); err != nil {
 					return err
 				}
 			}
-			opt := landing.AcceptOptions{Verdict: verdict, Target: target, Reasons: reasons, AllowIncomplete: allowIncomplete,
+			opt := landing.AcceptOptions{Verdict: verdict, Target: target, Reasons: reasons, AllowIncomplete: allowIncomplete, Expect: want,
 				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, decider)},
 				Test:    testphase.Options{Sandbox: sandbox, Stream: cmd.ErrOrStderr(), Env: env.environ()}}
 			if err := landing.CheckDecision(opt); err != nil {
@@ -112,6 +135,7 @@ In a terminal without --verdict, orch shows the evidence and asks.`,
 	cmd.Flags().StringVar(&decider, "decider", "", "who decides (default: git config user.name, or $USER)")
 	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "confirm accepting with failing, incomplete or missing tests")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", "sandbox for the regression check: auto, bwrap or none")
+	cmd.Flags().StringVar(&expect, "expect", "", "what you decided on: the task's revision, or the sha256 of code/diff.patch (8+ hex digits)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the recorded decision as JSON")
 	return cmd
 }

@@ -144,6 +144,22 @@ func CheckExpected(o *orchestrator.Orchestrator, id string, e Expectation) error
 	return checkExpectation(t, st, e)
 }
 
+// Shown is what a person is shown of task id right now: its revision and
+// the sha256 of each evidence file. A command that shows the evidence and
+// then asks passes it as the decision's Expectation.
+func Shown(o *orchestrator.Orchestrator, id string) (Expectation, error) {
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return Expectation{}, err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return Expectation{}, err
+	}
+	now, _ := evidence.Now(t.Dir, &lifecycle.Snapshot{})
+	return Expectation{Revision: st.Revision, SHA256: now}, nil
+}
+
 // judged reads what the decision judges: the revision before the run and
 // the evidence hashes now.
 func judged(dir string, revision int64) Judged {

@@ -82,7 +82,10 @@ func staleSince(t *task.Task, seen, now int64) *StaleError {
 		switch ev.Kind {
 		case event.KindRedo:
 			c = fmt.Sprintf("%s was redone", str("to"))
-			e.Redone = true
+			switch str("to") {
+			case "planning", "plan_review", "codegen":
+				e.Redone = true
+			}
 		case event.KindTransition:
 			c = fmt.Sprintf("moved %s → %s", str("from"), str("to"))
 		case event.KindOverride:

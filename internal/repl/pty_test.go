@@ -200,6 +200,28 @@ func TestTerminalAcceptAsks(t *testing.T) {
 	tm.quit()
 }
 
+// /accept binds the decision to the evidence it showed: when the task
+// moves on while the person reads it and types, nothing is recorded and
+// the refusal says what changed.
+func TestTerminalAcceptStale(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.mustOrch("new", "--id", "t1", "add notes")
+	p.write(".orch/tasks/t1/planning/planning.ai.json", `{"id":"t1","title":"Notes","brief":"add notes","file_plan":[{"path":"notes.txt","intent":"create"}]}`)
+	p.mustOrch("next", "--override", "set up by the test", "--to", "accept")
+	tm := p.startREPL()
+	tm.waitFor("orch t1 [accept]> ", wait)
+	tm.step("/accept"+enter, "revision 2, no diff", "decision: [a]ccept, [c]hanges requested, [r]eject, re[v]ert? ")
+	// Meanwhile, from another terminal.
+	p.mustOrch("redo", "accept", "--reason", "someone looks again")
+	tm.step("r"+enter, "reason: ")
+	tm.step("wrong approach"+enter, "the task changed after revision 2 was shown", "accept was redone", "review it again", "orch t1 [accept]> ")
+	if _, err := os.Stat(filepath.Join(p.dir, ".orch", "tasks", "t1", "accept", "decision.json")); err == nil {
+		t.Error("a decision was recorded")
+	}
+	tm.quit()
+}
+
 // SIGTERM ends the session, at the prompt or during a command.
 func TestTerminalSIGTERM(t *testing.T) {
 	t.Parallel()

@@ -38,6 +38,9 @@ type Run struct {
 	Accept *landing.AcceptOptions
 	// Reason is why the change is reverted (revert only).
 	Reason string
+	// Seen is the task's revision the caller decided on (accept with the
+	// registry's standing decision: orch run --yes); 0 names none.
+	Seen int64
 }
 
 // Outcome is what a worker reports: the committed run and the phase's own
@@ -137,7 +140,11 @@ func Registry(d Deps) Set {
 			if opt == nil {
 				return Outcome{}, exit.UsageError(fmt.Sprintf("orch: accept for task %s needs a decision: `orch accept --verdict V --reason R`", run.Task))
 			}
-			res, err := landing.Accept(ctx, o, cfg, run.Task, *opt)
+			dec := *opt
+			if run.Seen != 0 && dec.Expect.Empty() {
+				dec.Expect.Revision = run.Seen
+			}
+			res, err := landing.Accept(ctx, o, cfg, run.Task, dec)
 			return Outcome{Phase: res.Phase, Result: res}, err
 		}),
 		Func(lifecycle.Revert, "revert", func(ctx context.Context, run Run) (Outcome, error) {
