@@ -119,6 +119,11 @@ func (bt benchTokens) add(req llm.Request, resp llm.Response) {
 	bt.out[p] += repomap.EstimateTokens(out)
 }
 
+func jsonOf(v any) string {
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
 // benchChange is a one-line change of the token benchmarks.
 type benchChange struct {
 	brief, title string
@@ -169,8 +174,14 @@ func runChange(tb testing.TB, p *task.Project, id string, ch benchChange, mode s
 		"acceptance_criteria": []string{ch.accept},
 		"file_plan":           []any{map[string]any{"path": ch.path, "intent": "update", "summary": ch.summary}}}
 	planJSON, _ := json.Marshal(plan)
-	verdict := `{"ok":true,"severity":"info","decision":"approve","blocking_issues":[],"suggestions":[],"summary":"fine"}`
-	reviewAnswer := `{"ok":true,"issues":[]}`
+	// The review panels answer in one conversation each ([review] calls
+	// = "panel", the default): every persona's verdict in one answer.
+	panel := func(personas []string, answer map[string]any) string {
+		return jsonOf(agenttest.PanelAnswer(personas, func(string) map[string]any { return answer }))
+	}
+	cfg := config.Default()
+	verdict := panel(cfg.Review.PlanPersonas, map[string]any{"ok": true, "severity": "info", "decision": "approve", "blocking_issues": []any{}, "suggestions": []any{}, "summary": "fine"})
+	reviewAnswer := panel(cfg.Review.CodePersonas, map[string]any{"ok": true, "issues": []any{}})
 	whole, _ := json.Marshal(map[string]any{"status": "completed", "files": []any{map[string]any{"path": ch.path, "content": ch.whole}}, "deletes": []any{}})
 	edit, _ := json.Marshal(map[string]any{"status": "completed", "edits": []any{map[string]any{"path": ch.path, "old_string": ch.old, "new_string": ch.new}}, "files": []any{}, "deletes": []any{}})
 	jsonArgs := func(v any) string {
@@ -211,7 +222,6 @@ func runChange(tb testing.TB, p *task.Project, id string, ch benchChange, mode s
 		bt.add(req, resp)
 		return resp, nil
 	}
-	cfg := config.Default()
 	cfg.Providers = map[string]config.Provider{"default": {Type: "command", Command: config.Command{"false"}}}
 	cfg.Tools.MaxTestRuns = 0
 	rt := m.Use(agent.NewRuntime(p, cfg, func(string) string { return "" }))

@@ -330,7 +330,8 @@ func TestReviewersShareOneEngine(t *testing.T) {
 		}
 		return agenttest.Calls(agenttest.ToolCall(t, tools.Finish, verdict)), nil
 	}
-	_, err := review.Plan(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
+	perPersona := func(c *config.Config) { c.Review.Calls = config.ReviewCallsPerPersona }
+	_, err := review.Plan(context.Background(), toolRuntime(f, m, perPersona), f.O, f.ID)
 	if err == nil || !strings.Contains(err.Error(), "risk") || !strings.Contains(err.Error(), "the risk model is down") {
 		t.Fatalf("error %v", err)
 	}
@@ -366,7 +367,7 @@ func TestReviewersShareOneEngine(t *testing.T) {
 
 	failRisk = false
 	before := len(m.Requests())
-	res, err := review.Plan(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
+	res, err := review.Plan(context.Background(), toolRuntime(f, m, perPersona), f.O, f.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestCodeReviewersReadTheChange(t *testing.T) {
 	if to := f.Next(); to != lifecycle.Review {
 		t.Fatalf("next → %s", to)
 	}
-	res, err := review.Code(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
+	res, err := review.Code(context.Background(), toolRuntime(f, m, func(c *config.Config) { c.Review.Calls = config.ReviewCallsPerPersona }), f.O, f.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +572,9 @@ func TestRunTestsWorktreePlace(t *testing.T) {
 // otherwise (prose, a key given twice) the model is told to answer through
 // finish, and the loop goes on.
 func TestLoopTextAnswer(t *testing.T) {
-	reviewers := func(c *config.Config) { c.Review.CodePersonas = []string{"tests"} }
+	reviewers := func(c *config.Config) {
+		c.Review.CodePersonas, c.Review.Calls = []string{"tests"}, config.ReviewCallsPerPersona
+	}
 	for _, tc := range []struct {
 		name  string
 		text  string

@@ -258,6 +258,7 @@ type pending struct {
 func (lp *loggedProvider) Name() string { return lp.inner.Name() }
 
 func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	defer firstCallDone(ctx)
 	req = lp.prepare(req)
 	if req.OnToken == nil && lp.c.rt.OnToken != nil {
 		role := req.Role
@@ -308,6 +309,26 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		lp.mu.Unlock()
 	}
 	return resp, err
+}
+
+// firstCallKey holds, in a context, what to do once its first model call
+// is answered (WithFirstCall).
+type firstCallKey struct{}
+
+// WithFirstCall returns ctx whose first model call, once answered (from the
+// provider or the cache) or failed, calls done; later calls do not. A
+// review panel asked persona by persona sends the other personas then, so
+// that they read the shared prompt from the provider's cache the first
+// call wrote.
+func WithFirstCall(ctx context.Context, done func()) context.Context {
+	var once sync.Once
+	return context.WithValue(ctx, firstCallKey{}, func() { once.Do(done) })
+}
+
+func firstCallDone(ctx context.Context) {
+	if f, ok := ctx.Value(firstCallKey{}).(func()); ok {
+		f()
+	}
 }
 
 // keep caches the newest answer: the caller accepted it.

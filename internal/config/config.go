@@ -193,7 +193,19 @@ type Roles struct {
 type Review struct {
 	PlanPersonas []string `toml:"plan_personas"`
 	CodePersonas []string `toml:"code_personas"`
+	// Calls is how a review panel asks its personas: "panel" (one model
+	// conversation whose answer carries every persona's verdict) or
+	// "per_persona" (one conversation each; the first warms the prompt
+	// cache before the others are sent). "" means panel, except for a
+	// script provider, whose scripts replay one answer per persona.
+	Calls string `toml:"calls"`
 }
+
+// Review calls, [review] calls.
+const (
+	ReviewCallsPanel      = "panel"
+	ReviewCallsPerPersona = "per_persona"
+)
 
 // Context bounds what agents put in a prompt.
 type Context struct {
@@ -444,6 +456,11 @@ func (c *Config) validate(file string) error {
 			}
 			seen[p] = true
 		}
+	}
+	switch c.Review.Calls {
+	case "", ReviewCallsPanel, ReviewCallsPerPersona:
+	default:
+		return bad("review.calls", fmt.Sprintf("expected %q (one conversation for the whole panel) or %q (one per persona), got %q", ReviewCallsPanel, ReviewCallsPerPersona, c.Review.Calls))
 	}
 	if err := checkBudget(c.Budgets.Task(), "budgets", bad); err != nil {
 		return err

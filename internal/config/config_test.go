@@ -110,6 +110,7 @@ plan_personas = ["risk"]
 		{"[reasoning_effort]\nplaner = \"high\"", "reasoning_effort.planer: expected a role"},
 		{"[providers.x]\ntype = \"script\"\nscript = \"s.json\"\ntools = true", "providers.x.tools: only an openai or anthropic provider"},
 		{"[providers.x]\ntype = \"openai\"\ntools = \"yes\"", "providers"},
+		{"[review]\ncalls = \"each\"", "review.calls: expected \"panel\" (one conversation for the whole panel) or \"per_persona\""},
 		{"[test\n", "line 2: expected"},
 		{"[context]\nallow_paths = [\"*\"]", "context.allow_paths[0]: \"*\" would allow every file of its folder"},
 		{"[context]\nallow_paths = [\".env.example\", \"../x.pem\"]", "context.allow_paths[1]: expected a clean path"},

@@ -205,6 +205,23 @@ func Question(id, text string, blocking bool) map[string]any {
 	return map[string]any{"id": id, "text": text, "blocking": blocking}
 }
 
+// PlanPersonas are the default plan reviewers, in configuration order.
+var PlanPersonas = []string{"product", "architecture", "implementation", "testing", "risk"}
+
+// PanelAnswer is a review panel's answer (one conversation for the whole
+// panel): verdict(persona) for each persona, tagged with it.
+func PanelAnswer(personas []string, verdict func(persona string) map[string]any) map[string]any {
+	var reviews []any
+	for _, p := range personas {
+		v := map[string]any{"persona": p}
+		for k, x := range verdict(p) {
+			v[k] = x
+		}
+		reviews = append(reviews, v)
+	}
+	return map[string]any{"reviews": reviews}
+}
+
 // Verdict is a reviewer answer.
 func Verdict(ok bool, severity, decision string, issues ...string) map[string]any {
 	if issues == nil {
@@ -223,6 +240,10 @@ type OpenAIAPI struct {
 	// Barrier, when > 0, holds each request until that many are in
 	// flight (or release is closed), to prove concurrency without timing.
 	Barrier int
+	// Warm is how many first requests are answered without waiting at
+	// the barrier (a panel asked persona by persona sends its first call
+	// alone).
+	Warm    int
 	Release chan struct{}
 	Latency time.Duration
 
@@ -288,6 +309,7 @@ func (f *OpenAIAPI) serve(w http.ResponseWriter, r *http.Request, req llmtest.Re
 	f.inflight++
 	f.peak = max(f.peak, f.inflight)
 	reached := f.Barrier > 0 && f.inflight >= f.Barrier
+	hold := f.Barrier > 0 && req.N > f.Warm
 	f.mu.Unlock()
 	if reached {
 		select {
@@ -296,7 +318,7 @@ func (f *OpenAIAPI) serve(w http.ResponseWriter, r *http.Request, req llmtest.Re
 			close(f.Release)
 		}
 	}
-	if f.Barrier > 0 {
+	if hold {
 		select {
 		case <-f.Release:
 		case <-time.After(20 * time.Second):

@@ -259,15 +259,12 @@ func codeReviewWork(ctx context.Context, rt *agent.Runtime, run *orchestrator.Ru
 	panel := reviewPanel[CodePersonaAnswer]{
 		Role: agent.RoleCodeReviewer, Shared: shared, Schema: schema, SchemaName: "code_review",
 		Workspace: ws, Finish: "Give your verdict on the change.", TaskID: run.Task.ID,
-		Persona: func(persona string) (string, error) {
-			focus := codePersonaFocus[persona]
-			if focus == "" {
-				focus = "Review the change from the point of view its name, " + persona + ", suggests."
+		Prompt: "code_reviewer",
+		Focus: func(persona string) string {
+			if focus := codePersonaFocus[persona]; focus != "" {
+				return focus
 			}
-			return rt.Prompt("code_reviewer", struct {
-				Persona, Focus string
-				Tools          bool
-			}{persona, focus, ws != nil})
+			return "Review the change from the point of view its name, " + persona + ", suggests."
 		},
 		Validate: func(persona string, raw []byte) (CodePersonaAnswer, error) {
 			a, err := CheckCodeAnswer(raw, paths)

@@ -158,12 +158,12 @@ func reviewPlanWork(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orch
 	panel := reviewPanel[PlanVerdict]{
 		Role: agent.RolePlanReviewer, Shared: shared, Schema: schema, SchemaName: "plan_review",
 		Workspace: ws, Finish: "Give your verdict on the plan.", TaskID: run.Task.ID,
-		Persona: func(persona string) (string, error) {
-			focus, ok := personaFocus[persona]
-			if !ok {
-				focus = "the plan as a " + persona + " expert would judge it."
+		Prompt: "plan_reviewer",
+		Focus: func(persona string) string {
+			if focus, ok := personaFocus[persona]; ok {
+				return focus
 			}
-			return rt.Prompt("plan_reviewer", struct{ Persona, Focus string }{persona, focus})
+			return "the plan as a " + persona + " expert would judge it."
 		},
 		Validate: func(persona string, raw []byte) (PlanVerdict, error) {
 			v, err := validateReviewerAnswer(raw)

@@ -1,10 +1,13 @@
 package review
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"regexp"
 	"sort"
@@ -178,19 +181,21 @@ func TestReviewPlanRefuses(t *testing.T) {
 // same time: the server holds every request until five are in flight.
 func TestReviewPlanConcurrent(t *testing.T) {
 	var mu = make(chan struct{}, 1)
-	personas := map[string]bool{}
+	var personas []string
 	personaRE := regexp.MustCompile(`as the (\w+) reviewer`)
 	api := agenttest.NewOpenAIAPI(t, func(r agenttest.ChatRequest) string {
 		m := personaRE.FindStringSubmatch(r.All())
 		mu <- struct{}{}
 		if m != nil {
-			personas[m[1]] = true
+			personas = append(personas, m[1])
 		}
 		<-mu
 		return agenttest.JSONOf(t, agenttest.Verdict(true, "info", "approve"))
 	})
-	api.Barrier = 5
-	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
+	// The first persona's call goes alone (it warms the provider's prompt
+	// cache); the other four are then in flight together.
+	api.Warm, api.Barrier = 1, 4
+	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config()+"\n[review]\ncalls = \"per_persona\"\n")
 	e.Env["OPENAI_API_KEY"] = "sk-test-concurrent"
 	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
 	res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
@@ -198,13 +203,13 @@ func TestReviewPlanConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	peak := api.PeakInFlight()
-	if peak != 5 {
-		t.Errorf("at most %d reviewer calls were in flight at once, want 5", peak)
+	if peak != 4 {
+		t.Errorf("at most %d reviewer calls were in flight at once, want 4 (after the first)", peak)
 	}
-	var got []string
-	for p := range personas {
-		got = append(got, p)
+	if len(personas) != 5 || personas[0] != "product" {
+		t.Errorf("personas asked %v, the first configured one first", personas)
 	}
+	got := append([]string(nil), personas...)
 	sort.Strings(got)
 	if want := []string{"architecture", "implementation", "product", "risk", "testing"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("personas asked %v", got)
@@ -216,6 +221,118 @@ func TestReviewPlanConcurrent(t *testing.T) {
 	for _, r := range api.Received() {
 		if !strings.Contains(r.User(), strings.TrimSpace(agenttest.ReadyPlan)) {
 			t.Error("a reviewer did not get the plan as reviewed")
+		}
+	}
+}
+
+// TestReviewPlanPanel: by default the panel is one conversation whose
+// answer carries every persona's verdict; the artifact keeps each one.
+func TestReviewPlanPanel(t *testing.T) {
+	api := agenttest.NewOpenAIAPI(t, func(r agenttest.ChatRequest) string {
+		return agenttest.JSONOf(t, agenttest.PanelAnswer(agenttest.PlanPersonas, func(p string) map[string]any {
+			return agenttest.Verdict(true, "info", "approve")
+		}))
+	})
+	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
+	e.Env["OPENAI_API_KEY"] = "sk-test-panel"
+	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
+	res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := api.Received()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1 for the panel", len(reqs))
+	}
+	for _, p := range agenttest.PlanPersonas {
+		if !strings.Contains(reqs[0].All(), "- "+p+": ") {
+			t.Errorf("the panel's prompt does not name %s with its focus", p)
+		}
+	}
+	if len(res.Review.Reviewers) != 5 || res.Review.Reviewers[4].ID != "risk" || res.Review.Reviewers[4].Role != "plan_reviewer:risk" || !res.Review.OK {
+		t.Errorf("review %+v", res.Review)
+	}
+}
+
+// The gate decides exactly as before on the same verdicts, whether the
+// panel answers in one conversation or persona by persona.
+func TestReviewPlanPanelDecidesAsPerPersona(t *testing.T) {
+	ok := agenttest.Verdict(true, "info", "approve")
+	for _, tc := range []struct {
+		name     string
+		verdicts map[string]map[string]any // persona → verdict; others ok
+		next     lifecycle.Phase
+	}{
+		{"all ok", nil, lifecycle.Codegen},
+		{"ok with a minor", map[string]map[string]any{"product": agenttest.Verdict(true, "minor", "approve")}, lifecycle.Codegen},
+		{"one minor not ok", map[string]map[string]any{"testing": agenttest.Verdict(false, "minor", "revise", "name the failure cases")}, lifecycle.Planning},
+		{"one blocking", map[string]map[string]any{"risk": agenttest.Verdict(false, "blocking", "reject", "retrying POST is unsafe")}, lifecycle.Planning},
+		{"two not ok", map[string]map[string]any{"risk": agenttest.Verdict(false, "major", "revise", "x"), "product": agenttest.Verdict(false, "blocking", "reject", "y")}, lifecycle.Planning},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			verdict := func(p string) map[string]any {
+				if v, found := tc.verdicts[p]; found {
+					return v
+				}
+				return ok
+			}
+			var files [2][]byte
+			for i, calls := range []string{"panel", "per_persona"} {
+				personaRE := regexp.MustCompile(`as the (\w+) reviewer`)
+				api := agenttest.NewOpenAIAPI(t, func(r agenttest.ChatRequest) string {
+					if m := personaRE.FindStringSubmatch(r.All()); m != nil {
+						return agenttest.JSONOf(t, verdict(m[1]))
+					}
+					return agenttest.JSONOf(t, agenttest.PanelAnswer(agenttest.PlanPersonas, verdict))
+				})
+				e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config()+"\n[review]\ncalls = \""+calls+"\"\n")
+				e.Env["OPENAI_API_KEY"] = "sk-test"
+				e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
+				if _, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+					t.Fatal(err)
+				}
+				if n, want := len(api.Received()), map[string]int{"panel": 1, "per_persona": 5}[calls]; n != want {
+					t.Errorf("%s: %d requests, want %d", calls, n, want)
+				}
+				files[i] = e.Read(artifact.PlanReviewFile)
+				nr, err := e.O.Next(agenttest.Ctx, e.ID, orchestrator.NextRequest{})
+				if err != nil || nr.To != tc.next {
+					t.Fatalf("%s: next %+v %v, want %s", calls, nr, err, tc.next)
+				}
+			}
+			if !bytes.Equal(files[0], files[1]) {
+				t.Errorf("plan-review.json differs:\npanel:\n%s\nper persona:\n%s", files[0], files[1])
+			}
+		})
+	}
+}
+
+// A panel answer that leaves a persona out, names one twice or one that
+// is not on the panel is sent back with what is wrong.
+func TestPanelAnswerChecked(t *testing.T) {
+	p := reviewPanel[PlanVerdict]{Validate: func(persona string, raw []byte) (PlanVerdict, error) {
+		v, err := validateReviewerAnswer(raw)
+		v.ID = persona
+		return v, err
+	}}
+	ps := []string{"product", "risk"}
+	okV := `"ok":true,"severity":"info","decision":"approve","blocking_issues":[],"suggestions":[]`
+	for _, tc := range []struct{ raw, want string }{
+		{`{"reviews":[{"persona":"risk",` + okV + `},{"persona":"product",` + okV + `}]}`, ""},
+		{`{"reviews":[{"persona":"risk",` + okV + `}]}`, `no entry for reviewer "product"`},
+		{`{"reviews":[{"persona":"risk",` + okV + `},{"persona":"risk",` + okV + `},{"persona":"product",` + okV + `}]}`, `reviews[1]: reviewer "risk" has an entry already`},
+		{`{"reviews":[{"persona":"ops",` + okV + `},{"persona":"risk",` + okV + `},{"persona":"product",` + okV + `}]}`, `reviews[0].persona: "ops" is not one of the reviewers (product, risk)`},
+		{`{"reviews":[{"persona":"risk","ok":true},{"persona":"product",` + okV + `}]}`, `reviews[0] (risk): "severity" is missing`},
+		{`{"ok":true}`, `expected an object {"reviews": [...]}`},
+	} {
+		vs, err := p.validatePanel(ps, []byte(tc.raw))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.raw, err)
+		case tc.want == "" && (vs[0].ID != "product" || vs[1].ID != "risk"):
+			t.Errorf("%s: answers out of the personas' order: %+v", tc.raw, vs)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.raw, err, tc.want)
 		}
 	}
 }
@@ -293,13 +410,18 @@ func FuzzValidateReviewerAnswer(f *testing.F) {
 }
 
 // BenchmarkReviewPlanFiveReviewers1sLatency: five reviewers against a
-// provider answering each call after 1 s take about 1 s in all, not 5 s.
+// provider answering each call after 1 s: one call as a panel (about
+// 1 s); persona by persona (ORCH_BENCH_CALLS=per_persona) the first call
+// alone, then the other four together (about 2 s), not 5 s.
 func BenchmarkReviewPlanFiveReviewers1sLatency(b *testing.B) {
-	api := agenttest.NewOpenAIAPI(b, func(agenttest.ChatRequest) string {
-		return agenttest.JSONOf(b, agenttest.Verdict(true, "info", "approve"))
+	api := agenttest.NewOpenAIAPI(b, func(r agenttest.ChatRequest) string {
+		if strings.Contains(r.All(), "reviewer, before any code") {
+			return agenttest.JSONOf(b, agenttest.Verdict(true, "info", "approve"))
+		}
+		return agenttest.JSONOf(b, agenttest.PanelAnswer(agenttest.PlanPersonas, func(string) map[string]any { return agenttest.Verdict(true, "info", "approve") }))
 	})
 	api.Latency = time.Second
-	e := agenttest.NewPlanEnv(b, nil, agenttest.Brief, api.Config())
+	e := agenttest.NewPlanEnv(b, nil, agenttest.Brief, api.Config()+"\n[review]\ncalls = \""+cmp.Or(os.Getenv("ORCH_BENCH_CALLS"), "panel")+"\"\n")
 	e.Env["OPENAI_API_KEY"] = "sk-test-bench"
 	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
 	b.ResetTimer()

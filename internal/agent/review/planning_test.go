@@ -22,7 +22,7 @@ func TestKeysNeverWritten(t *testing.T) {
 	round := 0
 	api := agenttest.NewOpenAIAPI(t, func(r agenttest.ChatRequest) string {
 		if r.ResponseFormat.JSONSchema.Name == "plan_review" {
-			return agenttest.JSONOf(t, agenttest.Verdict(true, "info", "approve"))
+			return agenttest.JSONOf(t, agenttest.PanelAnswer(agenttest.PlanPersonas, func(string) map[string]any { return agenttest.Verdict(true, "info", "approve") }))
 		}
 		round++
 		if round == 1 {
@@ -51,8 +51,8 @@ func TestKeysNeverWritten(t *testing.T) {
 		}
 	}
 	n := len(headers)
-	if n != 7 {
-		t.Errorf("%d requests, want 2 planner + 5 reviewers", n)
+	if n != 3 {
+		t.Errorf("%d requests, want 2 planner + 1 for the panel of 5 reviewers", n)
 	}
 	files := 0
 	err := filepath.WalkDir(e.P.Dir, func(p string, d fs.DirEntry, err error) error {
@@ -85,10 +85,12 @@ func TestPlanSeesFeedbackAndAnswers(t *testing.T) {
 	calls := 0
 	api := agenttest.NewOpenAIAPI(t, func(r agenttest.ChatRequest) string {
 		if r.ResponseFormat.JSONSchema.Name == "plan_review" {
-			if strings.Contains(r.All(), "as the risk reviewer") {
-				return agenttest.JSONOf(t, agenttest.Verdict(false, "major", "revise", "handle context cancellation between attempts"))
-			}
-			return agenttest.JSONOf(t, agenttest.Verdict(true, "info", "approve"))
+			return agenttest.JSONOf(t, agenttest.PanelAnswer(agenttest.PlanPersonas, func(p string) map[string]any {
+				if p == "risk" {
+					return agenttest.Verdict(false, "major", "revise", "handle context cancellation between attempts")
+				}
+				return agenttest.Verdict(true, "info", "approve")
+			}))
 		}
 		calls++
 		users = append(users, r.User())
