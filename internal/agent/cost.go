@@ -150,6 +150,19 @@ func floatField(data map[string]any, key string) (float64, bool) {
 	return 0, false
 }
 
+// FormatCost renders a line's cost for people: "price unknown" when no
+// call of it has a known price, the known part and "+ unknown" when some
+// have none; never $0.00 for calls whose price is not known.
+func FormatCost(l CostLine) string {
+	switch {
+	case l.UnpricedCalls > 0 && l.CostUSD == 0:
+		return "price unknown"
+	case l.UnpricedCalls > 0:
+		return FormatUSD(l.CostUSD) + " + unknown"
+	}
+	return FormatUSD(l.CostUSD)
+}
+
 // FormatUSD renders a cost for people.
 func FormatUSD(c float64) string {
 	if c > 0 && c < 0.01 {

@@ -91,3 +91,20 @@ func TestFormatUSD(t *testing.T) {
 		}
 	}
 }
+
+// An unpriced model's calls are never shown as $0.00.
+func TestFormatCostUnpriced(t *testing.T) {
+	for _, tc := range []struct {
+		l    CostLine
+		want string
+	}{
+		{CostLine{Calls: 2, CostUSD: 0.5}, "$0.50"},
+		{CostLine{Calls: 2, TokensIn: 900, UnpricedCalls: 2}, "price unknown"},
+		{CostLine{Calls: 3, CostUSD: 0.5, UnpricedCalls: 1}, "$0.50 + unknown"},
+		{CostLine{Calls: 1, CachedCalls: 1}, "$0.00"},
+	} {
+		if got := FormatCost(tc.l); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 	r.Tools = append(ws.Definitions(), tools.FinishTool(finish, schema))
 	msgs := append([]llm.Message(nil), req.Messages...)
 	for turn := 1; turn <= maxTurns; turn++ {
-		r.Messages = msgs
+		r.Messages = movingBreakpoint(msgs)
 		resp, err := p.Complete(ctx, r)
 		if err != nil {
 			return zero, err
@@ -134,6 +134,21 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 		}
 	}
 	return zero, &TurnLimitError{Role: req.Role, Turns: maxTurns}
+}
+
+// movingBreakpoint returns msgs with a cache breakpoint on the last
+// message, besides the stable prefix's own: each turn writes the whole
+// conversation so far into the provider's prompt cache, and the next turn
+// reads it back instead of paying for the earlier tool results again
+// (Anthropic; a command speaking protocol 2 gets cache_breakpoint). Only
+// the newest message carries the moving mark, so a request has at most the
+// prefix's marks and one more (Anthropic allows four).
+func movingBreakpoint(msgs []llm.Message) []llm.Message {
+	out := append([]llm.Message(nil), msgs...)
+	if n := len(out); n > 0 {
+		out[n-1].CacheBreakpoint = true
+	}
+	return out
 }
 
 // toolResult is the message answering one tool call; near the turn limit

@@ -64,7 +64,7 @@ never guessed). Tokens and cost count only calls that reached a model.
 // printCost writes the sums as a table.
 func printCost(w io.Writer, out view.Cost) {
 	row := func(name string, l agent.CostLine) {
-		fmt.Fprintf(w, "%-22s %6d %7d %7d %11d %11d %11d %10s\n", name, l.Calls, l.CachedCalls, l.FailedCalls, l.TokensIn, l.CachedTokensIn, l.TokensOut, agent.FormatUSD(l.CostUSD))
+		fmt.Fprintf(w, "%-22s %6d %7d %7d %11d %11d %11d %10s\n", name, l.Calls, l.CachedCalls, l.FailedCalls, l.TokensIn, l.CachedTokensIn, l.TokensOut, agent.FormatCost(l))
 	}
 	header := func(first string) {
 		fmt.Fprintf(w, "%-22s %6s %7s %7s %11s %11s %11s %10s\n", first, "calls", "cached", "failed", "tokens in", "of which", "tokens out", "cost")
@@ -88,7 +88,7 @@ func printCost(w io.Writer, out view.Cost) {
 		fmt.Fprintf(w, "budget %-12s %-10s %s of %s (%.0f%%)\n", u.Scope, u.Limit, budgetFigure(u.Limit, u.Spent), budgetFigure(u.Limit, u.Max), u.Percent)
 	}
 	if out.Total.UnpricedCalls > 0 {
-		fmt.Fprintf(w, "%d call(s) to a model without a known price are not in the cost\n", out.Total.UnpricedCalls)
+		fmt.Fprintf(w, "%d call(s) to a model without a known price are not in the cost (their tokens are); price the model under [prices] in .orch/config.toml\n", out.Total.UnpricedCalls)
 	}
 }
 

@@ -222,6 +222,8 @@ func adviceRequest(rt *agent.Runtime, in adviceInput) (llm.Request, error) {
 		Messages:   []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
 		Schema:     schema,
 		SchemaName: "advice",
+		// Every role keeps a stable prefix and a prompt cache key.
+		CacheKey: agent.PromptCacheKey(in.Task, agent.RoleAcceptAdvisor),
 	}
 	if rt.OnToken != nil {
 		req.OnToken = func(tok string) { rt.OnToken(agent.RoleAcceptAdvisor, tok) }
