@@ -3,12 +3,14 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +23,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/docblock"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -87,6 +90,7 @@ func cobraFiles(tb testing.TB) map[string]string {
 type benchTokens struct {
 	mu      *sync.Mutex
 	in, out map[string]int
+	first   map[string]llm.Request // each phase's first request
 }
 
 func benchPhase(role string) string {
@@ -115,6 +119,9 @@ func (bt benchTokens) add(req llm.Request, resp llm.Response) {
 	p := benchPhase(req.Role)
 	bt.mu.Lock()
 	defer bt.mu.Unlock()
+	if _, ok := bt.first[p]; !ok {
+		bt.first[p] = req
+	}
 	bt.in[p] += repomap.EstimateTokens(in.String())
 	bt.out[p] += repomap.EstimateTokens(out)
 }
@@ -190,7 +197,7 @@ func runChange(tb testing.TB, p *task.Project, id string, ch benchChange, mode s
 	}
 	read := jsonArgs(map[string]any{"path": ch.path, "offset": max(ch.line-15, 1), "limit": 30})
 
-	bt := benchTokens{mu: &sync.Mutex{}, in: map[string]int{}, out: map[string]int{}}
+	bt := benchTokens{mu: &sync.Mutex{}, in: map[string]int{}, out: map[string]int{}, first: map[string]llm.Request{}}
 	m := &agenttest.ToolModel{T: nil, NoTools: mode != "tools"}
 	m.Turn = func(n int, req llm.Request) (llm.Response, error) {
 		var resp llm.Response
@@ -274,15 +281,96 @@ func BenchmarkCobraChange(b *testing.B) {
 }
 
 // TestCobraChangeTokens keeps the benchmark honest in the ordinary test
-// run: the edit answers far fewer output tokens than the whole file, and
-// tools send far fewer input tokens than whole files up front.
+// run, on the real cobra source: the targets of the agents' economy hold
+// (whole task with tools ≤ 30k input tokens, without ≤ 60k, the edit
+// ≤ 100 output tokens), and what each role sees is what the README says:
+// without tools the lines around the task's identifiers, not whole files,
+// and codegen the planned file whole.
 func TestCobraChangeTokens(t *testing.T) {
-	whole, edits, tooled := runCobra(t, "whole-file"), runCobra(t, "edits"), runCobra(t, "tools")
-	if whole.out["codegen"] < 10*edits.out["codegen"] {
-		t.Errorf("codegen output: whole file %d tokens, edits %d", whole.out["codegen"], edits.out["codegen"])
+	edits, tooled := runCobra(t, "edits"), runCobra(t, "tools")
+	total := func(bt benchTokens, m map[string]int) int {
+		n := 0
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	if in := total(tooled, tooled.in); in > 30_000 {
+		t.Errorf("with tools the task sends %d input tokens, more than 30k", in)
+	}
+	if in := total(edits, edits.in); in > 60_000 {
+		t.Errorf("without tools the task sends %d input tokens, more than 60k", in)
+	}
+	if out := tooled.out["codegen"]; out > 100 {
+		t.Errorf("the edit is %d output tokens, more than 100", out)
 	}
 	if tooled.in["codegen"] >= edits.in["codegen"] {
 		t.Errorf("codegen input: tools %d tokens, single answer with the file %d", tooled.in["codegen"], edits.in["codegen"])
 	}
-	t.Logf("codegen in/out: whole-file %d/%d, edits %d/%d, tools %d/%d", whole.in["codegen"], whole.out["codegen"], edits.in["codegen"], edits.out["codegen"], tooled.in["codegen"], tooled.out["codegen"])
+	all := func(req llm.Request) string {
+		var b strings.Builder
+		for _, m := range req.Messages {
+			b.WriteString(m.Content)
+		}
+		return b.String()
+	}
+	files := cobraFiles(t)
+	planning := all(edits.first["planning"])
+	if !strings.Contains(planning, "786\t\t\tc.SuggestionsMinimumDistance = 2") && !strings.Contains(planning, "   786\t\tc.SuggestionsMinimumDistance = 2") {
+		t.Errorf("the planner without tools does not see the lines around SuggestionsMinimumDistance:\n%s", planning)
+	}
+	for _, whole := range []string{"README.md", "site/content/user_guide.md"} {
+		if strings.Contains(planning, files[whole][:2000]) {
+			t.Errorf("the planner without tools got %s whole", whole)
+		}
+	}
+	if !strings.Contains(all(edits.first["codegen"]), files["command.go"]) {
+		t.Error("codegen without tools does not get the planned file whole")
+	}
+	if !repomap.DefinitionsAvailable {
+		t.Log("built without cgo: the map has no definitions, so README's figures (measured with them) are not compared")
+		return
+	}
+	docblock.Check(t, filepath.Join("..", "..", "README.md"), economyBegin, economyEnd,
+		"\n"+economyTable(map[string]benchTokens{"edits": edits, "tools": tooled}), *updateReadme,
+		"go test ./internal/agent -run TestCobraChangeTokens -update")
+	t.Logf("input tokens: tools %d, single answers %d; codegen in/out: edits %d/%d, tools %d/%d", total(tooled, tooled.in), total(edits, edits.in), edits.in["codegen"], edits.out["codegen"], tooled.in["codegen"], tooled.out["codegen"])
+}
+
+var updateReadme = flag.Bool("update", false, "rewrite README.md's token economy table")
+
+const (
+	economyBegin = "<!-- BEGIN GENERATED: agents' token economy on spf13/cobra (go test ./internal/agent -run TestCobraChangeTokens -update) -->"
+	economyEnd   = "<!-- END GENERATED -->"
+)
+
+// economyTable is README.md's table of the cobra change's tokens per
+// phase, in each mode.
+func economyTable(runs map[string]benchTokens) string {
+	var b strings.Builder
+	b.WriteString("| mode | planning in/out | plan review in/out | codegen in/out | code review in/out | total in/out |\n|---|---|---|---|---|---|\n")
+	for _, mode := range []struct{ key, name string }{
+		{"tools", "tool loop (each role reads what it needs)"},
+		{"edits", "single answers (no tool calling), codegen answers one edit"},
+	} {
+		bt := runs[mode.key]
+		fmt.Fprintf(&b, "| %s |", mode.name)
+		in, out := 0, 0
+		for _, p := range []string{"planning", "plan_review", "codegen", "review"} {
+			fmt.Fprintf(&b, " %s / %s |", thousands(bt.in[p]), thousands(bt.out[p]))
+			in += bt.in[p]
+			out += bt.out[p]
+		}
+		fmt.Fprintf(&b, " %s / %s |\n", thousands(in), thousands(out))
+	}
+	return b.String()
+}
+
+// thousands writes n with thousands separators, as the README does.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -1,14 +1,17 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/repomap"
 	"github.com/orchdev/orch/internal/visibility"
@@ -23,6 +26,9 @@ type RepoContext struct {
 	Tree    []string // tracked files the visibility policy shows
 	Omitted int      // files left out of Tree for the budget
 	Files   []FileContent
+	// Snippets are the lines around the task's identifiers (a role
+	// without tools; TaskContext).
+	Snippets string
 }
 
 // FileContent is one file's text given to a model.
@@ -50,6 +56,10 @@ func (c RepoContext) Render() string {
 		if c.Omitted > 0 {
 			fmt.Fprintf(&b, "  … and %d more files\n", c.Omitted)
 		}
+	}
+	if c.Snippets != "" {
+		b.WriteString("\nThe lines around the task's identifiers (numbered; ask in your answer for what you miss):\n")
+		b.WriteString(c.Snippets)
 	}
 	for _, f := range c.Files {
 		fmt.Fprintf(&b, "\n--- %s", f.Path)
@@ -204,10 +214,19 @@ func Keywords(text string) []string {
 // message (Aider's default map is about 1k tokens).
 const MapTokens = 2048
 
+// ToolMapTokens is the map's budget for a role with tools: every turn of
+// its loop re-sends the map, and the role can search and read what the
+// map leaves out, so it starts from the top of the ranking only.
+const ToolMapTokens = 1024
+
 // RepoMap renders the ranked repository map of commit ("" = the index)
 // for the seeds, within MapTokens, with the tags cached under
 // .orch/cache/repomap.
 func (rt *Runtime) RepoMap(ctx context.Context, root, commit string, seeds repomap.Seeds) (string, error) {
+	return rt.repoMap(ctx, root, commit, seeds, MapTokens)
+}
+
+func (rt *Runtime) repoMap(ctx context.Context, root, commit string, seeds repomap.Seeds, tokens int) (string, error) {
 	policy, err := rt.Policy()
 	if err != nil {
 		return "", err
@@ -220,13 +239,130 @@ func (rt *Runtime) RepoMap(ctx context.Context, root, commit string, seeds repom
 	if err != nil {
 		return "", fmt.Errorf("repository map: %w", err)
 	}
-	return ix.Map(ctx, seeds, MapTokens)
+	return ix.Map(ctx, seeds, tokens)
 }
 
-// WithMap puts the repository map into rc; without one (an empty map,
-// or a repository the index cannot read) the plain file list stays.
+// WithTaskContext puts into rc the repository map and, for a role without
+// tools (snippets true), the lines around the task's identifiers instead
+// of whole files (TaskContext); without a map the plain file list stays.
+func (rt *Runtime) WithTaskContext(ctx context.Context, rc *RepoContext, root, commit string, seeds repomap.Seeds, snippets bool) {
+	if !snippets {
+		rt.WithMap(ctx, rc, root, commit, seeds)
+		return
+	}
+	if tc, err := rt.TaskContext(ctx, root, commit, seeds, SnippetBytes, nil); err == nil {
+		rc.Map, rc.Snippets = tc.Map, tc.Snippets
+	}
+}
+
+// WithMap puts the repository map of a role with tools (ToolMapTokens)
+// into rc; without one (an empty map, or a repository the index cannot
+// read) the plain file list stays.
 func (rt *Runtime) WithMap(ctx context.Context, rc *RepoContext, root, commit string, seeds repomap.Seeds) {
-	if m, err := rt.RepoMap(ctx, root, commit, seeds); err == nil {
+	if m, err := rt.repoMap(ctx, root, commit, seeds, ToolMapTokens); err == nil {
 		rc.Map = m
 	}
+}
+
+// SnippetContextLines is how many lines around each occurrence of a task's
+// identifier a role without tools is shown.
+const SnippetContextLines = 3
+
+// SnippetBytes bounds the lines around identifiers in one role's prompt.
+const SnippetBytes = 12 << 10
+
+// TaskContext is what a role without tools is shown of the repository
+// (README, "What a model sees"): the ranked map, and the lines around where
+// the identifiers the brief and plan name occur, not whole files. Ranked
+// lists the visible files, most relevant first.
+type TaskContext struct {
+	Map      string
+	Snippets string
+	Ranked   []string
+}
+
+// TaskContext builds the map of commit ("" = the index) for the seeds and
+// the lines (SnippetContextLines either side, numbered) around the
+// identifiers' occurrences, within snippetBytes, read through read (the
+// file at commit; nil reads the visible work-tree file).
+func (rt *Runtime) TaskContext(ctx context.Context, root, commit string, seeds repomap.Seeds, snippetBytes int, read func(path string) ([]byte, bool)) (TaskContext, error) {
+	var tc TaskContext
+	policy, err := rt.Policy()
+	if err != nil {
+		return tc, err
+	}
+	ix, err := repomap.Build(ctx, root, repomap.Options{
+		CacheDir: filepath.Join(rt.Project.Dir, "cache", "repomap"),
+		Commit:   commit,
+		Policy:   policy,
+	})
+	if err != nil {
+		return tc, fmt.Errorf("repository map: %w", err)
+	}
+	m, occ, ranked, err := ix.Context(ctx, seeds, MapTokens)
+	if err != nil {
+		return tc, fmt.Errorf("repository map: %w", err)
+	}
+	tc.Map = m
+	for _, r := range ranked {
+		tc.Ranked = append(tc.Ranked, r.Path)
+	}
+	if read == nil {
+		files := ix.Files()
+		read = func(p string) ([]byte, bool) {
+			data, _, err := files.ReadFile(p, 4<<20)
+			return data, err == nil
+		}
+	}
+	tc.Snippets = renderSnippets(occ, snippetBytes, read)
+	return tc, nil
+}
+
+// renderSnippets shows, per file in the order of occ, the lines around its
+// occurrences (windows merged where they overlap), numbered like read_file,
+// within budget bytes; a file that cannot be read or is binary is skipped.
+func renderSnippets(occ []repomap.Occurrence, budget int, read func(string) ([]byte, bool)) string {
+	var order []string
+	lines := map[string][]int{}
+	idents := map[string][]string{}
+	for _, o := range occ {
+		if _, ok := lines[o.Path]; !ok {
+			order = append(order, o.Path)
+		}
+		lines[o.Path] = append(lines[o.Path], o.Line)
+		if !slices.Contains(idents[o.Path], o.Ident) {
+			idents[o.Path] = append(idents[o.Path], o.Ident)
+		}
+	}
+	var b strings.Builder
+	for _, p := range order {
+		data, ok := read(p)
+		if !ok || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+			continue
+		}
+		text := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		ls := slices.Clone(lines[p])
+		slices.Sort(ls)
+		var part strings.Builder
+		fmt.Fprintf(&part, "\n--- %s: lines around %s ---\n", p, strings.Join(idents[p], ", "))
+		end := 0 // the last line written
+		for _, l := range ls {
+			lo, hi := max(l-SnippetContextLines, end+1, 1), min(l+SnippetContextLines, len(text))
+			if lo > hi {
+				continue
+			}
+			if end > 0 && lo > end+1 {
+				part.WriteString("…\n")
+			}
+			for i := lo; i <= hi; i++ {
+				fmt.Fprintf(&part, "%6d\t%s\n", i, clip.Bytes(text[i-1], 400))
+			}
+			end = hi
+		}
+		if b.Len()+part.Len() > budget {
+			continue
+		}
+		b.WriteString(part.String())
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"context"
 	"sort"
 
 	"github.com/orchdev/orch/internal/visibility"
@@ -77,3 +78,34 @@ func (ix *Index) Files() *visibility.Files { return ix.files }
 
 // Stats describe the build.
 func (ix *Index) Stats() Stats { return ix.stats }
+
+// Occurrence is one line where git grep found an identifier the task
+// names.
+type Occurrence struct {
+	Ident string
+	Path  string
+	Line  int
+}
+
+// Context is the map for the seeds (as Map renders it within
+// budgetTokens) together with what the ranking found: where the seeds'
+// identifiers occur (per identifier in the seeds' order, then by the
+// files' rank) and the files ranked highest first. The agents without
+// tools show the lines around the occurrences instead of whole files.
+func (ix *Index) Context(ctx context.Context, s Seeds, budgetTokens int) (string, []Occurrence, []Ranked, error) {
+	r, err := ix.rank(ctx, s)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	var occ []Occurrence
+	for _, id := range r.terms.idents {
+		for _, o := range r.occur[id] {
+			occ = append(occ, Occurrence{Ident: id, Path: ix.all[o.file].Path, Line: o.line})
+		}
+	}
+	ranked := make([]Ranked, len(r.order))
+	for i, f := range r.order {
+		ranked[i] = Ranked{Path: ix.all[f].Path, Rank: r.rank[f]}
+	}
+	return ix.render(r, budgetTokens), occ, ranked, nil
+}

@@ -3,9 +3,6 @@ package codegen
 import (
 	"context"
 	"fmt"
-	"path"
-	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -66,30 +63,65 @@ func buildCodegenInput(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, 
 		used += len(in.Files)
 	}
 
-	planned := fp.Paths()
 	if left := budget - used; left > 1000 {
 		policy, err := rt.Policy()
 		if err != nil {
 			return in, err
 		}
-		rc, err := agent.GatherContext(ctx, repo.Dir, policy, codegenKeywords(taskDir, fp), neighbours(ctx, repo, fp), left)
+		// The plain file list, should the map fail.
+		rc, err := agent.GatherContext(ctx, repo.Dir, policy, nil, nil, min(left, 16<<10))
 		if err != nil {
 			return in, fmt.Errorf("codegen: repository context: %w", err)
 		}
-		kept := rc.Files[:0]
-		for _, f := range rc.Files {
-			if _, ok := planned[f.Path]; !ok {
-				kept = append(kept, f)
+		rc.Files = nil // with tools the model reads what it needs
+		if !withFiles {
+			rt.WithMap(ctx, &rc, repo.Dir, base, codegenSeeds(taskDir, fp))
+		} else {
+			// Without tools: the map and the map's top-ranked
+			// neighbours of the planned files, whole.
+			atBase := func(p string) ([]byte, bool) {
+				data, ok, err := repo.ShowFile(ctx, base, p)
+				return data, ok && err == nil
+			}
+			if tc, err := rt.TaskContext(ctx, repo.Dir, base, codegenSeeds(taskDir, fp), 0, atBase); err == nil {
+				rc.Map = tc.Map
+				rc.Files = rankedNeighbours(tc.Ranked, fp, min(left, NeighbourBytes), atBase)
 			}
 		}
-		rc.Files = kept
-		if !withFiles {
-			rc.Files = nil // the model reads what it needs with its tools
-		}
-		rt.WithMap(ctx, &rc, repo.Dir, base, codegenSeeds(taskDir, fp))
 		in.Context = rc.Render()
 	}
 	return in, nil
+}
+
+// Neighbours: a codegen without tools sees at most MaxNeighbours whole
+// files besides the planned ones, the map's top-ranked that fit in
+// NeighbourBytes together.
+const (
+	MaxNeighbours  = 3
+	NeighbourBytes = 24 << 10
+)
+
+// rankedNeighbours returns the top-ranked files (ranked, most relevant
+// first) that are not planned, are text and fit in budget bytes together,
+// at most MaxNeighbours, read through read.
+func rankedNeighbours(ranked []string, fp artifact.FilePlan, budget int, read func(string) ([]byte, bool)) []agent.FileContent {
+	planned := fp.Paths()
+	var out []agent.FileContent
+	for _, p := range ranked {
+		if len(out) >= MaxNeighbours {
+			break
+		}
+		if _, ok := planned[p]; ok {
+			continue
+		}
+		data, ok := read(p)
+		if !ok || len(data)+len(p)+32 > budget || !utf8.Valid(data) || strings.ContainsRune(string(data), 0) {
+			continue
+		}
+		budget -= len(data) + len(p) + 32
+		out = append(out, agent.FileContent{Path: p, Content: string(data)})
+	}
+	return out
 }
 
 // renderPlannedFiles shows each planned file as it is at base, within
@@ -123,56 +155,6 @@ func renderPlannedFiles(ctx context.Context, repo *gitx.Repo, base string, fp ar
 		}
 	}
 	return b.String(), nil
-}
-
-// neighbours returns the other files in the planned files' folders, which
-// show the local conventions; at most a few per folder, those sharing a
-// planned file's extension first (code next to code, not .gitignore).
-func neighbours(ctx context.Context, repo *gitx.Repo, fp artifact.FilePlan) []string {
-	files, err := repo.LsFiles(ctx)
-	if err != nil {
-		return nil
-	}
-	planned := fp.Paths()
-	dirs := map[string]int{}
-	exts := map[string]bool{}
-	for _, f := range fp.Files {
-		dirs[path.Dir(f.Path)] = 0
-		exts[path.Ext(f.Path)] = true
-	}
-	sort.SliceStable(files, func(i, j int) bool {
-		ei, ej := exts[path.Ext(files[i])], exts[path.Ext(files[j])]
-		if ei != ej {
-			return ei
-		}
-		return files[i] < files[j]
-	})
-	const perDir = 6
-	var out []string
-	for _, f := range files {
-		if _, ok := planned[f]; ok || strings.HasPrefix(f, ".orch/") {
-			continue
-		}
-		d := path.Dir(f)
-		if n, ok := dirs[d]; ok && n < perDir {
-			dirs[d] = n + 1
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// codegenKeywords are the words of the plan's title, brief and file
-// summaries.
-func codegenKeywords(taskDir string, fp artifact.FilePlan) []string {
-	var text strings.Builder
-	if p := artifact.LoadPlan(taskDir); p.OK() {
-		text.WriteString(p.Value.Title + " " + p.Value.Brief + " ")
-	}
-	for _, f := range fp.Files {
-		text.WriteString(f.Summary + " " + strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path)) + " ")
-	}
-	return agent.Keywords(text.String())
 }
 
 // codegenSeeds are what the plan names, for the repository map.

@@ -208,8 +208,8 @@ type plannerPromptData struct {
 // plannerRequest builds the model request of a round: the system rules,
 // everything read from the task and the repository as data (each part
 // delimited; the prefix worth caching), then the planner's instructions.
-// With withFiles false (the planner reads with its tools) the repository
-// part is the file list only.
+// The repository part is the ranked map; with withFiles (the planner has
+// no tools) also the lines around the identifiers the brief names.
 func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, round int, in planningInputs, withFiles bool) (llm.Request, error) {
 	system, err := rt.Prompt("system", nil)
 	if err != nil {
@@ -275,14 +275,14 @@ func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, rou
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("gather repository context: %w", err)
 	}
-	if !withFiles {
-		rc.Files = nil
-	}
+	// The map, and without tools the lines around the task's
+	// identifiers: never whole files (README, "What a model sees").
+	rc.Files = nil
 	seeds := repomap.Seeds{Brief: kw.String(), Paths: priority}
 	if in.PlanData != nil {
 		seeds.Plan = string(in.PlanData)
 	}
-	rt.WithMap(ctx, &rc, root, "", seeds)
+	rt.WithTaskContext(ctx, &rc, root, "", seeds, withFiles)
 	b.WriteString("\n## Repository\n\n")
 	b.WriteString(agent.DataBlock("repository", rc.Render()))
 
