@@ -21,6 +21,13 @@ func TestParseMochaVitestRecorded(t *testing.T) {
 		{"vitest3-default.txt", artifact.Summary{Passed: 3, Failed: 1, Skipped: 2}, []wantCase{
 			{"", "math.test.js > math > fails", StatusFail, "AssertionError: expected 2 to be 3 // Object.is equality"},
 		}},
+		// AVA 6.4: adds, fails, a skip, a todo, a test.failing that
+		// fails as expected (skipped, as pytest counts xfail), and a
+		// second file's passing test; its summary has no passed count.
+		{"ava6-default.txt", artifact.Summary{Passed: 2, Failed: 1, Skipped: 3}, []wantCase{
+			{"", "math › fails", StatusFail, "test failed"},
+		}},
+		{"ava6-one-file.txt", artifact.Summary{Passed: 1}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -54,6 +61,8 @@ func TestParseMochaVitestTotals(t *testing.T) {
 		{name: "vitest totals that do not add up", out: "      Tests  1 passed (2)\n", sum: artifact.Summary{Passed: 1}, note: "Vitest's summaries say 2 tests"},
 		{name: "jest and mocha in one script", out: "Tests:       2 passed, 2 total\n  3 passing (1ms)\n", sum: artifact.Summary{Passed: 5}},
 		{name: "a failing line before any totals is no failure", out: "  1) not mocha\n", sum: artifact.Summary{}},
+		{name: "ava lines without its summary count nothing", out: "  ✔ adds\n  ✘ [fail]: x\n", sum: artifact.Summary{}},
+		{name: "ava summary that disagrees", out: "  ✔ a\n  ─\n\n  2 tests passed\n", sum: artifact.Summary{Passed: 1}, note: "AVA's summary says 2 passed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

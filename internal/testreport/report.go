@@ -1,7 +1,8 @@
 // Package testreport turns what test runners print or write into
 // artifact cases: `go test -json` streams (GoParser), JUnit XML
-// (ParseJUnit), libtest's output of `cargo test` (LibtestParser) and TAP
-// or the spec summary of node's test runner (TAPParser). Every parser
+// (ParseJUnit), libtest's output of `cargo test` (LibtestParser), Python
+// unittest's output (UnittestParser), and TAP or the summaries of node's
+// spec reporter, Jest, Mocha, Vitest and AVA (TAPParser). Every parser
 // reads untrusted input: it bounds what it keeps (BoundedBuf, MaxMessage),
 // never fails on malformed text, and is fuzzed.
 //

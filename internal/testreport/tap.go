@@ -40,6 +40,15 @@ var (
 	// vitestFail names a failed test in Vitest's "Failed Tests" section:
 	// " FAIL  test/math.test.js > math > fails".
 	vitestFail = regexp.MustCompile(`^ FAIL  (\S.* > .+?)(?: \[[^\]]*\])?$`)
+	// AVA's default reporter prints a line per test ("✔ file › test",
+	// "✔ test" with one test file,
+	// "✘ [fail]: file › test", "- [skip] …", "- [todo] …", "✔ [expected
+	// fail] …") and a summary without the passed count when something
+	// failed ("1 test failed", "1 known failure", "2 tests skipped").
+	avaPass  = regexp.MustCompile(`^\s*✔ (\[expected fail\] )?(.+?)(?: \(\d+(?:\.\d+)?m?s\))?$`)
+	avaFail  = regexp.MustCompile(`^\s*✘ \[(?:fail|timeout)\]: (.+?)(?: \(\d+(?:\.\d+)?m?s\))?$`)
+	avaSkip  = regexp.MustCompile(`^\s*- \[(skip|todo)\] (.+)$`)
+	avaTotal = regexp.MustCompile(`^\s*(\d+) (?:tests? (passed|failed|skipped|todo)|(known failures?))$`)
 	// tapDirective is a "# SKIP reason" or "# TODO reason" after a
 	// description; a "#" escaped as "\#" is not one.
 	tapDirective = regexp.MustCompile(`(?i)(?:^|[^\\])#\s*(skip|todo)\b\S*\s*(.*)$`)
@@ -60,7 +69,11 @@ var (
 // from those totals and the cases are the failing and skipped tests.
 // Without TAP or node's totals, Jest's summary of each run ("Tests:
 // 1 failed, 2 skipped, 94 passed, 97 total", summed over the runs of one
-// script) gives the counts, and no cases.
+// script) gives the counts, and no cases; so do Mocha's ("272 passing",
+// "4 pending", "1 failing") and Vitest's ("Tests  1 failed | 272 passed
+// (273)"), whose failures are named as cases, and AVA's test lines. The
+// summaries of every run of a script are summed, whichever runner; TAP
+// without node's "# tests" totals beside them is a test's output.
 type TAPParser struct {
 	onOutput func(string)
 	cases    []artifact.Case
@@ -78,6 +91,9 @@ type TAPParser struct {
 	nMocha   int
 	vitest   map[string]int // Vitest's "Tests" summaries, summed
 	nVitest  int
+	ava      []artifact.Case // AVA's test lines, counted once its summary is seen
+	avaTotal map[string]int
+	nAva     int
 	// failures of Mocha's and Vitest's reports
 	named      []artifact.Case
 	mochaTitle *artifact.Case  // a Mocha failure whose title is being read
@@ -100,7 +116,7 @@ type tapPoint struct {
 // NewTAPParser returns a parser passing the text on to onOutput (may be
 // nil).
 func NewTAPParser(onOutput func(string)) *TAPParser {
-	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, mocha: map[string]int{}, vitest: map[string]int{}, parents: map[string]bool{}}
+	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, mocha: map[string]int{}, vitest: map[string]int{}, avaTotal: map[string]int{}, parents: map[string]bool{}}
 }
 
 // ParseTAP reads a whole TAP (or node spec reporter) output.
@@ -275,6 +291,38 @@ func (p *TAPParser) otherReporter(raw string) bool {
 		p.addNamed(artifact.Case{Name: clip.Runes(m[1], 1000), Status: StatusFail, Message: "test failed"})
 		return true
 	}
+	return p.avaLine(line)
+}
+
+// avaLine reads AVA's test and summary lines.
+func (p *TAPParser) avaLine(line string) bool {
+	add := func(c artifact.Case) bool {
+		if len(p.ava) < maxCases {
+			p.ava = append(p.ava, c)
+		}
+		return true
+	}
+	if m := avaFail.FindStringSubmatch(line); m != nil {
+		return add(artifact.Case{Name: clip.Runes(m[1], 1000), Status: StatusFail, Message: "test failed"})
+	}
+	if m := avaPass.FindStringSubmatch(line); m != nil {
+		if m[1] != "" {
+			return add(artifact.Case{Name: clip.Runes(m[2], 1000), Status: StatusSkip, Message: "expected failure (test.failing)"})
+		}
+		return add(artifact.Case{Name: clip.Runes(m[2], 1000), Status: StatusPass})
+	}
+	if m := avaSkip.FindStringSubmatch(line); m != nil {
+		return add(artifact.Case{Name: clip.Runes(m[2], 1000), Status: StatusSkip, Message: m[1]})
+	}
+	if m := avaTotal.FindStringSubmatch(line); m != nil {
+		p.nAva++
+		what := m[2]
+		if m[3] != "" {
+			what = "known failure"
+		}
+		p.avaTotal[what] += count(m[1])
+		return true
+	}
 	return false
 }
 
@@ -361,7 +409,7 @@ func (p *TAPParser) flush() {
 // Finish returns the cases read.
 func (p *TAPParser) Finish() Result {
 	p.flush()
-	others := p.nSpec+p.nJest+p.nMocha+p.nVitest > 0
+	others := p.nSpec+p.nJest+p.nMocha+p.nVitest+p.nAva > 0
 	var tap *Result
 	if p.tap {
 		res := Result{Cases: p.cases, Recognised: true}
@@ -392,10 +440,27 @@ func (p *TAPParser) Finish() Result {
 	// spec reporter, Jest, Mocha, Vitest (and node's TAP with its totals).
 	s, j, m, v := p.spec, p.jest, p.mocha, p.vitest
 	res := Result{Cases: append(p.specCase, p.named...), Recognised: true, Totals: &artifact.Summary{
-		Passed:  s["pass"] + j["passed"] + m["passing"] + v["passed"] + v["expected fail"],
+		Passed:  s["pass"] + j["passed"] + m["passing"] + v["passed"],
 		Failed:  s["fail"] + s["cancelled"] + j["failed"] + m["failing"] + v["failed"],
-		Skipped: s["skipped"] + s["todo"] + j["skipped"] + j["todo"] + m["pending"] + v["skipped"] + v["todo"],
+		Skipped: s["skipped"] + s["todo"] + j["skipped"] + j["todo"] + m["pending"] + v["skipped"] + v["todo"] + v["expected fail"],
 	}}
+	if p.nAva > 0 {
+		// AVA's summary leaves out what passed once something failed:
+		// its test lines are the counts, checked against the summary.
+		a := Summarize(p.ava)
+		res.Totals.Passed += a.Passed
+		res.Totals.Failed += a.Failed
+		res.Totals.Skipped += a.Skipped
+		for _, c := range p.ava {
+			if c.Status == StatusFail {
+				res.Cases = append(res.Cases, c)
+			}
+		}
+		t := p.avaTotal
+		if t["failed"] != a.Failed || t["skipped"]+t["todo"]+t["known failure"] != a.Skipped || t["passed"] != 0 && t["passed"] != a.Passed {
+			res.Notes = append(res.Notes, fmt.Sprintf("AVA's summary says %d passed, %d failed, %d skipped, %d todo, %d known failures; orch read %d passed, %d failed, %d skipped from its test lines", t["passed"], t["failed"], t["skipped"], t["todo"], t["known failure"], a.Passed, a.Failed, a.Skipped))
+		}
+	}
 	if tap != nil {
 		t := Summarize(tap.Cases)
 		res.Totals.Passed += t.Passed

@@ -414,6 +414,7 @@ var nodeRunners = []struct{ word, how string }{
 	{"mocha", "Mocha: counts read from its summary (N passing, N pending, N failing), failures from its report"},
 	{"jest", "Jest: counts read from its summary (Tests: N failed, N passed, N total)"},
 	{"tape", "tape: counts read from its TAP output"},
+	{"ava", "AVA: counts read from its test lines, checked against its summary"},
 }
 
 // nodeCounts says how orch counts the tests of a test script.
@@ -425,7 +426,7 @@ func nodeCounts(script string) string {
 		}
 	}
 	if len(hows) == 0 {
-		return "read as TAP, or by the totals of node's spec reporter, Jest, Mocha or Vitest, when it prints them; otherwise judged by its exit code (orch cannot tell its runner from the script)"
+		return "read as TAP, or by the totals of node's spec reporter, Jest, Mocha, Vitest or AVA, when it prints them; otherwise judged by its exit code (orch cannot tell its runner from the script)"
 	}
 	return strings.Join(hows, "; ")
 }
