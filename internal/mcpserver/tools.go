@@ -79,6 +79,14 @@ type TaskArg struct {
 	Task string `json:"task,omitempty" jsonschema:"task id (default: the current task, .orch/current)"`
 }
 
+// SeenArg names the task's revision an acting tool's caller read (from
+// status or any result that carries revision): the action is refused
+// (exit 3, nothing done) when the task moved on since, saying what changed
+// (README, "Every gate action names what it acted on").
+type SeenArg struct {
+	Revision int64 `json:"revision,omitempty" jsonschema:"the task's revision you read (status, or a result's revision): refused with exit 3 when the task moved on since; 0 or absent names none"`
+}
+
 // tools lists every tool in the order docs/mcp.md shows them.
 func (s *Server) tools() []toolDef {
 	return []toolDef{
@@ -336,6 +344,7 @@ type NextInput struct {
 	TaskArg
 	To   string `json:"to,omitempty" jsonschema:"take the edge to this phase, only if its condition holds"`
 	From string `json:"from,omitempty" jsonschema:"act only if the task is in this phase (safe retries)"`
+	SeenArg
 }
 
 // NextOutput is next's and override's result.
@@ -353,6 +362,7 @@ func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInpu
 	if nreq.From, err = optPhase("from", in.From); err != nil {
 		return nil, nil, s.refuse(in.Task, err)
 	}
+	nreq.Revision = in.Revision
 	return s.takeNext(ctx, req, ToolNext, "", in.Task, nreq, argMap(nil, "to", in.To, "from", in.From))
 }
 
@@ -379,6 +389,7 @@ type AnswerInput struct {
 	TaskArg
 	Question string `json:"question" jsonschema:"the question's id (q1, …)"`
 	Text     string `json:"text" jsonschema:"the answer"`
+	SeenArg
 }
 
 // AnswerOutput is answer's result.
@@ -394,6 +405,9 @@ type AnswerOutput struct {
 func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, any, error) {
 	var res planner.AnswerResult
 	return s.act(ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
+		if err := s.orchestrator().CheckSeen(ctx, id, in.Revision); err != nil {
+			return err
+		}
 		var err error
 		res, err = planner.AnswerQuestion(ctx, s.orchestrator(), id, in.Question, in.Text)
 		return err
@@ -556,6 +570,8 @@ type AcceptInput struct {
 	Target          string   `json:"target,omitempty" jsonschema:"with changes_requested: codegen, review or planning"`
 	Reasons         []string `json:"reasons" jsonschema:"why (at least one non-blank)"`
 	AllowIncomplete bool     `json:"allow_incomplete,omitempty" jsonschema:"confirm accepting with failing, incomplete or missing tests"`
+	SeenArg
+	DiffSHA256 string `json:"diff_sha256,omitempty" jsonschema:"the sha256 of code/diff.patch you judged (8 or more hex digits): refused with exit 3 when the patch is another"`
 }
 
 // AcceptOutput is accept's result.
@@ -583,6 +599,10 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 		opt := landing.AcceptOptions{Verdict: in.Verdict, Target: in.Target, Reasons: in.Reasons, AllowIncomplete: in.AllowIncomplete,
 			Decider: artifact.Decider{Kind: "agent", Name: clientName(req) + " (orch mcp)"},
 			Test:    testphase.Options{Env: environ}}
+		opt.Expect.Revision = in.Revision
+		if in.DiffSHA256 != "" {
+			opt.Expect.SHA256 = map[string]string{lifecycle.HashDiff: in.DiffSHA256}
+		}
 		if err := landing.CheckDecision(opt); err != nil {
 			return exit.UsageError("orch: " + err.Error())
 		}
@@ -602,6 +622,7 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 type RevertInput struct {
 	TaskArg
 	Reason string `json:"reason" jsonschema:"why the change is reverted"`
+	SeenArg
 }
 
 // RevertOutput is revert's result.
@@ -619,6 +640,9 @@ func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in Revert
 		}
 		if strings.TrimSpace(in.Reason) == "" {
 			return exit.UsageError("orch: revert needs a non-blank reason")
+		}
+		if err := s.orchestrator().CheckSeen(ctx, id, in.Revision); err != nil {
+			return err
 		}
 		cfg, err := s.config()
 		if err != nil {
@@ -641,6 +665,7 @@ type OverrideInput struct {
 	TaskArg
 	Reason string `json:"reason" jsonschema:"why the conditions are skipped (logged)"`
 	To     string `json:"to,omitempty" jsonschema:"target phase (default: the forward edge)"`
+	SeenArg
 }
 
 func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in OverrideInput) (*mcp.CallToolResult, any, error) {
@@ -648,7 +673,7 @@ func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in Over
 	if err != nil {
 		return nil, nil, s.refuse(in.Task, err)
 	}
-	nreq := orchestrator.NextRequest{Override: &in.Reason, To: to}
+	nreq := orchestrator.NextRequest{Override: &in.Reason, To: to, Revision: in.Revision}
 	return s.takeNext(ctx, req, ToolOverride, GateOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", in.To))
 }
 
@@ -657,6 +682,7 @@ type RedoInput struct {
 	TaskArg
 	Phase  string `json:"phase,omitempty" jsonschema:"the phase to re-open (default: the current one; from done, planning)"`
 	Reason string `json:"reason,omitempty" jsonschema:"why (logged)"`
+	SeenArg
 }
 
 // RedoOutput is redo's result.
@@ -676,7 +702,7 @@ func (s *Server) redo(ctx context.Context, req *mcp.CallToolRequest, in RedoInpu
 			return err
 		}
 		var err error
-		res, err = s.orchestrator().Redo(ctx, id, p, in.Reason)
+		res, err = s.orchestrator().RedoSeen(ctx, id, p, in.Reason, in.Revision)
 		return err
 	}, func(id string, next Next) any {
 		return RedoOutput{RedoResult: res, Next: next}
