@@ -477,7 +477,91 @@ func (d *detector) workspaceMembers(patterns []string) ([]string, error) {
 	return slices.Compact(members), nil
 }
 
+// pytest finds the Python suite of the checkout: the project at the top,
+// or, when there is none, each Python project in a folder one or two
+// levels down (a repository of several packages), run in its folder.
 func (d *detector) pytest() error {
+	before := len(d.suites)
+	if err := d.pythonProject(); err != nil || len(d.suites) > before {
+		return err
+	}
+	members := d.pythonMembers()
+	if len(members) == 0 {
+		return nil
+	}
+	names := map[string]bool{}
+	var found []string
+	for _, m := range members {
+		sub := &detector{dir: filepath.Join(d.dir, m), deps: d.deps, lookPath: d.lookPath}
+		if err := sub.pythonProject(); err != nil {
+			return err
+		}
+		if len(sub.suites) == 0 {
+			continue
+		}
+		found = append(found, m)
+		suffix := memberSuffix(m, names)
+		for _, s := range sub.suites {
+			s.Name += suffix
+			s.Dir = m
+			d.add(s)
+		}
+		for _, n := range sub.notes {
+			d.note("%s: %s", m, n)
+		}
+	}
+	if len(found) > 0 {
+		d.note("no Python project at the top; %d Python projects in folders below it (%s), each a suite run in its folder", len(found), strings.Join(found, ", "))
+	}
+	return nil
+}
+
+// pythonMembers lists the folders one or two levels down that hold a
+// Python project (pyproject.toml, setup.py, setup.cfg, tox.ini,
+// pytest.ini), outside hidden folders, virtualenvs, node_modules,
+// vendor, testdata and build output; sorted.
+func (d *detector) pythonMembers() []string {
+	skip := func(name string) bool {
+		switch name {
+		case "node_modules", "vendor", "testdata", "venv", "site-packages", "build", "dist", "__pycache__":
+			return true
+		}
+		return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+	}
+	isProject := func(dir string) bool {
+		for _, f := range []string{"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini"} {
+			if info, err := os.Lstat(filepath.Join(dir, f)); err == nil && info.Mode().IsRegular() {
+				return true
+			}
+		}
+		return false
+	}
+	var members []string
+	top, _ := os.ReadDir(d.dir)
+	for i, e := range top {
+		if i >= 1000 || !e.IsDir() || skip(e.Name()) {
+			continue
+		}
+		if isProject(filepath.Join(d.dir, e.Name())) {
+			members = append(members, e.Name())
+			continue
+		}
+		inner, _ := os.ReadDir(filepath.Join(d.dir, e.Name()))
+		for j, f := range inner {
+			if j >= 1000 || !f.IsDir() || skip(f.Name()) {
+				continue
+			}
+			if isProject(filepath.Join(d.dir, e.Name(), f.Name())) {
+				members = append(members, e.Name()+"/"+f.Name())
+			}
+		}
+	}
+	slices.Sort(members)
+	return members
+}
+
+// pythonProject finds the suite of the Python project in d.dir.
+func (d *detector) pythonProject() error {
 	declared, err := d.declaredPython()
 	if err != nil {
 		return err

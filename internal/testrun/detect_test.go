@@ -185,6 +185,25 @@ func TestDetect(t *testing.T) {
 			env:   "PYTHONPATH=src",
 		},
 		{
+			name: "several Python packages below the top",
+			files: map[string]string{
+				"README.md":                     "",
+				"packages/core/pyproject.toml":  "[tool.pytest.ini_options]\n",
+				"packages/plugin/setup.py":      "",
+				"packages/plugin/tox.ini":       "[testenv]\ncommands = python -m unittest discover -s tests\n",
+				"tools/pyproject.toml":          "[project]\n",
+				"docs/conf.py":                  "",
+				".venv/lib/pyproject.toml":      "",
+				"node_modules/x/pyproject.toml": "",
+			},
+			want: []string{
+				"pytest-packages-core test junit: " + pytestCmd,
+				"unittest-packages-plugin test unittest: python3 -m unittest discover -s tests",
+				"pytest-tools test junit: " + pytestCmd,
+			},
+			note: "no Python project at the top; 3 Python projects in folders below it (packages/core, packages/plugin, tools)",
+		},
+		{
 			name:  "cargo",
 			files: map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n"},
 			want:  []string{"cargo-test test libtest: cargo test --no-fail-fast"},

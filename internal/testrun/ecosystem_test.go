@@ -3,6 +3,8 @@ package testrun
 import (
 	"context"
 	"crypto/md5"
+	"fmt"
+	"maps"
 	"math/big"
 	"os"
 	"os/exec"
@@ -620,5 +622,42 @@ func TestEcosystemRustWorkspace(t *testing.T) {
 		if !slices.Contains(pkgs, p) {
 			t.Errorf("binaries %q lack %q", pkgs, p)
 		}
+	}
+}
+
+// A repository of several Python packages and none at the top: each is a
+// suite in its folder, with its own declared runner, and a test broken in
+// one fails the run.
+func TestEcosystemPythonPackages(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "/usr/bin/python3", "Debian's python3")
+	t.Parallel()
+	dir := t.TempDir()
+	gittest.WriteFiles(t, dir, map[string]string{
+		"README.md":                "two packages\n",
+		"pkgs/a/tox.ini":           "[testenv]\ncommands = python -m unittest discover -s tests\n",
+		"pkgs/a/a.py":              "def one():\n    return 1\n",
+		"pkgs/a/tests/test_a.py":   "import unittest\n\nimport a\n\n\nclass T(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(a.one(), 1)\n\n    def test_two(self):\n        self.assertEqual(a.one() + 1, 2)\n",
+		"pkgs/b/pyproject.toml":    "[project]\nname = \"b\"\n",
+		"pkgs/b/src/b/__init__.py": "def neg(x):\n    \"\"\"\n    >>> neg(1)\n    -1\n    \"\"\"\n    return -x\n",
+		"pkgs/b/tests/__init__.py": "",
+		"pkgs/b/tests/test_b.py":   "import doctest\nimport unittest\n\nimport b\n\n\ndef load_tests(loader, tests, ignore):\n    tests.addTests(doctest.DocTestSuite(b))\n    return tests\n\n\nclass T(unittest.TestCase):\n    def test_neg(self):\n        self.assertEqual(b.neg(2), 3)\n",
+	})
+	report, info := runDetected(t, dir, "", func(o *Options, s []Suite) {
+		o.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+	})
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != (artifact.Summary{Passed: 3, Failed: 1}) {
+		t.Fatalf("report %s pass %v summary %+v (error %q), want 3 passed 1 failed\n%s", report.Status, report.OverallPass, report.Summary, report.Error, logOf(t, report, info))
+	}
+	got := map[string]string{}
+	for _, s := range report.Suites {
+		got[s.ID] = fmt.Sprintf("%s: %d passed %d failed", s.Command, s.Summary.Passed, s.Summary.Failed)
+	}
+	want := map[string]string{
+		"unittest-pkgs-a": "cd pkgs/a && python3 -m unittest discover -s tests: 2 passed 0 failed",
+		"unittest-pkgs-b": "cd pkgs/b && python3 -m unittest: 1 passed 1 failed",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("suites %q, want %q", got, want)
 	}
 }
