@@ -167,6 +167,7 @@ func runEscape(t *testing.T, f escapeFixture, weak bool) map[string]bool {
 		// New handed the directory to the suite's user; the weak
 		// configuration runs the suite as root.
 		sb.host.weak = true
+		sb.gitConfigs = nil
 		if err := handOver(sb.View(f.worktree), os.Geteuid(), os.Getegid(), nil); err != nil {
 			t.Fatal(err)
 		}

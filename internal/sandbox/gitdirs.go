@@ -1,12 +1,14 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,4 +74,78 @@ func gitDirs(dir string) ([]string, error) {
 	return slices.DeleteFunc(slices.Clone(out), func(p string) bool {
 		return slices.ContainsFunc(out, func(q string) bool { return q != p && within(p, q) && q != dotGit })
 	}), nil
+}
+
+// gitConfigKept are the sections of a repository's config that the
+// sandbox shows: what git needs to read the repository (its format and
+// extensions). Remotes (whose URLs may hold credentials), credential
+// helpers, includes and the rest are left out.
+var gitConfigKept = []string{"core", "extensions"}
+
+// gitConfigDropped are keys of the kept sections left out too: programs
+// git would run (fsmonitor, sshCommand, askPass).
+var gitConfigDropped = []string{"fsmonitor", "sshcommand", "askpass"}
+
+// sanitizeGitConfig returns the lines of a git config file that the
+// sandbox shows: the sections of gitConfigKept without gitConfigDropped.
+func sanitizeGitConfig(data []byte) []byte {
+	var out bytes.Buffer
+	keep, continued := false, false
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		// A value continued on the next line goes with its key.
+		wasContinued := continued
+		continued = strings.HasSuffix(strings.TrimRight(line, "\r\n"), "\\")
+		if wasContinued {
+			continue
+		}
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "[") {
+			name := strings.TrimLeft(trimmed, "[")
+			if i := strings.IndexAny(name, " \t\"]."); i >= 0 {
+				name = name[:i]
+			}
+			keep = slices.Contains(gitConfigKept, strings.ToLower(name))
+			// A section header may carry a key on the same line
+			// ("[core] bare = false"): only the header is kept.
+			if keep {
+				if end := strings.Index(trimmed, "]"); end >= 0 {
+					out.WriteString(trimmed[:end+1] + "\n")
+				}
+			}
+			continue
+		}
+		if !keep {
+			continue
+		}
+		key := strings.ToLower(strings.TrimSpace(strings.SplitN(trimmed, "=", 2)[0]))
+		if slices.Contains(gitConfigDropped, key) || continued {
+			continue
+		}
+		out.WriteString(line)
+	}
+	return out.Bytes()
+}
+
+// gitConfigCopies writes, for each git directory of the sandbox that has a
+// config file, a sanitized copy into folder and returns the binds that
+// show each copy in place of the original.
+func gitConfigCopies(git []string, folder string) ([]Mount, error) {
+	var out []Mount
+	for i, g := range git {
+		cfg := filepath.Join(g, "config")
+		info, err := os.Lstat(cfg)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(cfg)
+		if err != nil {
+			return nil, err
+		}
+		cp := filepath.Join(folder, "gitconfig-"+strconv.Itoa(i))
+		if err := os.WriteFile(cp, sanitizeGitConfig(data), 0o644); err != nil {
+			return nil, err
+		}
+		out = append(out, Mount{Source: cp, Target: cfg})
+	}
+	return out, nil
 }

@@ -53,3 +53,24 @@ func TestGitDirs(t *testing.T) {
 		}
 	})
 }
+
+func TestSanitizeGitConfig(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"core and extensions stay, remotes and credentials go",
+			"[core]\n\trepositoryformatversion = 1\n\tbare = false\n[remote \"origin\"]\n\turl = https://alice:s3cret@example.com/r.git\n[credential]\n\thelper = store\n[extensions]\n\tobjectformat = sha256\n",
+			"[core]\n\trepositoryformatversion = 1\n\tbare = false\n[extensions]\n\tobjectformat = sha256\n"},
+		{"programs git would run go, case-insensitively",
+			"[Core]\n\tfsmonitor = /x\n\tsshCommand = ssh -i key\n\tASKPASS = /y\n\tfilemode = true\n",
+			"[Core]\n\tfilemode = true\n"},
+		{"a continued value goes with its key; includes and subsections of others go",
+			"[core]\n\tpager = less \\\n  -R\n\tlogallrefupdates = true\n[include]\n\tpath = ~/.secrets\n[core \"x\"]\n\ta = b\n[url \"https://t0ken@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+			"[core]\n\tlogallrefupdates = true\n[core \"x\"]\n\ta = b\n"},
+		{"a key on the header's line is not kept", "[core] bare = true\n\tx = 1\n[remote \"o\"] url = https://u:p@h\n", "[core]\n\tx = 1\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(sanitizeGitConfig([]byte(tt.in))); got != tt.want {
+				t.Errorf("sanitizeGitConfig =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

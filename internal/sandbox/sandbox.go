@@ -190,6 +190,9 @@ type Sandbox struct {
 	mounts     []Mount  // Config.Mounts, sources resolved
 	writable   []string // Config.Writable
 	gitDirs    []string // git files and folders bound read-only over everything
+	// gitConfigs show a copy of each git directory's config without its
+	// remotes and credentials (gitConfigCopies).
+	gitConfigs []Mount
 	setEnv     map[string]string
 	describe   string   // the note about it
 	tempDirs   []string // removed by Close
@@ -272,6 +275,18 @@ func New(cfg Config) (*Sandbox, []string, error) {
 	var notes []string
 	git, gerr := gitDirs(s.dir)
 	s.gitDirs = git
+	if len(git) > 0 {
+		folder, err := os.MkdirTemp("", "orch-gitconfig-")
+		if err == nil {
+			s.tempDirs = append(s.tempDirs, folder)
+			_ = os.Chmod(folder, 0o755)
+			s.gitConfigs, err = gitConfigCopies(git, folder)
+		}
+		if err != nil {
+			_ = s.Close()
+			return nil, nil, fmt.Errorf("sandbox: copy the git config for the sandbox: %w", err)
+		}
+	}
 	if gerr != nil {
 		notes = append(notes, fmt.Sprintf("could not ask git for the git directories of %s (%v): only its .git is bound read-only", s.dir, gerr))
 	}
@@ -504,6 +519,9 @@ func (s *Sandbox) args(argv []string, dir string, infoFD, blockFD int) []string 
 	}
 	for _, g := range s.gitDirs {
 		args = append(args, "--ro-bind", g, g)
+	}
+	for _, c := range s.gitConfigs {
+		args = append(args, "--ro-bind", c.Source, c.Target)
 	}
 	args = append(args,
 		// The sandbox's root (bwrap's tmpfs, with the folders made for

@@ -125,6 +125,9 @@ func (s *Sandbox) warmArgs(argv []string, dir string) []string {
 	for _, g := range s.gitDirs {
 		args = append(args, "--ro-bind", g, g)
 	}
+	for _, c := range s.gitConfigs {
+		args = append(args, "--ro-bind", c.Source, c.Target)
+	}
 	args = append(args, "--remount-ro", "/", "--chdir", chdir, "--")
 	args = append(args, h.dropArgs()...)
 	return append(args, argv...)

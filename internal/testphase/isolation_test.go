@@ -189,8 +189,9 @@ func suite(name string, argv ...string) config.Suite {
 }
 
 // secretsCase: a suite tries to read the user's untracked .env, the
-// repository's .orch/config.toml, another task's artifacts, another
-// repository's .env and a file in another user's home. Without the
+// repository's .orch/config.toml, another task's artifacts, a remote's
+// token in .git/config, another repository's .env and a file in another
+// user's home. Without the
 // sandbox (the control) it reads each; in it, none.
 func secretsCase(t *testing.T, base string) {
 	tok := make([]byte, 6)
@@ -212,6 +213,10 @@ func secretsCase(t *testing.T, base string) {
 			t.Fatal(err)
 		}
 	}
+	// A remote whose URL holds a token, in the repository's .git/config
+	// (git needs the repository's .git, shown read-only).
+	gittest.Git(t, dir, "remote", "add", "origin", "https://alice:"+token+"-git-remote@git.example.com/r.git")
+	secrets[filepath.Join(dir, ".git", "config")] = token + "-git-remote"
 	if other := os.Getenv(otherHomeEnv); other != "" {
 		secrets[other] = otherHomeSecret
 	}
