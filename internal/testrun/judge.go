@@ -208,8 +208,9 @@ func lastLine(s string, keep func(string) bool) string {
 // startFailure matches what test runners print when they stop before
 // running any test: a write to a read-only folder (Vite bundling its
 // config into node_modules/.vite-temp), a module or configuration that
-// does not load, no test file found.
-var startFailure = regexp.MustCompile(`\bEROFS\b|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|failed to load config|Failed to load url|Startup Error|No test files found|Error: No test files? found|ERR_REQUIRE_ESM|ERR_UNKNOWN_FILE_EXTENSION`)
+// does not load, no test file found, npm's placeholder test script (a
+// workspace member's, run by the top's script) that fails.
+var startFailure = regexp.MustCompile(`Error: no test specified|\bEROFS\b|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|failed to load config|Failed to load url|Startup Error|No test files found|Error: No test files? found|ERR_REQUIRE_ESM|ERR_UNKNOWN_FILE_EXTENSION`)
 
 // startFailureLine returns the first line of tail that shows a runner
 // stopping before any test, colour codes removed; empty when none does.

@@ -64,6 +64,14 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 			msg:    "the test runner stopped before it ran any test (failed to load config from /w/vitest.config.ts)",
 		},
 		{
+			// rankangkang/node-lib-starter: the top's pnpm -F run test
+			// stops at a member's placeholder before any test.
+			name:   "a workspace member's placeholder test script",
+			suite:  Suite{Name: "pnpm-test", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", "echo '> pnpm -F !example* run test'; echo 'packages/bar test: Error: no test specified'; echo ' ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  bar@1.0.0 test: `echo \"Error: no test specified\" && exit 1`'; exit 1"}},
+			status: artifact.TestError,
+			msg:    "the test runner stopped before it ran any test (packages/bar test: Error: no test specified)",
+		},
+		{
 			name:   "mocha that cannot load a module",
 			suite:  Suite{Name: "npm-test", Kind: KindTest, Format: FormatTAP, Command: []string{"sh", "-c", "echo \"Error: Cannot find module 'chai'\" >&2; exit 1"}},
 			status: artifact.TestError,
