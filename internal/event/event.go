@@ -187,6 +187,12 @@ type GitIntent struct {
 	Reverts string   `json:"reverts,omitempty" doc:"revert: the commit undone"`
 }
 
+// Outcomes of a git effect (GitDone.Outcome).
+const (
+	GitCommitted = "committed"
+	GitAborted   = "aborted"
+)
+
 // GitDone: the git effect of a git_intent ended, in the command that
 // logged it or, after that one died, in the next orch command.
 type GitDone struct {

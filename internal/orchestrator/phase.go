@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,64 +13,50 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // StagingDir holds the output of phases in progress:
 // .staging/<phase>-<run>/ with task-relative paths inside.
 const StagingDir = ".staging"
 
-// Run is one run of a phase's work, handed to the PhaseWork function. The
-// work writes its artifacts below Staging using task-relative paths
-// (e.g. Staging/test/report.json); nothing it writes becomes visible in
-// the task folder until the run is committed.
-type Run struct {
-	Task    *task.Task
-	Phase   lifecycle.Phase
-	ID      string     // run id, unique per run
-	State   task.State // the state after the phase was marked running
-	Staging string     // absolute path of the staging folder
+// run is one run of a phase's work: the work writes its artifacts below
+// staging using task-relative paths (e.g. staging/test/report.json);
+// nothing it writes becomes visible in the task folder until the run is
+// committed.
+type run struct {
+	task    *task.Task
+	phase   lifecycle.Phase
+	id      string     // run id, unique per run
+	state   task.State // the state after the phase was marked running
+	staging string     // absolute path of the staging folder
 	o       *Orchestrator
 	// prevStatus is the actor's status before the run, restored when the
 	// run fails (a failed run is recorded in last_run, not as a sub-state).
 	prevStatus lifecycle.Status
 }
 
-// Stage returns the absolute path in the staging folder for a
-// task-relative artifact path, creating its parent folders.
-func (r *Run) Stage(rel string) (string, error) {
-	p := filepath.Join(r.Staging, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("stage %s: %w", rel, err)
-	}
-	return p, nil
-}
-
-// Log appends a non-state event (model_call, budget_exceeded, …) to the
-// transcript, taking the task's lock briefly.
-func (r *Run) Log(ctx context.Context, p event.Payload) error {
-	lock, err := r.Task.Lock(ctx, r.o.Wait)
+// Record appends a non-state event (model_call, budget_exceeded, …) to the
+// transcript, taking the task's lock briefly. A record that cannot be
+// written is dropped: it never fails the work.
+func (r *run) Record(p event.Payload) {
+	ctx := context.Background()
+	lock, err := r.task.Lock(ctx, r.o.Wait)
 	if err != nil {
-		return err
+		return
 	}
 	defer lock.Unlock()
-	return r.Task.Append(task.Event{TS: r.o.now(), Payload: p})
+	_ = r.task.Append(task.Event{TS: r.o.now(), Payload: p})
 }
 
-// Outcome is what a phase's work reports.
-type Outcome struct {
-	// Status is the phase actor's status after the run, e.g. "completed".
-	Status string
-	// Round and Attempt, when not zero, are set on actors.<phase>
-	// (planning rounds, codegen attempts).
-	Round, Attempt int
-	// Summary is recorded in the phase_finished event.
-	Summary map[string]any
-}
+// Outcome is what a phase's work reports (work.Output).
+type Outcome = work.Output
 
-// PhaseWork does a phase's work outside the task's lock.
-type PhaseWork func(ctx context.Context, run *Run) (Outcome, error)
+// Func does a phase's work outside the task's lock.
+type Func func(ctx context.Context, in work.Input) (Outcome, error)
 
 // PhaseResult reports a committed run.
 type PhaseResult struct {
@@ -84,17 +69,74 @@ type PhaseResult struct {
 	FailedKept string // on failure: where the run's partial output was kept
 }
 
+// Run runs worker w for task id: w's Check on the committed task, then its
+// Work through RunPhase. It returns the committed run and w's typed result.
+func Run[R any](ctx context.Context, o *Orchestrator, id string, w work.Worker[R]) (PhaseResult, work.Result[R], error) {
+	var res work.Result[R]
+	p := w.Phase()
+	in, err := o.Input(ctx, id, p)
+	if err != nil {
+		return PhaseResult{Task: id, Phase: p}, res, err
+	}
+	if err := w.Check(ctx, in); err != nil {
+		return PhaseResult{Task: id, Phase: p}, res, err
+	}
+	pr, err := o.RunPhase(ctx, id, p, func(ctx context.Context, in work.Input) (Outcome, error) {
+		r, err := w.Work(ctx, in)
+		res = r
+		return r.Output, err
+	})
+	return pr, res, err
+}
+
+// Input returns the input of phase p's work on task id as committed, with
+// no run: what a worker's Check is given.
+func (o *Orchestrator) Input(ctx context.Context, id string, p lifecycle.Phase) (work.Input, error) {
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return work.Input{}, err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return work.Input{}, err
+	}
+	return o.input(ctx, t, p, st), nil
+}
+
+// input builds the input of phase p's work on t in state st.
+func (o *Orchestrator) input(ctx context.Context, t *task.Task, p lifecycle.Phase, st task.State) work.Input {
+	in := work.Input{Task: t.ID, Phase: p, Revision: st.Revision, Dir: t.Dir, Root: o.Project.Root, Now: o.now(), Counters: map[lifecycle.Phase]work.Counter{}}
+	in.Current, in.Running = st.Phase, map[lifecycle.Phase]int{}
+	for ph, a := range st.Actors {
+		in.Counters[ph] = work.Counter{Round: a.Round, Attempt: a.Attempt}
+		if pid, ok := a.LivePID(); ok {
+			in.Running[ph] = pid
+		}
+	}
+	in.Base, in.BaseErr = head(ctx, o.Project.Root)
+	return in
+}
+
+// head reads the repository's HEAD commit.
+func head(ctx context.Context, root string) (string, error) {
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		return "", err
+	}
+	return repo.Head(ctx)
+}
+
 // RunPhase runs phase p's work for task id, following the protocol of
 // contract section 5: under the lock, enter the phase if needed (its normal
 // transition must hold) and mark it running; without the lock, do the
 // work into a staging folder; under the lock again, check that the
 // revision did not move, archive the previous attempt's artifacts and move
 // the staged ones into place in one logged event.
-func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phase, work PhaseWork) (PhaseResult, error) {
+func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phase, fn Func) (PhaseResult, error) {
 	res := PhaseResult{Task: id, Phase: p}
-	run := &Run{Phase: p, ID: o.runID(), o: o}
+	run := &run{phase: p, id: o.runID(), o: o}
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
-		run.Task = t
+		run.task = t
 		cur := st.Phase
 		if cur != p {
 			if cur.Terminal() {
@@ -126,41 +168,43 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		}
 		a.Status = lifecycle.StatusRunning
 		a.PID = os.Getpid()
-		a.Run = run.ID
+		a.Run = run.id
 		a.StartedAt = next.UpdatedAt.Format(time.RFC3339Nano)
 		next.Actors[p] = a
-		ev := task.NewEvent(event.PhaseStarted{Phase: p, Run: run.ID, PID: os.Getpid()})
+		ev := task.NewEvent(event.PhaseStarted{Phase: p, Run: run.id, PID: os.Getpid()})
 		if err := t.Commit(ev, next); err != nil {
 			return err
 		}
-		run.State = next
+		run.state = next
 		return nil
 	})
 	if err != nil {
 		return res, err
 	}
-	run.Staging = filepath.Join(run.Task.Dir, StagingDir, string(p)+"-"+run.ID)
-	cleanStaging(run.Task.Dir, string(p)+"-", run.ID)
-	if err := os.MkdirAll(run.Staging, 0o755); err != nil {
-		return res, fmt.Errorf("create %s: %w", run.Staging, err)
+	run.staging = filepath.Join(run.task.Dir, StagingDir, string(p)+"-"+run.id)
+	cleanStaging(run.task.Dir, string(p)+"-", run.id)
+	if err := os.MkdirAll(run.staging, 0o755); err != nil {
+		return res, fmt.Errorf("create %s: %w", run.staging, err)
 	}
 
-	out, workErr := work(ctx, run)
+	in := o.input(ctx, run.task, p, run.state)
+	in.Run, in.Out, in.Records = run.id, work.Stage{Dir: run.staging}, run
+	out, workErr := fn(ctx, in)
 
 	// Commit under the lock, even when ctx was cancelled: the phase must
 	// not stay marked running.
 	commitCtx := context.WithoutCancel(ctx)
 	err = o.withTask(commitCtx, id, func(t *task.Task, st task.State) error {
-		if st.Revision != run.State.Revision {
-			return refused(fmt.Sprintf("orch: task %s changed while %s ran (revision %d → %d): its output was discarded; run it again", t.ID, p, run.State.Revision, st.Revision))
+		if st.Revision != run.state.Revision {
+			return refused(fmt.Sprintf("orch: task %s changed while %s ran (revision %d → %d): its output was discarded; run it again", t.ID, p, run.state.Revision, st.Revision))
 		}
-		staged, err := stagedFiles(run.Staging)
+		staged, err := stagedFiles(run.staging)
 		if err != nil {
 			return err
 		}
-		rel := func(f string) string { return path.Join(StagingDir, string(p)+"-"+run.ID, f) }
+		rel := func(f string) string { return path.Join(StagingDir, string(p)+"-"+run.id, f) }
 		var moves []task.Move
-		fin := event.PhaseFinished{Phase: p, Run: run.ID}
+		fin := event.PhaseFinished{Phase: p, Run: run.id}
 		next := st.Clone()
 		next.Revision = st.Revision + 1
 		next.UpdatedAt = o.now()
@@ -196,7 +240,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 				res.FailedKept = dest
 			}
 		} else {
-			status := lifecycle.Status(out.Status)
+			status := out.Status
 			if status == "" {
 				status = lifecycle.StatusCompleted
 			}
@@ -238,7 +282,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		res.Revision = next.Revision
 		return nil
 	})
-	_ = os.RemoveAll(run.Staging)
+	_ = os.RemoveAll(run.staging)
 	res.Outcome = out
 	if workErr != nil {
 		if err != nil {
@@ -291,26 +335,4 @@ func cleanStaging(taskDir, prefix, keep string) {
 
 func (o *Orchestrator) runID() string {
 	return fmt.Sprintf("%s-%d", o.now().Format("20060102T150405.000"), os.Getpid())
-}
-
-// Write stages data as the task-relative artifact rel.
-func (r *Run) Write(rel string, data []byte) error {
-	p, err := r.Stage(rel)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		return fmt.Errorf("stage %s: %w", rel, err)
-	}
-	return nil
-}
-
-// WriteJSON stages v, as indented JSON ending in a newline, as the
-// task-relative artifact rel.
-func (r *Run) WriteJSON(rel string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("stage %s: %w", rel, err)
-	}
-	return r.Write(rel, append(data, '\n'))
 }
