@@ -2,6 +2,8 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strconv"
 
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -72,4 +74,21 @@ func floatField(data map[string]any, key string) (float64, bool) {
 		return float64(v), v >= 0
 	}
 	return 0, false
+}
+
+// Decode returns the typed payload of an event of kind k whose fields are
+// data (the JSON object of its payload): the one way a stored event is
+// read back. An unknown kind or fields of the wrong type are errors.
+func Decode(k Kind, data []byte) (Payload, error) {
+	for _, zero := range Catalogue() {
+		if zero.Kind() != k {
+			continue
+		}
+		v := reflect.New(reflect.TypeOf(zero))
+		if err := json.Unmarshal(data, v.Interface()); err != nil {
+			return nil, fmt.Errorf("%s event: %w", k, err)
+		}
+		return v.Elem().Interface().(Payload), nil
+	}
+	return nil, fmt.Errorf("unknown event kind %q", k)
 }

@@ -1,15 +1,19 @@
 package orchestrator
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
@@ -26,7 +30,8 @@ const StagingDir = ".staging"
 // run is one run of a phase's work: the work writes its artifacts below
 // staging using task-relative paths (e.g. staging/test/report.json);
 // nothing it writes becomes visible in the task folder until the run is
-// committed.
+// committed. Its records are kept for the commit and journaled beside the
+// stage, so that a run killed before its commit is still recorded.
 type run struct {
 	task    *task.Task
 	phase   lifecycle.Phase
@@ -37,19 +42,161 @@ type run struct {
 	// prevStatus is the actor's status before the run, restored when the
 	// run fails (a failed run is recorded in last_run, not as a sub-state).
 	prevStatus lifecycle.Status
+
+	mu      sync.Mutex
+	records []event.Payload
 }
 
-// Record appends a non-state event (model_call, budget_exceeded, …) to the
-// transcript, taking the task's lock briefly. A record that cannot be
-// written is dropped: it never fails the work.
+// Record keeps p for the run's commit, numbered within the run when it is
+// an event.RunRecord, and journals it (journalFile). A record that cannot
+// be journaled is still kept: it never fails the work.
 func (r *run) Record(p event.Payload) {
-	ctx := context.Background()
-	lock, err := r.task.Lock(ctx, r.o.Wait)
-	if err != nil {
-		return
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k, ok := p.(event.RunRecord); ok {
+		p = k.Keyed(r.id, len(r.records)+1)
 	}
-	defer lock.Unlock()
-	_ = r.task.Append(task.Event{TS: r.o.now(), Payload: p})
+	r.records = append(r.records, p)
+	_ = journal(journalFile(r.task.Dir, r.phase, r.id), p)
+}
+
+// kept returns the records so far.
+func (r *run) kept() []event.Payload {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.records)
+}
+
+// journalFile is where run's records are journaled:
+// .staging/<phase>-<run>.records.jsonl, beside its staging folder.
+func journalFile(taskDir string, p lifecycle.Phase, run string) string {
+	return filepath.Join(taskDir, StagingDir, string(p)+"-"+run+journalSuffix)
+}
+
+const journalSuffix = ".records.jsonl"
+
+// journalLine is one line of a records journal.
+type journalLine struct {
+	Kind event.Kind      `json:"kind"`
+	Data json.RawMessage `json:"data"`
+}
+
+// journal appends p to the journal file and syncs it.
+func journal(file string, p event.Payload) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	line, err := json.Marshal(journalLine{Kind: p.Kind(), Data: data})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(line, '\n'))
+	serr := f.Sync()
+	return errors.Join(werr, serr, f.Close())
+}
+
+// readJournal reads a records journal; a torn last line (a kill in the
+// middle of a write) is left out.
+func readJournal(file string) ([]event.Payload, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []event.Payload
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var l journalLine
+		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		p, err := event.Decode(l.Kind, l.Data)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", file, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// writeRecords appends to t's transcript the records of runs that are not
+// there yet: a record keyed by its run and number is written once, however
+// often its run is committed or salvaged. Called under t's lock.
+func (o *Orchestrator) writeRecords(t *task.Task, records []event.Payload) error {
+	if len(records) == 0 {
+		return nil
+	}
+	type key struct {
+		kind event.Kind
+		run  string
+		n    int
+	}
+	have := map[key]bool{}
+	events, err := t.Transcript()
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if ev.Kind != event.KindModelCall && ev.Kind != event.KindBudgetExceeded {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			continue // an unreadable record keys nothing
+		}
+		if k, ok := p.(event.RunRecord); ok {
+			if run, n := k.Key(); run != "" {
+				have[key{ev.Kind, run, n}] = true
+			}
+		}
+	}
+	for _, p := range records {
+		if k, ok := p.(event.RunRecord); ok {
+			run, n := k.Key()
+			if have[key{p.Kind(), run, n}] {
+				continue
+			}
+		}
+		if err := t.Append(task.Event{TS: o.now(), Payload: p}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// salvage writes the journaled records of phase p's earlier runs that
+// died before their commit (their process is gone: the phase is not
+// running) and removes their journals. Called under t's lock.
+func (o *Orchestrator) salvage(t *task.Task, p lifecycle.Phase, keep string) error {
+	entries, err := os.ReadDir(filepath.Join(t.Dir, StagingDir))
+	if err != nil {
+		return nil
+	}
+	prefix := string(p) + "-"
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, journalSuffix) || name == prefix+keep+journalSuffix || !e.Type().IsRegular() {
+			continue
+		}
+		file := filepath.Join(t.Dir, StagingDir, name)
+		records, err := readJournal(file)
+		if err != nil {
+			return err
+		}
+		if err := o.writeRecords(t, records); err != nil {
+			return err
+		}
+		if err := os.Remove(file); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Outcome is what a phase's work reports (work.Output).
@@ -171,6 +318,10 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		a.Run = run.id
 		a.StartedAt = next.UpdatedAt.Format(time.RFC3339Nano)
 		next.Actors[p] = a
+		// The records of an earlier run of p killed before its commit.
+		if err := o.salvage(t, p, run.id); err != nil {
+			return err
+		}
 		ev := task.NewEvent(event.PhaseStarted{Phase: p, Run: run.id, PID: os.Getpid()})
 		if err := t.Commit(ev, next); err != nil {
 			return err
@@ -194,7 +345,15 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 	// Commit under the lock, even when ctx was cancelled: the phase must
 	// not stay marked running.
 	commitCtx := context.WithoutCancel(ctx)
+	recorded := false
 	err = o.withTask(commitCtx, id, func(t *task.Task, st task.State) error {
+		// The run's records first, whatever becomes of its output (its
+		// calls were made): a kill before the commit leaves the journal,
+		// whose records the next run of p finds written.
+		if err := o.writeRecords(t, run.kept()); err != nil {
+			return err
+		}
+		recorded = true
 		if st.Revision != run.state.Revision {
 			return refused(fmt.Sprintf("orch: task %s changed while %s ran (revision %d → %d): its output was discarded; run it again", t.ID, p, run.state.Revision, st.Revision))
 		}
@@ -283,6 +442,9 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		return nil
 	})
 	_ = os.RemoveAll(run.staging)
+	if recorded {
+		_ = os.Remove(journalFile(run.task.Dir, p, run.id))
+	}
 	res.Outcome = out
 	if workErr != nil {
 		if err != nil {
@@ -327,7 +489,7 @@ func stagedFiles(dir string) ([]string, error) {
 func cleanStaging(taskDir, prefix, keep string) {
 	entries, _ := os.ReadDir(filepath.Join(taskDir, StagingDir))
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix) && e.Name() != prefix+keep {
+		if strings.HasPrefix(e.Name(), prefix) && e.Name() != prefix+keep && e.Name() != prefix+keep+journalSuffix {
 			_ = os.RemoveAll(filepath.Join(taskDir, StagingDir, e.Name()))
 		}
 	}

@@ -1,6 +1,11 @@
 package task
 
-import "github.com/orchdev/orch/internal/event"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/orchdev/orch/internal/event"
+)
 
 // ModelCalls returns the model_call events among events, read with
 // event.ModelCallOf.
@@ -31,4 +36,21 @@ func (p *Project) ModelCalls(id string) ([]event.ModelCall, error) {
 		return nil, err
 	}
 	return ModelCalls(events), nil
+}
+
+// Decode returns the typed payload of e (event.Decode): the payload it
+// was written with, or the one its stored fields decode into.
+func (e Event) Decode() (event.Payload, error) {
+	if e.Payload != nil {
+		return e.Payload, nil
+	}
+	raw, err := json.Marshal(e.Data)
+	if err != nil {
+		return nil, fmt.Errorf("event %d (%s): %w", e.Seq, e.Kind, err)
+	}
+	p, err := event.Decode(e.Kind, raw)
+	if err != nil {
+		return nil, fmt.Errorf("event %d: %w", e.Seq, err)
+	}
+	return p, nil
 }
