@@ -27,6 +27,7 @@ import (
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
 	"github.com/orchdev/orch/internal/repomap"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -233,7 +234,7 @@ func runChange(tb testing.TB, p *task.Project, id string, ch benchChange, mode s
 	cfg.Tools.MaxTestRuns = 0
 	rt := m.Use(agent.NewRuntime(p, cfg, func(string) string { return "" }))
 	rt.Fresh = true
-	if _, err := planner.Plan(ctx, rt, o, id); err != nil {
+	if _, err := phasetest.Run(ctx, o, id, planner.Worker{RT: rt}); err != nil {
 		tb.Fatal(err)
 	}
 	next := func() {
@@ -242,11 +243,11 @@ func runChange(tb testing.TB, p *task.Project, id string, ch benchChange, mode s
 		}
 	}
 	next()
-	if _, err := review.Plan(ctx, rt, o, id); err != nil {
+	if _, err := phasetest.Run(ctx, o, id, review.PlanWorker{RT: rt}); err != nil {
 		tb.Fatal(err)
 	}
 	next()
-	res, err := codegen.Run(ctx, rt, o, id)
+	res, err := phasetest.Run(ctx, o, id, codegen.Worker{RT: rt})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func runChange(tb testing.TB, p *task.Project, id string, ch benchChange, mode s
 		tb.Fatalf("%s: the change is not the one line: %+v", mode, res.Record.DiffStat)
 	}
 	next()
-	if _, err := review.Code(ctx, rt, o, id); err != nil {
+	if _, err := phasetest.Run(ctx, o, id, review.CodeWorker{RT: rt}); err != nil {
 		tb.Fatal(err)
 	}
 	return bt

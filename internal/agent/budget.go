@@ -39,15 +39,11 @@ func (rt *Runtime) ledger(taskID string) (*spend, error) {
 	if l, ok := rt.spent[taskID]; ok {
 		return l, nil
 	}
-	t, err := rt.Project.Open(taskID)
+	calls, err := rt.Project.ModelCalls(taskID)
 	if err != nil {
 		return nil, err
 	}
-	events, err := t.Transcript()
-	if err != nil {
-		return nil, err
-	}
-	sum := SumCosts(events)
+	sum := SumCosts(calls)
 	l := &spend{total: sum.Total, byPhase: map[string]CostLine{}}
 	for _, p := range sum.Phases {
 		l.byPhase[p.Phase] = p.CostLine

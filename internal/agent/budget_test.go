@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 func Kinds(e *agenttest.PlanEnv) []string {
@@ -32,13 +33,13 @@ func TestBudgetRefusesBeforeTheCall(t *testing.T) {
 		agenttest.ScriptEntry("planner", agenttest.PlannerAnswer("Retry", nil, q)),
 		agenttest.ScriptEntry("planner", agenttest.PlannerAnswer("Retry", []map[string]any{{"path": "fetch/fetch.go", "intent": "update", "summary": "s"}})))
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, "[budgets]\ncalls = 1\n"+script)
-	if _, err := planner.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, planner.Worker{RT: e.Runtime()}); err != nil {
 		t.Fatalf("first round within budget: %v", err)
 	}
 	if err := planner.Answer(agenttest.Ctx, e.O, e.ID, "q1", "3"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := planner.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	_, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, planner.Worker{RT: e.Runtime()})
 	var be *agent.BudgetError
 	if !errors.As(err, &be) || be.Limit != "calls" || be.Scope != "task" || !strings.Contains(err.Error(), "budgets.calls") {
 		t.Fatalf("second round: %v, want a calls budget error naming budgets.calls", err)
@@ -69,7 +70,7 @@ func TestBudgetRefusesBeforeTheCall(t *testing.T) {
 func TestBudgetTokensEstimatedBeforeTheCall(t *testing.T) {
 	script := agenttest.ScriptConfig(t, agenttest.ScriptEntry("planner", agenttest.PlannerAnswer("Retry", nil)))
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, "[budgets]\ntokens_in = 50\n"+script)
-	_, err := planner.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	_, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, planner.Worker{RT: e.Runtime()})
 	var be *agent.BudgetError
 	if !errors.As(err, &be) || be.Limit != "tokens_in" {
 		t.Fatalf("err = %v, want a tokens_in budget error", err)
@@ -86,7 +87,7 @@ func TestBudgetPerPhase(t *testing.T) {
 	script := agenttest.ScriptConfig(t, agenttest.ScriptEntry("plan_reviewer", v))
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, "[budgets.phase.plan_review]\ncalls = 3\n"+script)
 	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
-	_, err := review.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	_, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, review.PlanWorker{RT: e.Runtime()})
 	var be *agent.BudgetError
 	if !errors.As(err, &be) || be.Scope != "phase plan_review" || be.Key != "budgets.phase.plan_review.calls" {
 		t.Fatalf("five reviewers against a phase limit of 3 calls: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/codegen"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/llm/llmtest"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // cacheMarks lists where a recorded Anthropic request has cache_control:
@@ -74,7 +75,7 @@ func TestAnthropicBreakpointMoves(t *testing.T) {
 	})
 	rt := f.Runtime(config.Provider{Type: "anthropic", BaseURL: srv.URL, Model: "claude-test", APIKeyEnv: agenttest.KeyEnv, MaxRetries: -1})
 	rt.Config.Tools.MaxTestRuns = 0
-	if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()

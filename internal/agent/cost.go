@@ -1,14 +1,12 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/task"
 )
 
 // CostLine sums model calls. Tokens and cost count only calls that reached
@@ -56,36 +54,33 @@ type CostSummary struct {
 	Total  CostLine    `json:"total"`
 }
 
-// SumCosts sums the model_call events of a transcript. Other events are
-// ignored; a field of the wrong type counts as absent.
-func SumCosts(events []task.Event) CostSummary {
+// SumCosts sums model calls (task.ModelCalls reads them from a
+// transcript), per phase; a call with no phase counts as "unknown".
+func SumCosts(calls []event.ModelCall) CostSummary {
 	by := map[string]*CostLine{}
-	for _, ev := range events {
-		if ev.Kind != "model_call" {
-			continue
-		}
-		phase, _ := ev.Data["phase"].(string)
+	for _, c := range calls {
+		phase := string(c.Phase)
 		if phase == "" {
 			phase = "unknown"
 		}
 		var l CostLine
 		l.Calls = 1
 		switch {
-		case boolField(ev.Data, "cached"):
+		case c.Cached:
 			l.CachedCalls = 1
 		default:
-			l.TokensIn = intField(ev.Data, "tokens_in")
-			l.TokensOut = intField(ev.Data, "tokens_out")
-			l.CachedTokensIn = intField(ev.Data, "cached_tokens_in")
-			l.CacheWriteTokens = intField(ev.Data, "cache_write_tokens")
-			l.LatencyMS = intField(ev.Data, "latency_ms")
-			if c, ok := floatField(ev.Data, "cost_usd"); ok {
-				l.CostUSD = c
-			} else if _, failed := ev.Data["error"]; !failed {
+			l.TokensIn = max(c.TokensIn, 0)
+			l.TokensOut = max(c.TokensOut, 0)
+			l.CachedTokensIn = max(c.CachedTokensIn, 0)
+			l.CacheWriteTokens = max(c.CacheWriteTokens, 0)
+			l.LatencyMS = max(c.LatencyMS, 0)
+			if c.CostUSD != nil && *c.CostUSD >= 0 {
+				l.CostUSD = *c.CostUSD
+			} else if c.Error == "" {
 				l.UnpricedCalls = 1
 			}
 		}
-		if _, failed := ev.Data["error"]; failed {
+		if c.Error != "" {
 			l.FailedCalls = 1
 		}
 		if by[phase] == nil {
@@ -107,47 +102,6 @@ func SumCosts(events []task.Event) CostSummary {
 		sum.Total.Add(p.CostLine)
 	}
 	return sum
-}
-
-func boolField(data map[string]any, key string) bool {
-	b, _ := data[key].(bool)
-	return b
-}
-
-// intField reads a number written by this process (int64, int, float64)
-// or read back from the transcript (json.Number); negative counts are 0.
-func intField(data map[string]any, key string) int64 {
-	var n int64
-	switch v := data[key].(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			n = i
-		} else if f, err := v.Float64(); err == nil {
-			n = int64(f)
-		}
-	case int64:
-		n = v
-	case int:
-		n = int64(v)
-	case float64:
-		n = int64(v)
-	}
-	return max(n, 0)
-}
-
-func floatField(data map[string]any, key string) (float64, bool) {
-	switch v := data[key].(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		return f, err == nil && f >= 0
-	case float64:
-		return v, v >= 0
-	case int64:
-		return float64(v), v >= 0
-	case int:
-		return float64(v), v >= 0
-	}
-	return 0, false
 }
 
 // FormatCost renders a line's cost for people: "price unknown" when no

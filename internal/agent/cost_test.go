@@ -66,7 +66,7 @@ func TestSumCosts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := SumCosts(tc.events)
+			got := SumCosts(task.ModelCalls(tc.events))
 			// Costs are sums of floats: compare them with a tolerance.
 			if math.Abs(got.Total.CostUSD-tc.want.Total.CostUSD) > 1e-9 {
 				t.Errorf("total cost %v, want %v", got.Total.CostUSD, tc.want.Total.CostUSD)

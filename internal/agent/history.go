@@ -15,7 +15,6 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
 )
 
 // HistoryFolder is one history/<n>-<name>/ folder of a task.
@@ -27,17 +26,17 @@ type HistoryFolder struct {
 }
 
 // Rel returns the task-relative path of the folder.
-func (h HistoryFolder) Rel() string { return path.Join(orchestrator.HistoryDir, h.name) }
+func (h HistoryFolder) Rel() string { return path.Join(artifact.HistoryDir, h.name) }
 
 // Join returns the absolute path of rel inside the folder.
 func (h HistoryFolder) Join(taskDir, rel string) string {
-	return filepath.Join(taskDir, orchestrator.HistoryDir, h.name, filepath.FromSlash(rel))
+	return filepath.Join(taskDir, artifact.HistoryDir, h.name, filepath.FromSlash(rel))
 }
 
 // HistoryFolders lists history/<n>-<phase>[-failed|-cancelled]/, newest
 // (highest n) first. Names that do not follow the pattern are ignored.
 func HistoryFolders(taskDir string) []HistoryFolder {
-	entries, _ := os.ReadDir(filepath.Join(taskDir, orchestrator.HistoryDir))
+	entries, _ := os.ReadDir(filepath.Join(taskDir, artifact.HistoryDir))
 	var out []HistoryFolder
 	for _, e := range entries {
 		if !e.IsDir() {
@@ -133,7 +132,7 @@ func GatherFailures(taskDir string, maxDiff int) Failures {
 		if h.phase == string(lifecycle.Planning) || h.phase == string(lifecycle.PlanReview) {
 			break
 		}
-		folder := filepath.Join(taskDir, orchestrator.HistoryDir, h.name)
+		folder := filepath.Join(taskDir, artifact.HistoryDir, h.name)
 		if tr := artifact.LoadTestReport(folder); !seenTest && tr.OK() {
 			seenTest = true
 			ReadTestFailures(&f, folder, tr.Value)
@@ -166,7 +165,7 @@ func GatherFailures(taskDir string, maxDiff int) Failures {
 		}
 	}
 	if newest != nil {
-		if diff, ok := ReadFileHead(filepath.Join(taskDir, orchestrator.HistoryDir, newest.name), artifact.DiffFile, maxDiff); ok {
+		if diff, ok := ReadFileHead(filepath.Join(taskDir, artifact.HistoryDir, newest.name), artifact.DiffFile, maxDiff); ok {
 			f.DiffFrom, f.Diff = newest.Rel(), diff
 		}
 	}

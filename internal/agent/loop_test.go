@@ -19,6 +19,7 @@ import (
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/phasetest"
 	"github.com/orchdev/orch/internal/testphase"
 )
 
@@ -55,7 +56,7 @@ func TestCodegenToolLoop(t *testing.T) {
 	)
 	rt := toolRuntime(f, m, nil)
 	ctx := context.Background()
-	res, err := codegen.Run(ctx, rt, f.O, f.ID)
+	res, err := phasetest.Run(ctx, f.O, f.ID, codegen.Worker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestCodegenToolLoop(t *testing.T) {
 	}
 
 	// The same inputs again: every turn answered from the cache.
-	if _, err := codegen.Run(ctx, toolRuntime(f, m, nil), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(ctx, f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.Requests()); n != 8 {
@@ -172,7 +173,7 @@ func TestCodegenRunTests(t *testing.T) {
 		c.Test.Sandbox = "none"
 		c.Test.Suites = []config.Suite{{Name: "plus", Kind: "test", Command: config.Command{"sh", "-c", "grep -q 'a + b' calc.go || { echo 'Add still subtracts'; exit 1; }"}}}
 	})
-	if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 		t.Fatal(err)
 	}
 	res := agenttest.ToolResults(m.Requests()[4])
@@ -200,7 +201,7 @@ func TestLoopTruncatedTurn(t *testing.T) {
 		f := agenttest.NewCodeEnv(t, nil)
 		m := &agenttest.ToolModel{T: t, NoTools: noTools}
 		m.Turn = agenttest.Scripted(llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "length"})
-		_, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
+		_, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)})
 		var te *llm.TruncatedError
 		if !errors.As(err, &te) || !strings.Contains(err.Error(), "cut off at its output limit of 16000 tokens") || !strings.Contains(err.Error(), "max_output_tokens.codegen") {
 			t.Fatalf("tools %v: error %v", !noTools, err)
@@ -220,7 +221,7 @@ func TestLoopTurnLimit(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	m := &agenttest.ToolModel{T: t}
 	m.Turn = agenttest.Scripted(agenttest.Calls(agenttest.ToolCall(t, tools.ListFiles, map[string]any{})))
-	_, err := codegen.Run(context.Background(), toolRuntime(f, m, func(c *config.Config) { c.Tools.MaxTurns = 3 }), f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, func(c *config.Config) { c.Tools.MaxTurns = 3 })})
 	var tl *agent.TurnLimitError
 	if !errors.As(err, &tl) || tl.Turns != 3 {
 		t.Fatalf("error %v", err)
@@ -243,7 +244,7 @@ func TestLoopBudgetPerTurn(t *testing.T) {
 	rt := toolRuntime(f, m, func(c *config.Config) {
 		c.Budgets.Phase = map[string]config.Budget{"codegen": {Calls: 2}}
 	})
-	_, err := codegen.Run(context.Background(), rt, f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt})
 	var be *agent.BudgetError
 	if !errors.As(err, &be) || be.Limit != "calls" {
 		t.Fatalf("error %v", err)
@@ -271,7 +272,7 @@ func TestLoopInvalidFinish(t *testing.T) {
 		agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "completed"})),
 		agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "plan_unclear", "questions": []any{map[string]any{"text": "Which operator?"}}})),
 	)
-	res, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestJSONRetryAnswerCached(t *testing.T) {
 	m := &agenttest.ToolModel{T: t, NoTools: true}
 	good := `{"status":"completed","edits":[{"path":"calc.go","old_string":"a - b","new_string":"a + b"}],"files":[],"deletes":[]}`
 	m.Turn = agenttest.Scripted(llm.Response{Text: `{"status":"done"}`}, llm.Response{Text: good})
-	if _, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := m.Requests()
@@ -301,7 +302,7 @@ func TestJSONRetryAnswerCached(t *testing.T) {
 	if !strings.Contains(reqs[0].Messages[1].Content, "return a - b") {
 		t.Error("without tools the planned file must be in the prompt")
 	}
-	if _, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.Requests()); n != 2 {
@@ -333,7 +334,7 @@ func TestReviewersShareOneEngine(t *testing.T) {
 		return agenttest.Calls(agenttest.ToolCall(t, tools.Finish, verdict)), nil
 	}
 	perPersona := func(c *config.Config) { c.Review.Calls = config.ReviewCallsPerPersona }
-	_, err := review.Plan(context.Background(), toolRuntime(f, m, perPersona), f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, review.PlanWorker{RT: toolRuntime(f, m, perPersona)})
 	if err == nil || !strings.Contains(err.Error(), "risk") || !strings.Contains(err.Error(), "the risk model is down") {
 		t.Fatalf("error %v", err)
 	}
@@ -369,7 +370,7 @@ func TestReviewersShareOneEngine(t *testing.T) {
 
 	failRisk = false
 	before := len(m.Requests())
-	res, err := review.Plan(context.Background(), toolRuntime(f, m, perPersona), f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, review.PlanWorker{RT: toolRuntime(f, m, perPersona)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,13 +401,13 @@ func TestCodeReviewersReadTheChange(t *testing.T) {
 		}
 		return agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"ok": true, "issues": []any{}})), nil
 	}
-	if _, err := codegen.Run(context.Background(), toolRuntime(f, m, nil), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)}); err != nil {
 		t.Fatal(err)
 	}
 	if to := f.Next(); to != lifecycle.Review {
 		t.Fatalf("next → %s", to)
 	}
-	res, err := review.Code(context.Background(), toolRuntime(f, m, func(c *config.Config) { c.Review.Calls = config.ReviewCallsPerPersona }), f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, review.CodeWorker{RT: toolRuntime(f, m, func(c *config.Config) { c.Review.Calls = config.ReviewCallsPerPersona })})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +450,7 @@ func TestRoleLimitsFromConfig(t *testing.T) {
 		c.MaxOutputTokens = map[string]int{"codegen": 900, "code_reviewer": 300}
 		c.ReasoningEffort = map[string]string{"codegen": "high"}
 	})
-	_, err := codegen.Run(context.Background(), rt, f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt})
 	var te *llm.TruncatedError
 	if !errors.As(err, &te) || te.MaxTokens != 900 || !strings.Contains(err.Error(), "output limit of 900 tokens") {
 		t.Fatalf("error %v", err)
@@ -495,7 +496,7 @@ func TestLoopKeepsProviderState(t *testing.T) {
 	for run := 1; run <= 2; run++ {
 		m := &agenttest.ToolModel{T: t, Turn: turns}
 		rt := toolRuntime(f, m, nil)
-		if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+		if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
 		reqs := m.Requests()
@@ -540,7 +541,7 @@ func TestRunTestsWorktreePlace(t *testing.T) {
 			c.Test.Sandbox = "none"
 			c.Test.Suites = []config.Suite{{Name: "where", Kind: "test", Command: config.Command{"sh", "-c", `printf 'ran-%s:%s\n' in "$(pwd -P)"; exit 1`}}}
 		})
-		if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+		if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 			t.Fatal(err)
 		}
 		res := agenttest.ToolResults(m.Requests()[1])
@@ -589,13 +590,13 @@ func TestLoopTextAnswer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := agenttest.NewCodeEnv(t, nil)
-			if _, err := codegen.Run(context.Background(), f.ScriptRuntime(agenttest.CodegenEntry), f.O, f.ID); err != nil {
+			if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: f.ScriptRuntime(agenttest.CodegenEntry)}); err != nil {
 				t.Fatal(err)
 			}
 			f.Next()
 			m := &agenttest.ToolModel{T: t}
 			m.Turn = agenttest.Scripted(llm.Response{Text: tc.text}, agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"ok": true, "issues": []any{}})))
-			if _, err := review.Code(context.Background(), toolRuntime(f, m, reviewers), f.O, f.ID); err != nil {
+			if _, err := phasetest.Run(context.Background(), f.O, f.ID, review.CodeWorker{RT: toolRuntime(f, m, reviewers)}); err != nil {
 				t.Fatal(err)
 			}
 			reqs := m.Requests()

@@ -19,7 +19,7 @@ const PromptsDir = "prompts"
 // replaces the embedded one. Prompts are text/template templates.
 func (rt *Runtime) Prompt(name string, data any) (string, error) {
 	var text []byte
-	override := filepath.Join(rt.Project.Dir, PromptsDir, name+".md")
+	override := filepath.Join(rt.Project.OrchDir(), PromptsDir, name+".md")
 	if b, err := os.ReadFile(override); err == nil {
 		text = b
 	} else if !os.IsNotExist(err) {

@@ -232,7 +232,7 @@ func (rt *Runtime) repoMap(ctx context.Context, root, commit string, seeds repom
 		return "", err
 	}
 	ix, err := repomap.Build(ctx, root, repomap.Options{
-		CacheDir: filepath.Join(rt.Project.Dir, "cache", "repomap"),
+		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
 		Commit:   commit,
 		Policy:   policy,
 	})
@@ -292,7 +292,7 @@ func (rt *Runtime) TaskContext(ctx context.Context, root, commit string, seeds r
 		return tc, err
 	}
 	ix, err := repomap.Build(ctx, root, repomap.Options{
-		CacheDir: filepath.Join(rt.Project.Dir, "cache", "repomap"),
+		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
 		Commit:   commit,
 		Policy:   policy,
 	})

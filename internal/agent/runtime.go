@@ -19,9 +19,8 @@ import (
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/visibility"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Roles of the agents, as used in config [roles] and llm.Request.Role.
@@ -36,7 +35,7 @@ const (
 // Runtime is what every agent shares. It is safe for concurrent use by the
 // goroutines of one phase run (reviewers run concurrently).
 type Runtime struct {
-	Project *task.Project
+	Project Project
 	Config  config.Config
 	Getenv  func(string) string
 	// Fresh bypasses the call cache.
@@ -74,7 +73,7 @@ type resolved struct {
 }
 
 // NewRuntime builds a runtime for project p.
-func NewRuntime(p *task.Project, cfg config.Config, getenv func(string) string) *Runtime {
+func NewRuntime(p Project, cfg config.Config, getenv func(string) string) *Runtime {
 	rt := &Runtime{Project: p, Config: cfg, Getenv: getenv, Now: time.Now, providers: map[string]resolved{}, spent: map[string]*spend{}, refused: map[string]bool{}}
 	rt.UserCache = userCache(getenv)
 	return rt
@@ -141,7 +140,7 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 	} else {
 		pc, ok := rt.Config.Providers[name]
 		if !ok {
-			return nil, lc, "", &config.Error{File: filepath.Join(rt.Project.Dir, config.FileName), Key: "roles", Msg: fmt.Sprintf("provider %q is not defined", name)}
+			return nil, lc, "", &config.Error{File: filepath.Join(rt.Project.OrchDir(), config.FileName), Key: "roles", Msg: fmt.Sprintf("provider %q is not defined", name)}
 		}
 		lc = llm.Config{Type: pc.Type, Name: name, BaseURL: pc.BaseURL, Model: pc.Model, APIKeyEnv: pc.APIKeyEnv,
 			Command: pc.Command, CommandProtocol: pc.Protocol, Tools: pc.Tools, ScriptFile: rt.projectPath(pc.Script), Timeout: pc.Timeout.Std(), MaxRetries: pc.MaxRetries}
@@ -152,10 +151,10 @@ func (rt *Runtime) Provider(role string) (llm.Provider, llm.Config, string, erro
 			if data, err := os.ReadFile(lc.ScriptFile); err == nil {
 				sum.Write(data)
 			}
-			lc.ScriptStateFile = filepath.Join(rt.Project.Dir, "cache", fmt.Sprintf("script-state-%s-%x.json", name, sum.Sum(nil)[:6]))
+			lc.ScriptStateFile = filepath.Join(rt.Project.OrchDir(), "cache", fmt.Sprintf("script-state-%s-%x.json", name, sum.Sum(nil)[:6]))
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(rt.Project.Dir, "cache"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(rt.Project.OrchDir(), "cache"), 0o755); err != nil {
 		return nil, lc, "", fmt.Errorf("create the cache folder: %w", err)
 	}
 	if name != "" && (lc.Type == llm.TypeOpenAI || lc.Type == llm.TypeAnthropic) {
@@ -211,7 +210,7 @@ func (rt *Runtime) Limits(req *llm.Request) {
 func (rt *Runtime) Policy() (visibility.Policy, error) {
 	p, err := visibility.NewPolicy(rt.Config.Context.AllowPaths)
 	if err != nil {
-		return p, &config.Error{File: filepath.Join(rt.Project.Dir, config.FileName), Key: "context.allow_paths", Msg: err.Error()}
+		return p, &config.Error{File: filepath.Join(rt.Project.OrchDir(), config.FileName), Key: "context.allow_paths", Msg: err.Error()}
 	}
 	return p, nil
 }
@@ -222,18 +221,28 @@ func (rt *Runtime) projectPath(p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(rt.Project.Root, p)
+	return filepath.Join(rt.Project.RootDir(), p)
+}
+
+// Project is what the runtime uses of orch's project (a *task.Project):
+// its folders and the model calls a task has recorded.
+type Project interface {
+	// RootDir is the repository's folder; OrchDir orch's folder in it.
+	RootDir() string
+	OrchDir() string
+	// ModelCalls returns the model calls recorded for task id.
+	ModelCalls(id string) ([]event.ModelCall, error)
 }
 
 // Call is one model call of a phase run: cached by a hash of (provider,
 // model, messages, schema) unless Fresh, and logged as a model_call event.
 type Call struct {
 	rt  *Runtime
-	run *orchestrator.Run
+	run *work.Input
 }
 
-// For returns the caller for run.
-func (rt *Runtime) For(run *orchestrator.Run) *Call { return &Call{rt: rt, run: run} }
+// For returns the caller for the run in.
+func (rt *Runtime) For(in work.Input) *Call { return &Call{rt: rt, run: &in} }
 
 // Runtime returns the runtime c belongs to.
 func (c *Call) Runtime() *Runtime { return c.rt }
@@ -280,7 +289,7 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		if model == "" {
 			model = lp.cfg.Model
 		}
-		b, err := lp.c.rt.Reserve(run.Task.ID, string(run.Phase), model, req)
+		b, err := lp.c.rt.Reserve(run.Task, string(run.Phase), model, req)
 		if err != nil {
 			lp.c.logBudget(ctx, req, err)
 			return llm.Response{}, err
@@ -300,7 +309,7 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		lp.c.rt.rememberToolsRefused(lp.cfg, req.Model, e)
 	}
 	if run := lp.c.run; run != nil {
-		lp.c.rt.Settle(run.Task.ID, string(run.Phase), booked, resp)
+		lp.c.rt.Settle(run.Task, string(run.Phase), booked, resp)
 	}
 	lp.c.log(ctx, lp.inner.Name(), req, resp, err, false)
 	if err == nil && cacheable {
@@ -403,7 +412,7 @@ func JSON[T any](ctx context.Context, c *Call, req llm.Request, validate func([]
 	var ie *llm.InvalidResponseError
 	if errors.As(err, &ie) && c.run != nil {
 		name := fmt.Sprintf("%s/raw/%s.txt", c.run.Phase, strings.ReplaceAll(req.Role, ":", "-"))
-		if c.run.Write(name, []byte(ie.Raw)) == nil {
+		if c.run.Out.Write(name, []byte(ie.Raw)) == nil {
 			// The orchestrator picks the failed run's folder when it
 			// keeps the output; the command that ran the phase names it.
 			err = fmt.Errorf("%w (the model's last answer is kept with the failed run's output, as %s)", err, name)
@@ -418,7 +427,7 @@ func (c *Call) log(ctx context.Context, provider string, req llm.Request, resp l
 	if c.run == nil {
 		return
 	}
-	_ = c.run.Log(context.WithoutCancel(ctx), c.rt.ModelCallEvent(c.run.Phase, provider, req, resp, callErr, cached))
+	c.run.Record(c.rt.ModelCallEvent(c.run.Phase, provider, req, resp, callErr, cached))
 }
 
 // ModelCallEvent is the model_call event of a call of phase answered by
@@ -469,7 +478,7 @@ func (c *Call) logBudget(ctx context.Context, req llm.Request, err error) {
 	if c.run == nil {
 		return
 	}
-	_ = c.run.Log(context.WithoutCancel(ctx), BudgetEvent(c.run.Phase, req.Role, err))
+	c.run.Record(BudgetEvent(c.run.Phase, req.Role, err))
 }
 
 // BudgetEvent is the budget_exceeded event of a refused call.
@@ -509,7 +518,7 @@ type cached struct {
 }
 
 func (rt *Runtime) cachePath(key string) string {
-	return filepath.Join(rt.Project.Dir, "cache", "llm", key[:2], key+".json")
+	return filepath.Join(rt.Project.OrchDir(), "cache", "llm", key[:2], key+".json")
 }
 
 func (rt *Runtime) cacheGet(key string) (llm.Response, bool) {

@@ -16,6 +16,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/codegen"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/llm/llmtest"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // chatServer is an OpenAI-compatible server (chat completions, the real
@@ -101,7 +102,7 @@ func TestToolsOnAnyBaseURL(t *testing.T) {
 	if !rt.ToolsFor(agent.RoleCodegen) {
 		t.Fatal("no tools for an openai provider at a local base URL")
 	}
-	if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.offered(); len(got) != 3 || !got[0] || !got[2] {
@@ -123,7 +124,7 @@ func TestToolsRefusedFallsBack(t *testing.T) {
 	cache := t.TempDir()
 	var stderr bytes.Buffer
 	rt := runtimeAt(f, c, cache, &stderr)
-	if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.offered(); len(got) != 2 || !got[0] || got[1] {
@@ -152,7 +153,7 @@ func TestToolsRefusedFallsBack(t *testing.T) {
 		t.Error("the remembered refusal is not read")
 	}
 	rt2.Fresh = true // asked again, not answered from the call cache
-	if _, err := codegen.Run(context.Background(), rt2, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt2}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.offered(); len(got) != 3 || got[2] || stderr.Len() != 0 {

@@ -29,6 +29,9 @@ const (
 	AdviceMarkdownFile     = "accept/advice.md"
 	RegressionReportFile   = "accept/regression-report.json"
 	RegressionLogsDir      = "accept/regression-logs"
+
+	// HistoryDir holds archived attempts: history/<n>-<phase>/.
+	HistoryDir = "history"
 )
 
 // Limits on what is read. A file above its limit is refused with

@@ -132,7 +132,7 @@ func taskOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 // as every CLI command does first (landing.RecoverGit); what it did is
 // reported with the action's outcome.
 func (s *Server) settle(ctx context.Context) []string {
-	settled, err := landing.RecoverGit(ctx, s.opt.Project, 2*time.Second)
+	settled, err := orchestrator.RecoverGit(ctx, s.opt.Project, 2*time.Second)
 	var out []string
 	for _, st := range settled {
 		out = append(out, st.String())
@@ -341,7 +341,7 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return "", err
 		}
-		res := out.Result.(landing.AcceptResult)
+		res := *out.Accept
 		d := res.Decision
 		msg := "decision recorded: " + d.Verdict
 		if d.Target != "" {
@@ -381,7 +381,7 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return "", err
 		}
-		rec := out.Result.(landing.RevertResult).Record
+		rec := out.Revert.Record
 		switch rec.Status {
 		case artifact.RevertReverted:
 			return fmt.Sprintf("reverted %s in %s", rec.RevertedCommit, rec.RevertCommit), nil

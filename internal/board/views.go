@@ -97,7 +97,7 @@ func (s *Server) card(sum task.Summary) Card {
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
 	if evs, err := t.Transcript(); err == nil {
-		total := agent.SumCosts(evs).Total
+		total := agent.SumCosts(task.ModelCalls(evs)).Total
 		c.Tokens = total.TokensIn + total.TokensOut
 		if total.Calls > 0 {
 			c.Cost = agent.FormatUSD(total.CostUSD)
@@ -382,7 +382,7 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	evs, err := t.Transcript()
 	if err == nil {
 		pg.Timeline = timeline(evs)
-		cs := agent.SumCosts(evs)
+		cs := agent.SumCosts(task.ModelCalls(evs))
 		pg.CostPhases, pg.CostTotal = cs.Phases, cs.Total
 	}
 	pg.Plan = planView(t.Dir)

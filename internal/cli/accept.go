@@ -103,12 +103,12 @@ and the hashes it judged.`,
 			if err != nil {
 				return err
 			}
-			res := w.Result.(landing.AcceptResult)
+			res := *w.Accept
 			d := res.Decision
 			if asJSON {
 				return json.NewEncoder(out).Encode(d)
 			}
-			printEntered(out, res.Phase.Entered)
+			printEntered(out, w.Phase.Entered)
 			fmt.Fprintf(out, "decision recorded: %s", d.Verdict)
 			if d.Target != "" {
 				fmt.Fprintf(out, " (target %s)", d.Target)

@@ -67,18 +67,21 @@ func workerOf(cmd *cobra.Command) string {
 // phase p's worker for the task, ends the progress line (reporting a
 // failure), prints the runtime's notes and hands the phase's result to
 // show.
-func runAgentPhase[R any](cmd *cobra.Command, env *Env, wait time.Duration, id string, fresh, asJSON bool, p lifecycle.Phase, show func(a *agentCall, res R) error) error {
+func runAgentPhase[R any](cmd *cobra.Command, env *Env, wait time.Duration, id string, fresh, asJSON bool, p lifecycle.Phase, pick func(worker.Outcome) *R, show func(a *agentCall, entered *orchestrator.NextResult, res R) error) error {
 	a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
 	if err != nil {
 		return err
 	}
 	w, err := a.work(cmd.Context(), p)
-	res, _ := w.Result.(R)
 	if err := a.finish(w.Phase, err); err != nil {
 		return err
 	}
 	a.notes(asJSON)
-	return show(a, res)
+	var res R
+	if r := pick(w); r != nil {
+		res = *r
+	}
+	return show(a, w.Phase.Entered, res)
 }
 
 // work runs phase p's worker (internal/worker's registry) for the task.

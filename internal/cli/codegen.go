@@ -14,6 +14,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/termtext"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // codegenOutput is what `orch codegen --json` prints: one object.
@@ -60,14 +61,14 @@ codegen; the last answer is kept in history/).`,
   orch codegen --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Codegen, func(a *agentCall, res codegen.Result) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Codegen, func(o worker.Outcome) *codegen.Result { return o.Codegen }, func(a *agentCall, entered *orchestrator.NextResult, res codegen.Result) error {
 				o, tid, out := a.o, a.tid, a.out
 				next := suggestNext(o, tid)
 				rec := res.Record
 				if asJSON {
-					return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: res.Phase.Entered, Record: rec, Next: next})
+					return json.NewEncoder(out).Encode(codegenOutput{Task: tid, Entered: entered, Record: rec, Next: next})
 				}
-				printEntered(out, res.Phase.Entered)
+				printEntered(out, entered)
 				fmt.Fprintf(out, "task %s: codegen attempt %d → %s (base %.12s)\n", tid, rec.Attempt, rec.Status, rec.Base)
 				if len(rec.FixFrom) > 0 {
 					fmt.Fprintf(out, "fix round: the model was shown the failures in %s\n", strings.Join(rec.FixFrom, ", "))

@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/termtext"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // planOutput is what `orch plan --json` prints: one object.
@@ -58,18 +59,18 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
   orch plan --fresh          # do not reuse cached model answers`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Planning, func(a *agentCall, res planner.Result) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Planning, func(o worker.Outcome) *planner.Result { return o.Plan }, func(a *agentCall, entered *orchestrator.NextResult, res planner.Result) error {
 				tid, out := a.tid, a.out
 				next := planNext(res, env.command)
 				if asJSON {
 					return json.NewEncoder(out).Encode(planOutput{
-						Task: tid, Round: res.Round, Status: res.Status, Title: res.Plan.Title, Entered: res.Phase.Entered,
+						Task: tid, Round: res.Round, Status: res.Status, Title: res.Plan.Title, Entered: entered,
 						Open: nonNilQuestions(res.Open), Questions: nonNilQuestions(res.Plan.Questions),
 						Files: nonNilFiles(res.Plan.FilePlan), Restored: nonNilStrings(res.Restored),
 						Provider: res.Provider, Model: res.Model, Next: next,
 					})
 				}
-				printEntered(out, res.Phase.Entered)
+				printEntered(out, entered)
 				fmt.Fprintf(out, "task %s: planning round %d → %s\n", tid, res.Round, res.Status)
 				fmt.Fprintf(out, "plan: %s (%d file(s) planned)\n", termtext.Line(res.Plan.Title), len(res.Plan.FilePlan))
 				for _, f := range res.Plan.FilePlan {

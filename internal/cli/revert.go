@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
-	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/worker"
 )
@@ -49,12 +48,12 @@ To revert an accepted change, record that decision first:
 			if err != nil {
 				return err
 			}
-			res := w.Result.(landing.RevertResult)
+			res := *w.Revert
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return json.NewEncoder(out).Encode(res.Record)
 			}
-			printEntered(out, res.Phase.Entered)
+			printEntered(out, w.Phase.Entered)
 			r := res.Record
 			switch r.Status {
 			case artifact.RevertReverted:
@@ -67,8 +66,8 @@ To revert an accepted change, record that decision first:
 			for _, n := range r.Notes {
 				fmt.Fprintf(out, "note: %s\n", n)
 			}
-			if res.Done != nil {
-				fmt.Fprintf(out, "%s: %s → %s\n", res.Done.Task, res.Done.From, res.Done.To)
+			if w.Done != nil {
+				fmt.Fprintf(out, "%s: %s → %s\n", w.Done.Task, w.Done.From, w.Done.To)
 			}
 			return nil
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/termtext"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // reviewCodeOutput is what `orch review code --json` prints: one object.
@@ -49,14 +50,14 @@ stay invalid (no review is written).`,
   orch review code --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Review, func(a *agentCall, res review.CodeResult) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Review, func(o worker.Outcome) *review.CodeResult { return o.CodeReview }, func(a *agentCall, entered *orchestrator.NextResult, res review.CodeResult) error {
 				o, tid, out := a.o, a.tid, a.out
 				next := suggestNext(o, tid)
 				rec := res.Review
 				if asJSON {
-					return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: res.Phase.Entered, CodeRecord: rec, Next: next})
+					return json.NewEncoder(out).Encode(reviewCodeOutput{Task: tid, Entered: entered, CodeRecord: rec, Next: next})
 				}
-				printEntered(out, res.Phase.Entered)
+				printEntered(out, entered)
 				blocking := 0
 				for _, v := range rec.Reviewers {
 					blocking += v.Blocking

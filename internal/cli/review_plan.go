@@ -11,7 +11,9 @@ import (
 	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/termtext"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // newReviewPlanCmd is `orch review plan`; the caller mounts it under
@@ -38,13 +40,13 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
   orch review plan --json`,
 		Args: wrapArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.PlanReview, func(a *agentCall, res review.PlanResult) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.PlanReview, func(o worker.Outcome) *review.PlanResult { return o.PlanReview }, func(a *agentCall, entered *orchestrator.NextResult, res review.PlanResult) error {
 				tid, out := a.tid, a.out
 				r := res.Review
 				if asJSON {
 					return json.NewEncoder(out).Encode(r)
 				}
-				printEntered(out, res.Phase.Entered)
+				printEntered(out, entered)
 				fmt.Fprintf(out, "plan review of task %s (plan sha256 %.12s…):\n", tid, r.PlanSHA256)
 				for _, v := range r.Reviewers {
 					ok := "ok"

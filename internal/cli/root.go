@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/termtext"
@@ -102,7 +101,7 @@ func (env *Env) settleGit(p *task.Project) {
 		return
 	}
 	env.gitSettled = true
-	settled, err := landing.RecoverGit(context.Background(), p, 2*time.Second)
+	settled, err := orchestrator.RecoverGit(context.Background(), p, 2*time.Second)
 	for _, s := range settled {
 		fmt.Fprintln(env.Stderr, termtext.Sanitize(s.String()))
 	}

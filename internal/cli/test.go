@@ -59,7 +59,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 			if err != nil {
 				return err
 			}
-			res := w.Result.(testphase.Result)
+			res := *w.Test
 			out := cmd.OutOrStdout()
 			rep := res.Report
 			if asJSON {
@@ -67,7 +67,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 					return err
 				}
 			} else {
-				printEntered(out, res.Phase.Entered)
+				printEntered(out, w.Phase.Entered)
 				for _, n := range rep.Notes {
 					fmt.Fprintf(out, "note: %s\n", n)
 				}

@@ -22,9 +22,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/agent"
-	"github.com/orchdev/orch/internal/agent/codegen"
 	"github.com/orchdev/orch/internal/agent/planner"
-	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/autopilot"
@@ -219,29 +217,31 @@ Look around:
 
 // narrate says what a phase's work did.
 func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *Result) {
-	switch r := out.Result.(type) {
-	case planner.Result:
+	switch {
+	case out.Plan != nil:
+		r := out.Plan
 		say("  planner, round %d: %s", r.Round, r.Status)
 		for _, q := range r.Open {
 			say("    question %s (blocking): %s", q.ID, q.Text)
 		}
-	case review.PlanResult:
+	case out.PlanReview != nil:
+		r := out.PlanReview
 		say("  %d plan reviewers: ok=%v blocked=%v", len(r.Review.Reviewers), r.Review.OK, r.Review.Blocked)
 		for _, v := range r.Review.Reviewers {
 			for _, s := range v.Suggestions {
 				say("    %s suggests: %s", v.ID, s)
 			}
 		}
-	case codegen.Result:
+	case out.Codegen != nil:
 		if cf := artifact.ScanCodeFiles(taskDir); cf.OK() {
 			say("  codegen wrote %s and computed code/diff.patch", strings.Join(cf.Value, ", "))
 		}
-	case review.CodeResult:
+	case out.CodeReview != nil:
 		if cr := artifact.LoadCodeReview(taskDir); cr.OK() {
 			say("  code reviewers: ok=%v, %d issue(s), %d blocking", cr.Value.OK, len(cr.Value.Issues), len(cr.Value.BlockingIssues()))
 		}
-	case testphase.Result:
-		rep := r.Report
+	case out.Test != nil:
+		rep := out.Test.Report
 		say("  tests: %s, overall_pass=%v (%s; sandbox %s)", rep.Status, rep.OverallPass, rep.Summary, rep.Sandbox)
 		for _, s := range rep.Suites {
 			for _, c := range s.Cases {
@@ -250,7 +250,8 @@ func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *
 				}
 			}
 		}
-	case landing.AcceptResult:
+	case out.Accept != nil:
+		r := out.Accept
 		res.Commit = r.Decision.Commit
 		say("  you accept: committed %.12s with the trailers Orch-Task and Orch-Plan", r.Decision.Commit)
 	}

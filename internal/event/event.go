@@ -135,6 +135,9 @@ type ModelCall struct {
 	Turn             int      `json:"turn,omitempty" doc:"the turn of the role's tool loop (1, 2, …); absent without tools"`
 	ToolCalls        []string `json:"tool_calls,omitempty" doc:"the tools the model called in this turn, in order"`
 	Truncated        bool     `json:"truncated,omitempty" doc:"the answer was cut off by the output limit and not used"`
+	// The run it belongs to, by which the engine writes it once.
+	Run string `json:"run,omitempty" doc:"the phase run that made the call (absent outside a run)"`
+	N   int    `json:"n,omitempty" doc:"the record's number in its run (1, 2, …)"`
 }
 
 // BudgetLimit says which budget refused a call.
@@ -152,6 +155,8 @@ type BudgetExceeded struct {
 	Role  string          `json:"role" doc:"the agent role"`
 	Error string          `json:"error" doc:"the refusal"`
 	*BudgetLimit
+	Run string `json:"run,omitempty" doc:"the phase run the call was refused in (absent outside a run)"`
+	N   int    `json:"n,omitempty" doc:"the record's number in its run (1, 2, …)"`
 }
 
 // UserInput: a person's answer to a planning question.
@@ -186,6 +191,12 @@ type GitIntent struct {
 	Paths   []string `json:"paths" doc:"the paths the commit changes: the only index entries and files orch touches"`
 	Reverts string   `json:"reverts,omitempty" doc:"revert: the commit undone"`
 }
+
+// Outcomes of a git effect (GitDone.Outcome).
+const (
+	GitCommitted = "committed"
+	GitAborted   = "aborted"
+)
 
 // GitDone: the git effect of a git_intent ended, in the command that
 // logged it or, after that one died, in the next orch command.
@@ -225,6 +236,29 @@ func (Advice) Kind() Kind         { return KindAdvice }
 func (GitIntent) Kind() Kind      { return KindGitIntent }
 func (GitDone) Kind() Kind        { return KindGitDone }
 func (MCPCall) Kind() Kind        { return KindMCPCall }
+
+// RunRecord is a record a phase run hands to the engine (a model call, a
+// refused budget): the engine numbers it within the run and writes it
+// once, keyed by the run's id and that number.
+type RunRecord interface {
+	Payload
+	// Keyed returns the record with its run and number set.
+	Keyed(run string, n int) Payload
+	// Key returns the record's run and number.
+	Key() (run string, n int)
+}
+
+// Keyed returns c as record n of run.
+func (c ModelCall) Keyed(run string, n int) Payload { c.Run, c.N = run, n; return c }
+
+// Key returns c's run and number.
+func (c ModelCall) Key() (string, int) { return c.Run, c.N }
+
+// Keyed returns b as record n of run.
+func (b BudgetExceeded) Keyed(run string, n int) Payload { b.Run, b.N = run, n; return b }
+
+// Key returns b's run and number.
+func (b BudgetExceeded) Key() (string, int) { return b.Run, b.N }
 
 // Catalogue returns one zero payload of every kind, in the docs' order.
 func Catalogue() []Payload {

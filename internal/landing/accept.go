@@ -19,10 +19,10 @@ import (
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/testrun"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Trailers orch writes on the commits it makes.
@@ -46,9 +46,6 @@ type AcceptOptions struct {
 	// Expect is what the person saw; a task that moved on since, or
 	// evidence whose bytes changed, refuses the decision.
 	Expect Expectation
-	// seenRun is the revision the run must have once marked running for
-	// the expectation to hold (set by Accept).
-	seenRun int64
 }
 
 // Evidence summarises what the decision is based on.
@@ -131,7 +128,6 @@ type Decision struct {
 
 // AcceptResult is what `orch accept` reports.
 type AcceptResult struct {
-	Phase    orchestrator.PhaseResult
 	Decision Decision
 }
 
@@ -171,93 +167,100 @@ func refuseEscapedRun(taskDir string) error {
 	for _, s := range tr.Value.Suites {
 		for _, c := range s.Cases {
 			if c.Name == testrun.CaseGitChanged {
-				return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: %s: suite %s: %s; orch accepts nothing after such a run, even with --allow-incomplete: check .git/hooks and .git/config of the repository, then run orch test again", artifact.TestReportFile, s.ID, c.Message)}
+				return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: %s: suite %s: %s; orch accepts nothing after such a run, even with --allow-incomplete: check .git/hooks and .git/config of the repository, then run orch test again", artifact.TestReportFile, s.ID, c.Message)}
 			}
 		}
 	}
 	return nil
 }
 
-// Accept records the decision; on accepted it commits exactly the change
-// (built in a temporary index, the branch moved by compare-and-swap, then
-// only the touched paths of the index and work tree brought along; see
-// gitfx.go) and records the commit.
-func Accept(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, id string, opt AcceptOptions) (AcceptResult, error) {
-	var res AcceptResult
-	t, err := o.Project.Open(id)
-	if err != nil {
-		return res, err
+// Acceptor is the accept phase's worker: it records the decision; on
+// accepted it commits exactly the change (built in a temporary index, the
+// branch moved by compare-and-swap, then only the touched paths of the
+// index and work tree brought along; see Engine) and records the
+// commit.
+type Acceptor struct {
+	Config  config.Config
+	Options AcceptOptions
+	Engine  Engine
+	// seenRun is the revision the run must have once marked running for
+	// Options.Expect to hold (set by Check).
+	seenRun int64
+}
+
+// Phase returns lifecycle.Accept.
+func (*Acceptor) Phase() lifecycle.Phase { return lifecycle.Accept }
+
+// Check settles an earlier run killed in its git effect, then refuses an
+// accepted verdict that cannot be applied, before anything changes.
+func (a *Acceptor) Check(ctx context.Context, in work.Input) error {
+	if err := a.Engine.SettleGit(ctx, in.Task); err != nil {
+		return err
 	}
-	// An earlier run killed in its git effect is settled first.
-	if _, err := recoverTaskGit(ctx, o.Project, id, o.Wait); err != nil {
-		return res, err
-	}
+	opt, id := a.Options, in.Task
 	if err := CheckExpectation(opt.Expect); err != nil {
-		return res, exit.UsageError("orch: " + err.Error())
+		return exit.UsageError("orch: " + err.Error())
 	}
 	if !opt.Expect.Empty() {
 		// Refused before anything changes; checked again on the run's own
 		// revision (marking the phase running adds one, entering it from
 		// the phase before one more).
-		st, err := t.ReadState()
-		if err != nil {
-			return res, err
+		if err := checkExpectation(a.Engine, in, opt.Expect); err != nil {
+			return err
 		}
-		if err := checkExpectation(t, st, opt.Expect); err != nil {
-			return res, err
-		}
-		opt.seenRun = st.Revision + 1
-		if st.Phase != lifecycle.Accept {
-			opt.seenRun++
+		a.seenRun = in.Revision + 1
+		if in.Current != lifecycle.Accept {
+			a.seenRun++
 		}
 	}
-	if opt.Verdict == artifact.VerdictAccepted {
-		// The bytes to commit must be the ones every gate recorded
-		// (contract section 6): refuse before anything changes.
-		if patch, err := artifact.ReadPatch(t.Dir); err == nil {
-			if err := checkEvidence(t.Dir, id, patch); err != nil {
-				return res, err
-			}
-		}
-		if err := refuseEscapedRun(t.Dir); err != nil {
-			return res, err
-		}
-		ev := GatherEvidence(t.Dir)
-		if !ev.Complete && !opt.AllowIncomplete {
-			return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)}
-		}
-		repo, err := openRepo(ctx, o.Project.Root)
-		if err != nil {
-			return res, err
-		}
-		if err := checkRepoForApply(ctx, repo, t.Dir, id); err != nil {
-			return res, err
+	if opt.Verdict != artifact.VerdictAccepted {
+		return nil
+	}
+	// The bytes to commit must be the ones every gate recorded
+	// (docs/artifacts.md): refuse before anything changes.
+	if patch, err := artifact.ReadPatch(in.Dir); err == nil {
+		if err := checkEvidence(in.Dir, id, patch); err != nil {
+			return err
 		}
 	}
-	pr, err := o.RunPhase(ctx, id, lifecycle.Accept, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		d, err := decide(ctx, o, cfg, run, opt)
-		res.Decision = d
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		if err := run.WriteJSON(artifact.DecisionFile, d); err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		if err := run.Write(artifact.AcceptSummaryFile, []byte(summaryMarkdown(run.Task.ID, d))); err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		return orchestrator.Outcome{Status: "decided", Summary: map[string]any{
-			"verdict": d.Verdict, "target": d.Target, "commit": d.Commit, "regression": d.Regression, "decider": d.Decider,
-			"judged": d.Judged,
-		}}, nil
-	})
-	res.Phase = pr
-	return res, err
+	if err := refuseEscapedRun(in.Dir); err != nil {
+		return err
+	}
+	ev := GatherEvidence(in.Dir)
+	if !ev.Complete && !opt.AllowIncomplete {
+		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)}
+	}
+	repo, err := openRepo(ctx, in.Root)
+	if err != nil {
+		return err
+	}
+	return checkRepoForApply(ctx, repo, in.Dir, id)
+}
+
+// Work records the decision.
+func (a *Acceptor) Work(ctx context.Context, in work.Input) (work.Result[AcceptResult], error) {
+	var res work.Result[AcceptResult]
+	d, err := a.decide(ctx, in)
+	res.Value.Decision = d
+	if err != nil {
+		return res, err
+	}
+	if err := in.Out.WriteJSON(artifact.DecisionFile, d); err != nil {
+		return res, err
+	}
+	if err := in.Out.Write(artifact.AcceptSummaryFile, []byte(summaryMarkdown(in.Task, d))); err != nil {
+		return res, err
+	}
+	res.Output = work.Output{Status: "decided", Summary: map[string]any{
+		"verdict": d.Verdict, "target": d.Target, "commit": d.Commit, "regression": d.Regression, "decider": d.Decider,
+		"judged": d.Judged,
+	}}
+	return res, nil
 }
 
 // refuse builds a refusal that changes nothing.
 func refuse(format string, args ...any) error {
-	return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf(format, args...)}
+	return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf(format, args...)}
 }
 
 // checkRepoForApply refuses to apply during a rebase, merge or
@@ -352,28 +355,29 @@ func diffPaths(d patch.Diff) []string {
 // report changed after their gate (evidence.CheckCommit).
 func checkEvidence(taskDir, id string, patch []byte) error {
 	if err := evidence.CheckCommit(taskDir, patch); err != nil {
-		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Err: err,
+		return &exit.Error{Kind: exit.ErrInvalid, Err: err,
 			Msg: fmt.Sprintf("orch: task %s: %v; nothing was committed", id, err)}
 	}
 	return nil
 }
 
 // decide builds the decision, applying and committing on accepted.
-func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt AcceptOptions) (Decision, error) {
-	if opt.seenRun != 0 && run.State.Revision != opt.seenRun {
-		return Decision{}, orchestrator.Stale(run.Task, opt.Expect.Revision, run.State.Revision, nil)
+func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error) {
+	cfg, opt := a.Config, a.Options
+	if a.seenRun != 0 && run.Revision != a.seenRun {
+		return Decision{}, a.Engine.Stale(run.Task, opt.Expect.Revision, run.Revision, nil)
 	}
-	ev := GatherEvidence(run.Task.Dir)
+	ev := GatherEvidence(run.Dir)
 	d := Decision{
 		Decision: artifact.Decision{Verdict: opt.Verdict, Target: opt.Target, Decider: opt.Decider},
 		Evidence: ev, PlanSHA256: ev.PlanSHA256, DecidedAt: time.Now().UTC().Format(time.RFC3339),
-		Judged: judged(run.Task.Dir, run.State.Revision-1),
+		Judged: judged(run.Dir, run.Revision-1),
 	}
 	if opt.Expect.Revision != 0 {
 		d.Judged.Revision = opt.Expect.Revision
 	}
 	if differ := hashesDiffer(opt.Expect.SHA256, d.Judged.SHA256); len(differ) > 0 {
-		return d, orchestrator.Stale(run.Task, d.Judged.Revision, d.Judged.Revision, differ)
+		return d, a.Engine.Stale(run.Task, d.Judged.Revision, d.Judged.Revision, differ)
 	}
 	for _, r := range opt.Reasons {
 		if strings.TrimSpace(r) != "" {
@@ -381,18 +385,18 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		}
 	}
 	d.IncompleteEvidence = !ev.Complete
-	repo, err := openRepo(ctx, o.Project.Root)
+	repo, err := openRepo(ctx, run.Root)
 	if err != nil {
 		return d, err
 	}
-	existing, _, err := taskCommits(ctx, repo, run.Task.ID)
+	existing, _, err := taskCommits(ctx, repo, run.Task)
 	if err != nil {
 		return d, err
 	}
 	if opt.Verdict != artifact.VerdictAccepted {
 		// A revert or rejection after the change was applied names the
 		// commit, so that orch revert can undo it.
-		if prev := artifact.LoadDecision(run.Task.Dir); prev.OK() && prev.Value.Commit != "" {
+		if prev := artifact.LoadDecision(run.Dir); prev.OK() && prev.Value.Commit != "" {
 			d.Commit, d.Base = prev.Value.Commit, prev.Value.Base
 		} else if existing != "" {
 			d.Commit = existing
@@ -401,7 +405,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	}
 	if existing != "" {
 		d.Commit, d.Reused = existing, true
-		if prev := artifact.LoadDecision(run.Task.Dir); prev.OK() {
+		if prev := artifact.LoadDecision(run.Dir); prev.OK() {
 			d.Base = prev.Value.Base
 		}
 		if d.Base == "" {
@@ -410,7 +414,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		d.Notes = append(d.Notes, fmt.Sprintf("the change was already committed as %.12s: not applied again", existing))
 		return d, nil
 	}
-	if err := checkRepoForApply(ctx, repo, run.Task.Dir, run.Task.ID); err != nil {
+	if err := checkRepoForApply(ctx, repo, run.Dir, run.Task); err != nil {
 		return d, err
 	}
 	ref, err := repo.HeadRef(ctx)
@@ -422,24 +426,24 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		return d, err
 	}
 	base := head
-	if cg := artifact.LoadCodegen(run.Task.Dir); cg.OK() && cg.Value.Base != "" {
+	if cg := artifact.LoadCodegen(run.Dir); cg.OK() && cg.Value.Base != "" {
 		if base, err = repo.ResolveCommit(ctx, cg.Value.Base); err != nil {
 			return d, err
 		}
 	}
 	d.Base = base
-	patch, err := artifact.ReadPatch(run.Task.Dir)
+	patch, err := artifact.ReadPatch(run.Dir)
 	if err != nil {
 		return d, err
 	}
 	// Checked again on the very bytes about to be applied.
-	if err := checkEvidence(run.Task.Dir, run.Task.ID, patch); err != nil {
+	if err := checkEvidence(run.Dir, run.Task, patch); err != nil {
 		return d, err
 	}
 	if want := opt.Expect.SHA256[lifecycle.HashDiff]; want != "" {
 		sum := sha256.Sum256(patch)
 		if got := hex.EncodeToString(sum[:]); !strings.HasPrefix(got, strings.ToLower(want)) {
-			return d, orchestrator.Stale(run.Task, d.Judged.Revision, d.Judged.Revision, []string{fmt.Sprintf("%s: shown %s, now %s", artifact.DiffFile, want[:min(12, len(want))], got[:12])})
+			return d, a.Engine.Stale(run.Task, d.Judged.Revision, d.Judged.Revision, []string{fmt.Sprintf("%s: shown %s, now %s", artifact.DiffFile, want[:min(12, len(want))], got[:12])})
 		}
 	}
 	moved := head != base
@@ -452,7 +456,7 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	}
 	// The commit is built from objects only (a temporary index): HEAD, the
 	// index and the work tree are untouched until the intent is logged.
-	msg := commitMessage(run.Task.ID, ev, d.Reasons)
+	msg := commitMessage(run.Task, ev, d.Reasons)
 	built, err := repo.BuildCommit(ctx, head, patch, moved, msg)
 	if err != nil {
 		if errors.Is(err, gitx.ErrApplyConflict) {
@@ -460,8 +464,8 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 		}
 		return d, err
 	}
-	done, err := gitEffect(ctx, o.Project, run.Task, o.Wait, repo, event.GitIntent{
-		Op: OpAccept, Run: run.ID, Ref: ref, Old: head, New: built.Commit, Paths: built.Paths,
+	done, err := a.Engine.GitEffect(ctx, run.Task, repo, event.GitIntent{
+		Op: OpAccept, Run: run.Run, Ref: ref, Old: head, New: built.Commit, Paths: built.Paths,
 	})
 	if err != nil {
 		return d, fmt.Errorf("commit the change: %w", err)
@@ -477,12 +481,12 @@ func decide(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config
 	if moved {
 		// HEAD moved since the base: the tests ran against the base, so run
 		// them again on the commit that now exists.
-		logDir := filepath.Join(run.Staging, filepath.FromSlash(artifact.RegressionLogsDir))
-		rep, err := testphase.RunPatch(ctx, repo, cfg, run.Task.ID, sha, nil, logDir, testphase.Options{Sandbox: opt.Test.Sandbox, Stream: opt.Test.Stream, Env: opt.Test.Env})
+		logDir := filepath.Join(run.Out.Dir, filepath.FromSlash(artifact.RegressionLogsDir))
+		rep, err := testphase.RunPatch(ctx, repo, cfg, run.Task, sha, nil, logDir, testphase.Options{Sandbox: opt.Test.Sandbox, Stream: opt.Test.Stream, Env: opt.Test.Env})
 		if err != nil {
 			return d, err
 		}
-		if err := run.WriteJSON(artifact.RegressionReportFile, rep); err != nil {
+		if err := run.Out.WriteJSON(artifact.RegressionReportFile, rep); err != nil {
 			return d, err
 		}
 		switch {

@@ -1,6 +1,7 @@
 package landing
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -8,16 +9,15 @@ import (
 
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Expectation is what a person saw when deciding at accept (README,
 // "Every gate action names what it acted on"): the task's revision and the
 // sha256 of evidence files by key (lifecycle.HashKeys: diff_sha256, …),
 // each the full hex or a prefix of at least MinHashPrefix digits. Zero
-// fields name nothing; a mismatch refuses the decision with a
-// *orchestrator.StaleError and nothing is done.
+// fields name nothing; a mismatch refuses the decision with the
+// engine's stale refusal (Engine.Stale) and nothing is done.
 type Expectation struct {
 	Revision int64
 	SHA256   map[string]string
@@ -105,59 +105,52 @@ func hashesDiffer(want map[string]string, now map[string]string) []string {
 	return out
 }
 
-// checkExpectation refuses when task t at state st is not what the
-// person saw.
-func checkExpectation(t *task.Task, st task.State, e Expectation) error {
+// checkExpectation refuses when the task, as in shows it, is not what
+// the person saw.
+func checkExpectation(eng Engine, in work.Input, e Expectation) error {
 	if e.Empty() {
 		return nil
 	}
 	var differ []string
 	if len(e.SHA256) > 0 {
-		now, _ := evidence.Now(t.Dir, &lifecycle.Snapshot{})
+		now, _ := evidence.Now(in.Dir, &lifecycle.Snapshot{})
 		differ = hashesDiffer(e.SHA256, now)
 	}
-	if (e.Revision == 0 || e.Revision == st.Revision) && len(differ) == 0 {
+	if (e.Revision == 0 || e.Revision == in.Revision) && len(differ) == 0 {
 		return nil
 	}
 	seen := e.Revision
 	if seen == 0 {
-		seen = st.Revision
+		seen = in.Revision
 	}
-	return orchestrator.Stale(t, seen, st.Revision, differ)
+	return eng.Stale(in.Task, seen, in.Revision, differ)
 }
 
-// CheckExpected refuses (a *orchestrator.StaleError) when task id is not
-// what the person saw: before an accept starts in the background, so that
-// the refusal comes at once. Accept checks again on its run.
-func CheckExpected(o *orchestrator.Orchestrator, id string, e Expectation) error {
+// CheckExpected refuses (the engine's stale refusal, an
+// *orchestrator.StaleError) when task id is not what the person saw:
+// before an accept starts in the background, so that the refusal comes at
+// once. Accept checks again on its run.
+func CheckExpected(eng Engine, id string, e Expectation) error {
 	if e.Empty() {
 		return nil
 	}
-	t, err := o.Project.Open(id)
+	in, err := eng.Input(context.Background(), id, lifecycle.Accept)
 	if err != nil {
 		return err
 	}
-	st, err := t.ReadState()
-	if err != nil {
-		return err
-	}
-	return checkExpectation(t, st, e)
+	return checkExpectation(eng, in, e)
 }
 
 // Shown is what a person is shown of task id right now: its revision and
 // the sha256 of each evidence file. A command that shows the evidence and
 // then asks passes it as the decision's Expectation.
-func Shown(o *orchestrator.Orchestrator, id string) (Expectation, error) {
-	t, err := o.Project.Open(id)
+func Shown(eng Engine, id string) (Expectation, error) {
+	in, err := eng.Input(context.Background(), id, lifecycle.Accept)
 	if err != nil {
 		return Expectation{}, err
 	}
-	st, err := t.ReadState()
-	if err != nil {
-		return Expectation{}, err
-	}
-	now, _ := evidence.Now(t.Dir, &lifecycle.Snapshot{})
-	return Expectation{Revision: st.Revision, SHA256: now}, nil
+	now, _ := evidence.Now(in.Dir, &lifecycle.Snapshot{})
+	return Expectation{Revision: in.Revision, SHA256: now}, nil
 }
 
 // judged reads what the decision judges: the revision before the run and

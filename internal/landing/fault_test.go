@@ -39,13 +39,13 @@ func TestGitEffectFaults(t *testing.T) {
 				Decider: artifact.Decider{Kind: "human", Name: "t"}}
 			change := ""
 			if op == OpRevert {
-				if _, err := Accept(context.Background(), f.O, f.Cfg, "t", acceptOpt); err != nil {
+				if _, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: acceptOpt, Engine: f.O}); err != nil {
 					t.Fatal(err)
 				}
 				change = gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 				revOpt := acceptOpt
 				revOpt.Verdict, revOpt.Reasons = artifact.VerdictRevert, []string{"undo"}
-				if _, err := Accept(context.Background(), f.O, f.Cfg, "t", revOpt); err != nil {
+				if _, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: revOpt, Engine: f.O}); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := f.O.Next(context.Background(), "t", orchestrator.NextRequest{To: lifecycle.Revert}); err != nil {
@@ -70,10 +70,10 @@ func TestGitEffectFaults(t *testing.T) {
 			}
 			run := func() error {
 				if op == OpAccept {
-					_, err := Accept(context.Background(), f.O, f.Cfg, "t", acceptOpt)
+					_, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: acceptOpt, Engine: f.O})
 					return err
 				}
-				_, err := Revert(context.Background(), f.O, "t", "undo")
+				_, err := revertTask(context.Background(), f.O, "t", "undo")
 				return err
 			}
 			err := run()
@@ -95,10 +95,10 @@ func TestGitEffectFaults(t *testing.T) {
 				t.Logf("%s: absorbed", when)
 			}
 			// The next command settles what the fault left.
-			if _, err := RecoverGit(context.Background(), f.O.Project, f.O.Wait); err != nil {
+			if _, err := orchestrator.RecoverGit(context.Background(), f.O.Project, f.O.Wait); err != nil {
 				t.Fatalf("%s: recovery: %v", when, err)
 			}
-			if _, err := os.Stat(filepath.Join(f.O.Project.Dir, PendingDir, "t")); err == nil {
+			if _, err := os.Stat(filepath.Join(f.O.Project.Dir, orchestrator.PendingDir, "t")); err == nil {
 				t.Fatalf("%s: still pending after recovery", when)
 			}
 			assertFaultUserWork(t, f.Dir, when)
@@ -162,4 +162,15 @@ func assertFaultUserWork(t *testing.T, dir, when string) {
 	if got := gittest.Git(t, dir, "show", ":a.txt"); got != "a, staged by the user" {
 		t.Fatalf("%s: staged a.txt = %q", when, got)
 	}
+}
+
+// revertTask runs the revert worker for task id and then moves the task
+// on to done, as the registry's revert does (internal/worker).
+func revertTask(ctx context.Context, o *orchestrator.Orchestrator, id, reason string) (RevertResult, error) {
+	res, err := phasetest.Run(ctx, o, id, Reverter{Reason: reason, Engine: o})
+	if err != nil {
+		return res, err
+	}
+	_, err = o.Next(ctx, id, orchestrator.NextRequest{From: lifecycle.Revert})
+	return res, err
 }

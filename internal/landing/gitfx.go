@@ -2,39 +2,12 @@ package landing
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/gitx"
-	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/work"
 )
-
-// The crash-safe git effect of `orch accept` and `orch revert` (contract
-// section 7):
-//
-//  1. without the task's lock, the commit is built from objects only
-//     (gitx.BuildCommit / BuildRevert: a temporary index, commit-tree);
-//  2. under the task's lock: a marker .orch/git-pending/<task> is created
-//     (durably), a git_intent event naming the branch, the old and the new
-//     commit and the touched paths is appended to the transcript, the
-//     branch moves by compare-and-swap (update-ref NEW OLD), the touched
-//     paths of the index and work tree are brought to NEW (gitx.SyncPaths,
-//     which never overwrites what someone else changed), a git_done event
-//     is appended, and the marker removed.
-//
-// A process killed anywhere in step 2 leaves the marker. The next orch
-// command (RecoverGit, called where the CLI finds the project) takes the
-// task's lock, reads the open intent and settles it from what the branch
-// holds: NEW means committed (the sync is finished), OLD means aborted
-// (nothing changed), anything else is decided by ancestry. Effects happen
-// only under the lock, so a lock holder never races a live effect.
 
 // openRepo opens the user's repository for accept and revert; tests wrap
 // it to inject faults into the git commands.
@@ -48,289 +21,27 @@ const (
 
 // Outcomes of a git effect.
 const (
-	OutcomeCommitted = "committed"
-	OutcomeAborted   = "aborted"
+	OutcomeCommitted = event.GitCommitted
+	OutcomeAborted   = event.GitAborted
 )
 
-// PendingDir is the folder under .orch holding one marker file per task
-// whose git effect may be unfinished.
-const PendingDir = "git-pending"
-
-func pendingPath(p *task.Project, id string) string {
-	return filepath.Join(p.Dir, PendingDir, id)
-}
-
-// markPending creates the marker durably (file, then folder fsynced).
-func markPending(p *task.Project, id, run string) error {
-	dir := filepath.Join(p.Dir, PendingDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("mark pending git effect: %w", err)
-	}
-	f, err := os.OpenFile(pendingPath(p, id), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("mark pending git effect: %w", err)
-	}
-	_, werr := f.WriteString(run + "\n")
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("mark pending git effect: %w", err)
-	}
-	if err := syncDir(dir); err != nil {
-		return err
-	}
-	return syncDir(p.Dir)
-}
-
-// clearPending removes the marker (absent is fine).
-func clearPending(p *task.Project, id string) error {
-	err := os.Remove(pendingPath(p, id))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("clear pending git effect: %w", err)
-	}
-	return syncDir(filepath.Join(p.Dir, PendingDir))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
-
-// effectLocked performs step 2 for intent in: the caller holds the task's
-// lock. It returns the git_done event it logged. An error after the
-// intent was logged leaves the marker (and the intent open) for the next
-// command to settle.
-func effectLocked(ctx context.Context, p *task.Project, t *task.Task, repo *gitx.Repo, in event.GitIntent) (event.GitDone, error) {
-	if err := markPending(p, t.ID, in.Run); err != nil {
-		return event.GitDone{}, err
-	}
-	if err := t.Append(task.Event{TS: time.Now().UTC(), Payload: in}); err != nil {
-		_ = clearPending(p, t.ID)
-		return event.GitDone{}, err
-	}
-	// From here on the intent is logged: finish even when ctx is cancelled.
-	ctx = context.WithoutCancel(ctx)
-	casErr := repo.UpdateRef(ctx, in.Ref, in.New, in.Old, fmt.Sprintf("orch %s: %s", in.Op, t.ID))
-	done, err := settle(ctx, repo, in)
-	if err != nil {
-		return done, errors.Join(err, casErr)
-	}
-	if done.Outcome == OutcomeAborted && casErr != nil {
-		done.Note = strings.TrimSpace(done.Note + " " + casErr.Error())
-	}
-	if err := t.Append(task.Event{TS: time.Now().UTC(), Payload: done}); err != nil {
-		return done, fmt.Errorf("%w (the repository change is made; the next orch command records it)", err)
-	}
-	return done, clearPending(p, t.ID)
-}
-
-// settle decides an intent's outcome from what its branch holds and, when
-// the commit landed, brings the touched paths along.
-func settle(ctx context.Context, repo *gitx.Repo, in event.GitIntent) (event.GitDone, error) {
-	done := event.GitDone{Op: in.Op, Run: in.Run}
-	cur, err := repo.RefValue(ctx, in.Ref)
-	if err != nil {
-		return done, err
-	}
-	switch {
-	case cur == in.New:
-	case cur == in.Old:
-		done.Outcome = OutcomeAborted
-		done.Note = fmt.Sprintf("%s never moved from %.12s: nothing changed", in.Ref, in.Old)
-		return done, nil
-	default:
-		landed := false
-		if cur != "" {
-			if landed, err = repo.IsAncestor(ctx, in.New, cur); err != nil {
-				return done, err
-			}
-		}
-		if !landed {
-			done.Outcome = OutcomeAborted
-			done.Note = fmt.Sprintf("%s holds %.12s, neither %.12s (before) nor a descendant of %.12s: the commit never landed, nothing changed", in.Ref, cur, in.Old, in.New)
-			return done, nil
-		}
-		done.Outcome, done.Commit = OutcomeCommitted, in.New
-		done.Note = fmt.Sprintf("%s moved on to %.12s since: the index and files were left as they are", in.Ref, cur)
-		return done, nil
-	}
-	done.Outcome, done.Commit = OutcomeCommitted, in.New
-	head, err := repo.HeadRef(ctx)
-	if err != nil && !errors.Is(err, gitx.ErrDetached) {
-		return done, err
-	}
-	if head != in.Ref {
-		done.Note = fmt.Sprintf("HEAD is no longer on %s: the index and files were left as they are", in.Ref)
-		return done, nil
-	}
-	res, err := repo.SyncPaths(ctx, in.Old, in.New, in.Paths)
-	if err != nil {
-		return done, err
-	}
-	if len(res.Left) > 0 {
-		done.Left = res.Left
-		done.Note = "your own version of these files was kept (it differs from the commit; `git diff` shows how): " + strings.Join(res.Left, ", ")
-	}
-	return done, nil
-}
-
-// openIntent returns the last git_intent of the transcript that no later
-// git_done closes, or nil.
-func openIntent(t *task.Task) (*event.GitIntent, error) {
-	evs, err := t.Transcript()
-	if err != nil {
-		return nil, err
-	}
-	var open *event.GitIntent
-	for _, ev := range evs {
-		switch ev.Kind {
-		case event.KindGitIntent:
-			var in event.GitIntent
-			if err := decodeData(ev, &in); err != nil {
-				return nil, fmt.Errorf("task %s: transcript line %d: %w", t.ID, ev.Seq, err)
-			}
-			open = &in
-		case event.KindGitDone:
-			var d event.GitDone
-			if err := decodeData(ev, &d); err != nil {
-				return nil, fmt.Errorf("task %s: transcript line %d: %w", t.ID, ev.Seq, err)
-			}
-			if open != nil && d.Run == open.Run && d.Op == open.Op {
-				open = nil
-			}
-		}
-	}
-	return open, nil
-}
-
-func decodeData(ev task.Event, v any) error {
-	raw, err := json.Marshal(ev.Data)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s event: %w", ev.Kind, err)
-	}
-	return nil
-}
-
-// Settled is one git effect finished or undone by RecoverGit.
-type Settled struct {
-	Task string
-	Done event.GitDone
-}
-
-func (s Settled) String() string {
-	if s.Done.Outcome == OutcomeCommitted {
-		msg := fmt.Sprintf("orch: finished the interrupted %s of task %s: commit %.12s is in place", s.Done.Op, s.Task, s.Done.Commit)
-		if s.Done.Note != "" {
-			msg += " (" + s.Done.Note + ")"
-		}
-		return msg
-	}
-	return fmt.Sprintf("orch: the interrupted %s of task %s never moved the branch: nothing changed (%s)", s.Done.Op, s.Task, s.Done.Note)
-}
-
-// RecoverGit settles every git effect a killed `orch accept` or `orch
-// revert` left open in project p. With nothing pending it costs one
-// directory read. A task whose lock stays busy for wait is skipped (its
-// holder is alive; the next command tries again).
-func RecoverGit(ctx context.Context, p *task.Project, wait time.Duration) ([]Settled, error) {
-	entries, err := os.ReadDir(filepath.Join(p.Dir, PendingDir))
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(p.Dir, PendingDir), err)
-	}
-	var out []Settled
-	var errs []error
-	for _, e := range entries {
-		id := e.Name()
-		if task.ValidID(id) != nil {
-			continue
-		}
-		s, err := recoverTaskGit(ctx, p, id, wait)
-		if errors.Is(err, task.ErrBusy) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if s != nil {
-			out = append(out, *s)
-		}
-	}
-	return out, errors.Join(errs...)
-}
-
-// recoverTaskGit settles task id's open intent, if any, under its lock.
-func recoverTaskGit(ctx context.Context, p *task.Project, id string, wait time.Duration) (*Settled, error) {
-	t, err := p.Open(id)
-	if errors.Is(err, task.ErrNoTask) {
-		return nil, clearPending(p, id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	lock, err := t.Lock(ctx, wait)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	return settleLocked(ctx, p, t)
-}
-
-// settleLocked settles t's open intent; the caller holds t's lock.
-func settleLocked(ctx context.Context, p *task.Project, t *task.Task) (*Settled, error) {
-	if _, err := t.Recover(time.Now().UTC()); err != nil {
-		return nil, err
-	}
-	in, err := openIntent(t)
-	if err != nil {
-		return nil, err
-	}
-	if in == nil {
-		return nil, clearPending(p, t.ID)
-	}
-	repo, err := openRepo(ctx, p.Root)
-	if err != nil {
-		return nil, err
-	}
-	done, err := settle(context.WithoutCancel(ctx), repo, *in)
-	if err != nil {
-		return nil, fmt.Errorf("orch: the interrupted %s of task %s (commit %.12s on %s) could not be finished: %w; nothing else is changed, the next orch command tries again", in.Op, t.ID, in.New, in.Ref, err)
-	}
-	done.Recovered = true
-	if err := t.Append(task.Event{TS: time.Now().UTC(), Payload: done}); err != nil {
-		return nil, err
-	}
-	return &Settled{Task: t.ID, Done: done}, clearPending(p, t.ID)
-}
-
-// gitEffect runs step 2 for in under t's lock, settling first any intent
-// an earlier run of the task left open.
-func gitEffect(ctx context.Context, p *task.Project, t *task.Task, wait time.Duration, repo *gitx.Repo, in event.GitIntent) (event.GitDone, error) {
-	lock, err := t.Lock(ctx, wait)
-	if err != nil {
-		return event.GitDone{}, err
-	}
-	defer lock.Unlock()
-	if _, err := settleLocked(ctx, p, t); err != nil {
-		return event.GitDone{}, err
-	}
-	return effectLocked(ctx, p, t, repo, in)
+// Engine is what accept and revert are given of the engine (an
+// *orchestrator.Orchestrator): its journal of git effects, which carries
+// out an effect crash-safely under the task's lock (docs/git-effects.md:
+// the branch moves by compare-and-swap between a git_intent and a
+// git_done event, and a process killed in between is settled by the next
+// orch command), and its account of what changed since a revision a
+// person saw.
+type Engine interface {
+	// GitEffect carries out in for task id.
+	GitEffect(ctx context.Context, id string, repo *gitx.Repo, in event.GitIntent) (event.GitDone, error)
+	// SettleGit settles task id's interrupted effect, if any.
+	SettleGit(ctx context.Context, id string) error
+	// Stale is the refusal of an action on task id that named revision
+	// seen (the task is at now) or evidence whose bytes differ (hashes).
+	Stale(id string, seen, now int64, hashes []string) error
+	// Input is phase p's input on task id as committed.
+	Input(ctx context.Context, id string, p lifecycle.Phase) (work.Input, error)
 }
 
 // taskCommits finds, among the commits reachable from HEAD, the task's

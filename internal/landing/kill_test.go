@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phasetest"
 )
 
@@ -421,7 +422,7 @@ func (k *killRig) afterKill(op, stage, dir, base, change string, args []string, 
 			t.Fatalf("%s: orch verify does not show the interrupted run:\n%s", when, v)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".orch", PendingDir, "t1")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, ".orch", orchestrator.PendingDir, "t1")); err == nil {
 		t.Fatalf("%s: the git effect is still pending after orch status", when)
 	}
 	k.assertUserWork(dir, when+", after orch status")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -25,7 +26,7 @@ func TestAcceptRefusesAfterAnEscapedRun(t *testing.T) {
 	f := phasetest.New(t, lifecycle.Test)
 	f.Cfg.Test.Suites = []config.Suite{{Name: "planter", Kind: "test", Command: config.Command{"sh", "-c",
 		`printf '#!/bin/sh\necho planted\n' > "$(git rev-parse --git-common-dir)/hooks/pre-commit"`}}}
-	res, err := testphase.Run(context.Background(), f.O, f.Cfg, "t", testphase.Options{Sandbox: "none"})
+	res, err := phasetest.Run(context.Background(), f.O, "t", testphase.Worker{Config: f.Cfg, Options: testphase.Options{Sandbox: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +42,11 @@ func TestAcceptRefusesAfterAnEscapedRun(t *testing.T) {
 	if _, err := f.O.Next(context.Background(), "t", orchestrator.NextRequest{To: lifecycle.Accept, Override: &reason}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Accept(context.Background(), f.O, f.Cfg, "t", AcceptOptions{
+	_, err = phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: AcceptOptions{
 		Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
 		Decider: artifact.Decider{Kind: "human", Name: "t"},
-	})
-	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "hook pre-commit added (git folder "+filepath.Dir(filepath.Dir(hook))+")") || !strings.Contains(err.Error(), "even with --allow-incomplete") {
+	}, Engine: f.O})
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "hook pre-commit added (git folder "+filepath.Dir(filepath.Dir(hook))+")") || !strings.Contains(err.Error(), "even with --allow-incomplete") {
 		t.Fatalf("Accept: %v; want a refusal naming the changed hook", err)
 	}
 	if got := gittest.Git(t, f.Dir, "rev-parse", "HEAD"); got != head {
@@ -65,11 +66,11 @@ func TestAcceptRefusesBeforeCommittingWithoutSandbox(t *testing.T) {
 	gittest.Git(t, f.Dir, "commit", "-qm", "HEAD moves")
 	head := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 	phasetest.PathWithoutBwrap(t)
-	_, err := Accept(context.Background(), f.O, f.Cfg, "t", AcceptOptions{
+	_, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: AcceptOptions{
 		Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
 		Decider: artifact.Decider{Kind: "human", Name: "t"},
-	})
-	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "apt-get install bubblewrap") || !strings.Contains(err.Error(), "nothing was changed") {
+	}, Engine: f.O})
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "apt-get install bubblewrap") || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("err = %v, want a refusal that says how to install bubblewrap", err)
 	}
 	if got := gittest.Git(t, f.Dir, "rev-parse", "HEAD"); got != head {

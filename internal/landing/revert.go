@@ -8,9 +8,10 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Record is revert/record.json as orch writes it.
@@ -21,69 +22,66 @@ type Record struct {
 
 // RevertResult is what `orch revert` reports.
 type RevertResult struct {
-	Phase  orchestrator.PhaseResult
 	Record Record
-	Done   *orchestrator.NextResult
 }
 
-// Revert undoes the task's commit with a new commit (never reset or
-// force), built like `git revert` but in a temporary index and landed with
-// the crash-safe protocol of gitfx.go; it records revert/record.json and
-// moves the task to done. On a conflict nothing changes and the record
-// says partial with the conflicting files. A revert commit of the task
-// already on the branch (Orch-Revert trailer) is reused, never repeated.
-func Revert(ctx context.Context, o *orchestrator.Orchestrator, id, reason string) (RevertResult, error) {
-	var res RevertResult
-	reason = strings.TrimSpace(reason)
-	if reason == "" {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrUsage, Msg: "orch: revert needs a non-blank reason: --reason \"why\""}
+// Reverter is the revert phase's worker: it undoes the task's commit
+// with a new commit (never reset or force), built like `git revert` but in
+// a temporary index and landed with the engine's crash-safe git effect (Engine);
+// it records revert/record.json (the engine then moves the task to done).
+// On a conflict nothing changes and the record says partial with the
+// conflicting files. A revert commit of the task already on the branch
+// (Orch-Revert trailer) is reused, never repeated.
+type Reverter struct {
+	Reason string
+	Engine Engine
+}
+
+// Phase returns lifecycle.Revert.
+func (Reverter) Phase() lifecycle.Phase { return lifecycle.Revert }
+
+// Check refuses a blank reason, settles an earlier run killed in its git
+// effect, and refuses a task already reverted.
+func (r Reverter) Check(ctx context.Context, in work.Input) error {
+	if strings.TrimSpace(r.Reason) == "" {
+		return &exit.Error{Kind: exit.ErrUsage, Msg: "orch: revert needs a non-blank reason: --reason \"why\""}
 	}
-	t, err := o.Project.Open(id)
+	if err := r.Engine.SettleGit(ctx, in.Task); err != nil {
+		return err
+	}
+	if rec := artifact.LoadRevertRecord(in.Dir); rec.OK() && rec.Value.Status == artifact.RevertReverted {
+		return refuse("orch: task %s is already reverted (%s): `orch next` moves it to done", in.Task, rec.Value.RevertCommit)
+	}
+	return nil
+}
+
+// Work reverts the change.
+func (r Reverter) Work(ctx context.Context, in work.Input) (work.Result[RevertResult], error) {
+	var res work.Result[RevertResult]
+	rec, err := r.revertWork(ctx, in, strings.TrimSpace(r.Reason))
+	res.Value.Record = rec
 	if err != nil {
 		return res, err
 	}
-	// An earlier run killed in its git effect is settled first.
-	if _, err := recoverTaskGit(ctx, o.Project, id, o.Wait); err != nil {
+	if err := in.Out.WriteJSON(artifact.RevertRecordFile, rec); err != nil {
 		return res, err
 	}
-	if r := artifact.LoadRevertRecord(t.Dir); r.OK() && r.Value.Status == artifact.RevertReverted {
-		return res, refuse("orch: task %s is already reverted (%s): `orch next` moves it to done", id, r.Value.RevertCommit)
-	}
-	pr, err := o.RunPhase(ctx, id, lifecycle.Revert, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		rec, err := revertWork(ctx, o, run, reason)
-		res.Record = rec
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		if err := run.WriteJSON(artifact.RevertRecordFile, rec); err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		return orchestrator.Outcome{Status: rec.Status, Summary: map[string]any{"status": rec.Status, "reverted_commit": rec.RevertedCommit, "revert_commit": rec.RevertCommit}}, nil
-	})
-	res.Phase = pr
-	if err != nil {
-		return res, err
-	}
-	nr, err := o.Next(ctx, id, orchestrator.NextRequest{From: lifecycle.Revert})
-	if err != nil {
-		return res, err
-	}
-	res.Done = &nr
+	res.Output = work.Output{Status: lifecycle.Status(rec.Status), Summary: map[string]any{"status": rec.Status, "reverted_commit": rec.RevertedCommit, "revert_commit": rec.RevertCommit}}
 	return res, nil
 }
 
-func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestrator.Run, reason string) (Record, error) {
+func (r Reverter) revertWork(ctx context.Context, run work.Input, reason string) (Record, error) {
 	rec := Record{RevertRecord: artifact.RevertRecord{Reason: reason}}
-	repo, err := openRepo(ctx, o.Project.Root)
+	repo, err := openRepo(ctx, run.Root)
 	if err != nil {
 		return rec, err
 	}
-	change, reverts, err := taskCommits(ctx, repo, run.Task.ID)
+	change, reverts, err := taskCommits(ctx, repo, run.Task)
 	if err != nil {
 		return rec, err
 	}
 	commit := ""
-	if d := artifact.LoadDecision(run.Task.Dir); d.OK() {
+	if d := artifact.LoadDecision(run.Dir); d.OK() {
 		commit = d.Value.Commit
 	}
 	if commit == "" {
@@ -91,7 +89,7 @@ func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestr
 	}
 	if commit == "" {
 		rec.Status = artifact.RevertNothingToRevert
-		rec.Notes = append(rec.Notes, "the change was never applied: no commit is recorded and none carries "+TrailerTask+": "+run.Task.ID)
+		rec.Notes = append(rec.Notes, "the change was never applied: no commit is recorded and none carries "+TrailerTask+": "+run.Task)
 		return rec, nil
 	}
 	if full, err := repo.ResolveCommit(ctx, commit); err == nil {
@@ -133,7 +131,7 @@ func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestr
 	if err != nil {
 		return rec, err
 	}
-	built, err := repo.BuildRevert(ctx, head, commit, revertMessage(run.Task.ID, subject, commit, reason))
+	built, err := repo.BuildRevert(ctx, head, commit, revertMessage(run.Task, subject, commit, reason))
 	switch {
 	case err == nil:
 	case errors.Is(err, gitx.ErrRevertConflict):
@@ -156,8 +154,8 @@ func revertWork(ctx context.Context, o *orchestrator.Orchestrator, run *orchestr
 	if len(dirty) > 0 {
 		return rec, refuse("orch: uncommitted changes in file(s) the revert touches: %s: commit, stash or unstage them, then run orch revert again; nothing was changed", strings.Join(dirty, ", "))
 	}
-	done, err := gitEffect(ctx, o.Project, run.Task, o.Wait, repo, event.GitIntent{
-		Op: OpRevert, Run: run.ID, Ref: ref, Old: head, New: built.Commit, Paths: built.Paths, Reverts: commit,
+	done, err := r.Engine.GitEffect(ctx, run.Task, repo, event.GitIntent{
+		Op: OpRevert, Run: run.Run, Ref: ref, Old: head, New: built.Commit, Paths: built.Paths, Reverts: commit,
 	})
 	if err != nil {
 		return rec, fmt.Errorf("revert %.12s: %w", commit, err)

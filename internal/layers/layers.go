@@ -25,10 +25,12 @@ const (
 	// providers, the test runner and sandbox, the repository map.
 	Model
 	// Orchestrator observes a task, decides with the table and commits
-	// the transition; it runs a phase's work through RunPhase.
+	// the transition; it runs a phase's worker (orchestrator.Run) and
+	// commits what the worker staged.
 	Orchestrator
 	// Workers produce a phase's artifacts: the agents, the test phase,
-	// accept and revert.
+	// accept and revert. They import neither the orchestrator nor the
+	// task store (Engine): the engine calls them, never the reverse.
 	Workers
 	// Steering chooses the work: the registry of phase workers, the
 	// autopilot, the next step, the status picture.
@@ -72,6 +74,7 @@ var Packages = map[string]Layer{
 	"internal/testreport": Model,
 	"internal/testrun":    Model,
 	"internal/repomap":    Model,
+	"internal/work":       Model,
 
 	"internal/orchestrator": Orchestrator,
 
@@ -109,6 +112,12 @@ var Packages = map[string]Layer{
 	"bench/ecobench":                 TestSupport,
 	"bench/orchbench":                TestSupport,
 }
+
+// Engine lists the packages no worker (a package of the Workers layer)
+// may import: the engine and the task store. A worker is given its input
+// and returns its output; it never locks, enters a phase or commits
+// (docs/workers.md).
+var Engine = []string{"internal/orchestrator", "internal/task"}
 
 // Pure lists the only module packages a package may import at all, for the
 // packages whose job forbids more: the lifecycle decides from data alone

@@ -58,16 +58,17 @@ func local(imports []string) []string {
 // TestLayers: every package of the module has its place in the table,
 // nothing in the table is gone, every import of non-test code points to
 // the importer's layer or one below, test-support packages are imported
-// by tests only, and the pure packages import only what Pure allows.
+// by tests only, the pure packages import only what Pure allows, and no
+// worker imports the engine or the task store (Engine).
 func TestLayers(t *testing.T) {
-	for _, problem := range check(listModule(t), Packages, Pure) {
+	for _, problem := range check(listModule(t), Packages, Pure, Engine) {
 		t.Error(problem)
 	}
 }
 
 // check returns what is wrong with pkgs against the table and the pure
 // packages' allowances.
-func check(pkgs []pkg, table map[string]Layer, pure map[string][]string) []string {
+func check(pkgs []pkg, table map[string]Layer, pure map[string][]string, engine []string) []string {
 	var problems []string
 	seen := map[string]bool{}
 	for _, p := range pkgs {
@@ -85,6 +86,8 @@ func check(pkgs []pkg, table map[string]Layer, pure map[string][]string) []strin
 				problems = append(problems, fmt.Sprintf("%s (%s) imports the test-support package %s outside its tests", p.ImportPath, from, imp))
 			case to > from && to != TestSupport:
 				problems = append(problems, fmt.Sprintf("%s (%s) imports %s (%s), a layer above it: dependencies run front → steering → workers → orchestrator → model → base", p.ImportPath, from, imp, to))
+			case from == Workers && slices.Contains(engine, imp):
+				problems = append(problems, fmt.Sprintf("worker %s imports %s: a worker is given its input and returns its output; the engine locks, commits and records (internal/work)", p.ImportPath, imp))
 			}
 			if allowed, ok := pure[p.ImportPath]; ok && !slices.Contains(allowed, imp) {
 				problems = append(problems, fmt.Sprintf("%s may import only %v of the module, not %s", p.ImportPath, allowed, imp))
@@ -103,7 +106,7 @@ func check(pkgs []pkg, table map[string]Layer, pure map[string][]string) []strin
 // TestCheck: check finds each kind of problem in made-up packages, and
 // none where there is none.
 func TestCheck(t *testing.T) {
-	table := map[string]Layer{"a/lifecycle": Model, "a/task": Model, "a/gitx": Base, "a/cli": Front, "a/gittest": TestSupport, "a/gone": Base}
+	table := map[string]Layer{"a/lifecycle": Model, "a/task": Model, "a/gitx": Base, "a/cli": Front, "a/gittest": TestSupport, "a/gone": Base, "a/orchestrator": Orchestrator, "a/planner": Workers, "a/work": Model}
 	pure := map[string][]string{"a/lifecycle": {"a/gitx"}}
 	m := func(path string, imports ...string) pkg {
 		p := pkg{ImportPath: path}
@@ -119,7 +122,10 @@ func TestCheck(t *testing.T) {
 		m("a/cli", "a/task", "a/gitx", "a/gittest"),
 		m("a/gittest", "a/cli"), // test support may use anything
 		m("a/new"),              // no layer
-	}, table, pure)
+		m("a/orchestrator", "a/task", "a/work"),
+		m("a/planner", "a/orchestrator", "a/task", "a/work", "a/gitx"), // a worker calling the engine
+		m("a/work"),
+	}, table, pure, []string{"a/orchestrator", "a/task"})
 	want := []string{
 		"a/cli (front) imports the test-support package a/gittest outside its tests",
 		"a/gitx (base) imports the test-support package a/gittest outside its tests",
@@ -127,6 +133,8 @@ func TestCheck(t *testing.T) {
 		"a/task (model) imports a/cli (front), a layer above it: dependencies run front → steering → workers → orchestrator → model → base",
 		"internal/layers.Packages names a/gone, which is not a package of the module",
 		"package a/new has no layer: place it in internal/layers.Packages",
+		"worker a/planner imports a/orchestrator: a worker is given its input and returns its output; the engine locks, commits and records (internal/work)",
+		"worker a/planner imports a/task: a worker is given its input and returns its output; the engine locks, commits and records (internal/work)",
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {

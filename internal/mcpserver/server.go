@@ -30,7 +30,6 @@ import (
 
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/event"
-	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -187,7 +186,7 @@ func (s *Server) orchestrator() *orchestrator.Orchestrator {
 // settle finishes or undoes an accept or revert killed in its git
 // effect, as every CLI command does first (landing.RecoverGit).
 func (s *Server) settle(ctx context.Context) {
-	settled, err := landing.RecoverGit(ctx, s.project, 2*time.Second)
+	settled, err := orchestrator.RecoverGit(ctx, s.project, 2*time.Second)
 	for _, st := range settled {
 		fmt.Fprintln(s.opt.Log, st.String())
 	}

@@ -480,7 +480,7 @@ func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunP
 		return nil
 	}, func(id string, next Next) any {
 		ph := out.Phase
-		return RunPhaseOutput{Task: id, Phase: p, Status: ph.Outcome.Status, Entered: ph.Entered, Summary: ph.Outcome.Summary,
+		return RunPhaseOutput{Task: id, Phase: p, Status: string(ph.Outcome.Status), Entered: ph.Entered, Summary: ph.Outcome.Summary,
 			Archived: ph.Archived, Revision: ph.Revision, Notes: rt.Notes, Next: next}
 	})
 }
@@ -532,6 +532,7 @@ func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in Su
 	paths = append(paths, a.Deletes...)
 	args := argMap([]string{"answer"}, "status", a.Status, "paths", strings.Join(paths, ", "), "answer", string(raw))
 	var res codegen.Result
+	var ph orchestrator.PhaseResult
 	return s.act(ctx, req, ToolSubmitCode, in.Task, args, func(id string) error {
 		cfg, err := s.config()
 		if err != nil {
@@ -539,11 +540,10 @@ func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in Su
 		}
 		rt := agent.NewRuntime(s.project, cfg, s.opt.Getenv)
 		rt.Now = s.opt.Now
-		res, err = codegen.Submit(ctx, rt, s.orchestrator(), id, raw)
+		ph, res, err = worker.Submit(ctx, rt, s.orchestrator(), id, raw)
 		return err
 	}, func(id string, next Next) any {
-		ph := res.Phase
-		return SubmitCodeOutput{Task: id, Phase: lifecycle.Codegen, Status: ph.Outcome.Status, Summary: ph.Outcome.Summary,
+		return SubmitCodeOutput{Task: id, Phase: lifecycle.Codegen, Status: string(ph.Outcome.Status), Summary: ph.Outcome.Summary,
 			Archived: ph.Archived, Revision: ph.Revision, Base: res.Record.Base, Attempt: res.Record.Attempt,
 			Files: res.Record.Files, Deletes: res.Record.Deletes, Untouched: res.Record.Untouched, Next: next}
 	})
@@ -583,6 +583,7 @@ type AcceptOutput struct {
 
 func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in AcceptInput) (*mcp.CallToolResult, any, error) {
 	var res landing.AcceptResult
+	var entered *orchestrator.NextResult
 	args := argMap(nil, "verdict", in.Verdict, "target", in.Target, "reasons", strings.Join(in.Reasons, "; "))
 	return s.act(ctx, req, ToolAccept, in.Task, args, func(id string) error {
 		if err := s.gate(GateAccept); err != nil {
@@ -611,10 +612,10 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 		if err != nil {
 			return err
 		}
-		res = out.Result.(landing.AcceptResult)
+		res, entered = *out.Accept, out.Phase.Entered
 		return nil
 	}, func(id string, next Next) any {
-		return AcceptOutput{Decision: res.Decision, Entered: res.Phase.Entered, Next: next}
+		return AcceptOutput{Decision: res.Decision, Entered: entered, Next: next}
 	})
 }
 
@@ -634,6 +635,7 @@ type RevertOutput struct {
 
 func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in RevertInput) (*mcp.CallToolResult, any, error) {
 	var res landing.RevertResult
+	var done *orchestrator.NextResult
 	return s.act(ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
 		if err := s.gate(GateRevert); err != nil {
 			return err
@@ -653,10 +655,10 @@ func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in Revert
 		if err != nil {
 			return err
 		}
-		res = out.Result.(landing.RevertResult)
+		res, done = *out.Revert, out.Done
 		return nil
 	}, func(id string, next Next) any {
-		return RevertOutput{Record: res.Record, Done: res.Done, Next: next}
+		return RevertOutput{Record: res.Record, Done: done, Next: next}
 	})
 }
 

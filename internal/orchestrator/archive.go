@@ -9,12 +9,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
 // HistoryDir holds archived attempts: history/<n>-<phase>/.
-const HistoryDir = "history"
+const HistoryDir = artifact.HistoryDir
 
 // phaseArtifacts returns the task-relative files and folders present in
 // the task folder that phase p owns by the catalogue (lifecycle.Artifacts):

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,69 +10,200 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // StagingDir holds the output of phases in progress:
 // .staging/<phase>-<run>/ with task-relative paths inside.
 const StagingDir = ".staging"
 
-// Run is one run of a phase's work, handed to the PhaseWork function. The
-// work writes its artifacts below Staging using task-relative paths
-// (e.g. Staging/test/report.json); nothing it writes becomes visible in
-// the task folder until the run is committed.
-type Run struct {
-	Task    *task.Task
-	Phase   lifecycle.Phase
-	ID      string     // run id, unique per run
-	State   task.State // the state after the phase was marked running
-	Staging string     // absolute path of the staging folder
+// run is one run of a phase's work: the work writes its artifacts below
+// staging using task-relative paths (e.g. staging/test/report.json);
+// nothing it writes becomes visible in the task folder until the run is
+// committed. Its records are kept for the commit and journaled beside the
+// stage, so that a run killed before its commit is still recorded.
+type run struct {
+	task    *task.Task
+	phase   lifecycle.Phase
+	id      string     // run id, unique per run
+	state   task.State // the state after the phase was marked running
+	staging string     // absolute path of the staging folder
 	o       *Orchestrator
 	// prevStatus is the actor's status before the run, restored when the
 	// run fails (a failed run is recorded in last_run, not as a sub-state).
 	prevStatus lifecycle.Status
+
+	mu      sync.Mutex
+	records []event.Payload
 }
 
-// Stage returns the absolute path in the staging folder for a
-// task-relative artifact path, creating its parent folders.
-func (r *Run) Stage(rel string) (string, error) {
-	p := filepath.Join(r.Staging, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("stage %s: %w", rel, err)
+// Record keeps p for the run's commit, numbered within the run when it is
+// an event.RunRecord, and journals it (journalFile). A record that cannot
+// be journaled is still kept: it never fails the work.
+func (r *run) Record(p event.Payload) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k, ok := p.(event.RunRecord); ok {
+		p = k.Keyed(r.id, len(r.records)+1)
 	}
-	return p, nil
+	r.records = append(r.records, p)
+	_ = journal(journalFile(r.task.Dir, r.phase, r.id), p)
 }
 
-// Log appends a non-state event (model_call, budget_exceeded, …) to the
-// transcript, taking the task's lock briefly.
-func (r *Run) Log(ctx context.Context, p event.Payload) error {
-	lock, err := r.Task.Lock(ctx, r.o.Wait)
+// kept returns the records so far.
+func (r *run) kept() []event.Payload {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.records)
+}
+
+// journalFile is where run's records are journaled:
+// .staging/<phase>-<run>.records.jsonl, beside its staging folder.
+func journalFile(taskDir string, p lifecycle.Phase, run string) string {
+	return filepath.Join(taskDir, StagingDir, string(p)+"-"+run+journalSuffix)
+}
+
+const journalSuffix = ".records.jsonl"
+
+// journalLine is one line of a records journal.
+type journalLine struct {
+	Kind event.Kind      `json:"kind"`
+	Data json.RawMessage `json:"data"`
+}
+
+// journal appends p to the journal file and syncs it.
+func journal(file string, p event.Payload) error {
+	data, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
-	return r.Task.Append(task.Event{TS: r.o.now(), Payload: p})
+	line, err := json.Marshal(journalLine{Kind: p.Kind(), Data: data})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(line, '\n'))
+	serr := f.Sync()
+	return errors.Join(werr, serr, f.Close())
 }
 
-// Outcome is what a phase's work reports.
-type Outcome struct {
-	// Status is the phase actor's status after the run, e.g. "completed".
-	Status string
-	// Round and Attempt, when not zero, are set on actors.<phase>
-	// (planning rounds, codegen attempts).
-	Round, Attempt int
-	// Summary is recorded in the phase_finished event.
-	Summary map[string]any
+// readJournal reads a records journal; a torn last line (a kill in the
+// middle of a write) is left out.
+func readJournal(file string) ([]event.Payload, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []event.Payload
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var l journalLine
+		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		p, err := event.Decode(l.Kind, l.Data)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", file, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
-// PhaseWork does a phase's work outside the task's lock.
-type PhaseWork func(ctx context.Context, run *Run) (Outcome, error)
+// writeRecords appends to t's transcript the records of runs that are not
+// there yet: a record keyed by its run and number is written once, however
+// often its run is committed or salvaged. Called under t's lock.
+func (o *Orchestrator) writeRecords(t *task.Task, records []event.Payload) error {
+	if len(records) == 0 {
+		return nil
+	}
+	type key struct {
+		kind event.Kind
+		run  string
+		n    int
+	}
+	have := map[key]bool{}
+	events, err := t.Transcript()
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if ev.Kind != event.KindModelCall && ev.Kind != event.KindBudgetExceeded {
+			continue
+		}
+		p, err := ev.Decode()
+		if err != nil {
+			continue // an unreadable record keys nothing
+		}
+		if k, ok := p.(event.RunRecord); ok {
+			if run, n := k.Key(); run != "" {
+				have[key{ev.Kind, run, n}] = true
+			}
+		}
+	}
+	for _, p := range records {
+		if k, ok := p.(event.RunRecord); ok {
+			run, n := k.Key()
+			if have[key{p.Kind(), run, n}] {
+				continue
+			}
+		}
+		if err := t.Append(task.Event{TS: o.now(), Payload: p}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// salvage writes the journaled records of phase p's earlier runs that
+// died before their commit (their process is gone: the phase is not
+// running) and removes their journals. Called under t's lock.
+func (o *Orchestrator) salvage(t *task.Task, p lifecycle.Phase, keep string) error {
+	entries, err := os.ReadDir(filepath.Join(t.Dir, StagingDir))
+	if err != nil {
+		return nil
+	}
+	prefix := string(p) + "-"
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, journalSuffix) || name == prefix+keep+journalSuffix || !e.Type().IsRegular() {
+			continue
+		}
+		file := filepath.Join(t.Dir, StagingDir, name)
+		records, err := readJournal(file)
+		if err != nil {
+			return err
+		}
+		if err := o.writeRecords(t, records); err != nil {
+			return err
+		}
+		if err := os.Remove(file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Outcome is what a phase's work reports (work.Output).
+type Outcome = work.Output
+
+// Func does a phase's work outside the task's lock.
+type Func func(ctx context.Context, in work.Input) (Outcome, error)
 
 // PhaseResult reports a committed run.
 type PhaseResult struct {
@@ -84,17 +216,74 @@ type PhaseResult struct {
 	FailedKept string // on failure: where the run's partial output was kept
 }
 
+// Run runs worker w for task id: w's Check on the committed task, then its
+// Work through RunPhase. It returns the committed run and w's typed result.
+func Run[R any](ctx context.Context, o *Orchestrator, id string, w work.Worker[R]) (PhaseResult, work.Result[R], error) {
+	var res work.Result[R]
+	p := w.Phase()
+	in, err := o.Input(ctx, id, p)
+	if err != nil {
+		return PhaseResult{Task: id, Phase: p}, res, err
+	}
+	if err := w.Check(ctx, in); err != nil {
+		return PhaseResult{Task: id, Phase: p}, res, err
+	}
+	pr, err := o.RunPhase(ctx, id, p, func(ctx context.Context, in work.Input) (Outcome, error) {
+		r, err := w.Work(ctx, in)
+		res = r
+		return r.Output, err
+	})
+	return pr, res, err
+}
+
+// Input returns the input of phase p's work on task id as committed, with
+// no run: what a worker's Check is given.
+func (o *Orchestrator) Input(ctx context.Context, id string, p lifecycle.Phase) (work.Input, error) {
+	t, err := o.Project.Open(id)
+	if err != nil {
+		return work.Input{}, err
+	}
+	st, err := t.ReadState()
+	if err != nil {
+		return work.Input{}, err
+	}
+	return o.input(ctx, t, p, st), nil
+}
+
+// input builds the input of phase p's work on t in state st.
+func (o *Orchestrator) input(ctx context.Context, t *task.Task, p lifecycle.Phase, st task.State) work.Input {
+	in := work.Input{Task: t.ID, Phase: p, Revision: st.Revision, Dir: t.Dir, Root: o.Project.Root, Now: o.now(), Counters: map[lifecycle.Phase]work.Counter{}}
+	in.Current, in.Running = st.Phase, map[lifecycle.Phase]int{}
+	for ph, a := range st.Actors {
+		in.Counters[ph] = work.Counter{Round: a.Round, Attempt: a.Attempt}
+		if pid, ok := a.LivePID(); ok {
+			in.Running[ph] = pid
+		}
+	}
+	in.Base, in.BaseErr = head(ctx, o.Project.Root)
+	return in
+}
+
+// head reads the repository's HEAD commit.
+func head(ctx context.Context, root string) (string, error) {
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		return "", err
+	}
+	return repo.Head(ctx)
+}
+
 // RunPhase runs phase p's work for task id, following the protocol of
 // contract section 5: under the lock, enter the phase if needed (its normal
 // transition must hold) and mark it running; without the lock, do the
 // work into a staging folder; under the lock again, check that the
 // revision did not move, archive the previous attempt's artifacts and move
 // the staged ones into place in one logged event.
-func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phase, work PhaseWork) (PhaseResult, error) {
+func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phase, fn Func) (PhaseResult, error) {
 	res := PhaseResult{Task: id, Phase: p}
-	run := &Run{Phase: p, ID: o.runID(), o: o}
+	run := &run{phase: p, id: o.runID(), o: o}
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
-		run.Task = t
+		run.task = t
 		cur := st.Phase
 		if cur != p {
 			if cur.Terminal() {
@@ -126,41 +315,55 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		}
 		a.Status = lifecycle.StatusRunning
 		a.PID = os.Getpid()
-		a.Run = run.ID
+		a.Run = run.id
 		a.StartedAt = next.UpdatedAt.Format(time.RFC3339Nano)
 		next.Actors[p] = a
-		ev := task.NewEvent(event.PhaseStarted{Phase: p, Run: run.ID, PID: os.Getpid()})
+		// The records of an earlier run of p killed before its commit.
+		if err := o.salvage(t, p, run.id); err != nil {
+			return err
+		}
+		ev := task.NewEvent(event.PhaseStarted{Phase: p, Run: run.id, PID: os.Getpid()})
 		if err := t.Commit(ev, next); err != nil {
 			return err
 		}
-		run.State = next
+		run.state = next
 		return nil
 	})
 	if err != nil {
 		return res, err
 	}
-	run.Staging = filepath.Join(run.Task.Dir, StagingDir, string(p)+"-"+run.ID)
-	cleanStaging(run.Task.Dir, string(p)+"-", run.ID)
-	if err := os.MkdirAll(run.Staging, 0o755); err != nil {
-		return res, fmt.Errorf("create %s: %w", run.Staging, err)
+	run.staging = filepath.Join(run.task.Dir, StagingDir, string(p)+"-"+run.id)
+	cleanStaging(run.task.Dir, string(p)+"-", run.id)
+	if err := os.MkdirAll(run.staging, 0o755); err != nil {
+		return res, fmt.Errorf("create %s: %w", run.staging, err)
 	}
 
-	out, workErr := work(ctx, run)
+	in := o.input(ctx, run.task, p, run.state)
+	in.Run, in.Out, in.Records = run.id, work.Stage{Dir: run.staging}, run
+	out, workErr := fn(ctx, in)
 
 	// Commit under the lock, even when ctx was cancelled: the phase must
 	// not stay marked running.
 	commitCtx := context.WithoutCancel(ctx)
+	recorded := false
 	err = o.withTask(commitCtx, id, func(t *task.Task, st task.State) error {
-		if st.Revision != run.State.Revision {
-			return refused(fmt.Sprintf("orch: task %s changed while %s ran (revision %d → %d): its output was discarded; run it again", t.ID, p, run.State.Revision, st.Revision))
+		// The run's records first, whatever becomes of its output (its
+		// calls were made): a kill before the commit leaves the journal,
+		// whose records the next run of p finds written.
+		if err := o.writeRecords(t, run.kept()); err != nil {
+			return err
 		}
-		staged, err := stagedFiles(run.Staging)
+		recorded = true
+		if st.Revision != run.state.Revision {
+			return refused(fmt.Sprintf("orch: task %s changed while %s ran (revision %d → %d): its output was discarded; run it again", t.ID, p, run.state.Revision, st.Revision))
+		}
+		staged, err := stagedFiles(run.staging)
 		if err != nil {
 			return err
 		}
-		rel := func(f string) string { return path.Join(StagingDir, string(p)+"-"+run.ID, f) }
+		rel := func(f string) string { return path.Join(StagingDir, string(p)+"-"+run.id, f) }
 		var moves []task.Move
-		fin := event.PhaseFinished{Phase: p, Run: run.ID}
+		fin := event.PhaseFinished{Phase: p, Run: run.id}
 		next := st.Clone()
 		next.Revision = st.Revision + 1
 		next.UpdatedAt = o.now()
@@ -196,7 +399,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 				res.FailedKept = dest
 			}
 		} else {
-			status := lifecycle.Status(out.Status)
+			status := out.Status
 			if status == "" {
 				status = lifecycle.StatusCompleted
 			}
@@ -238,7 +441,10 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		res.Revision = next.Revision
 		return nil
 	})
-	_ = os.RemoveAll(run.Staging)
+	_ = os.RemoveAll(run.staging)
+	if recorded {
+		_ = os.Remove(journalFile(run.task.Dir, p, run.id))
+	}
 	res.Outcome = out
 	if workErr != nil {
 		if err != nil {
@@ -283,7 +489,7 @@ func stagedFiles(dir string) ([]string, error) {
 func cleanStaging(taskDir, prefix, keep string) {
 	entries, _ := os.ReadDir(filepath.Join(taskDir, StagingDir))
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix) && e.Name() != prefix+keep {
+		if strings.HasPrefix(e.Name(), prefix) && e.Name() != prefix+keep && e.Name() != prefix+keep+journalSuffix {
 			_ = os.RemoveAll(filepath.Join(taskDir, StagingDir, e.Name()))
 		}
 	}
@@ -291,26 +497,4 @@ func cleanStaging(taskDir, prefix, keep string) {
 
 func (o *Orchestrator) runID() string {
 	return fmt.Sprintf("%s-%d", o.now().Format("20060102T150405.000"), os.Getpid())
-}
-
-// Write stages data as the task-relative artifact rel.
-func (r *Run) Write(rel string, data []byte) error {
-	p, err := r.Stage(rel)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		return fmt.Errorf("stage %s: %w", rel, err)
-	}
-	return nil
-}
-
-// WriteJSON stages v, as indented JSON ending in a newline, as the
-// task-relative artifact rel.
-func (r *Run) WriteJSON(rel string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("stage %s: %w", rel, err)
-	}
-	return r.Write(rel, append(data, '\n'))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // newTask makes a project with one task in planning, in a temp folder.
@@ -51,9 +52,9 @@ func TestRunPhaseCommitsStagedArtifacts(t *testing.T) {
 	o, tk := newTask(t)
 	ctx := context.Background()
 	var during task.State
-	res, err := o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, run *Run) (Outcome, error) {
+	res, err := o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
 		during = state(t, tk)
-		p, err := run.Stage("planning/planning.ai.json")
+		p, err := in.Out.Path("planning/planning.ai.json")
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -83,8 +84,8 @@ func TestRunPhaseCommitsStagedArtifacts(t *testing.T) {
 		t.Errorf("staging left behind: %v", entries)
 	}
 	// A second run archives the first attempt's plan.
-	res, err = o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, run *Run) (Outcome, error) {
-		p, _ := run.Stage("planning/planning.ai.json")
+	res, err = o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
+		p, _ := in.Out.Path("planning/planning.ai.json")
 		return Outcome{}, os.WriteFile(p, []byte(`{"id":"t","title":"T2","brief":"b"}`), 0o644)
 	})
 	if err != nil {
@@ -108,8 +109,8 @@ func TestRunPhaseCommitsStagedArtifacts(t *testing.T) {
 func TestRunPhaseFailureKeepsOutputAside(t *testing.T) {
 	o, tk := newTask(t)
 	boom := errors.New("model refused")
-	res, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, func(ctx context.Context, run *Run) (Outcome, error) {
-		p, _ := run.Stage("planning/raw/planner.txt")
+	res, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
+		p, _ := in.Out.Path("planning/raw/planner.txt")
 		_ = os.WriteFile(p, []byte("raw answer"), 0o644)
 		return Outcome{}, boom
 	})
@@ -133,12 +134,12 @@ func TestRunPhaseFailureKeepsOutputAside(t *testing.T) {
 
 func TestRunPhaseStaleRevisionDiscards(t *testing.T) {
 	o, tk := newTask(t)
-	_, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, func(ctx context.Context, run *Run) (Outcome, error) {
+	_, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
 		// Someone moves the task while the work runs.
 		if _, err := o.Next(ctx, "t", NextRequest{Override: ptr("concurrent move"), To: lifecycle.PlanReview}); err != nil {
 			t.Fatal(err)
 		}
-		p, _ := run.Stage("planning/planning.ai.json")
+		p, _ := in.Out.Path("planning/planning.ai.json")
 		return Outcome{}, os.WriteFile(p, []byte(`{}`), 0o644)
 	})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "changed while planning ran") {
@@ -155,7 +156,7 @@ func TestRunPhaseStaleRevisionDiscards(t *testing.T) {
 func TestRunPhaseRefusals(t *testing.T) {
 	o, tk := newTask(t)
 	ctx := context.Background()
-	noop := func(ctx context.Context, run *Run) (Outcome, error) { return Outcome{}, nil }
+	noop := func(ctx context.Context, in work.Input) (Outcome, error) { return Outcome{}, nil }
 	// Entering a phase needs its normal transition to hold.
 	_, err := o.RunPhase(ctx, "t", lifecycle.PlanReview, noop)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "plan_ready") {
@@ -167,7 +168,7 @@ func TestRunPhaseRefusals(t *testing.T) {
 		t.Errorf("entering test from planning: %v", err)
 	}
 	// A live run of the phase blocks another one and `next`.
-	_, err = o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, run *Run) (Outcome, error) {
+	_, err = o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
 		if _, err := o.RunPhase(ctx, "t", lifecycle.Planning, noop); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "already running") {
 			t.Errorf("second run while running: %v", err)
 		}
@@ -208,7 +209,7 @@ func ptr(s string) *string { return &s }
 func TestRunPhaseCancelledIsRecorded(t *testing.T) {
 	o, tk := newTask(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, run *Run) (Outcome, error) {
+	_, err := o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
 		cancel()
 		<-ctx.Done()
 		return Outcome{}, ctx.Err()

@@ -17,6 +17,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // ReadmePatch is the fixture's change: it creates notes/readme.txt.
@@ -104,4 +105,12 @@ func PathWithoutBwrap(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin)
+}
+
+// Run runs worker w for task id through the engine (orchestrator.Run)
+// and returns its typed result: what the phases' tests call where the
+// registry (internal/worker) cannot be imported.
+func Run[R any](ctx context.Context, o *orchestrator.Orchestrator, id string, w work.Worker[R]) (R, error) {
+	_, res, err := orchestrator.Run(ctx, o, id, w)
+	return res.Value, err
 }

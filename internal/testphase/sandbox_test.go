@@ -20,7 +20,7 @@ import (
 func TestTestRecordsTheOptOut(t *testing.T) {
 	f := phasetest.New(t, lifecycle.Test)
 	f.Cfg.Test.Sandbox = "none"
-	res, err := Run(context.Background(), f.O, f.Cfg, "t", Options{})
+	res, err := phasetest.Run(context.Background(), f.O, "t", Worker{Config: f.Cfg, Options: Options{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestTestRefusesWithoutSandbox(t *testing.T) {
 	f := phasetest.New(t, lifecycle.Test)
 	phasetest.PathWithoutBwrap(t)
 	for _, sandbox := range []string{"", "auto", "bwrap"} {
-		res, err := Run(context.Background(), f.O, f.Cfg, "t", Options{Sandbox: sandbox})
+		res, err := phasetest.Run(context.Background(), f.O, "t", Worker{Config: f.Cfg, Options: Options{Sandbox: sandbox}})
 		if err != nil {
 			t.Fatal(err)
 		}

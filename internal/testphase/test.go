@@ -14,9 +14,9 @@ import (
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testrun"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Options configure `orch test`.
@@ -55,53 +55,62 @@ type Report struct {
 
 // Result is what `orch test` reports.
 type Result struct {
-	Phase    orchestrator.PhaseResult
 	Report   Report
 	Worktree string // set when kept
 }
 
-// Test runs the task's test phase: a detached worktree of the base commit,
-// code/diff.patch applied there, the configured (or detected) suites run
-// in it, test/report.json written. The user's working tree is never
-// touched.
-func Run(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, id string, opt Options) (Result, error) {
-	var res Result
-	pr, err := o.RunPhase(ctx, id, lifecycle.Test, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		rep, wt, err := runTests(ctx, o, cfg, run, opt)
-		res.Report, res.Worktree = rep, wt
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		if err := run.WriteJSON(artifact.TestReportFile, rep); err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		status := rep.Status
-		if rep.Status == artifact.TestCompleted {
-			status = map[bool]string{true: "passed", false: "failed"}[rep.OverallPass]
-		}
-		return orchestrator.Outcome{Status: status, Summary: map[string]any{
-			"status": rep.Status, "overall_pass": rep.OverallPass, "summary": rep.Summary, "sandbox": rep.Sandbox, "base": rep.Base,
-		}}, nil
-	})
-	res.Phase = pr
-	return res, err
+// Worker is the test phase's worker: a detached worktree of the base
+// commit, code/diff.patch applied there, the configured (or detected)
+// suites run in it, test/report.json written. The user's working tree is
+// never touched.
+type Worker struct {
+	Config  config.Config
+	Options Options
+}
+
+// Phase returns lifecycle.Test.
+func (Worker) Phase() lifecycle.Phase { return lifecycle.Test }
+
+// Check refuses nothing: a test run that cannot start is reported as a
+// report with status error.
+func (Worker) Check(ctx context.Context, in work.Input) error { return nil }
+
+// Work runs the suites.
+func (w Worker) Work(ctx context.Context, in work.Input) (work.Result[Result], error) {
+	var res work.Result[Result]
+	rep, wt, err := runTests(ctx, w.Config, in, w.Options)
+	res.Value.Report, res.Value.Worktree = rep, wt
+	if err != nil {
+		return res, err
+	}
+	if err := in.Out.WriteJSON(artifact.TestReportFile, rep); err != nil {
+		return res, err
+	}
+	status := rep.Status
+	if rep.Status == artifact.TestCompleted {
+		status = map[bool]string{true: "passed", false: "failed"}[rep.OverallPass]
+	}
+	res.Output = work.Output{Status: lifecycle.Status(status), Summary: map[string]any{
+		"status": rep.Status, "overall_pass": rep.OverallPass, "summary": rep.Summary, "sandbox": rep.Sandbox, "base": rep.Base,
+	}}
+	return res, nil
 }
 
 // runTests prepares the worktree and runs the suites. A failure to prepare
 // (no base, the patch does not apply) is reported as a report with status
 // error, never as a test failure.
-func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Config, run *orchestrator.Run, opt Options) (Report, string, error) {
+func runTests(ctx context.Context, cfg config.Config, run work.Input, opt Options) (Report, string, error) {
 	rep := Report{TestReport: artifact.TestReport{Status: artifact.TestError, Suites: []artifact.Suite{}}}
 	fail := func(format string, args ...any) (Report, string, error) {
 		rep.Error = fmt.Sprintf(format, args...)
 		return rep, "", nil
 	}
-	repo, err := gitx.Open(ctx, o.Project.Root)
+	repo, err := gitx.Open(ctx, run.Root)
 	if err != nil {
 		return rep, "", err
 	}
 	base := ""
-	if cg := artifact.LoadCodegen(run.Task.Dir); cg.OK() {
+	if cg := artifact.LoadCodegen(run.Dir); cg.OK() {
 		base = cg.Value.Base
 	} else if cg.Err != nil {
 		return fail("cannot read the base commit: %v", cg.Err)
@@ -116,7 +125,7 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 		return fail("base commit %s: %v", base, err)
 	}
 	rep.Base = base
-	patch, err := artifact.ReadPatch(run.Task.Dir)
+	patch, err := artifact.ReadPatch(run.Dir)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -126,13 +135,13 @@ func runTests(ctx context.Context, o *orchestrator.Orchestrator, cfg config.Conf
 		rep.DiffSHA256 = evidence.SHA256Hex(patch)
 	}
 
-	logDir, err := run.Stage(artifact.TestLogsDir + "/.keep")
+	logDir, err := run.Out.Path(artifact.TestLogsDir + "/.keep")
 	if err != nil {
 		return rep, "", err
 	}
 	logDir = filepath.Dir(logDir)
 	_ = os.Remove(filepath.Join(logDir, ".keep"))
-	return testCommit(ctx, repo, cfg, run.Task.ID, rep, patch, logDir, opt)
+	return testCommit(ctx, repo, cfg, run.Task, rep, patch, logDir, opt)
 }
 
 // testCommit runs the suites in a detached worktree of rep.Base with patch

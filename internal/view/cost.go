@@ -68,5 +68,5 @@ func sumTask(p *task.Project, id string) (agent.CostSummary, error) {
 	if err != nil {
 		return agent.CostSummary{}, err
 	}
-	return agent.SumCosts(evs), nil
+	return agent.SumCosts(task.ModelCalls(evs)), nil
 }

@@ -48,5 +48,5 @@ func BudgetWarnings(p *task.Project, id string) []string {
 	if err != nil {
 		return nil
 	}
-	return agent.BudgetWarnings(cfg.Budgets, agent.SumCosts(evs))
+	return agent.BudgetWarnings(cfg.Budgets, agent.SumCosts(task.ModelCalls(evs)))
 }

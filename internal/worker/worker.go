@@ -4,10 +4,12 @@
 // phase's work here; Registry below is the answer to "where does phase X's
 // work happen".
 //
-// Every worker follows the orchestrator's phase protocol
-// (orchestrator.RunPhase): enter the phase if its edge holds, mark it
-// running, work outside the lock into a staging folder, commit the result
-// with a revision check.
+// Every phase's work is a work.Worker of its own package (planner.Worker,
+// review.PlanWorker, codegen.Worker, review.CodeWorker, testphase.Worker,
+// landing.Acceptor, landing.Reverter), run by the engine
+// (orchestrator.Run): enter the phase if its edge holds, mark it running,
+// hand the worker its input, commit what it staged with a revision check.
+// The worker never calls the engine (docs/workers.md).
 package worker
 
 import (
@@ -24,6 +26,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/testphase"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Run is one request for a phase's work.
@@ -44,12 +47,18 @@ type Run struct {
 }
 
 // Outcome is what a worker reports: the committed run and the phase's own
-// result, one of planner.PlanResult, review.PlanReviewResult,
-// codegen.CodegenResult, review.CodeReviewResult, testphase.Result,
-// landing.AcceptResult or landing.RevertResult.
+// typed result, in the field of its phase (nil in the others).
 type Outcome struct {
-	Phase  orchestrator.PhaseResult
-	Result any
+	Phase      orchestrator.PhaseResult
+	Plan       *planner.Result
+	PlanReview *review.PlanResult
+	Codegen    *codegen.Result
+	CodeReview *review.CodeResult
+	Test       *testphase.Result
+	Accept     *landing.AcceptResult
+	Revert     *landing.RevertResult
+	// Done is the transition into done that follows a revert.
+	Done *orchestrator.NextResult
 }
 
 // Worker does one phase's work.
@@ -101,6 +110,17 @@ type Deps struct {
 	Accept *landing.AcceptOptions
 }
 
+// commands names the orch command of each phase's worker.
+var commands = map[lifecycle.Phase]string{
+	lifecycle.Planning:   "plan",
+	lifecycle.PlanReview: "review plan",
+	lifecycle.Codegen:    "codegen",
+	lifecycle.Review:     "review code",
+	lifecycle.Test:       "test",
+	lifecycle.Accept:     "accept",
+	lifecycle.Revert:     "revert",
+}
+
 // Registry returns the worker of every phase that has work: the one table
 // from a phase to the code that produces its artifacts.
 func Registry(d Deps) Set {
@@ -112,27 +132,22 @@ func Registry(d Deps) Set {
 		return d.Test
 	}
 	return set(
-		Func(lifecycle.Planning, "plan", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := planner.Plan(ctx, d.Agents, o, run.Task)
-			return Outcome{Phase: res.Phase, Result: res}, err
+		Func(lifecycle.Planning, commands[lifecycle.Planning], func(ctx context.Context, run Run) (Outcome, error) {
+			return do(ctx, o, run.Task, planner.Worker{RT: d.Agents}, func(out *Outcome, r *planner.Result) { out.Plan = r })
 		}),
-		Func(lifecycle.PlanReview, "review plan", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := review.Plan(ctx, d.Agents, o, run.Task)
-			return Outcome{Phase: res.Phase, Result: res}, err
+		Func(lifecycle.PlanReview, commands[lifecycle.PlanReview], func(ctx context.Context, run Run) (Outcome, error) {
+			return do(ctx, o, run.Task, review.PlanWorker{RT: d.Agents}, func(out *Outcome, r *review.PlanResult) { out.PlanReview = r })
 		}),
-		Func(lifecycle.Codegen, "codegen", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := codegen.Run(ctx, d.Agents, o, run.Task)
-			return Outcome{Phase: res.Phase, Result: res}, err
+		Func(lifecycle.Codegen, commands[lifecycle.Codegen], func(ctx context.Context, run Run) (Outcome, error) {
+			return do(ctx, o, run.Task, codegen.Worker{RT: d.Agents}, func(out *Outcome, r *codegen.Result) { out.Codegen = r })
 		}),
-		Func(lifecycle.Review, "review code", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := review.Code(ctx, d.Agents, o, run.Task)
-			return Outcome{Phase: res.Phase, Result: res}, err
+		Func(lifecycle.Review, commands[lifecycle.Review], func(ctx context.Context, run Run) (Outcome, error) {
+			return do(ctx, o, run.Task, review.CodeWorker{RT: d.Agents}, func(out *Outcome, r *review.CodeResult) { out.CodeReview = r })
 		}),
-		Func(lifecycle.Test, "test", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := testphase.Run(ctx, o, cfg, run.Task, test(run))
-			return Outcome{Phase: res.Phase, Result: res}, err
+		Func(lifecycle.Test, commands[lifecycle.Test], func(ctx context.Context, run Run) (Outcome, error) {
+			return do(ctx, o, run.Task, testphase.Worker{Config: cfg, Options: test(run)}, func(out *Outcome, r *testphase.Result) { out.Test = r })
 		}),
-		Func(lifecycle.Accept, "accept", func(ctx context.Context, run Run) (Outcome, error) {
+		Func(lifecycle.Accept, commands[lifecycle.Accept], func(ctx context.Context, run Run) (Outcome, error) {
 			opt := run.Accept
 			if opt == nil {
 				opt = d.Accept
@@ -144,21 +159,38 @@ func Registry(d Deps) Set {
 			if run.Seen != 0 && dec.Expect.Empty() {
 				dec.Expect.Revision = run.Seen
 			}
-			res, err := landing.Accept(ctx, o, cfg, run.Task, dec)
-			return Outcome{Phase: res.Phase, Result: res}, err
+			return do(ctx, o, run.Task, &landing.Acceptor{Config: cfg, Options: dec, Engine: o}, func(out *Outcome, r *landing.AcceptResult) { out.Accept = r })
 		}),
-		Func(lifecycle.Revert, "revert", func(ctx context.Context, run Run) (Outcome, error) {
-			res, err := landing.Revert(ctx, o, run.Task, run.Reason)
-			return Outcome{Phase: res.Phase, Result: res}, err
+		Func(lifecycle.Revert, commands[lifecycle.Revert], func(ctx context.Context, run Run) (Outcome, error) {
+			out, err := do(ctx, o, run.Task, landing.Reverter{Reason: run.Reason, Engine: o}, func(out *Outcome, r *landing.RevertResult) { out.Revert = r })
+			if err != nil {
+				return out, err
+			}
+			// The revert is recorded: the task moves on to done.
+			nr, err := o.Next(ctx, run.Task, orchestrator.NextRequest{From: lifecycle.Revert})
+			if err != nil {
+				return out, err
+			}
+			out.Done = &nr
+			return out, nil
 		}),
 	)
 }
 
+// do runs w for task id through the engine and files its typed result in
+// the outcome with put.
+func do[R any](ctx context.Context, o *orchestrator.Orchestrator, id string, w work.Worker[R], put func(*Outcome, *R)) (Outcome, error) {
+	pr, res, err := orchestrator.Run(ctx, o, id, w)
+	out := Outcome{Phase: pr}
+	put(&out, &res.Value)
+	return out, err
+}
+
 // Commands names the orch command of each phase's worker ("review plan").
 func Commands() map[lifecycle.Phase]string {
-	out := map[lifecycle.Phase]string{}
-	for p, w := range Registry(Deps{}) {
-		out[p] = w.Command()
+	out := make(map[lifecycle.Phase]string, len(commands))
+	for p, c := range commands {
+		out[p] = c
 	}
 	return out
 }
@@ -169,4 +201,11 @@ func set(ws ...Worker) Set {
 		s[w.Phase()] = w
 	}
 	return s
+}
+
+// Submit runs the codegen phase of task id with answer, code written by
+// someone else than orch's codegen model (codegen.Submitter).
+func Submit(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string, answer []byte) (orchestrator.PhaseResult, codegen.Result, error) {
+	pr, res, err := orchestrator.Run(ctx, o, id, codegen.Submitter{RT: rt, Answer: answer})
+	return pr, res.Value, err
 }

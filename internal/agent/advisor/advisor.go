@@ -17,11 +17,11 @@ import (
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Files of the accept advisor, relative to the task folder.
@@ -118,18 +118,17 @@ type adviceInput struct {
 // accept) and recommend a verdict. It writes accept/advice.json and
 // accept/advice.md atomically under the task's lock, logs the model call
 // and an advice event, and never decides: the task stays in accept.
-func Advise(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (Advice, error) {
+func Advise(ctx context.Context, rt *agent.Runtime, tasks work.Tasks, id string) (Advice, error) {
 	var adv Advice
-	t, err := o.Project.Open(id)
-	if err != nil {
+	var t taskView
+	if err := tasks.Edit(ctx, id, func(l work.Locked) error {
+		t = taskView{ID: l.ID(), Dir: l.Dir(), Phase: l.Phase(), Revision: l.Revision()}
+		return nil
+	}); err != nil {
 		return adv, err
 	}
-	st, err := t.ReadState()
-	if err != nil {
-		return adv, err
-	}
-	if st.Phase != lifecycle.Accept {
-		return adv, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, st.Phase)}
+	if t.Phase != lifecycle.Accept {
+		return adv, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, t.Phase)}
 	}
 	ev := landing.GatherEvidence(t.Dir)
 	in := buildAdviceInput(rt, t, ev)
@@ -144,7 +143,7 @@ func Advise(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator
 	if req.Model == "" {
 		req.Model = model
 	}
-	logged := &adviceProvider{inner: p, rt: rt, o: o, t: t}
+	logged := &adviceProvider{inner: p, rt: rt, tasks: tasks, id: t.ID}
 	ans, resps, err := llm.CompleteJSON(ctx, logged, req, CheckAnswer, llm.DefaultJSONAttempts)
 	if err != nil {
 		var ie *llm.InvalidResponseError
@@ -153,7 +152,7 @@ func Advise(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator
 		}
 		return adv, fmt.Errorf("accept advisor: %w", err)
 	}
-	adv = Advice{Task: t.ID, Advisory: advisoryNote, Answer: ans, Evidence: ev, CreatedAt: o.Now().UTC().Truncate(time.Second)}
+	adv = Advice{Task: t.ID, Advisory: advisoryNote, Answer: ans, Evidence: ev, CreatedAt: rt.Now().UTC().Truncate(time.Second)}
 	last := resps[len(resps)-1]
 	adv.Provider, adv.Model = last.Provider, last.Model
 	adv.PlanSHA256 = ev.PlanSHA256
@@ -162,12 +161,19 @@ func Advise(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator
 	}
 	adv.Cautions = adviceCautions(ev, ans)
 	adv.Command = acceptCommand(t.ID, ans)
-	return adv, commitAdvice(ctx, o, t, st.Revision, adv)
+	return adv, commitAdvice(ctx, tasks, t, adv)
+}
+
+// taskView is what the advisor reads of its task when it starts.
+type taskView struct {
+	ID, Dir  string
+	Phase    lifecycle.Phase
+	Revision int64
 }
 
 // buildAdviceInput renders the evidence for the prompt, within the
 // configured budget.
-func buildAdviceInput(rt *agent.Runtime, t *task.Task, ev landing.Evidence) adviceInput {
+func buildAdviceInput(rt *agent.Runtime, t taskView, ev landing.Evidence) adviceInput {
 	budget := rt.Config.Context.MaxContextBytes
 	if budget <= 0 {
 		budget = agent.DefaultCodeContextBytes
@@ -273,42 +279,32 @@ func shellQuote(s string) string {
 
 // commitAdvice writes the advice files and the advice event under the
 // task's lock, refusing when the task moved while the advisor worked.
-func commitAdvice(ctx context.Context, o *orchestrator.Orchestrator, t *task.Task, revision int64, adv Advice) error {
+func commitAdvice(ctx context.Context, tasks work.Tasks, t taskView, adv Advice) error {
 	data, err := json.MarshalIndent(adv, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", File, err)
 	}
 	data = append(data, '\n')
-	lock, err := t.Lock(ctx, o.Wait)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	if _, err := t.Recover(o.Now().UTC()); err != nil {
-		return err
-	}
-	st, err := t.ReadState()
-	if err != nil {
-		return err
-	}
-	if st.Phase != lifecycle.Accept || st.Revision != revision {
-		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s changed while the advisor worked (now %s, revision %d → %d): the advice was discarded; run `orch advise` again", t.ID, st.Phase, revision, st.Revision)}
-	}
-	dir := filepath.Join(t.Dir, "accept")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	durable.RemoveTemps(dir, "advice.")
-	if err := durable.WriteFile(filepath.Join(t.Dir, filepath.FromSlash(File)), data, 0o644); err != nil {
-		return err
-	}
-	if err := durable.WriteFile(filepath.Join(t.Dir, filepath.FromSlash(MarkdownFile)), []byte(Markdown(adv)), 0o644); err != nil {
-		return err
-	}
-	return t.Append(task.Event{TS: o.Now().UTC().Truncate(time.Millisecond), Payload: event.Advice{
-		Recommendation: adv.Recommendation, Target: adv.Target, Confidence: adv.Confidence,
-		Files: []string{File, MarkdownFile}, Cautions: len(adv.Cautions),
-	}})
+	return tasks.Edit(ctx, t.ID, func(l work.Locked) error {
+		if l.Phase() != lifecycle.Accept || l.Revision() != t.Revision {
+			return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s changed while the advisor worked (now %s, revision %d → %d): the advice was discarded; run `orch advise` again", t.ID, l.Phase(), t.Revision, l.Revision())}
+		}
+		dir := filepath.Join(l.Dir(), "accept")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+		durable.RemoveTemps(dir, "advice.")
+		if err := durable.WriteFile(filepath.Join(l.Dir(), filepath.FromSlash(File)), data, 0o644); err != nil {
+			return err
+		}
+		if err := durable.WriteFile(filepath.Join(l.Dir(), filepath.FromSlash(MarkdownFile)), []byte(Markdown(adv)), 0o644); err != nil {
+			return err
+		}
+		return l.Append(event.Advice{
+			Recommendation: adv.Recommendation, Target: adv.Target, Confidence: adv.Confidence,
+			Files: []string{File, MarkdownFile}, Cautions: len(adv.Cautions),
+		})
+	})
 }
 
 // Markdown renders the advice for people.
@@ -355,8 +351,8 @@ func orDash(s string) string {
 type adviceProvider struct {
 	inner llm.Provider
 	rt    *agent.Runtime
-	o     *orchestrator.Orchestrator
-	t     *task.Task
+	tasks work.Tasks
+	id    string
 }
 
 func (p *adviceProvider) Name() string { return p.inner.Name() }
@@ -364,22 +360,18 @@ func (p *adviceProvider) Name() string { return p.inner.Name() }
 func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	p.rt.Limits(&req)
 	phase := string(lifecycle.Accept)
-	booked, berr := p.rt.Reserve(p.t.ID, phase, req.Model, req)
+	booked, berr := p.rt.Reserve(p.id, phase, req.Model, req)
 	if berr != nil {
 		p.append(ctx, agent.BudgetEvent(lifecycle.Accept, req.Role, berr))
 		return llm.Response{}, berr
 	}
 	resp, err := p.inner.Complete(ctx, req)
-	p.rt.Settle(p.t.ID, phase, booked, resp)
+	p.rt.Settle(p.id, phase, booked, resp)
 	p.append(ctx, p.rt.ModelCallEvent(lifecycle.Accept, p.inner.Name(), req, resp, err, false))
 	return resp, err
 }
 
 // append logs an event under the task's lock.
 func (p *adviceProvider) append(ctx context.Context, payload event.Payload) {
-	lctx := context.WithoutCancel(ctx)
-	if lock, lerr := p.t.Lock(lctx, p.o.Wait); lerr == nil {
-		_ = p.t.Append(task.Event{TS: p.o.Now().UTC().Truncate(time.Millisecond), Payload: payload})
-		_ = lock.Unlock()
-	}
+	_ = p.tasks.Edit(context.WithoutCancel(ctx), p.id, func(l work.Locked) error { return l.Append(payload) })
 }

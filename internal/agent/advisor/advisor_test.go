@@ -11,9 +11,12 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/agent/codegen"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
+	"github.com/orchdev/orch/internal/task"
 )
 
 const cgPassingReport = `{"status":"completed","overall_pass":true,"summary":{"passed":2,"failed":0,"skipped":0,"error":0},
@@ -26,7 +29,7 @@ const cgAdvice = `{"recommendation":"accepted","confidence":"high","summary":"Ad
 // review and a passing test report.
 func toAccept(f *agenttest.CodeEnv, rt *agent.Runtime) {
 	f.T.Helper()
-	if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 		f.T.Fatal(err)
 	}
 	for _, step := range []struct {
@@ -116,7 +119,7 @@ func TestAdviseWritesAdviceAndNeverDecides(t *testing.T) {
 func TestAdviseRefusedOutsideAccept(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	_, err := Advise(context.Background(), f.ScriptRuntime(agenttest.Entry{Role: "accept_advisor", JSON: cgAdvice}), f.O, f.ID)
-	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "is in codegen") {
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "is in codegen") {
 		t.Fatalf("error %v", err)
 	}
 	if len(f.ModelCalls()) != 0 || f.Exists(File) {
@@ -141,7 +144,7 @@ func TestAdviseDiscardedWhenTheTaskMoves(t *testing.T) {
 		return v
 	})
 	_, err := Advise(context.Background(), api.Runtime(f), f.O, f.ID)
-	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "changed while the advisor worked") {
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "changed while the advisor worked") {
 		t.Fatalf("error %v", err)
 	}
 	if f.Exists(File) || f.Exists(MarkdownFile) {
@@ -204,7 +207,7 @@ func TestAdviseRespectsBudgets(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	rt := f.ScriptRuntime(agenttest.CodegenEntry, agenttest.Entry{Role: "accept_advisor", JSON: cgAdvice})
 	toAccept(f, rt)
-	sum := agent.SumCosts(f.Events())
+	sum := agent.SumCosts(task.ModelCalls(f.Events()))
 	rt.Config.Budgets.Calls = sum.Total.Calls // every call allowed is spent
 	_, err := Advise(context.Background(), rt, f.O, f.ID)
 	var be *agent.BudgetError
@@ -214,7 +217,7 @@ func TestAdviseRespectsBudgets(t *testing.T) {
 	if f.Exists(File) {
 		t.Error("advice written without a model call")
 	}
-	after := agent.SumCosts(f.Events())
+	after := agent.SumCosts(task.ModelCalls(f.Events()))
 	if after.Total.Calls != sum.Total.Calls {
 		t.Errorf("a model call was made: %d calls before, %d after", sum.Total.Calls, after.Total.Calls)
 	}

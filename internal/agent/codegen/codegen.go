@@ -15,11 +15,12 @@ import (
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/evidence"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/visibility"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Answer is the codegen model's single structured answer, where
@@ -88,7 +89,6 @@ type Record struct {
 
 // Result is what Run reports.
 type Result struct {
-	Phase  orchestrator.PhaseResult
 	Record Record
 }
 
@@ -104,69 +104,87 @@ type codegenOutput struct {
 	Patch     []byte
 }
 
-// Run runs the codegen phase of task id: the model writes the full
-// content of the planned files against the repository's HEAD (the base);
-// orch validates every path and content, stages code/files/, computes
-// code/diff.patch with git and records code/codegen.json. On a re-run after
-// a regression the prompt carries the previous attempt's failures.
-func Run(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (Result, error) {
-	return runPhase(ctx, o, id, func(ctx context.Context, repo *gitx.Repo, run *orchestrator.Run) (Record, error) {
-		return codegenWork(ctx, rt, repo, run)
+// Worker is the codegen phase's worker: the model writes the full content
+// of the planned files against the base commit (the repository's HEAD
+// when the run started); orch validates every path and content, stages
+// code/files/, computes code/diff.patch with git and records
+// code/codegen.json. On a re-run after a regression the prompt carries the
+// previous attempt's failures.
+type Worker struct {
+	RT *agent.Runtime
+}
+
+// Phase returns lifecycle.Codegen.
+func (Worker) Phase() lifecycle.Phase { return lifecycle.Codegen }
+
+// Check refuses to call a model without a valid, reviewed plan.
+func (Worker) Check(ctx context.Context, in work.Input) error { return checkPlanForCodegen(in.Dir) }
+
+// Work runs the model.
+func (w Worker) Work(ctx context.Context, in work.Input) (work.Result[Result], error) {
+	return runPhase(ctx, in, func(ctx context.Context, repo *gitx.Repo) (Record, error) {
+		return codegenWork(ctx, w.RT, repo, in)
 	})
 }
 
-// Submit runs the codegen phase of task id with answer, a codegen answer
-// (the shape of Answer) written by someone else than orch's codegen model,
-// such as an MCP host's agent: no model is called, and the answer goes
-// through exactly the checks, staging and records of the model's single
-// answer (one code path, finishAnswer). The task must be in codegen with
-// no codegen run live; an answer that fails the checks is refused with
-// the message the model would have been re-prompted with, before the run
+// Submitter is the codegen phase's worker for an answer (the shape of
+// Answer) written by someone else than orch's codegen model, such as an
+// MCP host's agent: no model is called, and the answer goes through
+// exactly the checks, staging and records of the model's single answer
+// (one code path, finishAnswer). The task must be in codegen with no
+// codegen run live; an answer that fails the checks is refused with the
+// message the model would have been re-prompted with, before the run
 // starts, so that nothing is written.
-func Submit(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string, answer []byte) (Result, error) {
-	t, err := o.Project.Open(id)
+type Submitter struct {
+	RT     *agent.Runtime
+	Answer []byte
+}
+
+// Phase returns lifecycle.Codegen.
+func (Submitter) Phase() lifecycle.Phase { return lifecycle.Codegen }
+
+// Check refuses a task not in codegen, a missing or unreviewed plan and
+// an answer that fails the checks against the current HEAD, so that a
+// refused answer writes nothing; the run checks it again against the base
+// it records.
+func (w Submitter) Check(ctx context.Context, in work.Input) error {
+	if in.Current != lifecycle.Codegen {
+		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not codegen: code is submitted in codegen; `orch status` says what moves the task on", in.Task, in.Current)}
+	}
+	if pid, ok := in.Running[lifecycle.Codegen]; ok {
+		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: codegen is already running for task %s (pid %d); wait for it or stop that process", in.Task, pid)}
+	}
+	if err := checkPlanForCodegen(in.Dir); err != nil {
+		return err
+	}
+	repo, err := gitx.Open(ctx, in.Root)
 	if err != nil {
-		return Result{}, err
+		return err
 	}
-	st, err := t.ReadState()
-	if err != nil {
-		return Result{}, err
-	}
-	if st.Phase != lifecycle.Codegen {
-		return Result{}, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not codegen: code is submitted in codegen; `orch status` says what moves the task on", t.ID, st.Phase)}
-	}
-	if pid, ok := st.Actor(lifecycle.Codegen).LivePID(); ok {
-		return Result{}, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: codegen is already running for task %s (pid %d); wait for it or stop that process", t.ID, pid)}
-	}
-	if err := checkPlanForCodegen(t.Dir); err != nil {
-		return Result{}, err
-	}
-	repo, err := gitx.Open(ctx, o.Project.Root)
-	if err != nil {
-		return Result{}, err
-	}
-	// Checked first against the current HEAD so that a refused answer
-	// writes nothing; checked again inside the run, against the base the
-	// run records.
-	if _, problem, infra := checkSubmitted(ctx, rt, repo, t.Dir, answer); infra != nil {
-		return Result{}, fmt.Errorf("codegen: checking the answer: %w", infra)
+	if _, problem, infra := checkSubmitted(ctx, w.RT, repo, in.Dir, w.Answer); infra != nil {
+		return fmt.Errorf("codegen: checking the answer: %w", infra)
 	} else if problem != nil {
-		return Result{}, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Err: problem,
+		return &exit.Error{Kind: exit.ErrInvalid, Err: problem,
 			Msg: fmt.Sprintf("orch: the submitted code is refused (nothing written): %v", problem)}
 	}
-	return runPhase(ctx, o, id, func(ctx context.Context, repo *gitx.Repo, run *orchestrator.Run) (Record, error) {
-		s, err := startCodegen(ctx, rt, repo, run)
+	return nil
+}
+
+// Work stages the submitted answer.
+func (w Submitter) Work(ctx context.Context, in work.Input) (work.Result[Result], error) {
+	return runPhase(ctx, in, func(ctx context.Context, repo *gitx.Repo) (Record, error) {
+		s, err := startCodegen(ctx, w.RT, repo, in)
 		if err != nil {
 			return s.rec, err
 		}
-		out, problem, infra := s.checker.check(ctx, answer)
+		out, problem, infra := s.checker.check(ctx, w.Answer)
 		if infra != nil {
 			return s.rec, fmt.Errorf("codegen: checking the answer: %w", infra)
 		}
 		if problem != nil {
 			return s.rec, fmt.Errorf("codegen: the submitted code: %w", problem)
 		}
-		return s.finish(run, out)
+		return s.finish(in.Out, out)
 	})
 }
 
@@ -186,35 +204,24 @@ func checkSubmitted(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, tas
 	return codegenChecker{repo: repo, base: base, plan: fp.Value, policy: policy}.check(ctx, answer)
 }
 
-// runPhase runs the codegen phase of task id through the orchestrator's
-// protocol with work producing the record (Run: the model; Submit: a
-// submitted answer).
-func runPhase(ctx context.Context, o *orchestrator.Orchestrator, id string, work func(context.Context, *gitx.Repo, *orchestrator.Run) (Record, error)) (Result, error) {
-	var res Result
-	t, err := o.Project.Open(id)
+// runPhase runs work (Worker: the model; Submitter: a submitted answer)
+// and reports its record as the phase's output.
+func runPhase(ctx context.Context, in work.Input, fn func(context.Context, *gitx.Repo) (Record, error)) (work.Result[Result], error) {
+	var res work.Result[Result]
+	repo, err := gitx.Open(ctx, in.Root)
 	if err != nil {
 		return res, err
 	}
-	if err := checkPlanForCodegen(t.Dir); err != nil {
-		return res, err
-	}
-	repo, err := gitx.Open(ctx, o.Project.Root)
+	rec, err := fn(ctx, repo)
+	res.Value.Record = rec
 	if err != nil {
 		return res, err
 	}
-	pr, err := o.RunPhase(ctx, id, lifecycle.Codegen, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		rec, err := work(ctx, repo, run)
-		res.Record = rec
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		return orchestrator.Outcome{Status: rec.Status, Attempt: rec.Attempt, Summary: map[string]any{
-			"status": rec.Status, "base": rec.Base, "files": len(rec.Files), "deletes": len(rec.Deletes),
-			"unplanned": rec.Unplanned, "attempt": rec.Attempt,
-		}}, nil
-	})
-	res.Phase = pr
-	return res, err
+	res.Output = work.Output{Status: lifecycle.Status(rec.Status), Attempt: rec.Attempt, Summary: map[string]any{
+		"status": rec.Status, "base": rec.Base, "files": len(rec.Files), "deletes": len(rec.Deletes),
+		"unplanned": rec.Unplanned, "attempt": rec.Attempt,
+	}}
+	return res, nil
 }
 
 // checkPlanForCodegen refuses to call a model without a valid plan and a
@@ -223,16 +230,16 @@ func checkPlanForCodegen(taskDir string) error {
 	plan := artifact.LoadPlan(taskDir)
 	switch {
 	case !plan.Present:
-		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a plan: %s is missing", artifact.PlanFile)}
+		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a plan: %s is missing", artifact.PlanFile)}
 	case plan.Err != nil:
-		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: codegen needs a valid plan: " + plan.Err.Error(), Err: plan.Err}
+		return &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: codegen needs a valid plan: " + plan.Err.Error(), Err: plan.Err}
 	}
 	fp := artifact.LoadFilePlan(taskDir, plan)
 	switch {
 	case fp.Err != nil:
-		return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: codegen needs a valid file plan: " + fp.Err.Error(), Err: fp.Err}
+		return &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: codegen needs a valid file plan: " + fp.Err.Error(), Err: fp.Err}
 	case !fp.Present || len(fp.Value.Files) == 0:
-		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a file plan: %s is missing and %s has no file_plan; `orch next` routes the task to plan_review", artifact.FilePlanFile, artifact.PlanFile)}
+		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a file plan: %s is missing and %s has no file_plan; `orch next` routes the task to plan_review", artifact.FilePlanFile, artifact.PlanFile)}
 	}
 	// Codegen works from exactly the plan plan_review → codegen recorded
 	// (contract section 6): an edited plan goes back to review first.
@@ -242,7 +249,7 @@ func checkPlanForCodegen(taskDir string) error {
 	}
 	ev := lifecycle.Evidence{Gates: gates, Now: map[string]string{lifecycle.HashPlan: plan.SHA256}}
 	if err := ev.Changed(lifecycle.HashPlan); err != nil {
-		return &orchestrator.Error{Kind: orchestrator.ErrRefused, Err: err,
+		return &exit.Error{Kind: exit.ErrRefused, Err: err,
 			Msg: fmt.Sprintf("orch: codegen works from the reviewed plan: %v; `orch next` takes the task back to plan_review", err)}
 	}
 	return nil
@@ -260,9 +267,9 @@ type codegenStart struct {
 }
 
 // startCodegen reads the reviewed plan and the base of run.
-func startCodegen(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *orchestrator.Run) (codegenStart, error) {
+func startCodegen(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run work.Input) (codegenStart, error) {
 	var s codegenStart
-	dir := run.Task.Dir
+	dir := run.Dir
 	plan := artifact.LoadPlan(dir)
 	fp := artifact.LoadFilePlan(dir, plan)
 	if !plan.OK() || !fp.OK() || len(fp.Value.Files) == 0 {
@@ -272,24 +279,25 @@ func startCodegen(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *
 		return s, fmt.Errorf("codegen: the plan changed while codegen started; run it again")
 	}
 	s.fp = fp.Value
-	base, err := repo.Head(ctx)
-	if err != nil {
-		return s, fmt.Errorf("codegen: the base commit is the repository's HEAD: %w", err)
+	base := run.Base
+	if run.BaseErr != nil {
+		return s, fmt.Errorf("codegen: the base commit is the repository's HEAD: %w", run.BaseErr)
 	}
 	s.rec.Base = base
 	s.rec.Attempt = previousAttempts(dir) + 1
+	var err error
 	if s.policy, err = rt.Policy(); err != nil {
 		return s, err
 	}
 	s.checker = codegenChecker{repo: repo, base: base, plan: s.fp, policy: s.policy}
-	s.scratch = filepath.Join(run.Staging, scratchDir)
+	s.scratch = filepath.Join(run.Out.Dir, scratchDir)
 	return s, nil
 }
 
 // finish is everything after the answer (the model's or a submitted
 // one): the scratch folder removed, the record completed, code/files,
 // code/diff.patch and code/codegen.json staged.
-func (s *codegenStart) finish(run *orchestrator.Run, out codegenOutput) (Record, error) {
+func (s *codegenStart) finish(run work.Stage, out codegenOutput) (Record, error) {
 	if err := os.RemoveAll(s.scratch); err != nil {
 		return s.rec, fmt.Errorf("codegen: remove the scratch folder: %w", err)
 	}
@@ -305,7 +313,7 @@ func (s *codegenStart) finish(run *orchestrator.Run, out codegenOutput) (Record,
 // file plan, mirrored in a scratch folder of the staging area) and may run
 // the tests; without, its single answer carries edits, files and deletes,
 // applied to the same kind of workspace.
-func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *orchestrator.Run) (Record, error) {
+func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run work.Input) (Record, error) {
 	s, err := startCodegen(ctx, rt, repo, run)
 	if err != nil {
 		return s.rec, err
@@ -322,20 +330,20 @@ func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *o
 		return s.rec, err
 	}
 	// The model's answer is in: the rest is shared with Submit.
-	return s.finish(run, out)
+	return s.finish(run.Out, out)
 }
 
 // codegenAsk builds codegen's prompt and asks the model: in a tool loop
 // when useTools, else for one answer carrying edits, files and deletes.
-func codegenAsk(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run *orchestrator.Run, s *codegenStart, useTools bool) (codegenOutput, error) {
+func codegenAsk(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run work.Input, s *codegenStart, useTools bool) (codegenOutput, error) {
 	base, scratch := s.rec.Base, s.scratch
-	in, err := buildCodegenInput(ctx, rt, repo, run.Task.Dir, base, s.fp, !useTools)
+	in, err := buildCodegenInput(ctx, rt, repo, run.Dir, base, s.fp, !useTools)
 	if err != nil {
 		return codegenOutput{}, err
 	}
 	s.rec.FixFrom = in.FixFrom
-	tests := testRunner(rt, repo, run.Task.ID, base, filepath.Join(scratch, "tests"))
-	req, err := codegenRequest(rt, run.Task.ID, in, useTools, tests != nil)
+	tests := testRunner(rt, repo, run.Task, base, filepath.Join(scratch, "tests"))
+	req, err := codegenRequest(rt, run.Task, in, useTools, tests != nil)
 	if err != nil {
 		return codegenOutput{}, err
 	}
@@ -465,12 +473,12 @@ func fillRecord(rec *Record, out codegenOutput, fp artifact.FilePlan) {
 
 // stageCodegen writes code/files/, code/diff.patch and code/codegen.json
 // into the run's staging folder.
-func stageCodegen(run *orchestrator.Run, rec Record, out codegenOutput) error {
+func stageCodegen(run work.Stage, rec Record, out codegenOutput) error {
 	if rec.Status == artifact.CodegenCompleted {
-		if err := os.MkdirAll(run.Staging, 0o755); err != nil {
+		if err := os.MkdirAll(run.Dir, 0o755); err != nil {
 			return fmt.Errorf("stage code: %w", err)
 		}
-		root, err := os.OpenRoot(run.Staging)
+		root, err := os.OpenRoot(run.Dir)
 		if err != nil {
 			return fmt.Errorf("stage code: %w", err)
 		}

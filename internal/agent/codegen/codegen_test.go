@@ -12,9 +12,11 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // cgGoodAnswer is a valid codegen answer for cgPlan.
@@ -31,7 +33,7 @@ func TestCodegenWritesFilesAndPatch(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	api := agenttest.NewAnthropicAPI(t, func(int, map[string]any) any { return cgGoodAnswer() })
 	ctx := context.Background()
-	res, err := Run(ctx, api.Runtime(f), f.O, f.ID)
+	res, err := phasetest.Run(ctx, f.O, f.ID, Worker{RT: api.Runtime(f)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestCodegenWritesFilesAndPatch(t *testing.T) {
 	}
 
 	// The same inputs again: answered from the cache, no request.
-	if _, err := Run(ctx, api.Runtime(f), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(ctx, f.O, f.ID, Worker{RT: api.Runtime(f)}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(api.Requests()); n != 1 {
@@ -103,7 +105,7 @@ func TestCodegenWritesFilesAndPatch(t *testing.T) {
 	// --fresh asks again.
 	rt := api.Runtime(f)
 	rt.Fresh = true
-	res, err = Run(ctx, rt, f.O, f.ID)
+	res, err = phasetest.Run(ctx, f.O, f.ID, Worker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestCodegenFixLoop(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	api := agenttest.NewAnthropicAPI(t, func(int, map[string]any) any { return cgGoodAnswer() })
 	ctx := context.Background()
-	if _, err := Run(ctx, api.Runtime(f), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(ctx, f.O, f.ID, Worker{RT: api.Runtime(f)}); err != nil {
 		t.Fatal(err)
 	}
 	if to := f.Next(); to != lifecycle.Review {
@@ -157,7 +159,7 @@ func TestCodegenFixLoop(t *testing.T) {
 	if to := f.Next(); to != lifecycle.Codegen {
 		t.Fatalf("next → %s, want codegen", to)
 	}
-	res, err := Run(ctx, api.Runtime(f), f.O, f.ID)
+	res, err := phasetest.Run(ctx, f.O, f.ID, Worker{RT: api.Runtime(f)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +190,7 @@ func TestCodegenFixLoop(t *testing.T) {
 	if to := f.Next(); to != lifecycle.Codegen {
 		t.Fatalf("next → %s, want codegen", to)
 	}
-	if _, err := Run(ctx, api.Runtime(f), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(ctx, f.O, f.ID, Worker{RT: api.Runtime(f)}); err != nil {
 		t.Fatal(err)
 	}
 	prompt = agenttest.UserText(api.Requests()[2])
@@ -249,7 +251,7 @@ func TestCodegenRefusesUnplannedPaths(t *testing.T) {
 		"notes":"needed a helper package"}`
 	good := `{"status":"completed","edits":[{"path":"./calc.go","old_string":"a - b","new_string":"a + b"}],"files":[],"deletes":[]}`
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: bad}, agenttest.Entry{Role: "codegen", JSON: good})
-	res, err := Run(context.Background(), rt, f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +279,7 @@ func TestCodegenUnplannedMessage(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	bad := `{"status":"completed","files":[{"path":"internal/extra/extra.go","content":"package extra\n"}],"deletes":[]}`
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: bad}, agenttest.Entry{Role: "codegen", JSON: bad}, agenttest.Entry{Role: "codegen", JSON: bad})
-	_, err := Run(context.Background(), rt, f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
 	if err == nil {
 		t.Fatal("accepted a path outside the file plan")
 	}
@@ -295,7 +297,7 @@ func TestCodegenPlanUnclearRoutesToPlanReview(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{"status":"plan_unclear","files":[],"deletes":[],
 		"questions":[{"id":"","text":"Should Add saturate on overflow?"}]}`})
-	res, err := Run(context.Background(), rt, f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +319,7 @@ func TestCodegenPlanUnclearRoutesToPlanReview(t *testing.T) {
 func TestCodegenFailedStaysInCodegen(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{"status":"failed","files":[],"deletes":[],"notes":"the plan needs a library I cannot see"}`})
-	res, err := Run(context.Background(), rt, f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +335,7 @@ func TestCodegenRefusesWithoutFilePlan(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	gittest.Write(t, f.Task.Dir, "planning/planning.ai.json", `{"id":"fix","title":"T","brief":"b"}`)
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{}`})
-	_, err := Run(context.Background(), rt, f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
 	if err == nil || !strings.Contains(err.Error(), "needs a file plan") {
 		t.Fatalf("error %v", err)
 	}
@@ -383,7 +385,7 @@ func TestCodegenHostileAnswers(t *testing.T) {
 				// One big answer is enough: the last one decides the error.
 				answers[0].JSON, answers[1].JSON = `{"status":"completed"}`, `{"status":"completed"}`
 			}
-			_, err := Run(context.Background(), f.ScriptRuntime(answers...), f.O, f.ID)
+			_, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: f.ScriptRuntime(answers...)})
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -430,7 +432,7 @@ func TestCodegenRepromptsWithTheProblem(t *testing.T) {
 		}
 		return cgGoodAnswer()
 	})
-	if _, err := Run(context.Background(), api.Runtime(f), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: api.Runtime(f)}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := api.Requests()
@@ -570,7 +572,7 @@ func TestCodegenOnlyDeletes(t *testing.T) {
 	gittest.Write(t, f.Task.Dir, "planning/planning.ai.json", `{"id":"fix","title":"Drop legacy","brief":"remove old/","file_plan":[{"path":"old/legacy.go","intent":"delete"}]}`)
 	f.Override(lifecycle.Codegen)
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{"status":"completed","files":[],"deletes":["old/legacy.go"]}`})
-	res, err := Run(context.Background(), rt, f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +594,7 @@ func TestCodegenPromptHasNoUntrackedOrSecretFiles(t *testing.T) {
 	gittest.Write(t, f.Root, ".env", untracked+"\n")
 	gittest.Write(t, f.Root, "notes.txt", "calc untracked notes\n")
 	api := agenttest.NewAnthropicAPI(t, func(int, map[string]any) any { return cgGoodAnswer() })
-	if _, err := Run(context.Background(), api.Runtime(f), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: api.Runtime(f)}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := api.Requests()
@@ -617,8 +619,8 @@ func TestCodegenRefusesAnEditedPlan(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	gittest.Write(t, f.Task.Dir, "planning/planning.ai.json", strings.Replace(agenttest.CalcPlan, `"title":`, `"goals":["more"],"title":`, 1))
 	rt := f.ScriptRuntime(agenttest.Entry{Role: "codegen", JSON: `{"status":"completed","files":[],"deletes":[]}`})
-	_, err := Run(context.Background(), rt, f.O, f.ID)
-	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "planning/planning.ai.json changed after the override planning → codegen gate") {
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "planning/planning.ai.json changed after the override planning → codegen gate") {
 		t.Fatalf("got %v, want a refusal naming the edited plan", err)
 	}
 	if f.Exists("code/codegen.json") {

@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/hostile"
 	"github.com/orchdev/orch/internal/patch"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // The shared hostile corpus (internal/hostile) through codegen's model
@@ -37,7 +38,7 @@ func TestHostileCodegenAnswers(t *testing.T) {
 			providers := agenttest.AnswerProviders(t, agent.RoleCodegen, answer)
 			watch := agenttest.WatchOutside(t, f.Root)
 			for via, pc := range providers {
-				_, err := Run(context.Background(), f.Runtime(pc), f.O, f.ID)
+				_, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: f.Runtime(pc)})
 				if err == nil {
 					t.Fatalf("via %s: accepted", via)
 				}
@@ -116,7 +117,7 @@ func TestOddNamesStayInside(t *testing.T) {
 	answer := agenttest.JSONOf(t, map[string]any{"status": "completed", "files": files, "deletes": []string{}})
 	provider := agenttest.AnswerProviders(t, agent.RoleCodegen, answer)["command-text"]
 	watch := agenttest.WatchOutside(t, f.Root)
-	res, err := Run(context.Background(), f.Runtime(provider), f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: f.Runtime(provider)})
 	if err != nil {
 		t.Fatal(err)
 	}

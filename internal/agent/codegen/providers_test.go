@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // toolLog records the tool calls a runtime's loop ran.
@@ -52,7 +53,7 @@ func TestScriptReplaysToolCalls(t *testing.T) {
 	rt := f.Runtime(config.Provider{Type: "script", Script: path})
 	var log toolLog
 	rt.OnTool = log.hear
-	res, err := Run(context.Background(), rt, f.O, f.ID)
+	res, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestCommandProtocolV2Loop(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := f.Runtime(config.Provider{Type: "command", Command: config.Command{"/bin/sh", script, dir}, Protocol: 2})
-	if _, err := Run(context.Background(), rt, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, Worker{RT: rt}); err != nil {
 		t.Fatal(err)
 	}
 	if f.Read("code/files/calc.go") != agenttest.CalcFixed {

@@ -13,9 +13,9 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // MaxAnswerBytes bounds one answer.
@@ -36,53 +36,47 @@ type AnswerResult struct {
 // planning/meeting.jsonl. It holds the task's lock and replaces each file
 // atomically. The task must be in planning with no planning round
 // running.
-func Answer(ctx context.Context, o *orchestrator.Orchestrator, id, questionID, text string) error {
-	_, err := AnswerQuestion(ctx, o, id, questionID, text)
+func Answer(ctx context.Context, tasks work.Tasks, id, questionID, text string) error {
+	_, err := AnswerQuestion(ctx, tasks, id, questionID, text)
 	return err
 }
 
 // AnswerQuestion is Answer returning what was recorded.
-func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, questionID, text string) (AnswerResult, error) {
+func AnswerQuestion(ctx context.Context, tasks work.Tasks, id, questionID, text string) (AnswerResult, error) {
 	var res AnswerResult
 	if strings.TrimSpace(text) == "" {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrUsage, Msg: fmt.Sprintf("orch: the answer to %s is blank: give the answer as text, or - to read it from stdin", questionID)}
+		return res, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: the answer to %s is blank: give the answer as text, or - to read it from stdin", questionID)}
 	}
 	if len(text) > MaxAnswerBytes {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrUsage, Msg: fmt.Sprintf("orch: the answer is %d bytes; at most %d are accepted", len(text), MaxAnswerBytes)}
+		return res, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: the answer is %d bytes; at most %d are accepted", len(text), MaxAnswerBytes)}
 	}
-	t, err := o.Project.Open(id)
-	if err != nil {
-		return res, err
+	err := tasks.Edit(ctx, id, func(t work.Locked) error {
+		var err error
+		res, err = answerLocked(t, questionID, text)
+		return err
+	})
+	return res, err
+}
+
+// answerLocked records the answer in t, held under its lock.
+func answerLocked(t work.Locked, questionID, text string) (AnswerResult, error) {
+	var res AnswerResult
+	id, now := t.ID(), t.Now()
+	if t.Phase() != lifecycle.Planning {
+		return res, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, t.Phase())}
 	}
-	t.Hooks = o.Hooks
-	lock, err := t.Lock(ctx, o.Wait)
-	if err != nil {
-		return res, err
+	if pid, ok := t.Running(lifecycle.Planning); ok {
+		return res, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)}
 	}
-	defer lock.Unlock()
-	now := o.Now().UTC()
-	if _, err := t.Recover(now); err != nil {
-		return res, err
-	}
-	st, err := t.ReadState()
-	if err != nil {
-		return res, err
-	}
-	if st.Phase != lifecycle.Planning {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, st.Phase)}
-	}
-	if pid, ok := st.Actor(lifecycle.Planning).LivePID(); ok {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)}
-	}
-	planningDir := filepath.Join(t.Dir, "planning")
+	planningDir := filepath.Join(t.Dir(), "planning")
 	durable.RemoveTemps(planningDir, "")
 
-	plan := artifact.LoadPlan(t.Dir)
+	plan := artifact.LoadPlan(t.Dir())
 	switch {
 	case !plan.Present:
-		return res, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: task %s has no plan yet, so no question to answer: run `orch plan` first", id)}
+		return res, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s has no plan yet, so no question to answer: run `orch plan` first", id)}
 	case plan.Err != nil:
-		return res, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: fmt.Sprintf("orch: cannot record the answer: %v", plan.Err), Err: plan.Err}
+		return res, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: cannot record the answer: %v", plan.Err), Err: plan.Err}
 	}
 	idx := -1
 	known := make([]string, 0, len(plan.Value.Questions))
@@ -97,17 +91,17 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 		if len(known) > 0 {
 			list = "known ids: " + strings.Join(known, ", ")
 		}
-		return res, &orchestrator.Error{Kind: orchestrator.ErrUsage, Msg: fmt.Sprintf("orch: task %s: no question %q in %s (%s)", id, questionID, artifact.PlanFile, list)}
+		return res, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: task %s: no question %q in %s (%s)", id, questionID, artifact.PlanFile, list)}
 	}
 
-	planPath := filepath.Join(t.Dir, filepath.FromSlash(artifact.PlanFile))
+	planPath := filepath.Join(t.Dir(), filepath.FromSlash(artifact.PlanFile))
 	data, err := os.ReadFile(planPath)
 	if err != nil {
 		return res, fmt.Errorf("read %s: %w", artifact.PlanFile, err)
 	}
 	updated, err := setAnswer(data, idx, text)
 	if err != nil {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: fmt.Sprintf("orch: cannot record the answer in %s: %v", artifact.PlanFile, err), Err: err}
+		return res, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: cannot record the answer in %s: %v", artifact.PlanFile, err), Err: err}
 	}
 	after, err := artifact.DecodePlan(artifact.PlanFile, updated)
 	if err != nil {
@@ -120,10 +114,10 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 
 	// The event first (the transcript is the write-ahead log), then the
 	// files, each replaced atomically.
-	ev := task.Event{TS: now, Payload: event.UserInput{
+	ev := event.UserInput{
 		Phase: lifecycle.Planning, Input: "answer", Question: questionID,
 		Answer: text, File: artifact.PlanFile, Previous: q.Answer,
-	}}
+	}
 	if err := t.Append(ev); err != nil {
 		return res, err
 	}
@@ -131,7 +125,7 @@ func AnswerQuestion(ctx context.Context, o *orchestrator.Orchestrator, id, quest
 		return res, err
 	}
 	line := meetingLine{Kind: meetingAnswer, TS: now, Question: questionID, Text: q.Text, Answer: text, Previous: q.Answer}
-	if err := appendMeeting(filepath.Join(t.Dir, filepath.FromSlash(artifact.MeetingFile)), line); err != nil {
+	if err := appendMeeting(filepath.Join(t.Dir(), filepath.FromSlash(artifact.MeetingFile)), line); err != nil {
 		return res, err
 	}
 	return res, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -115,24 +116,24 @@ func TestAnswerRefusals(t *testing.T) {
 		contains string
 	}{
 		{name: "unknown id", setup: func(e *agenttest.PlanEnv) { e.WriteTaskFile(artifact.PlanFile, plHandPlan) },
-			qid: "q9", text: "x", kind: orchestrator.ErrUsage, contains: "known ids: q1, q2"},
+			qid: "q9", text: "x", kind: exit.ErrUsage, contains: "known ids: q1, q2"},
 		{name: "blank text", setup: func(e *agenttest.PlanEnv) { e.WriteTaskFile(artifact.PlanFile, plHandPlan) },
-			qid: "q1", text: " \n\t", kind: orchestrator.ErrUsage, contains: "blank"},
+			qid: "q1", text: " \n\t", kind: exit.ErrUsage, contains: "blank"},
 		{name: "no plan", setup: func(*agenttest.PlanEnv) {},
-			qid: "q1", text: "x", kind: orchestrator.ErrRefused, contains: "orch plan"},
+			qid: "q1", text: "x", kind: exit.ErrRefused, contains: "orch plan"},
 		{name: "invalid plan", setup: func(e *agenttest.PlanEnv) { e.WriteTaskFile(artifact.PlanFile, `{"id":"t1","title":"x"}`) },
-			qid: "q1", text: "x", kind: orchestrator.ErrInvalid, contains: "$.brief"},
+			qid: "q1", text: "x", kind: exit.ErrInvalid, contains: "$.brief"},
 		{name: "not in planning", setup: func(e *agenttest.PlanEnv) {
 			e.WriteTaskFile(artifact.PlanFile, plHandPlan)
 			reason := "test"
 			if _, err := e.O.Next(agenttest.Ctx, e.ID, orchestrator.NextRequest{Override: &reason}); err != nil {
 				e.T.Fatal(err)
 			}
-		}, qid: "q1", text: "x", kind: orchestrator.ErrRefused, contains: "is in plan_review, not planning"},
+		}, qid: "q1", text: "x", kind: exit.ErrRefused, contains: "is in plan_review, not planning"},
 		{name: "round running", setup: func(e *agenttest.PlanEnv) {
 			e.WriteTaskFile(artifact.PlanFile, plHandPlan)
 			markPlanningRunning(e)
-		}, qid: "q1", text: "x", kind: orchestrator.ErrRefused, contains: "planning round is running"},
+		}, qid: "q1", text: "x", kind: exit.ErrRefused, contains: "planning round is running"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/hostile"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // TestHostilePlannerAnswers runs planner.Plan on every "answer-plan"
@@ -34,7 +35,7 @@ func TestHostilePlannerAnswers(t *testing.T) {
 				cfg.Providers = map[string]config.Provider{"default": pc}
 				rt := agent.NewRuntime(e.P, cfg, func(string) string { return "" })
 				rt.Now = e.Clock.Now
-				_, err := Plan(agenttest.Ctx, rt, e.O, e.ID)
+				_, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: rt})
 				if err == nil {
 					t.Fatalf("via %s: accepted", via)
 				}
@@ -102,7 +103,7 @@ func TestOddNamesPlanned(t *testing.T) {
 	}
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, agenttest.ScriptConfig(t, agenttest.ScriptEntry("planner", agenttest.PlannerAnswer("Odd names", files))))
 	watch := agenttest.WatchOutside(t, e.Root)
-	if _, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
 	fp := artifact.LoadFilePlan(e.TaskDir(), artifact.LoadPlan(e.TaskDir()))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
-	"github.com/orchdev/orch/internal/orchestrator"
 )
 
 // planReviewFeedback renders the latest plan review when it reviewed the
@@ -23,7 +22,7 @@ func planReviewFeedback(taskDir string, plan artifact.Loaded[artifact.Plan]) str
 	}
 	candidates := []string{taskDir}
 	for _, h := range planHistoryDirs(taskDir) {
-		candidates = append(candidates, filepath.Join(taskDir, orchestrator.HistoryDir, h))
+		candidates = append(candidates, filepath.Join(taskDir, artifact.HistoryDir, h))
 	}
 	for _, dir := range candidates {
 		r := artifact.LoadPlanReview(dir)
@@ -43,7 +42,7 @@ func planReviewFeedback(taskDir string, plan artifact.Loaded[artifact.Plan]) str
 
 // planHistoryDirs lists history/<n>-… folders, newest (highest n) first.
 func planHistoryDirs(taskDir string) []string {
-	entries, err := os.ReadDir(filepath.Join(taskDir, orchestrator.HistoryDir))
+	entries, err := os.ReadDir(filepath.Join(taskDir, artifact.HistoryDir))
 	if err != nil {
 		return nil
 	}

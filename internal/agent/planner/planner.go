@@ -11,15 +11,15 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/repomap"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Result reports one planning round.
 type Result struct {
-	Phase orchestrator.PhaseResult
 	// Round is actors.planning.round after the round.
 	Round int
 	// Status is the planning sub-state orch decided (see lifecycle.PlanningStatus).
@@ -35,76 +35,87 @@ type Result struct {
 	Provider, Model string
 }
 
-// Plan runs one planning round for task id: the model is given the brief,
-// the repository context, the current plan with the person's answers,
-// reviewers' feedback on it and the minutes so far, and returns the whole
-// plan; orch validates it (re-prompting on errors), forces id and brief,
-// keeps every answer a person gave, and stages planning.ai.json, plan.md,
-// plan.files.json and meeting.jsonl. The sub-state is decided in code.
-func Plan(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (Result, error) {
-	var res Result
-	// A provider that cannot be built (no key, bad configuration) is
-	// reported before the phase is marked running.
-	p, cfg, model, err := rt.Provider(agent.RolePlanner)
+// Worker is the planning phase's worker: one planning round. The model
+// is given the brief, the repository context, the current plan with the
+// person's answers, reviewers' feedback on it and the minutes so far, and
+// returns the whole plan; orch validates it (re-prompting on errors),
+// forces id and brief, keeps every answer a person gave, and stages
+// planning.ai.json, plan.md, plan.files.json and meeting.jsonl. The
+// sub-state is decided in code.
+type Worker struct {
+	RT *agent.Runtime
+}
+
+// Phase returns lifecycle.Planning.
+func (Worker) Phase() lifecycle.Phase { return lifecycle.Planning }
+
+// Check reports a provider that cannot be built (no key, bad
+// configuration) before the phase is marked running.
+func (w Worker) Check(ctx context.Context, in work.Input) error {
+	_, _, _, err := w.RT.Provider(agent.RolePlanner)
+	return err
+}
+
+// Work runs one planning round.
+func (w Worker) Work(ctx context.Context, in work.Input) (work.Result[Result], error) {
+	var res work.Result[Result]
+	p, cfg, model, err := w.RT.Provider(agent.RolePlanner)
 	if err != nil {
 		return res, err
 	}
-	res.Provider = p.Name()
-	res.Model = planFirstSet(model, cfg.Model)
-	pr, err := o.RunPhase(ctx, id, lifecycle.Planning, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		return planRound(ctx, rt, o, run, &res)
-	})
-	res.Phase = pr
+	res.Value.Provider = p.Name()
+	res.Value.Model = planFirstSet(model, cfg.Model)
+	res.Output, err = planRound(ctx, w.RT, in, &res.Value)
 	return res, err
 }
 
 // planRound is the work of one round, run without the task's lock.
-func planRound(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, run *orchestrator.Run, res *Result) (orchestrator.Outcome, error) {
-	in, err := readPlanningInputs(run.Task.Dir)
+func planRound(ctx context.Context, rt *agent.Runtime, run work.Input, res *Result) (work.Output, error) {
+	in, err := readPlanningInputs(run.Dir)
 	if err != nil {
-		return orchestrator.Outcome{}, err
+		return work.Output{}, err
 	}
-	round := run.State.Actor(lifecycle.Planning).Round + 1
-	ws, err := agent.ReadOnlyWorkspace(ctx, rt, o.Project.Root, agent.RolePlanner)
+	round := run.Round(lifecycle.Planning) + 1
+	ws, err := agent.ReadOnlyWorkspace(ctx, rt, run.Root, agent.RolePlanner)
 	if err != nil {
-		return orchestrator.Outcome{}, err
+		return work.Output{}, err
 	}
-	req, err := plannerRequest(ctx, rt, o.Project.Root, run.Task.ID, round, in, ws == nil)
+	req, err := plannerRequest(ctx, rt, run.Root, run.Task, round, in, ws == nil)
 	if err != nil {
-		return orchestrator.Outcome{}, err
+		return work.Output{}, err
 	}
 	built, err := agent.Ask(ctx, rt.For(run), req, ws, "Give the complete plan.", func(raw []byte) (builtPlan, error) {
-		return buildPlan(raw, run.Task.ID, in.Brief, in.Known, o.Project.Root)
+		return buildPlan(raw, run.Task, in.Brief, in.Known, run.Root)
 	})
 	if err != nil {
-		return orchestrator.Outcome{}, agent.Wrap(fmt.Sprintf("planning round %d", round), err)
+		return work.Output{}, agent.Wrap(fmt.Sprintf("planning round %d", round), err)
 	}
-	if err := stagePlan(run, built); err != nil {
-		return orchestrator.Outcome{}, err
+	if err := stagePlan(run.Out, built); err != nil {
+		return work.Output{}, err
 	}
 
 	// Decide the sub-state from the staged files exactly as `orch next`
 	// will read them once they are in place.
-	plan := artifact.LoadPlan(run.Staging)
-	fp := artifact.LoadFilePlan(run.Staging, plan)
+	plan := artifact.LoadPlan(run.Out.Dir)
+	fp := artifact.LoadFilePlan(run.Out.Dir, plan)
 	if !plan.OK() {
-		return orchestrator.Outcome{}, fmt.Errorf("planning round %d: the staged plan does not read back: %v", round, plan.Err)
+		return work.Output{}, fmt.Errorf("planning round %d: the staged plan does not read back: %v", round, plan.Err)
 	}
-	status := string(lifecycle.PlanningStatus(lifecycle.Snapshot{Plan: plan, FilePlan: fp}))
+	status := lifecycle.PlanningStatus(lifecycle.Snapshot{Plan: plan, FilePlan: fp})
 	open := plan.Value.OpenQuestions()
 
-	line := roundLine(round, status, rt.Now(), res.Provider, res.Model, built)
-	if err := stageMeeting(run, in.Meeting, line); err != nil {
-		return orchestrator.Outcome{}, err
+	line := roundLine(round, string(status), rt.Now(), res.Provider, res.Model, built)
+	if err := stageMeeting(run.Out, in.Meeting, line); err != nil {
+		return work.Output{}, err
 	}
 
-	res.Round, res.Status, res.Plan, res.Open = round, status, plan.Value, open
+	res.Round, res.Status, res.Plan, res.Open = round, string(status), plan.Value, open
 	res.Restored, res.Dropped = built.Restored, built.Dropped
-	return orchestrator.Outcome{
+	return work.Output{
 		Status: status,
 		Round:  round,
 		Summary: map[string]any{
-			"round": round, "status": status, "open_questions": QuestionIDs(open),
+			"round": round, "status": string(status), "open_questions": QuestionIDs(open),
 			"files": len(plan.Value.FilePlan), "restored_answers": planNonNil(built.Restored),
 		},
 	}, nil
@@ -131,11 +142,11 @@ func readPlanningInputs(taskDir string) (planningInputs, error) {
 	var in planningInputs
 	brief, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.BriefFile)))
 	if err != nil {
-		return in, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: fmt.Sprintf("orch: cannot read the brief %s: %v", artifact.BriefFile, err), Err: err}
+		return in, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: cannot read the brief %s: %v", artifact.BriefFile, err), Err: err}
 	}
 	in.Brief = strings.TrimSpace(string(brief))
 	if in.Brief == "" {
-		return in, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: fmt.Sprintf("orch: the brief %s is empty: write what the change should do", artifact.BriefFile)}
+		return in, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: the brief %s is empty: write what the change should do", artifact.BriefFile)}
 	}
 	in.Plan = artifact.LoadPlan(taskDir)
 	if in.Plan.Present {
@@ -301,7 +312,7 @@ func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, rou
 
 // stagePlan writes planning.ai.json, plan.md and plan.files.json into the
 // run's staging folder.
-func stagePlan(run *orchestrator.Run, built builtPlan) error {
+func stagePlan(run work.Stage, built builtPlan) error {
 	if err := run.Write(artifact.PlanFile, built.Data); err != nil {
 		return err
 	}
@@ -316,7 +327,7 @@ func stagePlan(run *orchestrator.Run, built builtPlan) error {
 }
 
 // stageMeeting stages the minutes: the lines so far and this round's.
-func stageMeeting(run *orchestrator.Run, prev []byte, line meetingLine) error {
+func stageMeeting(run work.Stage, prev []byte, line meetingLine) error {
 	data, err := line.encode()
 	if err != nil {
 		return err

@@ -12,8 +12,10 @@ import (
 
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // TestPlanClarifyAnswerReady walks the planning loop with the script
@@ -30,7 +32,7 @@ func TestPlanClarifyAnswerReady(t *testing.T) {
 		agenttest.ScriptEntry("planner", round2),
 	))
 
-	res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	res, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestPlanClarifyAnswerReady(t *testing.T) {
 	}
 
 	_, err = e.O.Next(agenttest.Ctx, e.ID, orchestrator.NextRequest{})
-	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "q1") {
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "q1") {
 		t.Fatalf("next with an open question: %v (want refused naming q1)", err)
 	}
 
@@ -66,7 +68,7 @@ func TestPlanClarifyAnswerReady(t *testing.T) {
 		t.Fatalf("answer not recorded: %v", a)
 	}
 
-	res, err = Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	res, err = phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +128,14 @@ func TestPlanClarifyAnswerReady(t *testing.T) {
 // TestPlanFormalizing: no question and no file plan is formalizing.
 func TestPlanFormalizing(t *testing.T) {
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, agenttest.ScriptConfig(t, agenttest.ScriptEntry("planner", agenttest.PlannerAnswer("Retry", nil))))
-	res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	res, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Status != PlanFormalizing {
 		t.Fatalf("status %q, want formalizing", res.Status)
 	}
-	if _, err := e.O.Next(agenttest.Ctx, e.ID, orchestrator.NextRequest{}); !errors.Is(err, orchestrator.ErrRefused) {
+	if _, err := e.O.Next(agenttest.Ctx, e.ID, orchestrator.NextRequest{}); !errors.Is(err, exit.ErrRefused) {
 		t.Fatalf("next with an empty file plan: %v", err)
 	}
 }
@@ -150,7 +152,7 @@ func TestPlanInvalidOutputFails(t *testing.T) {
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, agenttest.ScriptConfig(t,
 		agenttest.ScriptEntry("planner", traversal), agenttest.ScriptEntry("planner", wrongType), agenttest.ScriptEntry("planner", noTitle)))
 
-	_, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	_, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()})
 	if err == nil {
 		t.Fatal("invalid answers were accepted")
 	}
@@ -185,7 +187,7 @@ func TestPlanRepromptFeedback(t *testing.T) {
 	})
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
 	e.Env["OPENAI_API_KEY"] = "sk-test-reprompt"
-	res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	res, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +232,7 @@ func TestPlanPromptInjection(t *testing.T) {
 	e.Env["OPENAI_API_KEY"] = "sk-test-injection"
 	before := plTreeDigest(t, e.Root)
 
-	if _, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
 	p := e.Plan()
@@ -306,7 +308,7 @@ func plTreeDigest(t *testing.T, root string) string {
 func TestPlanNoProviderLeavesStateAlone(t *testing.T) {
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, "[providers.default]\ntype = \"openai\"\napi_key_env = \"ORCH_TEST_MISSING_KEY\"\n")
 	before := e.State().Revision
-	if _, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err == nil || !strings.Contains(err.Error(), "ORCH_TEST_MISSING_KEY") {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, Worker{RT: e.Runtime()}); err == nil || !strings.Contains(err.Error(), "ORCH_TEST_MISSING_KEY") {
 		t.Fatalf("err %v, want the missing key named", err)
 	}
 	if e.State().Revision != before {

@@ -11,10 +11,11 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/repomap"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // CodeAnswerIssue is one finding of a code reviewer, as the model writes it.
@@ -67,7 +68,6 @@ type CodeRecord struct {
 
 // CodeResult is what ReviewCode reports.
 type CodeResult struct {
-	Phase  orchestrator.PhaseResult
 	Review CodeRecord
 }
 
@@ -160,7 +160,7 @@ func codePersonas(rt *agent.Runtime) ([]string, error) {
 	}
 	for _, p := range ps {
 		if !personaPattern.MatchString(p) {
-			return nil, &config.Error{File: filepath.Join(rt.Project.Dir, config.FileName), Key: "review.code_personas",
+			return nil, &config.Error{File: filepath.Join(rt.Project.OrchDir(), config.FileName), Key: "review.code_personas",
 				Msg: fmt.Sprintf("persona %q: expected letters, digits, '-' or '_' (at most 64)", p)}
 		}
 	}
@@ -177,43 +177,54 @@ type codeReviewInput struct {
 	Diff     string
 }
 
-// Code runs the review phase of task id: every persona of
+// CodeWorker is the review phase's worker: every persona of
 // [review] code_personas reviews the diff and the plan concurrently; the
 // verdicts are aggregated in code into review/code-review.json and .md.
-func Code(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (CodeResult, error) {
-	var res CodeResult
-	personas, err := codePersonas(rt)
+type CodeWorker struct {
+	RT *agent.Runtime
+}
+
+// Phase returns lifecycle.Review.
+func (CodeWorker) Phase() lifecycle.Phase { return lifecycle.Review }
+
+// Check refuses unusable personas before the phase is marked running.
+func (w CodeWorker) Check(ctx context.Context, in work.Input) error {
+	_, err := codePersonas(w.RT)
+	return err
+}
+
+// Work reviews the change.
+func (w CodeWorker) Work(ctx context.Context, in work.Input) (work.Result[CodeResult], error) {
+	var res work.Result[CodeResult]
+	personas, err := codePersonas(w.RT)
 	if err != nil {
 		return res, err
 	}
-	pr, err := o.RunPhase(ctx, id, lifecycle.Review, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		rec, err := codeReviewWork(ctx, rt, run, personas)
-		res.Review = rec
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		status := map[bool]string{true: "ok", false: "changes_needed"}[rec.OK]
-		blocking := 0
-		for _, v := range rec.Reviewers {
-			blocking += v.Blocking
-		}
-		return orchestrator.Outcome{Status: status, Summary: map[string]any{
-			"ok": rec.OK, "issues": len(rec.Issues), "blocking": blocking, "reviewers": len(rec.Reviewers),
-		}}, nil
-	})
-	res.Phase = pr
-	return res, err
+	rec, err := codeReviewWork(ctx, w.RT, in, personas)
+	res.Value.Review = rec
+	if err != nil {
+		return res, err
+	}
+	status := lifecycle.Status(map[bool]string{true: "ok", false: "changes_needed"}[rec.OK])
+	blocking := 0
+	for _, v := range rec.Reviewers {
+		blocking += v.Blocking
+	}
+	res.Output = work.Output{Status: status, Summary: map[string]any{
+		"ok": rec.OK, "issues": len(rec.Issues), "blocking": blocking, "reviewers": len(rec.Reviewers),
+	}}
+	return res, nil
 }
 
 // codeReviewWork asks every persona, aggregates and stages the review.
-func codeReviewWork(ctx context.Context, rt *agent.Runtime, run *orchestrator.Run, personas []string) (CodeRecord, error) {
-	dir := run.Task.Dir
+func codeReviewWork(ctx context.Context, rt *agent.Runtime, run work.Input, personas []string) (CodeRecord, error) {
+	dir := run.Dir
 	d := artifact.LoadDiff(dir)
 	switch {
 	case !d.Present:
-		return CodeRecord{}, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: nothing to review: %s is missing (run `orch codegen`)", artifact.DiffFile)}
+		return CodeRecord{}, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: nothing to review: %s is missing (run `orch codegen`)", artifact.DiffFile)}
 	case d.Err != nil:
-		return CodeRecord{}, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: cannot review: " + d.Err.Error(), Err: d.Err}
+		return CodeRecord{}, &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: cannot review: " + d.Err.Error(), Err: d.Err}
 	}
 	paths := map[string]bool{}
 	var list []string
@@ -241,14 +252,14 @@ func codeReviewWork(ctx context.Context, rt *agent.Runtime, run *orchestrator.Ru
 	if cg := artifact.LoadCodegen(dir); cg.OK() {
 		base = cg.Value.Base
 	}
-	if m, err := rt.RepoMap(ctx, rt.Project.Root, base, repomap.Seeds{Plan: in.Plan, Paths: list}); err == nil {
+	if m, err := rt.RepoMap(ctx, rt.Project.RootDir(), base, repomap.Seeds{Plan: in.Plan, Paths: list}); err == nil {
 		in.Map = m
 	}
 	shared, err := rt.Prompt("code_review", in)
 	if err != nil {
 		return CodeRecord{}, err
 	}
-	ws, err := changeWorkspace(ctx, rt, run.Task.Dir, agent.RoleCodeReviewer+":"+personas[0])
+	ws, err := changeWorkspace(ctx, rt, run.Dir, agent.RoleCodeReviewer+":"+personas[0])
 	if err != nil {
 		return CodeRecord{}, err
 	}
@@ -258,7 +269,7 @@ func codeReviewWork(ctx context.Context, rt *agent.Runtime, run *orchestrator.Ru
 	}
 	panel := reviewPanel[CodePersonaAnswer]{
 		Role: agent.RoleCodeReviewer, Shared: shared, Schema: schema, SchemaName: "code_review",
-		Workspace: ws, Finish: "Give your verdict on the change.", TaskID: run.Task.ID,
+		Workspace: ws, Finish: "Give your verdict on the change.", TaskID: run.Task,
 		Prompt: "code_reviewer",
 		Focus: func(persona string) string {
 			if focus := codePersonaFocus[persona]; focus != "" {
@@ -280,7 +291,7 @@ func codeReviewWork(ctx context.Context, rt *agent.Runtime, run *orchestrator.Ru
 	if cg := artifact.LoadCodegen(dir); cg.OK() {
 		rec.Base = cg.Value.Base
 	}
-	return rec, stageCodeReview(run, rec)
+	return rec, stageCodeReview(run.Out, rec)
 }
 
 // codegenNotes returns the notes and unplanned paths codegen recorded.
@@ -304,7 +315,7 @@ func codegenNotes(taskDir string) string {
 }
 
 // stageCodeReview writes review/code-review.json and .md.
-func stageCodeReview(run *orchestrator.Run, rec CodeRecord) error {
+func stageCodeReview(run work.Stage, rec CodeRecord) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", artifact.CodeReviewFile, err)

@@ -15,6 +15,8 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 func TestAggregateCodeReview(t *testing.T) {
@@ -128,7 +130,7 @@ func FuzzCheckCodeReviewerAnswer(f *testing.F) {
 // their verdicts are aggregated into review/code-review.json and .md.
 func TestReviewCodeConcurrentPersonas(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
-	if _, err := codegen.Run(context.Background(), f.ScriptRuntime(agenttest.CodegenEntry), f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: f.ScriptRuntime(agenttest.CodegenEntry)}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -167,12 +169,12 @@ func TestReviewCodeConcurrentPersonas(t *testing.T) {
 	})
 	rt := api.Runtime(f)
 	rt.Config.Review.Calls = config.ReviewCallsPerPersona
-	res, err := Code(context.Background(), rt, f.O, f.ID)
+	pr, out, err := orchestrator.Run(context.Background(), f.O, f.ID, CodeWorker{RT: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Phase.Entered == nil || res.Phase.Entered.To != lifecycle.Review {
-		t.Errorf("review did not enter from codegen: %+v", res.Phase.Entered)
+	if pr.Entered == nil || pr.Entered.To != lifecycle.Review {
+		t.Errorf("review did not enter from codegen: %+v", pr.Entered)
 	}
 	reqs := api.Requests()
 	if len(reqs) != 4 {
@@ -184,7 +186,7 @@ func TestReviewCodeConcurrentPersonas(t *testing.T) {
 			t.Errorf("review prompt lacks %q", want)
 		}
 	}
-	rec := res.Review
+	rec := out.Value.Review
 	if rec.OK || len(rec.Issues) != 1 || rec.Issues[0].Reviewer != "security" || len(rec.Reviewers) != 4 {
 		t.Errorf("review %+v", rec)
 	}
@@ -233,13 +235,13 @@ func TestReviewCodeRoutes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := agenttest.NewCodeEnv(t, nil)
 			rt := f.ScriptRuntime(append([]agenttest.Entry{agenttest.CodegenEntry}, tc.entries...)...)
-			if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+			if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 				t.Fatal(err)
 			}
 			if to := f.Next(); to != lifecycle.Review {
 				t.Fatalf("next → %s", to)
 			}
-			res, err := Code(context.Background(), rt, f.O, f.ID)
+			res, err := phasetest.Run(context.Background(), f.O, f.ID, CodeWorker{RT: rt})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,10 +261,10 @@ func TestReviewCodeInvalidAnswerFailsThePhase(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	bad := agenttest.Entry{Role: "code_reviewer:security", JSON: `{"ok":true,"issues":[{"severity":"minor","kind":"security","file":"/etc/passwd","message":"m"}]}`}
 	rt := f.ScriptRuntime(agenttest.CodegenEntry, bad, bad, bad, agenttest.Entry{Role: "code_reviewer", JSON: `{"ok":true,"issues":[]}`})
-	if _, err := codegen.Run(context.Background(), rt, f.O, f.ID); err != nil {
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Code(context.Background(), rt, f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, CodeWorker{RT: rt})
 	if err == nil || !strings.Contains(err.Error(), "reviewer security") || !strings.Contains(err.Error(), "is not a path of the diff") {
 		t.Fatalf("error %v", err)
 	}
@@ -278,7 +280,7 @@ func TestReviewCodeRefusesBadPersona(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	rt := f.ScriptRuntime(agenttest.CodegenEntry)
 	rt.Config.Review.CodePersonas = []string{"correctness", "../../x"}
-	_, err := Code(context.Background(), rt, f.O, f.ID)
+	_, err := phasetest.Run(context.Background(), f.O, f.ID, CodeWorker{RT: rt})
 	if err == nil || !strings.Contains(err.Error(), "review.code_personas") {
 		t.Fatalf("error %v", err)
 	}

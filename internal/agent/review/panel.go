@@ -274,7 +274,7 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, taskDir, role strin
 	if err != nil {
 		return nil, err
 	}
-	repo, err := gitx.Open(ctx, rt.Project.Root)
+	repo, err := gitx.Open(ctx, rt.Project.RootDir())
 	if err != nil {
 		return nil, err
 	}

@@ -16,10 +16,11 @@ import (
 	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
-	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/repomap"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Plan reviewer decisions.
@@ -65,7 +66,6 @@ type PlanFile struct {
 
 // PlanResult reports a plan review.
 type PlanResult struct {
-	Phase  orchestrator.PhaseResult
 	Review PlanFile
 }
 
@@ -88,66 +88,87 @@ var personaFocus = map[string]string{
 	"risk":           "what can go wrong: security, data loss, compatibility, migrations, performance, rollback; are the risks named and handled?",
 }
 
-// Plan runs the plan reviewers of [review] plan_personas for task id,
-// concurrently, each as role plan_reviewer:<persona>. Every verdict is
-// kept; the aggregate is computed in code (AggregatePlan) and
-// review/plan-review.json (with plan_sha256, the sha256 of planning.ai.json
-// as reviewed) and review/plan-review.md are staged. One failed reviewer
-// fails the phase: no partial verdict is written.
-func Plan(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, id string) (PlanResult, error) {
-	var res PlanResult
+// PlanWorker is the plan_review phase's worker: it runs the plan
+// reviewers of [review] plan_personas, concurrently, each as role
+// plan_reviewer:<persona>. Every verdict is kept; the aggregate is computed
+// in code (AggregatePlan) and review/plan-review.json (with plan_sha256,
+// the sha256 of planning.ai.json as reviewed) and review/plan-review.md
+// are staged. One failed reviewer fails the phase: no partial verdict is
+// written.
+type PlanWorker struct {
+	RT *agent.Runtime
+}
+
+// Phase returns lifecycle.PlanReview.
+func (PlanWorker) Phase() lifecycle.Phase { return lifecycle.PlanReview }
+
+// Check refuses an empty or unusable persona list and a provider that
+// cannot be built, before the phase is marked running.
+func (w PlanWorker) Check(ctx context.Context, in work.Input) error {
+	_, err := planPersonas(w.RT)
+	return err
+}
+
+func planPersonas(rt *agent.Runtime) ([]string, error) {
 	personas := rt.Config.Review.PlanPersonas
 	if len(personas) == 0 {
-		return res, &orchestrator.Error{Kind: orchestrator.ErrUsage, Msg: "orch: [review] plan_personas is empty: name at least one plan reviewer"}
+		return nil, &exit.Error{Kind: exit.ErrUsage, Msg: "orch: [review] plan_personas is empty: name at least one plan reviewer"}
 	}
 	for _, p := range personas {
 		if !personaPattern.MatchString(p) {
-			return res, &orchestrator.Error{Kind: orchestrator.ErrUsage, Msg: fmt.Sprintf("orch: [review] plan_personas: %q is not a usable name (letters, digits, '_' or '-')", p)}
+			return nil, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: [review] plan_personas: %q is not a usable name (letters, digits, '_' or '-')", p)}
 		}
 		if _, _, _, err := rt.Provider(reviewerRole(p)); err != nil {
-			return res, err
+			return nil, err
 		}
 	}
-	pr, err := o.RunPhase(ctx, id, lifecycle.PlanReview, func(ctx context.Context, run *orchestrator.Run) (orchestrator.Outcome, error) {
-		review, err := reviewPlanWork(ctx, rt, o, run, personas)
-		if err != nil {
-			return orchestrator.Outcome{}, err
-		}
-		res.Review = review
-		status := "approved"
-		switch {
-		case review.Blocked:
-			status = "blocked"
-		case !review.OK:
-			status = "changes_requested"
-		}
-		return orchestrator.Outcome{Status: status, Summary: map[string]any{
-			"ok": review.OK, "blocked": review.Blocked, "plan_sha256": review.PlanSHA256, "reviewers": len(review.Reviewers),
-		}}, nil
-	})
-	res.Phase = pr
-	return res, err
+	return personas, nil
+}
+
+// Work reviews the plan.
+func (w PlanWorker) Work(ctx context.Context, in work.Input) (work.Result[PlanResult], error) {
+	var res work.Result[PlanResult]
+	personas, err := planPersonas(w.RT)
+	if err != nil {
+		return res, err
+	}
+	review, err := reviewPlanWork(ctx, w.RT, in, personas)
+	if err != nil {
+		return res, err
+	}
+	res.Value.Review = review
+	status := lifecycle.Status("approved")
+	switch {
+	case review.Blocked:
+		status = "blocked"
+	case !review.OK:
+		status = "changes_requested"
+	}
+	res.Output = work.Output{Status: status, Summary: map[string]any{
+		"ok": review.OK, "blocked": review.Blocked, "plan_sha256": review.PlanSHA256, "reviewers": len(review.Reviewers),
+	}}
+	return res, nil
 }
 
 func reviewerRole(persona string) string { return agent.RolePlanReviewer + ":" + persona }
 
 // reviewPlanWork reads the plan, asks every persona concurrently and
 // stages the aggregated review.
-func reviewPlanWork(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orchestrator, run *orchestrator.Run, personas []string) (PlanFile, error) {
+func reviewPlanWork(ctx context.Context, rt *agent.Runtime, run work.Input, personas []string) (PlanFile, error) {
 	var out PlanFile
-	planData, plan, err := readReviewablePlan(run.Task.Dir)
+	planData, plan, err := readReviewablePlan(run.Dir)
 	if err != nil {
 		return out, err
 	}
 	sum := sha256.Sum256(planData)
 	out.PlanSHA256 = hex.EncodeToString(sum[:])
-	out.PlanningRound = run.State.Actor(lifecycle.Planning).Round
+	out.PlanningRound = run.Round(lifecycle.Planning)
 
-	ws, err := agent.ReadOnlyWorkspace(ctx, rt, o.Project.Root, reviewerRole(personas[0]))
+	ws, err := agent.ReadOnlyWorkspace(ctx, rt, run.Root, reviewerRole(personas[0]))
 	if err != nil {
 		return out, err
 	}
-	shared, err := reviewerMessage(ctx, rt, o.Project.Root, run.Task.ID, planData, plan, ws == nil)
+	shared, err := reviewerMessage(ctx, rt, run.Root, run.Task, planData, plan, ws == nil)
 	if err != nil {
 		return out, err
 	}
@@ -157,7 +178,7 @@ func reviewPlanWork(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orch
 	}
 	panel := reviewPanel[PlanVerdict]{
 		Role: agent.RolePlanReviewer, Shared: shared, Schema: schema, SchemaName: "plan_review",
-		Workspace: ws, Finish: "Give your verdict on the plan.", TaskID: run.Task.ID,
+		Workspace: ws, Finish: "Give your verdict on the plan.", TaskID: run.Task,
 		Prompt: "plan_reviewer",
 		Focus: func(persona string) string {
 			if focus, ok := personaFocus[persona]; ok {
@@ -186,10 +207,10 @@ func reviewPlanWork(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orch
 	if _, err := artifact.DecodePlanReview(artifact.PlanReviewFile, data); err != nil {
 		return out, fmt.Errorf("the aggregated plan review is not valid: %w", err)
 	}
-	if err := run.Write(artifact.PlanReviewFile, data); err != nil {
+	if err := run.Out.Write(artifact.PlanReviewFile, data); err != nil {
 		return out, err
 	}
-	return out, run.Write(artifact.PlanReviewMarkdownFile, []byte(PlanMarkdown(run.Task.ID, plan.Title, out)))
+	return out, run.Out.Write(artifact.PlanReviewMarkdownFile, []byte(PlanMarkdown(run.Task, plan.Title, out)))
 }
 
 // readReviewablePlan reads planning.ai.json's bytes and refuses a plan
@@ -197,20 +218,20 @@ func reviewPlanWork(ctx context.Context, rt *agent.Runtime, o *orchestrator.Orch
 func readReviewablePlan(taskDir string) ([]byte, artifact.Plan, error) {
 	data, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.PlanFile)))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, artifact.Plan{}, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: there is no plan to review: %s is missing (run `orch plan`)", artifact.PlanFile)}
+		return nil, artifact.Plan{}, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: there is no plan to review: %s is missing (run `orch plan`)", artifact.PlanFile)}
 	}
 	if err != nil {
 		return nil, artifact.Plan{}, fmt.Errorf("read %s: %w", artifact.PlanFile, err)
 	}
 	if len(data) > artifact.MaxJSONBytes {
-		return nil, artifact.Plan{}, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: fmt.Sprintf("orch: %s is larger than %d bytes", artifact.PlanFile, artifact.MaxJSONBytes)}
+		return nil, artifact.Plan{}, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: %s is larger than %d bytes", artifact.PlanFile, artifact.MaxJSONBytes)}
 	}
 	plan, err := artifact.DecodePlan(artifact.PlanFile, data)
 	if err != nil {
-		return nil, plan, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: the plan cannot be reviewed: " + err.Error(), Err: err}
+		return nil, plan, &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: the plan cannot be reviewed: " + err.Error(), Err: err}
 	}
 	if open := plan.OpenQuestions(); len(open) > 0 {
-		return nil, plan, &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: fmt.Sprintf("orch: the plan has open blocking question(s) %s: answer them (`orch answer ID TEXT`) and run `orch plan` before the review", strings.Join(planner.QuestionIDs(open), ", "))}
+		return nil, plan, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: the plan has open blocking question(s) %s: answer them (`orch answer ID TEXT`) and run `orch plan` before the review", strings.Join(planner.QuestionIDs(open), ", "))}
 	}
 	return data, plan, nil
 }

@@ -19,8 +19,10 @@ import (
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 func TestAggregatePlanReview(t *testing.T) {
@@ -75,12 +77,13 @@ func TestReviewPlanRouting(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, agenttest.ScriptConfig(t, tc.entries...))
 			e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
-			res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+			pr, out, err := orchestrator.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Phase.Entered == nil || res.Phase.Entered.To != lifecycle.PlanReview {
-				t.Errorf("planning → plan_review not taken: %+v", res.Phase.Entered)
+			res := out.Value
+			if pr.Entered == nil || pr.Entered.To != lifecycle.PlanReview {
+				t.Errorf("planning → plan_review not taken: %+v", pr.Entered)
 			}
 			r := res.Review
 			if r.OK != tc.wantOK || r.Blocked != tc.wantBlocked {
@@ -121,7 +124,7 @@ func TestReviewPlanRouting(t *testing.T) {
 func TestReviewPlanStaleAfterEdit(t *testing.T) {
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, agenttest.ScriptConfig(t, agenttest.ScriptEntry("plan_reviewer", agenttest.Verdict(true, "info", "approve"))))
 	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
-	if _, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
 	e.WriteTaskFile(artifact.PlanFile, strings.Replace(agenttest.ReadyPlan, "Retry Fetch", "Retry Fetch twice", 1))
@@ -139,7 +142,7 @@ func TestReviewPlanOneFailureFailsAll(t *testing.T) {
 		agenttest.ScriptEntry("plan_reviewer:architecture", bad), agenttest.ScriptEntry("plan_reviewer:architecture", bad), agenttest.ScriptEntry("plan_reviewer:architecture", bad),
 		agenttest.ScriptEntry("plan_reviewer", agenttest.Verdict(true, "info", "approve"))))
 	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
-	_, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	_, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()})
 	if err == nil || !strings.Contains(err.Error(), "architecture") {
 		t.Fatalf("err %v", err)
 	}
@@ -161,8 +164,8 @@ func TestReviewPlanRefuses(t *testing.T) {
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, agenttest.ScriptConfig(t, agenttest.ScriptEntry("plan_reviewer", agenttest.Verdict(true, "info", "approve"))))
 	// Not ready: the normal transition into plan_review does not hold.
 	e.WriteTaskFile(artifact.PlanFile, `{"id":"t1","title":"x","brief":"b","questions":[{"id":"q1","text":"?","blocking":true}]}`)
-	_, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
-	if !errors.Is(err, orchestrator.ErrRefused) || !strings.Contains(err.Error(), "q1") {
+	_, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()})
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "q1") {
 		t.Fatalf("err %v", err)
 	}
 	if e.State().Phase != "planning" {
@@ -198,7 +201,7 @@ func TestReviewPlanConcurrent(t *testing.T) {
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config()+"\n[review]\ncalls = \"per_persona\"\n")
 	e.Env["OPENAI_API_KEY"] = "sk-test-concurrent"
 	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
-	res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	res, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +239,7 @@ func TestReviewPlanPanel(t *testing.T) {
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
 	e.Env["OPENAI_API_KEY"] = "sk-test-panel"
 	e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
-	res, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	res, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +291,7 @@ func TestReviewPlanPanelDecidesAsPerPersona(t *testing.T) {
 				e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config()+"\n[review]\ncalls = \""+calls+"\"\n")
 				e.Env["OPENAI_API_KEY"] = "sk-test"
 				e.WriteTaskFile(artifact.PlanFile, agenttest.ReadyPlan)
-				if _, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+				if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()}); err != nil {
 					t.Fatal(err)
 				}
 				if n, want := len(api.Received()), map[string]int{"panel": 1, "per_persona": 5}[calls]; n != want {
@@ -428,7 +431,7 @@ func BenchmarkReviewPlanFiveReviewers1sLatency(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		rt := e.Runtime()
 		rt.Fresh = true
-		if _, err := Plan(agenttest.Ctx, rt, e.O, e.ID); err != nil {
+		if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: rt}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/phasetest"
 )
 
 // TestKeysNeverWritten runs planning, an answer and the plan review
@@ -32,16 +33,16 @@ func TestKeysNeverWritten(t *testing.T) {
 	})
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
 	e.Env["OPENAI_API_KEY"] = key
-	if _, err := planner.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, planner.Worker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := planner.Answer(agenttest.Ctx, e.O, e.ID, "q1", "three"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := planner.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, planner.Worker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
 	headers := api.ReceivedHeaders()
@@ -98,10 +99,10 @@ func TestPlanSeesFeedbackAndAnswers(t *testing.T) {
 	})
 	e := agenttest.NewPlanEnv(t, nil, agenttest.Brief, api.Config())
 	e.Env["OPENAI_API_KEY"] = "sk-test-feedback"
-	if _, err := planner.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, planner.Worker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
-	rv, err := Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID)
+	rv, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, PlanWorker{RT: e.Runtime()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestPlanSeesFeedbackAndAnswers(t *testing.T) {
 	if st := e.State(); st.Actors["planning"].Status != lifecycle.PlanWorkshop {
 		t.Errorf("planning status after the return: %v", st.Actors["planning"].Status)
 	}
-	if _, err := planner.Plan(agenttest.Ctx, e.Runtime(), e.O, e.ID); err != nil {
+	if _, err := phasetest.Run(agenttest.Ctx, e.O, e.ID, planner.Worker{RT: e.Runtime()}); err != nil {
 		t.Fatal(err)
 	}
 	if calls != 2 {

@@ -1,0 +1,225 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/agenttest"
+	"github.com/orchdev/orch/internal/agent/codegen"
+	"github.com/orchdev/orch/internal/agent/planner"
+	"github.com/orchdev/orch/internal/agent/review"
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/testphase"
+	"github.com/orchdev/orch/internal/work"
+)
+
+// The phases' workers are pure work: each is run here on an Input built
+// by hand — a task folder and a repository in temporary folders, no orch
+// project (.orch) and no engine anywhere — and its Output, its staged
+// files and its records are checked. Between phases the test does what
+// the engine would: it moves the staged files into the task folder.
+
+// recorder keeps a run's records (work.Recorder).
+type recorder struct {
+	mu      sync.Mutex
+	records []event.Payload
+}
+
+func (r *recorder) Record(p event.Payload) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records = append(r.records, p)
+}
+
+func (r *recorder) modelCalls() []event.ModelCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []event.ModelCall
+	for _, p := range r.records {
+		if c, ok := p.(event.ModelCall); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// project is the agents' runtime's view of a project (agent.Project):
+// here a state folder for its caches, which is not an orch project.
+type project struct{ root, state string }
+
+func (p project) RootDir() string                              { return p.root }
+func (p project) OrchDir() string                              { return p.state }
+func (p project) ModelCalls(string) ([]event.ModelCall, error) { return nil, nil }
+
+// pureEnv is a repository, a task folder and a scripted model.
+type pureEnv struct {
+	t         *testing.T
+	root, dir string
+	base      string
+	rt        *agent.Runtime
+	cfg       config.Config
+}
+
+func newPureEnv(t *testing.T, entries ...any) *pureEnv {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := gittest.Init(t)
+	gittest.WriteFiles(t, root, map[string]string{
+		"calc.go":   agenttest.Calc,
+		"go.mod":    "module example.com/calc\n\ngo 1.22\n",
+		"README.md": "# calc\n\nArithmetic helpers.\n",
+	})
+	base := gittest.CommitAll(t, root, "base")
+	dir := t.TempDir()
+	gittest.Write(t, dir, artifact.BriefFile, "make Add return the sum\n")
+	data, err := json.Marshal(map[string]any{"responses": entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(script, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Providers = map[string]config.Provider{"default": {Type: "script", Script: script}}
+	rt := agent.NewRuntime(project{root: root, state: t.TempDir()}, cfg, func(string) string { return "" })
+	return &pureEnv{t: t, root: root, dir: dir, base: base, rt: rt, cfg: cfg}
+}
+
+// input builds the Input of phase p's run n by hand.
+func (e *pureEnv) input(p lifecycle.Phase, run string, counters map[lifecycle.Phase]work.Counter) (work.Input, *recorder) {
+	rec := &recorder{}
+	return work.Input{
+		Task: "t", Phase: p, Run: run, Revision: 1, Base: e.base, Dir: e.dir, Root: e.root,
+		Current: p, Running: map[lifecycle.Phase]int{}, Counters: counters, Now: time.Now(),
+		Out: work.Stage{Dir: e.t.TempDir()}, Records: rec,
+	}, rec
+}
+
+// commit moves what in staged into the task folder, as the engine does.
+func (e *pureEnv) commit(in work.Input) []string {
+	e.t.Helper()
+	var files []string
+	err := filepath.WalkDir(in.Out.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(in.Out.Dir, p)
+		files = append(files, filepath.ToSlash(rel))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		gittest.Write(e.t, e.dir, filepath.ToSlash(rel), string(data))
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return files
+}
+
+// run runs w on in: Check, then Work.
+func run[R any](t *testing.T, w work.Worker[R], in work.Input) work.Result[R] {
+	t.Helper()
+	if err := w.Check(context.Background(), in); err != nil {
+		t.Fatalf("%s: check: %v", w.Phase(), err)
+	}
+	res, err := w.Work(context.Background(), in)
+	if err != nil {
+		t.Fatalf("%s: %v", w.Phase(), err)
+	}
+	return res
+}
+
+// TestWorkersOnInputsBuiltInMemory runs planning, plan review, codegen,
+// code review and the tests through their workers alone.
+func TestWorkersOnInputsBuiltInMemory(t *testing.T) {
+	e := newPureEnv(t,
+		agenttest.ScriptEntry("planner", agenttest.PlannerAnswer("Make Add add",
+			[]map[string]any{agenttest.FileEntry("calc.go", "update"), agenttest.FileEntry("calc_test.go", "create")})),
+		agenttest.ScriptEntry("plan_reviewer", agenttest.Verdict(true, "minor", "approve")),
+		agenttest.ScriptEntry("codegen", json.RawMessage(agenttest.CodegenEntry.JSON)),
+		agenttest.ScriptEntry("code_reviewer", map[string]any{"ok": true, "summary": "fine", "issues": []any{}}),
+	)
+	counters := map[lifecycle.Phase]work.Counter{}
+	check := func(phase lifecycle.Phase, out work.Output, status lifecycle.Status, rec *recorder, calls int, files []string, want ...string) {
+		t.Helper()
+		if out.Status != status {
+			t.Errorf("%s: status %q, want %q", phase, out.Status, status)
+		}
+		if got := rec.modelCalls(); len(got) != calls {
+			t.Errorf("%s: %d model calls recorded, want %d", phase, len(got), calls)
+		} else {
+			for _, c := range got {
+				if c.Phase != phase {
+					t.Errorf("%s: a model call of phase %s", phase, c.Phase)
+				}
+			}
+		}
+		for _, w := range want {
+			found := false
+			for _, f := range files {
+				found = found || f == w
+			}
+			if !found {
+				t.Errorf("%s: %s not staged (staged %v)", phase, w, files)
+			}
+		}
+	}
+
+	in, rec := e.input(lifecycle.Planning, "r1", counters)
+	plan := run(t, planner.Worker{RT: e.rt}, in)
+	check(lifecycle.Planning, plan.Output, "review_ready", rec, 1, e.commit(in), artifact.PlanFile, artifact.FilePlanFile, artifact.MeetingFile)
+	if plan.Output.Round != 1 || plan.Value.Plan.Title != "Make Add add" || len(plan.Value.Plan.FilePlan) != 2 {
+		t.Errorf("planning: round %d, plan %+v", plan.Output.Round, plan.Value.Plan)
+	}
+	counters[lifecycle.Planning] = work.Counter{Round: plan.Output.Round}
+
+	in, rec = e.input(lifecycle.PlanReview, "r2", counters)
+	pr := run(t, review.PlanWorker{RT: e.rt}, in)
+	check(lifecycle.PlanReview, pr.Output, "approved", rec, len(e.cfg.Review.PlanPersonas), e.commit(in), artifact.PlanReviewFile)
+	if pr.Value.Review.PlanningRound != 1 || !pr.Value.Review.OK {
+		t.Errorf("plan review: %+v", pr.Value.Review)
+	}
+
+	in, rec = e.input(lifecycle.Codegen, "r3", counters)
+	cg := run(t, codegen.Worker{RT: e.rt}, in)
+	check(lifecycle.Codegen, cg.Output, "completed", rec, 1, e.commit(in), artifact.CodegenFile, artifact.DiffFile, artifact.CodeFilesDir+"/calc.go")
+	if cg.Output.Attempt != 1 || cg.Value.Record.Base != e.base {
+		t.Errorf("codegen: attempt %d, base %s (want %s)", cg.Output.Attempt, cg.Value.Record.Base, e.base)
+	}
+
+	in, rec = e.input(lifecycle.Review, "r4", counters)
+	cr := run(t, review.CodeWorker{RT: e.rt}, in)
+	check(lifecycle.Review, cr.Output, "ok", rec, len(config.Default().Review.CodePersonas), e.commit(in), artifact.CodeReviewFile)
+
+	in, rec = e.input(lifecycle.Test, "r5", counters)
+	tr := run(t, testphase.Worker{Config: e.cfg, Options: testphase.Options{Sandbox: "none"}}, in)
+	check(lifecycle.Test, tr.Output, "passed", rec, 0, e.commit(in), artifact.TestReportFile)
+	if tr.Value.Report.Base != e.base || !tr.Value.Report.OverallPass {
+		t.Errorf("test: %+v", tr.Value.Report.TestReport)
+	}
+
+	// No orch project anywhere: nothing the workers could have read.
+	for _, d := range []string{e.root, e.dir} {
+		_ = filepath.WalkDir(d, func(p string, de fs.DirEntry, err error) error {
+			if err == nil && de.IsDir() && strings.HasPrefix(de.Name(), ".orch") {
+				t.Errorf("an orch folder exists: %s", p)
+			}
+			return err
+		})
+	}
+}
