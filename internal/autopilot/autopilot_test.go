@@ -2,6 +2,9 @@ package autopilot
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +27,7 @@ type fake struct {
 	testsPass  func(attempt int) bool
 	codegens   int
 	reviewPlan bool
+	repo       string // the repository the task belongs to
 }
 
 func (f *fake) write(rel, content string) {
@@ -63,9 +67,12 @@ func (f *fake) workers() worker.Set {
 			return nil
 		}),
 		lifecycle.Codegen: fakeWorker(lifecycle.Codegen, func() error {
+			// Each attempt writes another change: after a regression the
+			// same patch would not pass codegen → review again.
 			f.codegens++
-			f.write("code/files/a.go", "package a\n")
-			f.write("code/diff.patch", "--- /dev/null\n+++ b/a.go\n@@ -0,0 +1 @@\n+package a\n")
+			line := fmt.Sprintf("package a // attempt %d", f.codegens)
+			f.write("code/files/a.go", line+"\n")
+			f.write("code/diff.patch", "--- /dev/null\n+++ b/a.go\n@@ -0,0 +1 @@\n+"+line+"\n")
 			return nil
 		}),
 		lifecycle.Review: fakeWorker(lifecycle.Review, func() error {
@@ -79,6 +86,16 @@ func (f *fake) workers() worker.Set {
 		}),
 		lifecycle.Accept: fakeWorker(lifecycle.Accept, func() error {
 			f.write("accept/decision.json", `{"verdict":"accepted","reasons":["autopilot"],"decider":{"kind":"human"}}`)
+			// What orch accept does: commit the change with orch's trailers
+			// (accept → done needs that commit).
+			patch, err := os.ReadFile(filepath.Join(f.dir, "code", "diff.patch"))
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(patch)
+			gittest.Write(f.t, f.repo, "a.go", "package a\n")
+			gittest.Git(f.t, f.repo, "add", "a.go")
+			gittest.Git(f.t, f.repo, "commit", "-q", "-m", "T\n\nOrch-Task: t\nOrch-Plan: p\nOrch-Diff: "+hex.EncodeToString(sum[:]))
 			return nil
 		}),
 	}
@@ -100,7 +117,7 @@ func setup(t *testing.T) (*orchestrator.Orchestrator, *fake) {
 		t.Fatal(err)
 	}
 	o := orchestrator.New(p)
-	return o, &fake{t: t, dir: tk.Dir, testsPass: func(int) bool { return true }}
+	return o, &fake{t: t, dir: tk.Dir, repo: dir, testsPass: func(int) bool { return true }}
 }
 
 func TestRun(t *testing.T) {

@@ -196,25 +196,14 @@ func readTail(taskDir, rel string, limit int64) ([]byte, bool, error) {
 }
 
 // readTaskPart reads the start (or, with tail, the end) of a regular file
-// below the task folder, through os.Root.
+// below the task folder (artifact.OpenRegular: never a symbolic link, a
+// named pipe or a device, and never blocking on one).
 func readTaskPart(taskDir, rel string, limit int64, tail bool) ([]byte, bool, error) {
-	root, err := os.OpenRoot(taskDir)
-	if err != nil {
-		return nil, false, err
-	}
-	defer root.Close()
-	f, err := root.Open(rel)
+	f, fi, err := artifact.OpenRegular(taskDir, rel)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%s is not a regular file", rel)
-	}
 	cut := fi.Size() > limit
 	if cut && tail {
 		if _, err := f.Seek(fi.Size()-limit, io.SeekStart); err != nil {

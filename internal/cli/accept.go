@@ -48,11 +48,15 @@ decision records that the evidence was incomplete.
 --expect names what you decided on: the task's revision (orch status) or the
 sha256 of code/diff.patch (at least 8 hex digits, as orch diff and the board
 show it). When the task moved on since, or the patch is another, nothing is
-recorded (exit 3) and orch says what changed. In a terminal without
---verdict, orch shows the evidence (with its revision and hash) and asks; the
-decision is then bound to what it showed. The decision records the revision
+recorded (exit 3) and orch says what changed. Without --verdict, a
+decision written by hand in accept/decision.json is applied as it stands (its
+verdict, target, reasons and decider): on accepted the change is committed,
+which accept → done needs. Otherwise, in a terminal, orch shows the evidence
+(with its revision and hash) and asks; the decision is then bound to what it
+showed. The decision records the revision
 and the hashes it judged.`,
 		Example: `  orch accept --verdict accepted --reason "tests pass, reviewed the diff"
+  orch accept          # applies accept/decision.json written by hand
   orch accept --verdict accepted --expect 9 --reason "reviewed revision 9"
   orch accept --verdict changes_requested --to codegen --reason "handle timeouts"
   orch accept --verdict rejected --reason "wrong approach"`,
@@ -70,6 +74,21 @@ and the hashes it judged.`,
 			want, err := landing.ParseExpect(expect)
 			if err != nil {
 				return usagef("orch: " + err.Error())
+			}
+			dec := artifact.Decider{Kind: "human", Name: deciderName(env, decider)}
+			// A decision written by hand is applied as it stands.
+			hand := artifact.LoadDecision(t.Dir)
+			if verdict == "" && hand.Err != nil {
+				return hand.Err
+			}
+			if verdict == "" && hand.OK() {
+				d := hand.Value
+				verdict, target, reasons, dec = d.Verdict, d.Target, d.Reasons, d.Decider
+				fmt.Fprintf(out, "applying the decision in %s: %s", artifact.DecisionFile, verdict)
+				if target != "" {
+					fmt.Fprintf(out, " (target %s)", target)
+				}
+				fmt.Fprintf(out, ", decided by %s %s\n", dec.Kind, dec.Name)
 			}
 			if verdict == "" {
 				if !isTerminal(env.Stdin) {
@@ -94,7 +113,7 @@ and the hashes it judged.`,
 				}
 			}
 			opt := landing.AcceptOptions{Verdict: verdict, Target: target, Reasons: reasons, AllowIncomplete: allowIncomplete, Expect: want,
-				Decider: artifact.Decider{Kind: "human", Name: deciderName(env, decider)},
+				Decider: dec,
 				Test:    testphase.Options{Sandbox: sandbox, Stream: cmd.ErrOrStderr(), Env: env.environ()}}
 			if err := landing.CheckDecision(opt); err != nil {
 				return usagef("orch: " + err.Error())

@@ -79,6 +79,7 @@ func TestKillReadersSeeCommitted(t *testing.T) {
 		if _, err := os.Stat(review); err != nil {
 			writeFile(t, review, blocking)
 		}
+		revisePlan(t, taskDir, 2*i+1) // a plan sent back must change
 		mode := []string{"after-append", "outside"}[i%2]
 		if mode == "outside" {
 			cmd := orchCmd(dir, nil, "next")
@@ -124,6 +125,7 @@ func TestKillReadersSeeCommitted(t *testing.T) {
 		if _, err := os.Stat(review); err != nil {
 			writeFile(t, review, blocking)
 		}
+		revisePlan(t, taskDir, 2*i+2)
 		if code, out := runOrch(t, dir, nil, "next"); code != 0 {
 			t.Fatalf("iteration %d (%s): next after the kill exited %d\n%s", i, mode, code, out)
 		}

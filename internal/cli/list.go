@@ -3,10 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/view"
 )
 
@@ -28,8 +30,25 @@ func newListCmd(env *Env) *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			// A state.json that disagrees with the transcript is listed
+			// with the transcript's phase and flagged: exit 4.
+			var disagree []string
+			for _, e := range entries {
+				if e.StateDisagrees != "" {
+					disagree = append(disagree, e.StateDisagrees)
+				}
+			}
+			flagged := func() error {
+				if len(disagree) == 0 {
+					return nil
+				}
+				return exit.InvalidError("orch: "+strings.Join(disagree, "\norch: "), nil)
+			}
 			if asJSON {
-				return json.NewEncoder(out).Encode(map[string]any{"tasks": entries})
+				if err := json.NewEncoder(out).Encode(map[string]any{"tasks": entries}); err != nil {
+					return err
+				}
+				return flagged()
 			}
 			if len(entries) == 0 {
 				fmt.Fprintln(out, "no tasks yet: orch new \"describe the change\"")
@@ -46,11 +65,18 @@ func newListCmd(env *Env) *cobra.Command {
 					fmt.Fprintf(tw, "%s %s\tINVALID\t\t%s\n", mark, e.ID, e.Error)
 					continue
 				}
-				fmt.Fprintf(tw, "%s %s\t%s\t%d\t%s\n", mark, e.ID, e.Phase, e.Revision, e.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+				phase := e.Phase
+				if e.StateDisagrees != "" {
+					phase += " (state.json disagrees)"
+				}
+				fmt.Fprintf(tw, "%s %s\t%s\t%d\t%s\n", mark, e.ID, phase, e.Revision, e.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return flagged()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {tasks: [{id, phase, revision, updated_at, current, error?}]}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {tasks: [{id, phase, revision, updated_at, current, error?, state_disagrees?}]}")
 	return cmd
 }

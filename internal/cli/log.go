@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -64,8 +65,11 @@ as they are stored.`,
 			}
 			// The log is what is committed; say so when state.json has
 			// not caught up with it yet.
+			// A state.json changed by hand is not the task's state.
 			if _, pending, err := t.CommittedState(); err == nil && pending != nil {
 				fmt.Fprintf(out, "note: %s\n", pending)
+			} else if de := (*task.DisagreeError)(nil); errors.As(err, &de) {
+				fmt.Fprintf(out, "warning: %s\n", de)
 			}
 			return nil
 		},

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -63,9 +64,16 @@ func newProject(t *testing.T) (dir, taskDir string) {
 		t.Fatalf("orch new: %d %s", code, out)
 	}
 	taskDir = filepath.Join(dir, ".orch", "tasks", "t1")
-	writeFile(t, filepath.Join(taskDir, "planning", "planning.ai.json"),
-		`{"id":"t1","title":"Add a feature","brief":"add a feature","file_plan":[{"path":"a.go","intent":"update"}]}`)
+	revisePlan(t, taskDir, 0)
 	return dir, taskDir
+}
+
+// revisePlan writes round n of the task's plan: a plan that a regression
+// sent back must change before it goes to review again.
+func revisePlan(t *testing.T, taskDir string, n int) {
+	t.Helper()
+	writeFile(t, filepath.Join(taskDir, "planning", "planning.ai.json"),
+		fmt.Sprintf(`{"id":"t1","title":"Add a feature, round %d","brief":"add a feature","file_plan":[{"path":"a.go","intent":"update"}]}`, n))
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -138,11 +146,13 @@ func TestCrashRecovery(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := map[string]int{}
 	for i := range iterations {
-		// In planning the plan is ready; in plan_review the review blocks,
-		// which sends the task back to planning and archives the review.
+		// In planning the plan is ready (revised since the review sent it
+		// back); in plan_review the review blocks, which sends the task
+		// back to planning and archives the review.
 		if _, err := os.Stat(review); err != nil {
 			writeFile(t, review, `{"ok":false,"blocked":true,"reviewers":[{"id":"risk","ok":false,"severity":"blocking"}]}`)
 		}
+		revisePlan(t, taskDir, 2*i+1)
 		mode := []string{"after-append", "after-moves", "outside"}[rng.IntN(3)]
 		var code int
 		if mode == "outside" {
@@ -173,6 +183,7 @@ func TestCrashRecovery(t *testing.T) {
 		if _, err := os.Stat(review); err != nil {
 			writeFile(t, review, `{"ok":false,"blocked":true,"reviewers":[{"id":"risk","ok":false,"severity":"blocking"}]}`)
 		}
+		revisePlan(t, taskDir, 2*i+2)
 		if code, out := runOrch(t, dir, nil, "next"); code != 0 {
 			t.Fatalf("iteration %d (%s): next after the crash exited %d\n%s", i, mode, code, out)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -99,11 +100,15 @@ func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer string) error {
 	path := filepath.Join(t.Dir, filepath.FromSlash(rel))
 	// Read before the pager starts: a missing file is an error on the
 	// terminal, not an empty pager.
-	if _, _, err := termtext.ReadCapped(path, 0); errors.Is(err, termtext.ErrMissing) {
+	// Only a regular file inside the task folder, never a symbolic link,
+	// a named pipe or a device, and without blocking on one.
+	f, _, err := artifact.OpenRegular(t.Dir, rel)
+	if errors.Is(err, fs.ErrNotExist) {
 		return exit.InvalidError(fmt.Sprintf("orch: task %s has no %s yet: `%s` writes it", t.ID, rel, env.command(strings.TrimPrefix(writer, "orch "))), err)
 	} else if err != nil {
-		return fmt.Errorf("orch: %w", err)
+		return exit.InvalidError(fmt.Sprintf("orch: task %s: %v", t.ID, err), err)
 	}
+	f.Close()
 	out := env.paged(cmd)
 	if rel == artifact.DiffFile {
 		return termtext.ShowDiff(out, path, st)

@@ -36,6 +36,9 @@ func newStatusCmd(env *Env) *cobra.Command {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(sj)
 			}
 			printStatus(cmd.OutOrStdout(), sj.StatusView)
+			if sj.Commit != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "commit: %s (orch's commit of the change)\n", sj.Commit)
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), env.stepLine(s))
 			return nil
 		},

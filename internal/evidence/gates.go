@@ -34,9 +34,30 @@ type gateLine struct {
 // log of model calls. A missing log binds nothing; a line that moved the
 // task but does not decode is an error naming it (`orch verify` says more).
 func ReadGates(taskDir string) (lifecycle.Gates, error) {
+	evs, err := readGateEvents(taskDir)
+	if err != nil {
+		return nil, err
+	}
+	return lifecycle.FoldGates(evs), nil
+}
+
+// ReadRecords reads, in one pass over the transcript, the hashes bound by
+// the current attempt's gates (ReadGates) and what the pending
+// regressions judged (lifecycle.FoldSentBack).
+func ReadRecords(taskDir string) (gates, sentBack lifecycle.Gates, err error) {
+	evs, err := readGateEvents(taskDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return lifecycle.FoldGates(evs), lifecycle.FoldSentBack(evs), nil
+}
+
+// readGateEvents reads the transition, override and redo events of the
+// transcript, oldest first (none when there is no transcript).
+func readGateEvents(taskDir string) ([]lifecycle.GateEvent, error) {
 	f, err := os.Open(filepath.Join(taskDir, transcriptFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return lifecycle.Gates{}, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the gates' records: %w", err)
@@ -61,7 +82,7 @@ func ReadGates(taskDir string) (lifecycle.Gates, error) {
 			return nil, fmt.Errorf("read %s: %w", transcriptFile, err)
 		}
 	}
-	return lifecycle.FoldGates(evs), nil
+	return evs, nil
 }
 
 // movesTask reports whether a (compact JSON) transcript line is a

@@ -70,13 +70,20 @@ func hashFile(taskDir, rel string) string {
 // repoDir is the repository the patch applies to; it is opened only when a
 // comparison is made.
 func Observe(ctx context.Context, repoDir, taskDir string, p lifecycle.Phase, s *lifecycle.Snapshot) error {
-	gates, err := ReadGates(taskDir)
+	gates, sentBack, err := ReadRecords(taskDir)
 	if err != nil {
 		return err
 	}
 	now, files := Now(taskDir, s)
-	s.Evidence = lifecycle.Evidence{Gates: gates, Now: now}
+	s.Evidence = lifecycle.Evidence{Gates: gates, SentBack: sentBack, Now: now}
+	if s.PlanReview.OK() {
+		s.Evidence.ReviewedPlan = s.PlanReview.Value.PlanSHA256
+	}
 	switch p {
+	case lifecycle.Accept:
+		// accept → done needs orch's commit of the judged change.
+		s.Evidence.Landed = FindLanded(ctx, repoDir, filepath.Base(taskDir))
+		return nil
 	case lifecycle.Codegen:
 	case lifecycle.Review:
 		if now[lifecycle.HashDiff] == gates[lifecycle.HashDiff].SHA256 && now[lifecycle.HashFiles] == gates[lifecycle.HashFiles].SHA256 {

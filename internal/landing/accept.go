@@ -25,12 +25,15 @@ import (
 	"github.com/orchdev/orch/internal/work"
 )
 
-// Trailers orch writes on the commits it makes.
+// Trailers orch writes on the commits it makes (defined where the
+// decision out of accept reads them: evidence).
 const (
-	TrailerTask = "Orch-Task"
-	TrailerPlan = "Orch-Plan"
+	TrailerTask = evidence.TrailerTask
+	TrailerPlan = evidence.TrailerPlan
+	// TrailerDiff is the sha256 of the patch the commit applied.
+	TrailerDiff = evidence.TrailerDiff
 	// TrailerRevert names, on a revert commit, the commit it undoes.
-	TrailerRevert = "Orch-Revert"
+	TrailerRevert = evidence.TrailerRevert
 )
 
 // AcceptOptions is the explicit decision of `orch accept`.
@@ -268,7 +271,7 @@ func refuse(format string, args ...any) error {
 // uncommitted changes. A change already committed for this task passes:
 // accept is idempotent.
 func checkRepoForApply(ctx context.Context, repo *gitx.Repo, taskDir, id string) error {
-	if sha, _, err := taskCommits(ctx, repo, id); err != nil {
+	if sha, err := landedChange(ctx, repo, taskDir, id); err != nil {
 		return err
 	} else if sha != "" {
 		return nil
@@ -350,6 +353,26 @@ func diffPaths(d patch.Diff) []string {
 	return out
 }
 
+// landedChange returns orch's commit of the task's current patch
+// (evidence.FindLanded; its Orch-Diff is the patch's sha256, or it has
+// none: made before orch wrote the trailer), or "" when the branch holds
+// none: then the change is still to be committed.
+func landedChange(ctx context.Context, repo *gitx.Repo, taskDir, id string) (string, error) {
+	found, err := repo.FindCommitsWithTrailer(ctx, TrailerTask, id, 0)
+	if err != nil {
+		return "", err
+	}
+	l := evidence.Landed(found) // only trailer blocks orch writes count
+	if l.SHA == "" || l.DiffSHA256 == "" {
+		return l.SHA, nil
+	}
+	patch, err := artifact.ReadPatch(taskDir)
+	if err != nil || !strings.EqualFold(l.DiffSHA256, evidence.SHA256Hex(patch)) {
+		return "", nil
+	}
+	return l.SHA, nil
+}
+
 // checkEvidence refuses (exit 4) to commit a patch whose bytes are not the
 // ones every gate of the task recorded, or when the plan, files, review or
 // report changed after their gate (evidence.CheckCommit).
@@ -392,6 +415,13 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 	existing, _, err := taskCommits(ctx, repo, run.Task)
 	if err != nil {
 		return d, err
+	}
+	if opt.Verdict == artifact.VerdictAccepted {
+		// Only a commit of this very patch is reused: after a regression
+		// the change is another one and is committed afresh.
+		if existing, err = landedChange(ctx, repo, run.Dir, run.Task); err != nil {
+			return d, err
+		}
 	}
 	if opt.Verdict != artifact.VerdictAccepted {
 		// A revert or rejection after the change was applied names the
@@ -456,7 +486,7 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 	}
 	// The commit is built from objects only (a temporary index): HEAD, the
 	// index and the work tree are untouched until the intent is logged.
-	msg := commitMessage(run.Task, ev, d.Reasons)
+	msg := commitMessage(run.Task, ev, d.Reasons, evidence.SHA256Hex(patch))
 	built, err := repo.BuildCommit(ctx, head, patch, moved, msg)
 	if err != nil {
 		if errors.Is(err, gitx.ErrApplyConflict) {

@@ -3,6 +3,7 @@ package landing
 import (
 	"strings"
 
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/termtext"
 )
@@ -48,13 +49,15 @@ func buildMessage(subject string, body []string, trailers ...trailer) string {
 	return b.String()
 }
 
-// commitMessage is the plan title, the reasons, and the trailers.
-func commitMessage(id string, ev Evidence, reasons []string) string {
+// commitMessage is the plan title, the reasons, and the trailers: the
+// task, the plan's sha256 and the patch's (Orch-Diff: the decision out of
+// accept checks it against the patch the gates judged).
+func commitMessage(id string, ev Evidence, reasons []string, diffSHA string) string {
 	subject := termtext.Subject(ev.PlanTitle)
 	if subject == "" {
 		subject = "orch task " + id
 	}
-	return buildMessage(subject, reasons, trailer{TrailerTask, id}, trailer{TrailerPlan, ev.PlanSHA256})
+	return buildMessage(subject, reasons, trailer{TrailerTask, id}, trailer{TrailerPlan, ev.PlanSHA256}, trailer{TrailerDiff, diffSHA})
 }
 
 // revertMessage is git revert's message plus the reason and the trailers
@@ -65,40 +68,6 @@ func revertMessage(id, subject, commit, reason string) string {
 		trailer{TrailerTask, id}, trailer{TrailerRevert, commit})
 }
 
-// orchTrailers reports whether c's trailer block is one orch writes: one
-// Orch-Task and either one Orch-Plan or one Orch-Revert (a commit id). A message with a second Orch-Task
-// or Orch-Plan line in its last paragraph is not orch's.
-func orchTrailers(c gitx.TrailerCommit) bool {
-	count := func(key string) (n int, value string) {
-		for k, vs := range c.Trailers {
-			if strings.EqualFold(k, key) {
-				n += len(vs)
-				if len(vs) > 0 {
-					value = vs[0]
-				}
-			}
-		}
-		return n, value
-	}
-	nTask, _ := count(TrailerTask)
-	nPlan, _ := count(TrailerPlan)
-	nRevert, revert := count(TrailerRevert)
-	switch {
-	case nTask != 1:
-		return false
-	case nPlan == 1 && nRevert == 0:
-		return true
-	case nRevert == 1 && nPlan == 0:
-		return len(revert) >= 40 && isLowerHex(revert)
-	}
-	return false
-}
-
-func isLowerHex(s string) bool {
-	for _, c := range []byte(s) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return s != ""
-}
+// orchTrailers reports whether c's trailer block is one orch writes
+// (evidence.OrchTrailers, which the decision out of accept uses too).
+func orchTrailers(c gitx.TrailerCommit) bool { return evidence.OrchTrailers(c) }

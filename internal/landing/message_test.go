@@ -47,12 +47,12 @@ func TestCommitMessagesForgedTrailers(t *testing.T) {
 	var accepts, reverts []string
 	for _, text := range texts {
 		ev := Evidence{PlanTitle: text, PlanSHA256: strings.Repeat("ab", 32)}
-		a := commit(commitMessage("h", ev, []string{text, "second reason " + text}))
+		a := commit(commitMessage("h", ev, []string{text, "second reason " + text}, strings.Repeat("cd", 32)))
 		accepts = append(accepts, a)
 		reverts = append(reverts, commit(revertMessage("h", text, a, text)))
 	}
 	// Without a title: orch's own subject.
-	if msg := commitMessage("h", Evidence{PlanTitle: "\x1b\x07\r\n \t\u202e"}, nil); !strings.HasPrefix(msg, "orch task h\n\n") {
+	if msg := commitMessage("h", Evidence{PlanTitle: "\x1b\x07\r\n \t\u202e"}, nil, ""); !strings.HasPrefix(msg, "orch task h\n\n") {
 		t.Errorf("empty title: %q", msg)
 	}
 
@@ -79,13 +79,22 @@ func TestCommitMessagesForgedTrailers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := tr[TrailerTask]; len(tr) != 2 || len(got) != 1 || got[0] != "h" {
-			t.Errorf("message %d: trailers %q, want orch's two:\n%q", i, tr, msg)
+		// Accepts carry Orch-Task, Orch-Plan and Orch-Diff; reverts
+		// Orch-Task and Orch-Revert.
+		if got := tr[TrailerTask]; len(tr) != 2+btoi(i < len(accepts)) || len(got) != 1 || got[0] != "h" {
+			t.Errorf("message %d: trailers %q, want orch's own:\n%q", i, tr, msg)
 		}
 		if subject := gittest.Git(t, dir, "log", "-1", "--format=%s", c); strings.Contains(subject, "Orch-Task") && !strings.Contains(msg, subject+"\n\n") {
 			t.Errorf("message %d: the subject spans lines: %q", i, msg)
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // orchTrailers: only the block orch writes counts, whoever wrote the
@@ -103,6 +112,9 @@ func TestOrchTrailers(t *testing.T) {
 		{map[string][]string{"Orch-Task": {"h"}, "orch-task": {"victim"}, "Orch-Plan": {"ab"}}, false},
 		{map[string][]string{"Orch-Task": {"h"}, "Orch-Plan": {"ab"}, "Orch-Revert": {sha}}, false},
 		{map[string][]string{"Orch-Task": {"h"}, "Orch-Revert": {"HEAD~1"}}, false},
+		{map[string][]string{"Orch-Task": {"h"}, "Orch-Plan": {"ab"}, "Orch-Diff": {"cd"}}, true},
+		{map[string][]string{"Orch-Task": {"h"}, "Orch-Plan": {"ab"}, "Orch-Diff": {"cd", "ef"}}, false},
+		{map[string][]string{"Orch-Task": {"h"}, "Orch-Revert": {sha}, "Orch-Diff": {"cd"}}, false},
 	} {
 		if got := orchTrailers(gitx.TrailerCommit{Trailers: tt.trailers}); got != tt.want {
 			t.Errorf("orchTrailers(%v) = %v, want %v", tt.trailers, got, tt.want)

@@ -35,6 +35,18 @@ const (
 	CondChangesToReview        CondName = "changes_requested_review"
 	CondChangesToPlanning      CondName = "changes_requested_planning"
 	CondRevertRecorded         CondName = "revert_recorded"
+
+	// Requirements of forward edges (Edge.Requires).
+
+	// CondNewPlan, CondNewPatch, CondNewReview: after a regression sent
+	// the task back to planning, codegen or review, the plan, the patch
+	// or the code review differs from the one that was judged.
+	CondNewPlan   CondName = "new_plan"
+	CondNewPatch  CondName = "new_patch"
+	CondNewReview CondName = "new_review"
+	// CondCommitted: orch's commit of exactly the judged change is in the
+	// branch (found by its trailers).
+	CondCommitted CondName = "committed"
 )
 
 // Snapshot is everything the orchestrator inspected on disk for one
@@ -125,6 +137,14 @@ func Evaluate(c CondName, s Snapshot) Verdict {
 		return changesRequested(s, Planning)
 	case CondRevertRecorded:
 		return revertRecorded(s)
+	case CondNewPlan:
+		return newOutput(s, Planning)
+	case CondNewPatch:
+		return newOutput(s, Codegen)
+	case CondNewReview:
+		return newOutput(s, Review)
+	case CondCommitted:
+		return committedChange(s)
 	case CondRerun:
 		return fails("re-run of the phase: use the phase command or `orch redo`, not `orch next`")
 	}
@@ -562,4 +582,76 @@ func listSome(xs []string, n int) string {
 		return strings.Join(xs, ", ")
 	}
 	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
+}
+
+// newOutput holds unless a regression sent the task back to phase p and
+// p's output (OutputKey) is still the one that was judged: re-taking the
+// forward edge with it would only loop. An override (with its reason) is
+// the way past it.
+func newOutput(s Snapshot, p Phase) Verdict {
+	key := OutputKey(p)
+	b, ok := s.Evidence.SentBack[key]
+	if !ok {
+		return Verdict{Holds: true} // no regression waits for a new one: nothing to say
+	}
+	now := s.Evidence.Now[key]
+	if now == "" || !strings.EqualFold(now, b.SHA256) {
+		return holds("%s changed since %s sent it back", HashFile(key), b.Edge())
+	}
+	return fails("%s is the one %s sent back (sha256 %s, transcript seq %d): change it (`orch %s`), or move on anyway with `orch next --override REASON`",
+		HashFile(key), b.Edge(), shortOr(b.SHA256, ""), b.Seq, PhaseCommand(p))
+}
+
+// PhaseCommand is the orch command that does phase p's work ("plan",
+// "codegen", "review code", …), without the leading "orch".
+func PhaseCommand(p Phase) string {
+	switch p {
+	case Planning:
+		return "plan"
+	case PlanReview:
+		return "review plan"
+	case Codegen:
+		return "codegen"
+	case Review:
+		return "review code"
+	case Test:
+		return "test"
+	case Accept:
+		return "accept"
+	case Revert:
+		return "revert"
+	}
+	return "next"
+}
+
+// committedChange holds when orch's commit of the judged change is in the
+// branch: a commit carrying the trailer Orch-Task with the task's id (and
+// not undone by a revert commit of the task) whose Orch-Diff trailer is
+// the sha256 of the patch the gates recorded. A commit without Orch-Diff
+// (made before orch wrote it) counts when accept/decision.json names it.
+func committedChange(s Snapshot) Verdict {
+	l := s.Evidence.Landed
+	switch {
+	case l == nil:
+		return fails("orch's commit of the change was not looked for")
+	case l.Err != nil:
+		return fails("could not look for orch's commit of the change: %v", l.Err)
+	case l.SHA == "":
+		return fails("nothing is committed: no commit with the trailer Orch-Task of this task is in the branch; `orch accept` applies %s and commits the change", artifact.DecisionFile)
+	}
+	want := s.Evidence.Now[HashDiff]
+	if b, ok := s.Evidence.Gates[HashDiff]; ok && b.SHA256 != "" {
+		want = b.SHA256
+	}
+	if l.DiffSHA256 == "" {
+		if s.Decision.OK() && s.Decision.Value.Commit != "" && strings.HasPrefix(l.SHA, s.Decision.Value.Commit) {
+			return holds("orch committed the change as %.12s (%s names it)", l.SHA, artifact.DecisionFile)
+		}
+		return fails("commit %.12s of this task names no Orch-Diff and %s does not name it: `orch accept` commits the judged change", l.SHA, artifact.DecisionFile)
+	}
+	if !strings.EqualFold(l.DiffSHA256, want) {
+		return fails("commit %.12s is of another change (Orch-Diff %s), not of the judged patch (sha256 %s): `orch accept` commits the judged one",
+			l.SHA, shortOr(l.DiffSHA256, ""), shortOr(want, "missing"))
+	}
+	return holds("orch committed the judged change as %.12s", l.SHA)
 }

@@ -1,6 +1,9 @@
 package lifecycle
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // EdgeResult is one outgoing edge and whether its condition holds.
 type EdgeResult struct {
@@ -8,6 +11,9 @@ type EdgeResult struct {
 	Holds   bool
 	Reason  string
 	Invalid []error
+	// Unmet names the first of the edge's Requires that did not hold
+	// once its condition held ("" otherwise).
+	Unmet CondName
 }
 
 // Decision is the pure outcome of inspecting a phase: every outgoing
@@ -65,9 +71,9 @@ func (t *Table) Decide(p Phase, s Snapshot) Decision {
 		return d
 	}
 	for _, e := range t.Decided(p) {
-		v := Evaluate(e.Cond, s)
-		d.Edges = append(d.Edges, EdgeResult{Edge: e, Holds: v.Holds, Reason: v.Reason, Invalid: v.Invalid})
-		if v.Holds && d.Suggested < 0 {
+		r := evaluateEdge(e, s)
+		d.Edges = append(d.Edges, r)
+		if r.Holds && d.Suggested < 0 {
 			d.Suggested = len(d.Edges) - 1
 		}
 	}
@@ -77,6 +83,29 @@ func (t *Table) Decide(p Phase, s Snapshot) Decision {
 	}
 	d.Reason = d.missing()
 	return d
+}
+
+// evaluateEdge evaluates the edge's condition and, once it holds, each of
+// its Requires in order: the first that does not hold makes the edge not
+// hold, with that condition's name and reason.
+func evaluateEdge(e Edge, s Snapshot) EdgeResult {
+	v := Evaluate(e.Cond, s)
+	r := EdgeResult{Edge: e, Holds: v.Holds, Reason: v.Reason, Invalid: v.Invalid}
+	if !v.Holds {
+		return r
+	}
+	for _, c := range e.Requires {
+		rv := Evaluate(c, s)
+		r.Invalid = append(r.Invalid, rv.Invalid...)
+		if !rv.Holds {
+			r.Holds, r.Unmet, r.Reason = false, c, fmt.Sprintf("%s, but %s: %s", v.Reason, c, rv.Reason)
+			return r
+		}
+		if rv.Reason != "" {
+			r.Reason += "; " + rv.Reason
+		}
+	}
+	return r
 }
 
 // missing summarises why no edge holds: the forward edge's reason, or the

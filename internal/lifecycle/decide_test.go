@@ -174,6 +174,32 @@ func TestConditions(t *testing.T) {
 		{"revert invalid", CondRevertRecorded, Snapshot{Revert: bad[artifact.RevertRecord]("revert/record.json: $.reason: expected a non-blank string")}, false, "$.reason"},
 
 		{"rerun is never decided", CondRerun, planningSnap(), false, "orch redo"},
+
+		// Requirements of forward edges: orch's commit of the judged change.
+		{"committed", CondCommitted, landed(&Landed{SHA: sha("c"), DiffSHA256: h("d")}, ""), true, "orch committed the judged change as cccccccccccc"},
+		{"nothing committed", CondCommitted, landed(&Landed{}, ""), false, "nothing is committed"},
+		{"commit not looked for", CondCommitted, landed(nil, ""), false, "not looked for"},
+		{"commit lookup failed", CondCommitted, landed(&Landed{Err: errors.New("git log: boom")}, ""), false, "boom"},
+		{"commit of another change", CondCommitted, landed(&Landed{SHA: sha("c"), DiffSHA256: h("e")}, ""), false, "of another change"},
+		{"commit of the bound patch although the file changed since", CondCommitted, func() Snapshot {
+			s := landed(&Landed{SHA: sha("c"), DiffSHA256: h("d")}, "")
+			s.Evidence.Now[HashDiff] = h("x")
+			s.Evidence.Gates = Gates{HashDiff: {SHA256: h("d"), From: Test, To: Accept}}
+			return s
+		}(), true, "judged change"},
+		{"commit without Orch-Diff named by the decision", CondCommitted, landed(&Landed{SHA: sha("c")}, sha("c")[:12]), true, "names it"},
+		{"commit without Orch-Diff not named", CondCommitted, landed(&Landed{SHA: sha("c")}, ""), false, "names no Orch-Diff"},
+
+		// Requirements after a regression: a changed plan, patch, review.
+		{"no regression pending", CondNewPlan, planningSnap(), true, ""},
+		{"plan sent back unchanged", CondNewPlan, sentBack(HashPlan, PlanReview, Planning, h("p"), h("p")), false,
+			"planning/planning.ai.json is the one plan_review → planning sent back (sha256 pppppppppppp…, transcript seq 7): change it (`orch plan`)"},
+		{"plan changed since", CondNewPlan, sentBack(HashPlan, PlanReview, Planning, h("p"), h("q")), true, "changed since plan_review → planning sent it back"},
+		{"patch sent back unchanged", CondNewPatch, sentBack(HashDiff, Test, Codegen, h("d"), h("d")), false, "`orch codegen`"},
+		{"patch changed since", CondNewPatch, sentBack(HashDiff, Review, Codegen, h("d"), h("e")), true, "changed since"},
+		{"no patch pending", CondNewPatch, codegenSnap(), true, ""},
+		{"review sent back unchanged", CondNewReview, sentBack(HashReview, Accept, Review, h("r"), h("r")), false, "`orch review code`"},
+		{"review changed since", CondNewReview, sentBack(HashReview, Accept, Review, h("r"), h("s")), true, "changed since"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.cond)+"/"+tt.name, func(t *testing.T) {
@@ -202,11 +228,34 @@ func TestConditions(t *testing.T) {
 		if e.Kind == Decided && (!seen[e.Cond][0] || !seen[e.Cond][1]) {
 			t.Errorf("condition %s lacks a holding or a failing case", e.Cond)
 		}
+		for _, c := range e.Requires {
+			if !seen[c][0] || !seen[c][1] {
+				t.Errorf("requirement %s lacks a holding or a failing case", c)
+			}
+		}
 	}
 }
 
+func sha(c string) string { return strings.Repeat(c, 40) }
+
+// landed is an accepted decision (naming commit, may be "") with the
+// patch h("d") and what the repository holds of the change.
+func landed(l *Landed, commit string) Snapshot {
+	s := decision("accepted", "", false)
+	s.Decision.Value.Commit = commit
+	s.Evidence.Landed = l
+	return s
+}
+
+// sentBack is a snapshot where the edge from → to sent key's artifact
+// back with hash judged (transcript seq 7) and that artifact is now now.
+func sentBack(key string, from, to Phase, judged, now string) Snapshot {
+	return Snapshot{Evidence: Evidence{Now: map[string]string{key: now}, SentBack: Gates{key: {SHA256: judged, Seq: 7, From: from, To: to}}}}
+}
+
 func decision(verdict, target string, regression bool) Snapshot {
-	return Snapshot{Decision: ok(artifact.Decision{Verdict: verdict, Target: target, Reasons: []string{"r"}, Decider: artifact.Decider{Kind: "human"}, Regression: regression})}
+	return Snapshot{Decision: ok(artifact.Decision{Verdict: verdict, Target: target, Reasons: []string{"r"}, Decider: artifact.Decider{Kind: "human"}, Regression: regression}),
+		Evidence: Evidence{Now: map[string]string{HashDiff: h("d")}, Landed: &Landed{SHA: strings.Repeat("c", 40), DiffSHA256: h("d")}}}
 }
 
 // TestDecide checks the decision order of contract section 3: the edge
@@ -245,6 +294,12 @@ func TestDecide(t *testing.T) {
 		{"no tests stays", Test, Snapshot{TestReport: ok(artifact.TestReport{Status: artifact.TestNoTests, Summary: artifact.Summary{Failed: 3}})}, "", false},
 		{"regression wins over accepted", Accept, decision("accepted", "", true), Revert, false},
 		{"accepted", Accept, decision("accepted", "", false), Done, false},
+		{"accepted, nothing committed", Accept, func() Snapshot { s := decision("accepted", "", false); s.Evidence.Landed = &Landed{}; return s }(), "", false},
+		{"planning: the plan sent back", Planning, func() Snapshot {
+			s := planningSnap()
+			s.Evidence = Evidence{Now: map[string]string{HashPlan: h("p")}, SentBack: Gates{HashPlan: {SHA256: h("p"), From: PlanReview, To: Planning}}}
+			return s
+		}(), "", false},
 		{"changes to review", Accept, decision("changes_requested", "review", false), Review, false},
 		{"changes to planning", Accept, decision("changes_requested", "planning", false), Planning, false},
 		{"rejected", Accept, decision("rejected", "", false), Revert, false},

@@ -50,6 +50,8 @@ func HashFile(key string) string {
 // artifact present (see Evidence.Present).
 func GateHashes(from, to Phase) []string {
 	switch {
+	case from == Planning && to == PlanReview:
+		return []string{HashPlan}
 	case from == PlanReview && to == Codegen:
 		return []string{HashPlan}
 	case from == Codegen && to == Review:
@@ -60,6 +62,20 @@ func GateHashes(from, to Phase) []string {
 		return []string{HashPlan, HashFiles, HashDiff, HashReview, HashReport}
 	}
 	return nil
+}
+
+// OutputKey is the key of the artifact phase p produces and a later phase
+// judges: the plan, the patch, the code review; "" for the other phases.
+func OutputKey(p Phase) string {
+	switch p {
+	case Planning:
+		return HashPlan
+	case Codegen:
+		return HashDiff
+	case Review:
+		return HashReview
+	}
+	return ""
 }
 
 // Bound is a hash a gate recorded.
@@ -140,17 +156,72 @@ func FoldGates(evs []GateEvent) Gates {
 	return g
 }
 
+// FoldSentBack returns what the pending regressions judged, by key: a
+// regression (a decided move back to phase P) records the hash of P's
+// output (OutputKey) that was judged, and the forward edge out of P needs
+// another one (CondNewPlan, CondNewPatch, CondNewReview). A record stands
+// until the task moves forward out of P (by an edge whose requirement
+// held, or by an override); a redo or a regression to an earlier phase
+// than P drops it. Bound.To is P.
+func FoldSentBack(evs []GateEvent) Gates {
+	sb := Gates{}
+	for _, e := range evs {
+		if !e.From.Valid() || !e.To.Valid() {
+			continue
+		}
+		back := e.Redo || (e.To.Index() <= e.From.Index() && e.To != Done)
+		if back {
+			for k, b := range sb {
+				if b.To.Index() > e.To.Index() {
+					delete(sb, k)
+				}
+			}
+			if key := OutputKey(e.To); !e.Redo && !e.Override && key != "" && e.Hashes[key] != "" {
+				sb[key] = Bound{SHA256: e.Hashes[key], Seq: e.Seq, From: e.From, To: e.To}
+			}
+			continue
+		}
+		for k, b := range sb {
+			if b.To == e.From {
+				delete(sb, k)
+			}
+		}
+	}
+	return sb
+}
+
 // Evidence is what the checks of section 6 read: the hashes the gates
 // bound, the hashes of the artifacts now, and the comparison of code/files
 // with the patch when it was made.
 type Evidence struct {
 	Gates Gates
+	// SentBack holds what pending regressions judged (FoldSentBack).
+	SentBack Gates
+	// ReviewedPlan is the plan's sha256 the plan review names
+	// (plan_sha256; "" when it names none): the plan it judged.
+	ReviewedPlan string
+	// Landed is orch's commit of the task's change found in the
+	// repository by its trailers; nil when it was not looked for (only
+	// the decision out of accept looks).
+	Landed *Landed
 	// Now holds the sha256 of each artifact as it is now, by key; a key is
 	// missing when the artifact is.
 	Now map[string]string
 	// Agreement is the comparison of code/files/ with code/diff.patch
 	// applied to the base; nil when it was not made.
 	Agreement *Agreement
+}
+
+// Landed is what the repository holds of the task's change: the newest
+// commit with the trailer Orch-Task naming the task that no revert commit
+// of the task undoes.
+type Landed struct {
+	SHA string // "" when there is none
+	// DiffSHA256 is its Orch-Diff trailer: the sha256 of the patch it
+	// applied ("" on commits made before orch wrote the trailer).
+	DiffSHA256 string
+	// Err is set when the repository could not be searched.
+	Err error
 }
 
 // Agreement is the outcome of comparing code/files/ with code/diff.patch
@@ -176,8 +247,25 @@ func (e Evidence) Present() map[string]string {
 }
 
 // Record returns the hashes the edge from → to records: the keys of
-// GateHashes with the artifacts present now.
+// GateHashes with the artifacts present now. A regression (a move back to
+// phase P) records the output of P that was judged (OutputKey): the plan
+// the plan review names, else the hash the gate into the judging phase
+// bound, else the artifact's now; FoldSentBack reads it.
 func (e Evidence) Record(from, to Phase) map[string]string {
+	if to.Index() <= from.Index() && to != Done {
+		key := OutputKey(to)
+		sum := e.Now[key]
+		if b, ok := e.Gates[key]; ok && b.SHA256 != "" {
+			sum = b.SHA256
+		}
+		if key == HashPlan && from == PlanReview && e.ReviewedPlan != "" {
+			sum = strings.ToLower(e.ReviewedPlan)
+		}
+		if key == "" || sum == "" {
+			return nil
+		}
+		return map[string]string{key: sum}
+	}
 	keys := GateHashes(from, to)
 	if len(keys) == 0 {
 		return nil
@@ -339,5 +427,10 @@ func GatesTable() string {
 		fmt.Fprintf(&b, "| `%s → %s` | %s |\n", e.From, e.To, strings.Join(parts, ", "))
 	}
 	b.WriteString("| a forward `override` | every key whose artifact is present |\n")
+	for _, p := range Phases() {
+		if k := OutputKey(p); k != "" {
+			fmt.Fprintf(&b, "| a regression to `%s` | `%s` (%s): the one judged, which the edge out of %s needs changed |\n", p, k, HashFile(k), p)
+		}
+	}
 	return b.String()
 }

@@ -78,13 +78,17 @@ func TestGateHashesAndRecord(t *testing.T) {
 		from, to Phase
 		want     map[string]string
 	}{
-		{Planning, PlanReview, nil},
+		{Planning, PlanReview, map[string]string{HashPlan: h("p")}},
 		{PlanReview, Codegen, map[string]string{HashPlan: h("p")}},
 		{Codegen, Review, map[string]string{HashPlan: h("p"), HashDiff: h("d"), HashFiles: h("f")}},
 		{Review, Test, map[string]string{HashPlan: h("p"), HashDiff: h("d"), HashFiles: h("f"), HashReview: h("r")}},
 		// No report now: the key is left out, not recorded empty.
 		{Test, Accept, map[string]string{HashPlan: h("p"), HashDiff: h("d"), HashFiles: h("f"), HashReview: h("r")}},
-		{Review, Codegen, nil},
+		// A regression records the output of the phase sent back.
+		{Review, Codegen, map[string]string{HashDiff: h("d")}},
+		{PlanReview, Planning, map[string]string{HashPlan: h("p")}},
+		{Accept, Review, map[string]string{HashReview: h("r")}},
+		{Codegen, PlanReview, nil},
 		{Accept, Done, nil},
 	} {
 		if got := ev.Record(tc.from, tc.to); !reflect.DeepEqual(got, tc.want) {
@@ -93,6 +97,64 @@ func TestGateHashesAndRecord(t *testing.T) {
 	}
 	if got := ev.Present(); len(got) != 4 || got[HashReport] != "" {
 		t.Errorf("Present = %v", got)
+	}
+}
+
+// A regression records what the gate into the judging phase bound, not
+// the artifact as it is now: a plan edited in plan review after the
+// review is not the one judged.
+func TestRecordPrefersTheBoundHash(t *testing.T) {
+	ev := Evidence{Gates: Gates{HashPlan: {SHA256: h("b"), Seq: 2, From: Planning, To: PlanReview}}, Now: map[string]string{HashPlan: h("e")}}
+	if got := ev.Record(PlanReview, Planning); !reflect.DeepEqual(got, map[string]string{HashPlan: h("b")}) {
+		t.Errorf("plan_review → planning records %v, want the bound plan", got)
+	}
+	// The plan the review names wins: it is the one it judged.
+	ev.ReviewedPlan = strings.ToUpper(h("a"))
+	if got := ev.Record(PlanReview, Planning); !reflect.DeepEqual(got, map[string]string{HashPlan: h("a")}) {
+		t.Errorf("plan_review → planning records %v, want the reviewed plan", got)
+	}
+}
+
+func TestFoldSentBack(t *testing.T) {
+	back := func(seq int64, from, to Phase, key, sum string) GateEvent {
+		return GateEvent{Seq: seq, From: from, To: to, Hashes: map[string]string{key: sum}}
+	}
+	for _, tc := range []struct {
+		name string
+		evs  []GateEvent
+		want map[string]string // key → "hash@seq→phase"
+	}{
+		{name: "nothing", want: map[string]string{}},
+		{name: "plan review sends the plan back", evs: []GateEvent{fwd(2, Planning, PlanReview, map[string]string{HashPlan: h("p")}), back(3, PlanReview, Planning, HashPlan, h("p"))},
+			want: map[string]string{HashPlan: h("p") + "@3→planning"}},
+		{name: "moving on out of planning ends it", evs: []GateEvent{back(3, PlanReview, Planning, HashPlan, h("p")), fwd(4, Planning, PlanReview, map[string]string{HashPlan: h("q")})},
+			want: map[string]string{}},
+		{name: "an override out of planning ends it", evs: []GateEvent{back(3, PlanReview, Planning, HashPlan, h("p")), {Seq: 4, Override: true, From: Planning, To: Codegen}},
+			want: map[string]string{}},
+		{name: "test failures send the patch back", evs: []GateEvent{back(9, Test, Codegen, HashDiff, h("d"))},
+			want: map[string]string{HashDiff: h("d") + "@9→codegen"}},
+		{name: "redo codegen keeps it", evs: []GateEvent{back(9, Test, Codegen, HashDiff, h("d")), {Seq: 10, Redo: true, From: Codegen, To: Codegen}},
+			want: map[string]string{HashDiff: h("d") + "@9→codegen"}},
+		{name: "redo planning drops it", evs: []GateEvent{back(9, Test, Codegen, HashDiff, h("d")), {Seq: 10, Redo: true, From: Codegen, To: Planning}},
+			want: map[string]string{}},
+		{name: "scope mismatch: the plan goes back, the patch's record is dropped", evs: []GateEvent{back(9, Test, Codegen, HashDiff, h("d")), back(10, Codegen, Planning, HashPlan, h("p"))},
+			want: map[string]string{HashPlan: h("p") + "@10→planning"}},
+		{name: "a backward override records nothing", evs: []GateEvent{{Seq: 5, Override: true, From: Review, To: Codegen, Hashes: map[string]string{HashDiff: h("d")}}},
+			want: map[string]string{}},
+		{name: "accept sends the review back", evs: []GateEvent{back(12, Accept, Review, HashReview, h("r"))},
+			want: map[string]string{HashReview: h("r") + "@12→review"}},
+		{name: "a later phase's move forward does not end it", evs: []GateEvent{back(3, PlanReview, Planning, HashPlan, h("p")), fwd(4, Codegen, Review, nil)},
+			want: map[string]string{HashPlan: h("p") + "@3→planning"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]string{}
+			for k, b := range FoldSentBack(tc.evs) {
+				got[k] = b.SHA256 + "@" + itoa(b.Seq) + "→" + string(b.To)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %v\nwant %v", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -18,7 +18,12 @@ type Edge struct {
 	Label string // the seed diagram's label; may be empty
 	// Cond names the condition that must hold for the edge to be taken.
 	Cond CondName
-	Kind EdgeKind
+	// Requires names conditions that must hold too, checked once Cond
+	// holds: a forward edge's guards (orch's commit of the change for
+	// accept → done; after a regression, a changed plan, patch or review
+	// for the edge out of the phase sent back).
+	Requires []CondName
+	Kind     EdgeKind
 	// Forward marks the main-line edge of a phase: the default target of
 	// an override.
 	Forward bool
@@ -39,7 +44,7 @@ func Lifecycle() *Table {
 	return &Table{
 		Initial: Planning,
 		Edges: []Edge{
-			{From: Planning, To: PlanReview, Label: "planning succeeded", Cond: CondPlanReady, Forward: true},
+			{From: Planning, To: PlanReview, Label: "planning succeeded", Cond: CondPlanReady, Requires: []CondName{CondNewPlan}, Forward: true},
 			{From: Planning, To: Planning, Label: "re-plan (redo)", Cond: CondRerun, Kind: Rerun},
 
 			{From: PlanReview, To: Planning, Label: "review blocked", Cond: CondPlanReviewBlocked},
@@ -48,18 +53,18 @@ func Lifecycle() *Table {
 
 			{From: Codegen, To: PlanReview, Label: "plan unclear", Cond: CondPlanUnclear},
 			{From: Codegen, To: Planning, Label: "scope mismatch", Cond: CondScopeMismatch},
-			{From: Codegen, To: Review, Label: "codegen completed", Cond: CondCodegenCompleted, Forward: true},
+			{From: Codegen, To: Review, Label: "codegen completed", Cond: CondCodegenCompleted, Requires: []CondName{CondNewPatch}, Forward: true},
 			{From: Codegen, To: Codegen, Label: "re-run codegen", Cond: CondRerun, Kind: Rerun},
 
 			{From: Review, To: Planning, Label: "plan flawed", Cond: CondPlanFlawed},
 			{From: Review, To: Codegen, Label: "needs code changes", Cond: CondNeedsCodeChanges},
-			{From: Review, To: Test, Label: "review passes", Cond: CondReviewPasses, Forward: true},
+			{From: Review, To: Test, Label: "review passes", Cond: CondReviewPasses, Requires: []CondName{CondNewReview}, Forward: true},
 
 			{From: Test, To: Codegen, Label: "test failures", Cond: CondTestsFailed},
 			{From: Test, To: Accept, Label: "tests complete", Cond: CondTestsComplete, Forward: true},
 
 			{From: Accept, To: Revert, Label: "revert requested", Cond: CondRevertRequested},
-			{From: Accept, To: Done, Label: "accepted", Cond: CondAccepted, Forward: true},
+			{From: Accept, To: Done, Label: "accepted", Cond: CondAccepted, Requires: []CondName{CondCommitted}, Forward: true},
 			{From: Accept, To: Codegen, Label: "requires further changes", Cond: CondChangesToCodegen},
 			{From: Accept, To: Review, Label: "unclear / needs review", Cond: CondChangesToReview},
 			{From: Accept, To: Planning, Label: "upstream problem", Cond: CondChangesToPlanning},

@@ -105,24 +105,14 @@ type fileRead struct {
 // the task folder (os.Root: no symlink leads out) and only a regular file.
 func readFile(taskDir, rel string, offset, limit int64) (fileRead, error) {
 	var fr fileRead
-	root, err := os.OpenRoot(taskDir)
-	if err != nil {
-		return fr, fmt.Errorf("orch: open task folder: %w", err)
-	}
-	defer root.Close()
-	fi, err := root.Lstat(filepath.FromSlash(rel))
+	// Never a symbolic link, a named pipe or a device, and never blocking
+	// on one (artifact.OpenRegular).
+	f, _, err := artifact.OpenRegular(taskDir, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fr, exit.RefusedError(fmt.Sprintf("orch: %s does not exist in the task folder (yet)", rel))
 	}
 	if err != nil {
-		return fr, exit.InvalidError(fmt.Sprintf("orch: %s: %v", rel, err), err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fr, exit.InvalidError(fmt.Sprintf("orch: %s: expected a regular file, got %s", rel, fi.Mode().Type()), nil)
-	}
-	f, err := root.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return fr, exit.InvalidError(fmt.Sprintf("orch: %s: %v", rel, err), err)
+		return fr, exit.InvalidError(fmt.Sprintf("orch: %v", err), err)
 	}
 	defer f.Close()
 	h := sha256.New()

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
@@ -131,6 +133,10 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	f, err := readFile(t.Dir, rel, 0, maxReadBytes)
+	if errors.Is(err, artifact.ErrNotRegular) {
+		// Say what is there instead (a named pipe, a symbolic link, …).
+		return nil, fmt.Errorf("%s: %w", uri, err)
+	}
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

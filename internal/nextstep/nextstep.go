@@ -42,6 +42,18 @@ func For(v orchestrator.StatusView, open string) Step {
 	if v.Suggested != nil && interrupted == "" {
 		return Step{Args: "next", Why: fmt.Sprintf("take %s → %s", v.Phase, *v.Suggested)}
 	}
+	if interrupted == "" {
+		// The forward edge's condition holds but a requirement does not:
+		// the phase's command, never `next`, which would refuse.
+		for _, e := range v.Edges {
+			switch e.Unmet {
+			case lifecycle.CondCommitted:
+				return Step{Args: "accept", Why: artifact.DecisionFile + " says accepted and nothing is committed: `accept` applies the decision and commits the change"}
+			case lifecycle.CondNewPlan, lifecycle.CondNewPatch, lifecycle.CondNewReview:
+				return Step{Args: lifecycle.PhaseCommand(v.Phase), Why: "a regression sent the " + string(v.Phase) + " output back: make a new one (or override with a reason)"}
+			}
+		}
+	}
 	switch v.Phase {
 	case lifecycle.Done:
 		return Step{Why: "the task is done; `redo PHASE` reopens it"}
@@ -99,6 +111,9 @@ func DoneWithoutCommit(p *task.Project, id string) string {
 	}
 	if d := artifact.LoadDecision(t.Dir); d.OK() && d.Value.Verdict == artifact.VerdictAccepted && d.Value.Commit != "" {
 		return ""
+	}
+	if artifact.LoadRevertRecord(t.Dir).OK() {
+		return "" // done by revert: nothing of the change is meant to stay
 	}
 	return "the task is done by override and nothing was committed: code/diff.patch is not in your branch (`orch redo accept` and `orch accept --verdict accepted` commit it)"
 }

@@ -32,6 +32,15 @@ func TestFor(t *testing.T) {
 		{"done", orchestrator.StatusView{Phase: lifecycle.Done}, "", ""},
 		{"running, alive", orchestrator.StatusView{Phase: lifecycle.Codegen, Actors: task.Actors{lifecycle.Codegen: {Status: lifecycle.StatusRunning, PID: os.Getpid()}}}, "", ""},
 		{"running, pid gone", orchestrator.StatusView{Phase: lifecycle.Codegen, Suggested: ph(lifecycle.Review), Actors: task.Actors{lifecycle.Codegen: {Status: lifecycle.StatusRunning, PID: dead}}}, "", "codegen"},
+		{"accepted by hand, nothing committed", orchestrator.StatusView{Phase: lifecycle.Accept, Edges: []orchestrator.EdgeView{
+			{To: lifecycle.Revert, Cond: lifecycle.CondRevertRequested},
+			{To: lifecycle.Done, Cond: lifecycle.CondAccepted, Unmet: lifecycle.CondCommitted}}}, "", "accept"},
+		{"plan sent back unchanged", orchestrator.StatusView{Phase: lifecycle.Planning, Edges: []orchestrator.EdgeView{
+			{To: lifecycle.PlanReview, Cond: lifecycle.CondPlanReady, Unmet: lifecycle.CondNewPlan}}}, "", "plan"},
+		{"patch sent back unchanged", orchestrator.StatusView{Phase: lifecycle.Codegen, Edges: []orchestrator.EdgeView{
+			{To: lifecycle.Review, Cond: lifecycle.CondCodegenCompleted, Unmet: lifecycle.CondNewPatch}}}, "", "codegen"},
+		{"review sent back unchanged", orchestrator.StatusView{Phase: lifecycle.Review, Edges: []orchestrator.EdgeView{
+			{To: lifecycle.Test, Cond: lifecycle.CondReviewPasses, Unmet: lifecycle.CondNewReview}}}, "", "review code"},
 		{"interrupted commit", orchestrator.StatusView{Phase: lifecycle.Test, Pending: &task.Pending{}}, "", "next --from test"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,11 +36,14 @@ func (o *Orchestrator) now() time.Time { return o.Now().UTC().Truncate(time.Mill
 
 // EdgeView is one outgoing edge as shown by `orch status`.
 type EdgeView struct {
-	To      lifecycle.Phase    `json:"to"`
-	Label   string             `json:"label,omitempty"`
-	Cond    lifecycle.CondName `json:"condition"`
-	Holds   bool               `json:"holds"`
-	Reason  string             `json:"reason"`
+	To     lifecycle.Phase    `json:"to"`
+	Label  string             `json:"label,omitempty"`
+	Cond   lifecycle.CondName `json:"condition"`
+	Holds  bool               `json:"holds"`
+	Reason string             `json:"reason"`
+	// Unmet names the edge's requirement that did not hold once its
+	// condition held (committed, new_plan, …; lifecycle.Edge.Requires).
+	Unmet   lifecycle.CondName `json:"unmet,omitempty"`
 	Forward bool               `json:"-"`
 }
 
@@ -77,7 +80,7 @@ func edgeRecords(d lifecycle.Decision) []event.Edge {
 func edgeViews(d lifecycle.Decision) []EdgeView {
 	out := make([]EdgeView, 0, len(d.Edges))
 	for _, e := range d.Edges {
-		out = append(out, EdgeView{To: e.Edge.To, Label: e.Edge.Label, Cond: e.Edge.Cond, Holds: e.Holds, Reason: e.Reason, Forward: e.Edge.Forward})
+		out = append(out, EdgeView{To: e.Edge.To, Label: e.Edge.Label, Cond: e.Edge.Cond, Holds: e.Holds, Reason: e.Reason, Unmet: e.Unmet, Forward: e.Edge.Forward})
 	}
 	return out
 }

@@ -1,14 +1,11 @@
 package task
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/orchdev/orch/internal/event"
 )
@@ -31,41 +28,97 @@ func (p Pending) String() string {
 		p.Behind, p.Seq, p.Kind, p.Revision)
 }
 
-// CommittedState returns the task's state as the transcript committed it.
-// That is state.json, except when state.json is exactly one revision behind
-// the last state-carrying event of the log (complete lines only): then the
-// change is durable although state.json was not replaced yet, and the state
-// that event carries is returned with a non-nil Pending. It only reads and
-// needs no lock; readers (`orch status`, `list`, `log`, `verify`) use it so
+// CommittedState returns the task's state as the transcript committed it:
+// the state the log's last complete state-carrying event records. That is
+// state.json when the two agree. When state.json is exactly one revision
+// behind that event and equal to the state before it, the change is
+// durable although state.json was not replaced yet: the event's state is
+// returned with a non-nil Pending. It only reads and needs no lock;
+// readers (`orch status`, `list`, `log`, the board, `orch mcp`) use it so
 // that they report what is committed.
 //
-// A state.json that cannot be read is the *StateError of ReadState. Any
-// other disagreement between state.json and the log (state.json ahead,
-// further behind) is not an interrupted commit: state.json is returned as
-// it is, and `orch verify` reports the damage.
+// Any other disagreement (state.json ahead, further behind, or different
+// at the same revision: a phase set by hand) is not an interrupted commit:
+// the transcript's state is returned with a *DisagreeError (exit 4) naming
+// both phases, so that a reader never shows state.json's as true. A
+// state.json that cannot be read is the *StateError of ReadState. An
+// unreadable log is for the commands that need it (and `orch verify`) to
+// report: state.json is returned as it is.
 func (t *Task) CommittedState() (State, *Pending, error) {
 	cur, err := t.ReadState()
 	if err != nil {
 		return State{}, nil, err
 	}
-	last, err := t.lastLoggedStateAt(cur.Revision + 1)
-	if err != nil || last == nil {
-		// An unreadable log is for the commands that need it (and
-		// `orch verify`) to report; state.json stands.
+	states, err := t.loggedStates()
+	if err != nil || len(states) == 0 {
 		return cur, nil, nil
 	}
-	st := *last.State
-	if st.Task == "" {
-		st.Task = cur.Task
+	st, pending, derr := committed(t.ID, cur, states, true)
+	if derr != nil {
+		return st, nil, derr
 	}
-	return st, &Pending{Seq: last.Seq, Kind: last.Kind, Revision: st.Revision, Behind: cur.Revision, Moves: len(last.Moves)}, nil
+	return st, pending, nil
 }
 
-// lastLoggedStateAt returns the last complete state-carrying event of the
-// transcript when it carries revision rev, else nil (also when there is no
-// log). It opens the log read only. The last complete line is usually that
-// event, and its bytes are only parsed when they mention the revision.
-func (t *Task) lastLoggedStateAt(rev int64) (*Event, error) {
+// committed decides, from state.json (cur) and the log's last two
+// state-carrying events (newest first), the committed state. States are
+// compared by phase and revision, and by actors too when actors is set
+// (`orch list` reads state.json's phase and revision only).
+func committed(id string, cur State, states []Event, actors bool) (State, *Pending, *DisagreeError) {
+	last := *states[0].State
+	if last.Task == "" {
+		last.Task = cur.Task
+	}
+	switch {
+	case cur.Revision == last.Revision:
+		if same, field := sameAs(cur, last, actors); !same {
+			return last, nil, &DisagreeError{Task: id, Field: field, StateJSON: cur, Logged: last, Seq: states[0].Seq}
+		}
+		return cur, nil, nil
+	case cur.Revision == last.Revision-1 && len(states) > 1:
+		if same, field := sameAs(cur, *states[1].State, actors); !same {
+			return last, nil, &DisagreeError{Task: id, Field: field, StateJSON: cur, Logged: last, Seq: states[0].Seq}
+		}
+		return last, &Pending{Seq: states[0].Seq, Kind: states[0].Kind, Revision: last.Revision, Behind: cur.Revision, Moves: len(states[0].Moves)}, nil
+	}
+	return last, nil, &DisagreeError{Task: id, Field: "$.revision", StateJSON: cur, Logged: last, Seq: states[0].Seq}
+}
+
+// sameAs compares two states by phase and revision, and by actors when
+// actors is set; it names the first field that differs.
+func sameAs(a, b State, actors bool) (bool, string) {
+	if !actors {
+		a.Actors, b.Actors = nil, nil
+	}
+	same, field, err := sameState(a, b)
+	return same || err != nil, field
+}
+
+// DisagreeError says state.json disagrees with the state the transcript
+// committed, in a way no interrupted command explains: it was changed
+// outside orch (a phase set by hand). Readers report the transcript's
+// state and this error; it wraps ErrInvalidState (exit 4).
+type DisagreeError struct {
+	Task      string
+	Field     string // the first field that differs: "$.phase", "$.revision", "$.actors"
+	StateJSON State  // what state.json says
+	Logged    State  // what the transcript committed
+	Seq       int64  // the transcript line of the logged state
+}
+
+func (e *DisagreeError) Error() string {
+	return fmt.Sprintf("task %s: %s says phase %s (revision %d) but the transcript committed phase %s (revision %d, seq %d); %s differs: state.json was changed outside orch and is not the task's state; "+
+		"restore it from the transcript (`orch log --task %s`) and check with `orch verify --task %s`",
+		e.Task, StateFile, e.StateJSON.Phase, e.StateJSON.Revision, e.Logged.Phase, e.Logged.Revision, e.Seq, e.Field, e.Task, e.Task)
+}
+
+// Unwrap returns ErrInvalidState: the exit code is 4.
+func (e *DisagreeError) Unwrap() error { return ErrInvalidState }
+
+// loggedStates returns the log's last two complete state-carrying events,
+// newest first (fewer when the log holds fewer; none when there is no
+// log). It opens the log read only.
+func (t *Task) loggedStates() ([]Event, error) {
 	f, err := os.Open(filepath.Join(t.Dir, TranscriptFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -74,31 +127,9 @@ func (t *Task) lastLoggedStateAt(rev int64) (*Event, error) {
 		return nil, fmt.Errorf("open transcript of task %s: %w", t.ID, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat transcript of task %s: %w", t.ID, err)
-	}
-	end, err := findEnd(f, fi.Size())
+	tl, err := t.readTail(f, 2)
 	if err != nil {
 		return nil, err
 	}
-	want := []byte(`"revision":` + strconv.FormatInt(rev, 10))
-	r := newRevLines(f, end)
-	for {
-		line, _, ok, err := r.next()
-		if err != nil || !ok {
-			return nil, err
-		}
-		if !bytes.Contains(line, []byte(`"state":{`)) {
-			continue // a line without a state (model_call, …); lines are compact JSON
-		}
-		if !bytes.Contains(line, want) {
-			return nil, nil
-		}
-		var ev Event
-		if err := json.Unmarshal(line, &ev); err != nil || ev.State == nil || ev.State.Revision != rev {
-			return nil, nil
-		}
-		return &ev, nil
-	}
+	return tl.states, nil
 }

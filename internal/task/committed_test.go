@@ -1,11 +1,13 @@
 package task
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
@@ -71,16 +73,18 @@ func TestCommittedStateAfterFailedRename(t *testing.T) {
 }
 
 // Only an interrupted commit is excused: a state.json that no event
-// explains is damage, and readers keep showing state.json as it is.
+// explains is damage. Readers report the transcript's state and a
+// *DisagreeError (exit 4) naming both phases; they never show state.json's.
 func TestCommittedStateDamage(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		edit   func(t *testing.T, tk *Task, lines []string) []string
-		phase  lifecycle.Phase // what CommittedState reports
+		phase  lifecycle.Phase // what CommittedState reports: the transcript's
+		stated lifecycle.Phase // what state.json says
 		wantIn string          // verify's problem
 	}{
-		{name: "state.json two behind", phase: "plan_review", wantIn: "does not match the transcript's last state",
+		{name: "state.json two behind", phase: "review", stated: "plan_review", wantIn: "does not match the transcript's last state",
 			edit: func(t *testing.T, tk *Task, lines []string) []string {
 				// Log two more transitions while state.json stays.
 				old := gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile))
@@ -89,7 +93,13 @@ func TestCommittedStateDamage(t *testing.T) {
 				writeFile(t, filepath.Join(tk.Dir, StateFile), old)
 				return nil
 			}},
-		{name: "one behind but edited", phase: "codegen", wantIn: "changed outside orch",
+		{name: "phase set by hand", phase: "plan_review", stated: "accept", wantIn: "changed outside orch",
+			edit: func(t *testing.T, tk *Task, lines []string) []string {
+				old := gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile))
+				writeFile(t, filepath.Join(tk.Dir, StateFile), strings.Replace(old, `"plan_review"`, `"accept"`, 1))
+				return nil
+			}},
+		{name: "one behind but edited", phase: "codegen", stated: "planning", wantIn: "changed outside orch",
 			edit: func(t *testing.T, tk *Task, lines []string) []string {
 				old := gittest.ReadFile(t, filepath.Join(tk.Dir, StateFile))
 				step(t, tk, "codegen")
@@ -103,9 +113,20 @@ func TestCommittedStateDamage(t *testing.T) {
 			lock(t, tk)
 			step(t, tk, "plan_review")
 			tc.edit(t, tk, logLines(t, tk))
-			st, _, err := tk.CommittedState()
-			if err != nil || st.Phase != tc.phase {
-				t.Fatalf("CommittedState = %+v, %v; want phase %s", st, err, tc.phase)
+			st, pend, err := tk.CommittedState()
+			var de *DisagreeError
+			if !errors.As(err, &de) || st.Phase != tc.phase || pend != nil || exit.Of(err) != exit.Invalid {
+				t.Fatalf("CommittedState = %+v, %v, %v; want phase %s and a *DisagreeError", st, pend, err, tc.phase)
+			}
+			if de.StateJSON.Phase != tc.stated || de.Logged.Phase != tc.phase ||
+				!strings.Contains(err.Error(), "state.json says phase "+string(tc.stated)) ||
+				!strings.Contains(err.Error(), "the transcript committed phase "+string(tc.phase)) {
+				t.Fatalf("error = %v; want both phases named", err)
+			}
+			// orch list reports the same.
+			sums, err := p.List()
+			if err != nil || len(sums) != 1 || sums[0].Phase != tc.phase || !strings.Contains(sums[0].Disagree, "state.json says phase "+string(tc.stated)) {
+				t.Fatalf("List = %+v, %v; want phase %s flagged", sums, err, tc.phase)
 			}
 			rep, err := tk.Verify()
 			if err != nil || rep.OK || rep.Pending != nil || !strings.Contains(rep.Problems[0].Msg, tc.wantIn) {

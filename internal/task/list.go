@@ -21,6 +21,10 @@ type Summary struct {
 	Revision  int64           `json:"revision,omitempty"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	Err       string          `json:"error,omitempty"` // why state.json could not be read; the task is listed anyway
+	// Disagree is set when state.json disagrees with the transcript's
+	// committed state (a *DisagreeError's message): Phase, Revision and
+	// UpdatedAt are then the transcript's.
+	Disagree string `json:"state_disagrees,omitempty"`
 }
 
 // List summarizes every task folder, sorted by id, reading only each
@@ -68,9 +72,11 @@ func (p *Project) List() ([]Summary, error) {
 	return out, nil
 }
 
-// summarize fills s from the task's state.json, validated like ReadState,
-// or from the transcript's last state when state.json is one step behind
-// it (an interrupted commit: see CommittedState).
+// summarize fills s with the task's committed state (see CommittedState):
+// state.json, validated like ReadState, when the transcript's last state
+// agrees with it; the transcript's last state when state.json is one step
+// behind it (an interrupted commit) or disagrees with it (then Disagree
+// says so).
 func summarize(r *dirReader, tasksDir string, s *Summary, buf *[]byte) {
 	if err := ValidID(s.ID); err != nil {
 		s.Err = err.Error()
@@ -87,7 +93,13 @@ func summarize(r *dirReader, tasksDir string, s *Summary, buf *[]byte) {
 	}
 	s.Phase, s.Revision, s.UpdatedAt = st.Phase, st.Revision, st.UpdatedAt
 	t.Dir = filepath.Join(tasksDir, s.ID)
-	if ev, err := t.lastLoggedStateAt(st.Revision + 1); err == nil && ev != nil {
-		s.Phase, s.Revision, s.UpdatedAt = ev.State.Phase, ev.State.Revision, ev.State.UpdatedAt
+	states, err := t.loggedStates()
+	if err != nil || len(states) == 0 {
+		return // an unreadable log is for `orch verify` to report
+	}
+	logged, _, derr := committed(s.ID, st, states, false)
+	s.Phase, s.Revision, s.UpdatedAt = logged.Phase, logged.Revision, logged.UpdatedAt
+	if derr != nil {
+		s.Disagree = derr.Error()
 	}
 }

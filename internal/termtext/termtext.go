@@ -278,15 +278,17 @@ func diffColor(line string) string {
 
 // readCapped reads at most limit bytes of the regular file at path.
 func ReadCapped(path string, limit int64) (data []byte, truncated bool, err error) {
-	// Stat first: opening a FIFO planted in the task folder would block.
-	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	// Lstat first, and open without blocking: a symbolic link, or a FIFO
+	// planted in the task folder (which would block a plain open), is
+	// refused; the opened file is checked again below.
+	if fi, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, false, fmt.Errorf("%s: %w", path, ErrMissing)
 	} else if err != nil {
 		return nil, false, err
 	} else if !fi.Mode().IsRegular() {
 		return nil, false, fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {
 		return nil, false, err
 	}

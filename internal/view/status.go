@@ -1,8 +1,12 @@
 package view
 
 import (
+	"context"
+
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/evidence"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -14,6 +18,10 @@ import (
 type Status struct {
 	orchestrator.StatusView
 	Run string `json:"run"`
+	// Commit is, in done, orch's commit of the change found in the
+	// branch by its trailers ("" when nothing was committed: then
+	// Warnings says so).
+	Commit string `json:"commit,omitempty"`
 }
 
 // StatusOf reads task id's status with its budget warnings and the step
@@ -29,7 +37,21 @@ func StatusOf(o *orchestrator.Orchestrator, id string) (Status, nextstep.Step, e
 		open = nextstep.OpenQuestion(t, v.Phase)
 	}
 	s := nextstep.For(v, open)
-	return Status{StatusView: v, Run: s.Args}, s, nil
+	st := Status{StatusView: v, Run: s.Args}
+	if v.Phase == lifecycle.Done {
+		l := evidence.FindLanded(context.Background(), o.Project.Root, id)
+		switch {
+		case l.Err != nil:
+			st.Warnings = append(st.Warnings, "could not look for orch's commit of the change: "+l.Err.Error())
+		case l.SHA != "":
+			st.Commit = l.SHA
+		default:
+			if w := nextstep.DoneWithoutCommit(o.Project, id); w != "" {
+				st.Warnings = append(st.Warnings, w)
+			}
+		}
+	}
+	return st, s, nil
 }
 
 // BudgetWarnings lists the budgets at 80 % or more. Status stays useful

@@ -137,7 +137,12 @@ func equalStats(a, b []FileStat) bool {
 // archived by `orch next`, reach the next codegen prompt.
 func TestCodegenFixLoop(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
-	api := agenttest.NewAnthropicAPI(t, func(int, map[string]any) any { return cgGoodAnswer() })
+	// Each round's answer differs (a regression needs a new patch).
+	api := agenttest.NewAnthropicAPI(t, func(n int, _ map[string]any) any {
+		a := cgGoodAnswer()
+		a["files"].([]any)[0].(map[string]any)["content"] = agenttest.CalcFixed + strings.Repeat("\n// fix round", n)
+		return a
+	})
 	ctx := context.Background()
 	if _, err := phasetest.Run(ctx, f.O, f.ID, Worker{RT: api.Runtime(f)}); err != nil {
 		t.Fatal(err)
