@@ -794,32 +794,24 @@ func (d *detector) iniValue(name, section, key string) ([]string, error) {
 
 // makeRecipe returns the recipe lines of a makefile's target.
 func (d *detector) makeRecipe(target string) ([]string, error) {
-	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
-		lines, err := d.lines(name)
-		if err != nil {
-			return nil, err
-		}
-		var out []string
-		in := false
-		for _, l := range lines {
-			if strings.HasPrefix(l, "\t") {
-				if in {
-					out = append(out, strings.TrimSpace(l))
-				}
-				continue
-			}
-			in = hasMakeTarget(l+"\n", target)
-		}
-		if out != nil {
-			return out, nil
-		}
-	}
-	return nil, nil
+	return d.recipe([]string{"GNUmakefile", "makefile", "Makefile"},
+		func(l string) bool { return strings.HasPrefix(l, "\t") },
+		func(l string) bool { return hasMakeTarget(l+"\n", target) })
 }
 
-// justRecipe returns the lines of a justfile's recipe.
+// justRecipe returns the lines of a justfile's recipe (blank lines inside
+// it do not end it).
 func (d *detector) justRecipe(recipe string) ([]string, error) {
-	for _, name := range []string{"justfile", "Justfile", ".justfile"} {
+	return d.recipe([]string{"justfile", "Justfile", ".justfile"},
+		func(l string) bool { return l == "" || l[0] == ' ' || l[0] == '\t' },
+		func(l string) bool { return hasJustRecipe(l+"\n", recipe) })
+}
+
+// recipe returns the body of a recipe in the first of files that has
+// one: the lines indented says belong to a recipe, after a line that
+// starts says opens the one wanted, trimmed.
+func (d *detector) recipe(files []string, indented, starts func(string) bool) ([]string, error) {
+	for _, name := range files {
 		lines, err := d.lines(name)
 		if err != nil {
 			return nil, err
@@ -827,15 +819,13 @@ func (d *detector) justRecipe(recipe string) ([]string, error) {
 		var out []string
 		in := false
 		for _, l := range lines {
-			if l != "" && (l[0] == ' ' || l[0] == '\t') {
+			if indented(l) {
 				if in {
 					out = append(out, strings.TrimSpace(l))
 				}
 				continue
 			}
-			if l != "" {
-				in = hasJustRecipe(l+"\n", recipe)
-			}
+			in = starts(l)
 		}
 		if out != nil {
 			return out, nil

@@ -172,6 +172,12 @@ func TestDetect(t *testing.T) {
 			note:  "noxfile.py runs pytest found",
 		},
 		{
+			name:  "justfile declares unittest",
+			files: map[string]string{"setup.py": "", "justfile": "lint:\n    ruff check\n\ntest *args:\n    echo start\n\n    python -m unittest -k fast {{args}}\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest -k fast"},
+			note:  "the justfile's test recipe runs python -m unittest",
+		},
+		{
 			name:  "nothing declared, load_tests: unittest assumed",
 			files: map[string]string{"pyproject.toml": "[project]\n", "tests/test_doc.py": "import doctest\n\ndef load_tests(loader, tests, ignore):\n    return tests\n"},
 			want:  []string{"unittest test unittest: python3 -m unittest"},
