@@ -23,7 +23,7 @@ const (
 var (
 	libtestRunning = regexp.MustCompile(`^\s+Running (.+?)(?: \((.*)\))?$`)
 	// libtestHash is the hash cargo appends to a test binary's name.
-	libtestHash = regexp.MustCompile(`-[0-9a-f]{8,}$`)
+	libtestHash    = regexp.MustCompile(`-[0-9a-f]{8,}$`)
 	libtestDoc     = regexp.MustCompile(`^\s+Doc-tests (\S+)$`)
 	libtestCount   = regexp.MustCompile(`^running (\d+) tests?$`)
 	libtestResult  = regexp.MustCompile(`^test (.+) \.\.\. (ok|FAILED|ignored(?:, .*)?)$`)
