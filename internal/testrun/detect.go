@@ -192,11 +192,31 @@ func (d *detector) goModules() ([]string, string, error) {
 			mods = append(mods, filepath.ToSlash(clean))
 		}
 		mods = slices.Compact(slices.Sorted(slices.Values(mods)))
+		all, err := d.walkGoMods()
+		if err != nil {
+			return nil, "", err
+		}
+		var left []string
+		for _, m := range all {
+			if !slices.Contains(mods, m) {
+				left = append(left, m)
+			}
+		}
+		if len(left) > 0 {
+			d.note("go.mod files that go.work does not use, not tested (the workspace leaves them out): %s", strings.Join(left, ", "))
+		}
 		return mods, "go.work's use directives", nil
 	}
+	mods, err := d.walkGoMods()
+	return mods, "every go.mod outside vendor, testdata and hidden folders", err
+}
+
+// walkGoMods lists the folders of the checkout that hold a go.mod,
+// outside vendor, testdata, node_modules and hidden folders, sorted.
+func (d *detector) walkGoMods() ([]string, error) {
 	var mods []string
 	seen := 0
-	err = filepath.WalkDir(d.dir, func(path string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(d.dir, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			if path == d.dir {
 				return err
@@ -223,10 +243,10 @@ func (d *detector) goModules() ([]string, string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("detect suites: search for go.mod: %w", err)
+		return nil, fmt.Errorf("detect suites: search for go.mod: %w", err)
 	}
 	slices.Sort(mods)
-	return mods, "every go.mod outside vendor, testdata and hidden folders", nil
+	return mods, nil
 }
 
 // goWorkUses returns the paths of a go.work's use directives, single

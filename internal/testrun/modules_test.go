@@ -131,7 +131,7 @@ func TestDetectGoWork(t *testing.T) {
 	if want := []string{"go-test-a a", "go-test-b b", "go-test-c c"}; !slices.Equal(got, want) {
 		t.Errorf("suites %q, want %q", got, want)
 	}
-	for _, n := range []string{"../outside, outside the checkout", "./gone, which has no go.mod", "go.work's use directives"} {
+	for _, n := range []string{"../outside, outside the checkout", "./gone, which has no go.mod", "go.work's use directives", "go.mod files that go.work does not use, not tested (the workspace leaves them out): notused"} {
 		if !slices.ContainsFunc(notes, func(x string) bool { return strings.Contains(x, n) }) {
 			t.Errorf("notes %q lack %q", notes, n)
 		}
