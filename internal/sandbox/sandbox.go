@@ -28,7 +28,12 @@ const installHint = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewr
 // isolationArgs are the bwrap options that isolate a suite, without the
 // binds of its directory, caches and home. Available probes exactly
 // these.
-func isolationArgs(h host, tmpfsSize int64, tmpSource string) []string {
+//
+// With scratch (the run's bounded tmpfs, layers.go) /tmp, /dev/shm and
+// /run are folders of it, so what a suite writes there counts against
+// the run's bound; without it (the probe, a warm-up) they are tmpfs
+// mounts of at most tmpfsSize.
+func isolationArgs(h host, tmpfsSize int64, scratch string) []string {
 	args := systemArgs(h)
 	if h.weak {
 		// orch's first sandbox showed the whole machine read-only.
@@ -38,15 +43,19 @@ func isolationArgs(h host, tmpfsSize int64, tmpSource string) []string {
 		"--dev", "/dev",
 		"--proc", "/proc",
 	)
-	if tmpSource != "" {
-		args = append(args, "--bind", tmpSource, "/tmp")
+	if scratch != "" {
+		args = append(args, "--bind", filepath.Join(scratch, "tmp"), "/tmp", "--bind", filepath.Join(scratch, "shm"), "/dev/shm")
 	} else {
 		args = append(args, tmpfsArgs("/tmp", tmpfsSize, h.tmpfsPerms(true))...)
 	}
 	// /run holds the sockets of local daemons (docker, dbus, databases):
 	// a read-only bind does not stop connect(2) on a Unix socket.
 	if info, err := os.Stat("/run"); err == nil && info.IsDir() {
-		args = append(args, tmpfsArgs("/run", tmpfsSize, h.tmpfsPerms(false))...)
+		if scratch != "" {
+			args = append(args, "--bind", filepath.Join(scratch, "run"), "/run")
+		} else {
+			args = append(args, tmpfsArgs("/run", tmpfsSize, h.tmpfsPerms(false))...)
+		}
 	}
 	args = append(args,
 		"--unshare-net",
@@ -335,7 +344,7 @@ func (s *Sandbox) startLayers(limit int64) error {
 			layers = append(layers, layer{target: m.Target, lower: m.Source, mkdir: within(m.Target, s.dir)})
 		}
 	}
-	dirs := []string{"tmp"}
+	dirs := []string{"tmp", "shm", "run"}
 	for i := range s.homes {
 		dirs = append(dirs, "home"+strconv.Itoa(i))
 	}
@@ -470,11 +479,11 @@ func (s *Sandbox) args(argv []string, dir string, infoFD, blockFD int) []string 
 	if rel, err := filepath.Rel(s.dir, dir); dir != "" && err == nil && filepath.IsLocal(rel) {
 		chdir = dir
 	}
-	tmp := ""
+	scratch := ""
 	if s.holder != nil {
-		tmp = filepath.Join(s.scratch, "tmp")
+		scratch = s.scratch
 	}
-	args := isolationArgs(h, s.tmpfsSize, tmp)
+	args := isolationArgs(h, s.tmpfsSize, scratch)
 	if s.holder != nil && s.holder.userns && !h.root && !h.setuid {
 		// In the layers' user namespace orch's user is root: the
 		// suite's own namespace maps it back to who it is.

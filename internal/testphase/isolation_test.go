@@ -300,13 +300,15 @@ func poisonCase(t *testing.T, baseA, baseB string) {
 }
 
 // writeLimitCase: a suite that writes 3 GiB (the default bound is 2 GiB),
-// in the worktree or in /tmp, ends the run with status error naming
+// in the worktree, /tmp, /dev/shm or /run, ends the run with status error naming
 // [test] max_write, not with failed tests; nothing of it reaches the disk.
 func writeLimitCase(t *testing.T, base string) {
 	repo, head := isolationRepo(t, filepath.Join(base, "repo-w"), map[string]string{"README": "w\n"})
 	rep, logs := isolationRun(t, repo, head, "bwrap",
 		suite("fill-worktree", "fallocate", "-l", "3G", "big"),
-		suite("fill-tmp", "fallocate", "-l", "3G", "/tmp/big"))
+		suite("fill-tmp", "fallocate", "-l", "3G", "/tmp/big"),
+		suite("fill-shm", "fallocate", "-l", "3G", "/dev/shm/big"),
+		suite("fill-run", "fallocate", "-l", "3G", "/run/big"))
 	if rep.Status != artifact.TestError || rep.OverallPass {
 		t.Fatalf("report %s pass %v, want error\n%s", rep.Status, rep.OverallPass, logs)
 	}
