@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/view"
 )
 
@@ -62,14 +63,16 @@ func newListCmd(env *Env) *cobra.Command {
 					mark = "*"
 				}
 				if e.Error != "" {
-					fmt.Fprintf(tw, "%s %s\tINVALID\t\t%s\n", mark, e.ID, e.Error)
+					// The id is a folder's name and the error may quote a
+					// file: one line each, shown as text.
+					fmt.Fprintf(tw, "%s %s\tINVALID\t\t%s\n", mark, termtext.Line(e.ID), termtext.Line(e.Error))
 					continue
 				}
 				phase := e.Phase
 				if e.StateDisagrees != "" {
 					phase += " (state.json disagrees)"
 				}
-				fmt.Fprintf(tw, "%s %s\t%s\t%d\t%s\n", mark, e.ID, phase, e.Revision, e.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+				fmt.Fprintf(tw, "%s %s\t%s\t%d\t%s\n", mark, termtext.Line(e.ID), termtext.Line(string(phase)), e.Revision, e.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
