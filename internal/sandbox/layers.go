@@ -219,3 +219,48 @@ func (hd *holder) usage() (used, limit int64, err error) {
 	}
 	return int64(st.Blocks-st.Bfree) * st.Bsize, hd.limit, nil
 }
+
+// runFolderPrefixes are the temporary folders a run makes (its tmpfs's
+// mount point, the copies of the git config), named with orch's pid.
+var runFolderPrefixes = []string{"orch-run-writes-", "orch-gitconfig-"}
+
+// runFolderPrefix is prefix with this process's id, for os.MkdirTemp.
+func runFolderPrefix(prefix string) string {
+	return prefix + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// maxStaleScan bounds the entries of the temporary folder looked at.
+const maxStaleScan = 10000
+
+// removeStaleRunFolders removes the run folders in dir whose orch process
+// is gone (killed before Close): an empty mount point, a config copy.
+func removeStaleRunFolders(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for i, e := range entries {
+		if i >= maxStaleScan {
+			return
+		}
+		for _, prefix := range runFolderPrefixes {
+			rest, ok := strings.CutPrefix(e.Name(), prefix)
+			if !ok || !e.IsDir() {
+				continue
+			}
+			pidText, _, _ := strings.Cut(rest, "-")
+			pid, err := strconv.Atoi(pidText)
+			if err != nil || pid <= 0 || processAlive(pid) {
+				continue
+			}
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// processAlive reports whether a process pid exists (another user's
+// counts).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

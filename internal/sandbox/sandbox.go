@@ -285,7 +285,7 @@ func New(cfg Config) (*Sandbox, []string, error) {
 	git, gerr := gitDirs(s.dir)
 	s.gitDirs = git
 	if len(git) > 0 {
-		folder, err := os.MkdirTemp("", "orch-gitconfig-")
+		folder, err := os.MkdirTemp("", runFolderPrefix("orch-gitconfig-"))
 		if err == nil {
 			s.tempDirs = append(s.tempDirs, folder)
 			_ = os.Chmod(folder, 0o755)
@@ -329,7 +329,8 @@ func New(cfg Config) (*Sandbox, []string, error) {
 // go build cache, the writable caches and the dependency folders, each
 // over what orch prepared, plus the suites' /tmp and homes.
 func (s *Sandbox) startLayers(limit int64) error {
-	scratch, err := os.MkdirTemp("", "orch-run-writes-")
+	removeStaleRunFolders(os.TempDir())
+	scratch, err := os.MkdirTemp("", runFolderPrefix("orch-run-writes-"))
 	if err != nil {
 		return fmt.Errorf("sandbox: create the folder of the run's writes: %w", err)
 	}

@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/orchdev/orch/internal/gittest"
@@ -86,3 +88,34 @@ func TestHandOver(t *testing.T) {
 // pass (a 0700 temporary folder outside /tmp, another user's home) is
 // still reachable and writable by the suite, and the rest of that folder
 // is hidden.
+
+// TestRemoveStaleRunFolders: the run folders of a process that is gone
+// go; those of a live one, and other folders, stay.
+func TestRemoveStaleRunFolders(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadPID := strconv.Itoa(gone.Process.Pid)
+	live := strconv.Itoa(os.Getpid())
+	names := map[string]bool{ // name: removed
+		"orch-run-writes-" + deadPID + "-123": true,
+		"orch-gitconfig-" + deadPID + "-456":  true,
+		"orch-run-writes-" + live + "-789":    false,
+		"orch-run-writes-x-1":                 false,
+		"orch-test-" + deadPID + "-1":         false,
+	}
+	for n := range names {
+		if err := os.Mkdir(filepath.Join(dir, n), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeStaleRunFolders(dir)
+	for n, removed := range names {
+		_, err := os.Stat(filepath.Join(dir, n))
+		if gotRemoved := err != nil; gotRemoved != removed {
+			t.Errorf("%s removed = %v, want %v", n, gotRemoved, removed)
+		}
+	}
+}
