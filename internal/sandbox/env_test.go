@@ -130,3 +130,17 @@ func TestMergeEnv(t *testing.T) {
 		t.Errorf("LookupEnv = %q %v, want last value 2", v, ok)
 	}
 }
+
+// FuzzHasURLCredentials: a value said to hold credentials has a scheme
+// and a userinfo with a password; the check never panics.
+func FuzzHasURLCredentials(f *testing.F) {
+	f.Add("https://alice:s3cret@proxy.example.com,direct")
+	f.Add("https://proxy.golang.org|https://u:p%40ss@corp/go")
+	f.Add("git@example.com")
+	f.Add("x://:@")
+	f.Fuzz(func(t *testing.T, v string) {
+		if HasURLCredentials(v) && (!strings.Contains(v, "://") || !strings.Contains(v, "@") || !strings.Contains(v, ":")) {
+			t.Fatalf("%q said to hold credentials", v)
+		}
+	})
+}

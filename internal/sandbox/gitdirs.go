@@ -104,13 +104,13 @@ func sanitizeGitConfig(data []byte) []byte {
 			if i := strings.IndexAny(name, " \t\"]."); i >= 0 {
 				name = name[:i]
 			}
-			keep = slices.Contains(gitConfigKept, strings.ToLower(name))
 			// A section header may carry a key on the same line
-			// ("[core] bare = false"): only the header is kept.
+			// ("[core] bare = false"): only the header is kept. One
+			// without "]" is not a header git reads: nothing follows.
+			end := strings.Index(trimmed, "]")
+			keep = end >= 0 && slices.Contains(gitConfigKept, strings.ToLower(name))
 			if keep {
-				if end := strings.Index(trimmed, "]"); end >= 0 {
-					out.WriteString(trimmed[:end+1] + "\n")
-				}
+				out.WriteString(trimmed[:end+1] + "\n")
 			}
 			continue
 		}

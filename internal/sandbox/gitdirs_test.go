@@ -3,6 +3,7 @@ package sandbox
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/orchdev/orch/internal/gittest"
@@ -73,4 +74,31 @@ func TestSanitizeGitConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSanitizeGitConfig: whatever the config holds, what the sandbox
+// shows has only kept sections, and sanitizing it again changes nothing.
+func FuzzSanitizeGitConfig(f *testing.F) {
+	f.Add("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://u:p@h/r\n")
+	f.Add("[core] x = 1\n\ta = b \\\n c\n[extensions]\n\tobjectformat = sha256\n")
+	f.Add("[CORE \"sub\"]\n\tfsmonitor = x\n[\n]\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		out := sanitizeGitConfig([]byte(in))
+		for _, line := range strings.Split(string(out), "\n") {
+			trimmed := strings.TrimSpace(line)
+			if !strings.HasPrefix(trimmed, "[") {
+				continue
+			}
+			name := strings.TrimLeft(trimmed, "[")
+			if i := strings.IndexAny(name, " \t\"]."); i >= 0 {
+				name = name[:i]
+			}
+			if !slices.Contains(gitConfigKept, strings.ToLower(name)) {
+				t.Fatalf("section %q shown from %q", trimmed, in)
+			}
+		}
+		if again := sanitizeGitConfig(out); string(again) != string(out) {
+			t.Fatalf("not stable: %q then %q", out, again)
+		}
+	})
 }
