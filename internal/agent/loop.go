@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/clip"
@@ -74,6 +76,7 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 	r.Schema, r.SchemaName = nil, ""
 	r.Tools = append(ws.Definitions(), tools.FinishTool(finish, schema))
 	msgs := append([]llm.Message(nil), req.Messages...)
+	reads := staleReads{}
 	for turn := 1; turn <= maxTurns; turn++ {
 		r.Messages = movingBreakpoint(msgs)
 		resp, err := p.Complete(ctx, r)
@@ -107,6 +110,11 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 		var result T
 		for _, tc := range calls {
 			if tc.Name == tools.Finish {
+				if problem, bad := tools.ArgsProblem(tc.Arguments); bad {
+					ok = false
+					msgs = append(msgs, toolResult(tc.ID, "Your answer was not accepted: "+problem+"\nCall "+tools.Finish+" again with the answer as one JSON object.", true, left))
+					continue
+				}
 				v, verr := validate(tc.Arguments)
 				if verr == nil {
 					finished, result = true, v
@@ -124,6 +132,9 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 				c.rt.OnTool(req.Role, tc.Name, tc.Arguments, isErr)
 			}
 			msgs = append(msgs, toolResult(tc.ID, out, isErr, left))
+			if !isErr {
+				reads.track(msgs, tc.Name, tc.Arguments, len(msgs)-1)
+			}
 		}
 		if finished {
 			p.keep()
@@ -134,6 +145,35 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 		}
 	}
 	return zero, &TurnLimitError{Role: req.Role, Turns: maxTurns}
+}
+
+// staleReads remembers, per path, the read_file results in the
+// conversation; when a later call edits, writes or deletes the file, they
+// are replaced by a short note, so that the conversation re-sent every
+// turn carries neither lines that are no longer true nor their tokens.
+type staleReads map[string][]int
+
+// StaleReadNote replaces a read_file result that a later edit made stale.
+const StaleReadNote = "(This read_file result was removed: you changed %s afterwards. read_file shows it as edited, if you need its lines again.)"
+
+// track records the result at msgs[i] of a successful call name(args).
+func (s staleReads) track(msgs []llm.Message, name string, args json.RawMessage, i int) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return
+	}
+	p := path.Clean(strings.TrimPrefix(a.Path, "./"))
+	switch name {
+	case tools.ReadFile:
+		s[p] = append(s[p], i)
+	case tools.EditFile, tools.WriteFile, tools.DeleteFile:
+		for _, k := range s[p] {
+			msgs[k].Content = fmt.Sprintf(StaleReadNote, p)
+		}
+		delete(s, p)
+	}
 }
 
 // movingBreakpoint returns msgs with a cache breakpoint on the last

@@ -105,7 +105,9 @@ func TestCodegenToolLoop(t *testing.T) {
 		isErr bool
 	}{
 		{"calc.go:4:func Add(a, b int) int { return a - b }", false},
-		{"     4\tfunc Add(a, b int) int { return a - b }", false},
+		// The read of calc.go before it was edited: stale, so replaced
+		// by a note in the conversation re-sent after the edit.
+		{"This read_file result was removed: you changed calc.go afterwards", false},
 		{`".env" is not a tracked file of the repository`, true},
 		{"ok: calc.go edited (1 replacement)", false},
 		{"ok: calc_test.go written", false},
@@ -119,6 +121,10 @@ func TestCodegenToolLoop(t *testing.T) {
 	}
 	if len(results) != len(want) {
 		t.Fatalf("%d tool results, want %d", len(results), len(want))
+	}
+	// Before the edit, the model saw the lines it read.
+	if r := agenttest.ToolResults(reqs[2]); len(r) < 2 || !strings.Contains(r[1].Content, "     4\tfunc Add(a, b int) int { return a - b }") {
+		t.Errorf("the read before the edit: %+v", r)
 	}
 	for i, w := range want {
 		if !strings.Contains(results[i].Content, w.has) || results[i].IsError != w.isErr {

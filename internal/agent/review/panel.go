@@ -302,6 +302,7 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, taskDir, role strin
 	}
 	ws := tools.New(repo, base, policy)
 	ws.Overlay(files, deletes)
+	rt.WithOutline(ctx, ws, rt.Project.RootDir(), base)
 	return ws, nil
 }
 

@@ -92,10 +92,13 @@ func (w *Workspace) Call(ctx context.Context, name string, args json.RawMessage)
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
+	if problem, bad := ArgsProblem(args); bad {
+		return fmt.Sprintf("%s was not run: %s (parameters: %s)", name, problem, def.Parameters), true, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		return fmt.Sprintf("the arguments of %s are not valid: %v (parameters: %s)", name, err, def.Parameters), true, nil
+		return fmt.Sprintf("the arguments of %s are not valid: %s (parameters: %s)", name, fieldProblem(err), def.Parameters), true, nil
 	}
 	missing := func(field string, v string) bool { return v == "" && !hasKey(args, field) }
 	var out string

@@ -105,6 +105,7 @@ func (w *Workspace) ReadFile(ctx context.Context, p string, offset, limit int) (
 	w.mu.Lock()
 	data, ok, err := w.contentLocked(ctx, p)
 	_, edited := w.edits[p]
+	outline := w.outline
 	w.mu.Unlock()
 	if err != nil {
 		return "", err
@@ -121,6 +122,7 @@ func (w *Workspace) ReadFile(ctx context.Context, p string, offset, limit int) (
 	if offset < 0 || limit < 0 {
 		return "", toolErr("offset and limit must not be negative")
 	}
+	whole := offset == 0 && limit == 0
 	if offset == 0 {
 		offset = 1
 	}
@@ -139,6 +141,24 @@ func (w *Workspace) ReadFile(ctx context.Context, p string, offset, limit int) (
 		return "", toolErr("%s has %d lines: offset %d is past the end", p, total, offset)
 	}
 	var b strings.Builder
+	if whole && total > LargeFileLines {
+		// A large file read whole: its outline and a window, not
+		// thousands of lines the model has to carry every turn.
+		fmt.Fprintf(&b, "%s has %d lines (%d bytes): too large to read whole, so here are its outline and its first %d lines. Ask read_file for the lines you need with offset and limit (offset=785 limit=40 reads lines 785-824), or search for a name.\n", p, total, len(data), OutlineWindow)
+		if outline != nil && !edited {
+			if defs := outline(p); len(defs) > 0 {
+				b.WriteString("Outline (line: definition):\n")
+				for i, d := range defs {
+					if i == maxOutlineDefs {
+						fmt.Fprintf(&b, "  … and %d more definitions\n", len(defs)-i)
+						break
+					}
+					fmt.Fprintf(&b, "%6d: %s\n", d.Line, clip.Bytes(d.Sig, 200))
+				}
+			}
+		}
+		limit = OutlineWindow
+	}
 	last := offset - 1
 	for i := offset - 1; i < total && i < offset-1+limit; i++ {
 		line := strings.TrimRight(lines[i], "\n")

@@ -26,12 +26,17 @@ import (
 
 // Limits of what one tool result carries back to the model.
 const (
-	MaxListed       = 400     // list_files paths
-	MaxMatches      = 100     // search matches
-	MaxMatchLine    = 300     // bytes of one matching line
-	DefaultReadLine = 2000    // read_file lines without a limit
-	MaxReadBytes    = 100_000 // read_file bytes
-	maxLineBytes    = 2000    // bytes of one numbered line
+	MaxListed       = 400  // list_files paths
+	MaxMatches      = 100  // search matches
+	MaxMatchLine    = 300  // bytes of one matching line
+	DefaultReadLine = 2000 // read_file lines without a limit
+	// A file longer than LargeFileLines read without offset and limit
+	// answers its outline and its first OutlineWindow lines.
+	LargeFileLines = 400
+	OutlineWindow  = 60
+	maxOutlineDefs = 300
+	MaxReadBytes   = 100_000 // read_file bytes
+	maxLineBytes   = 2000    // bytes of one numbered line
 )
 
 // TestRunner runs the suites like `orch test` on the base with patch
@@ -61,6 +66,25 @@ type Workspace struct {
 	files    []string          // their paths, sorted
 	edits    map[string]*string
 	testRuns int
+	// outline gives a file's definitions at the base (the repository
+	// map's index); nil when none is known.
+	outline func(path string) []OutlineLine
+}
+
+// OutlineLine is one definition of a file's outline: its line and its
+// signature.
+type OutlineLine struct {
+	Line int
+	Sig  string
+}
+
+// SetOutline gives read_file the definitions of the files at the base
+// (from the repository map's index): a large file read without a range
+// answers its outline and a window instead of its first 2,000 lines.
+func (w *Workspace) SetOutline(f func(path string) []OutlineLine) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.outline = f
 }
 
 // Options configure a writable (codegen) workspace.

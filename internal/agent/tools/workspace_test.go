@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -92,5 +94,64 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	}
 	if out, isErr, _ := ws.Call(ctx, WriteFile, []byte(`{"path":"a.go","content":""}`)); !isErr || !strings.Contains(out, "unknown tool") {
 		t.Errorf("write in a read-only workspace: %q", out)
+	}
+}
+
+// A large file read without a range answers its outline and a window,
+// saying how to ask for more; with a range, the lines asked for.
+func TestReadLargeFileOutline(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("package big\n")
+	for i := 2; i <= 1000; i++ {
+		if i%100 == 0 {
+			fmt.Fprintf(&src, "func F%d() {}\n", i)
+		} else {
+			fmt.Fprintf(&src, "// line %d\n", i)
+		}
+	}
+	repo, head := testRepo(t, map[string]string{"big.go": src.String()})
+	ws := New(repo, head, visibility.Policy{})
+	ws.SetOutline(func(p string) []OutlineLine {
+		if p != "big.go" {
+			return nil
+		}
+		var out []OutlineLine
+		for i := 100; i <= 1000; i += 100 {
+			out = append(out, OutlineLine{Line: i, Sig: fmt.Sprintf("func F%d()", i)})
+		}
+		return out
+	})
+	out, isErr, _ := ws.Call(context.Background(), ReadFile, []byte(`{"path":"big.go"}`))
+	if isErr || !strings.Contains(out, "big.go has 1000 lines") || !strings.Contains(out, "   500: func F500()") ||
+		!strings.Contains(out, "    60\t// line 60\n") || strings.Contains(out, "\t// line 61\n") || !strings.Contains(out, "offset=61") || !strings.Contains(out, "offset and limit") {
+		t.Errorf("read without a range:\n%s", out)
+	}
+	if len(out) > 4000 {
+		t.Errorf("the outline answer is %d bytes", len(out))
+	}
+	out, _, _ = ws.Call(context.Background(), ReadFile, []byte(`{"path":"big.go","offset":495,"limit":10}`))
+	if strings.Contains(out, "Outline") || !strings.Contains(out, "   500\tfunc F500() {}") {
+		t.Errorf("read with a range:\n%s", out)
+	}
+}
+
+// Malformed arguments get a tool error naming the JSON problem, never Go's
+// "cannot unmarshal string into Go value of type tools.callArgs".
+func TestMalformedArguments(t *testing.T) {
+	repo, head := testRepo(t, map[string]string{"a.go": "package a\n"})
+	ws := New(repo, head, visibility.Policy{})
+	str := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	for _, tc := range []struct{ args, want string }{
+		{str(`{"path": "a.go"`), "they end too early"},
+		{str(`{"path": a.go}`), "invalid character 'a' looking for beginning of value at byte 10"},
+		{str(`{"path": "a.go",}`), "at byte 17"},
+		{`["a.go"]`, "a JSON array, not an object"},
+		{`{"path": 3}`, `parameter "path" must be a JSON string, got a number`},
+		{`{"file": "a.go"}`, `unknown parameter "file"`},
+	} {
+		out, isErr, err := ws.Call(context.Background(), ReadFile, json.RawMessage(tc.args))
+		if err != nil || !isErr || !strings.Contains(out, tc.want) || strings.Contains(out, "Go value") {
+			t.Errorf("%s: %q (%v), want %q", tc.args, out, err, tc.want)
+		}
 	}
 }
