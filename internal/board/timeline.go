@@ -10,6 +10,8 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -23,75 +25,73 @@ type Entry struct {
 	Class  string
 }
 
-// timeline turns the transcript into lines a person reads.
+// timeline turns the transcript into lines a person reads, from each
+// event's typed payload (task.Event.Decode).
 func timeline(evs []task.Event) []Entry {
 	out := make([]Entry, 0, len(evs))
 	for _, ev := range evs {
 		e := Entry{Seq: ev.Seq, TS: ev.TS, Kind: string(ev.Kind), Class: string(ev.Kind)}
-		d := ev.Data
-		str := func(k string) string {
-			v, _ := d[k].(string)
-			return v
+		p, err := ev.Decode()
+		if err != nil {
+			p = nil // an unknown or unreadable event shows its kind
 		}
-		switch ev.Kind {
-		case "created":
+		switch d := p.(type) {
+		case event.Created:
 			e.Text = "task created"
-		case "transition":
-			e.Text = fmt.Sprintf("%s → %s", str("from"), str("to"))
-			e.Detail = joinNonEmpty(str("label"), str("reason"))
-		case "override":
-			e.Text = fmt.Sprintf("override %s → %s", str("from"), str("to"))
-			e.Detail = "reason: " + str("reason")
-			if sk, ok := d["skipped_phases"].([]any); ok && len(sk) > 0 {
-				e.Detail += fmt.Sprintf("; skipped %v", sk)
+		case event.Transition:
+			e.Text = fmt.Sprintf("%s → %s", d.From, d.To)
+			e.Detail = joinNonEmpty(d.Label, d.Reason)
+		case event.Override:
+			e.Text = fmt.Sprintf("override %s → %s", d.From, d.To)
+			e.Detail = "reason: " + d.Reason
+			if len(d.SkippedPhases) > 0 {
+				e.Detail += fmt.Sprintf("; skipped %v", d.SkippedPhases)
 			}
-		case "redo":
-			e.Text = fmt.Sprintf("redo %s → %s", str("from"), str("to"))
-			e.Detail = joinNonEmpty(str("reason"), archivedNote(str("archived")))
-		case "phase_started":
-			e.Text = fmt.Sprintf("%s started", str("phase"))
-			e.Detail = "run " + str("run")
-		case "phase_finished":
-			e.Text = fmt.Sprintf("%s finished: %s", str("phase"), str("status"))
-			e.Detail = joinNonEmpty(str("error"), summaryText(d["summary"]))
-			if st := str("status"); st == "failed" || st == "cancelled" {
+		case event.Redo:
+			e.Text = fmt.Sprintf("redo %s → %s", d.From, d.To)
+			e.Detail = joinNonEmpty(d.Reason, archivedNote(d.Archived))
+		case event.PhaseStarted:
+			e.Text = fmt.Sprintf("%s started", d.Phase)
+			e.Detail = "run " + d.Run
+		case event.PhaseFinished:
+			e.Text = fmt.Sprintf("%s finished: %s", d.Phase, d.Status)
+			e.Detail = joinNonEmpty(d.Error, summaryText(d.Summary))
+			if st := lifecycle.Status(d.Status); st == lifecycle.RunFailed || st == lifecycle.RunCancelled {
 				e.Class += " bad"
 			}
-		case "model_call":
-			e.Text = fmt.Sprintf("%s: %s %s", str("role"), str("provider"), str("model"))
-			e.Detail = fmt.Sprintf("%v in / %v out tokens, %v ms", d["tokens_in"], d["tokens_out"], d["latency_ms"])
-			if c, ok := d["cost_usd"].(json.Number); ok {
-				if f, err := c.Float64(); err == nil {
-					e.Detail += ", " + agent.FormatUSD(f)
-				}
+		case event.ModelCall:
+			e.Text = fmt.Sprintf("%s: %s %s", d.Role, d.Provider, d.Model)
+			e.Detail = fmt.Sprintf("%v in / %v out tokens, %v ms", d.TokensIn, d.TokensOut, d.LatencyMS)
+			if d.CostUSD != nil {
+				e.Detail += ", " + agent.FormatUSD(*d.CostUSD)
 			}
-			if b, _ := d["cached"].(bool); b {
+			if d.Cached {
 				e.Detail += ", from orch's cache"
 			}
-			if tc, ok := d["tool_calls"].([]any); ok && len(tc) > 0 {
-				e.Detail += fmt.Sprintf(", tools %v", tc)
+			if len(d.ToolCalls) > 0 {
+				e.Detail += fmt.Sprintf(", tools %v", d.ToolCalls)
 			}
-			if er := str("error"); er != "" {
-				e.Detail += "; error: " + er
+			if d.Error != "" {
+				e.Detail += "; error: " + d.Error
 				e.Class += " bad"
 			}
-		case "budget_exceeded":
+		case event.BudgetExceeded:
 			e.Text = "budget exceeded"
-			e.Detail = str("error")
+			e.Detail = d.Error
 			e.Class += " bad"
-		case "user_input":
-			e.Text = fmt.Sprintf("answered %s", str("question"))
-			e.Detail = str("answer")
-		case "advice":
-			e.Text = "accept advisor: " + str("recommendation")
-			e.Detail = "confidence " + str("confidence")
-		case "git_intent":
-			e.Text = fmt.Sprintf("git %s: about to move %s", str("op"), str("ref"))
-			e.Detail = fmt.Sprintf("%.12s → %.12s", str("old"), str("new"))
-		case "git_done":
-			e.Text = fmt.Sprintf("git %s: %s", str("op"), str("outcome"))
-			e.Detail = joinNonEmpty(str("commit"), str("note"))
-		case "recovered":
+		case event.UserInput:
+			e.Text = fmt.Sprintf("answered %s", d.Question)
+			e.Detail = d.Answer
+		case event.Advice:
+			e.Text = "accept advisor: " + d.Recommendation
+			e.Detail = "confidence " + d.Confidence
+		case event.GitIntent:
+			e.Text = fmt.Sprintf("git %s: about to move %s", d.Op, d.Ref)
+			e.Detail = fmt.Sprintf("%.12s → %.12s", d.Old, d.New)
+		case event.GitDone:
+			e.Text = fmt.Sprintf("git %s: %s", d.Op, d.Outcome)
+			e.Detail = joinNonEmpty(d.Commit, d.Note)
+		case event.Recovered:
 			e.Text = "recovered after a crash"
 		default:
 			e.Text = string(ev.Kind)
@@ -118,10 +118,9 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(keep, " — ")
 }
 
-// summaryText renders a phase's summary map as key=value pairs, sorted.
-func summaryText(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok || len(m) == 0 {
+// summaryText renders a phase's summary as key=value pairs, sorted.
+func summaryText(m map[string]any) string {
+	if len(m) == 0 {
 		return ""
 	}
 	var parts []string

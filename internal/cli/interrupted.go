@@ -26,8 +26,13 @@ func (env *Env) interruptedNote(t *task.Task) string {
 	msg := fmt.Sprintf("the last %s run (%s) was interrupted: pid %d is gone", phase, a.Run, a.PID)
 	if evs, err := t.Transcript(); err == nil {
 		for _, ev := range evs {
-			if ev.Kind == event.KindGitDone && ev.Data["run"] == a.Run && ev.Data["outcome"] == "committed" {
-				msg += fmt.Sprintf("; its commit %v is in place (the record is not written yet)", ev.Data["commit"])
+			if ev.Kind != event.KindGitDone {
+				continue
+			}
+			if p, err := ev.Decode(); err == nil {
+				if d := p.(event.GitDone); d.Run == a.Run && d.Outcome == event.GitCommitted {
+					msg += fmt.Sprintf("; its commit %v is in place (the record is not written yet)", d.Commit)
+				}
 			}
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/termtext"
 )
@@ -87,23 +89,27 @@ const logLineCap = 200
 // eventLine is one event of the transcript on one line.
 func eventLine(ev task.Event) string {
 	head := fmt.Sprintf("%4d  %s  %-10s", ev.Seq, ev.TS.Local().Format("2006-01-02 15:04:05"), ev.Kind)
-	str := func(k string) string {
-		if v, ok := ev.Data[k].(string); ok {
-			return v
+	move := func(from, to lifecycle.Phase, reason, archived string) string {
+		line := fmt.Sprintf("%s %s → %s", head, from, to)
+		if reason != "" {
+			line += "  " + reason
 		}
-		return ""
-	}
-	switch ev.Kind {
-	case "transition", "override", "redo":
-		line := fmt.Sprintf("%s %s → %s", head, str("from"), str("to"))
-		if r := str("reason"); r != "" {
-			line += "  " + r
-		}
-		if a := str("archived"); a != "" {
-			line += "  (archived " + a + ")"
+		if archived != "" {
+			line += "  (archived " + archived + ")"
 		}
 		return line
-	case "created":
+	}
+	p, _ := ev.Decode()
+	switch d := p.(type) {
+	case event.Transition:
+		return move(d.From, d.To, d.Reason, d.Archived)
+	case event.Override:
+		return move(d.From, d.To, d.Reason, d.Archived)
+	case event.Redo:
+		return move(d.From, d.To, d.Reason, d.Archived)
+	}
+	switch ev.Kind {
+	case event.KindCreated:
 		phase := ""
 		if ev.State != nil {
 			phase = string(ev.State.Phase)

@@ -1,6 +1,7 @@
 package event
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -85,7 +86,9 @@ func Decode(k Kind, data []byte) (Payload, error) {
 			continue
 		}
 		v := reflect.New(reflect.TypeOf(zero))
-		if err := json.Unmarshal(data, v.Interface()); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber() // numbers in free-form fields (a summary) stay as written
+		if err := dec.Decode(v.Interface()); err != nil {
 			return nil, fmt.Errorf("%s event: %w", k, err)
 		}
 		return v.Elem().Interface().(Payload), nil
