@@ -254,7 +254,7 @@ func (a *Acceptor) Work(ctx context.Context, in work.Input) (work.Result[AcceptR
 	if err := in.Out.Write(artifact.AcceptSummaryFile, []byte(summaryMarkdown(in.Task, d))); err != nil {
 		return res, err
 	}
-	res.Output = work.Output{Status: "decided", Summary: map[string]any{
+	res.Output = work.Output{Status: lifecycle.AcceptDecided, Summary: map[string]any{
 		"verdict": d.Verdict, "target": d.Target, "commit": d.Commit, "regression": d.Regression, "decider": d.Decider,
 		"judged": d.Judged,
 	}}

@@ -44,6 +44,25 @@ const (
 	PlanWorkshop Status = "workshop"
 )
 
+// Sub-states the other phases' work reports (work.Output.Status), kept in
+// actors.<phase>.status.
+const (
+	// PlanApproved, PlanBlocked, PlanChangesRequested: plan_review's
+	// aggregate verdict.
+	PlanApproved         Status = "approved"
+	PlanBlocked          Status = "blocked"
+	PlanChangesRequested Status = "changes_requested"
+	// ReviewOK, ReviewChangesNeeded: the code review's verdict.
+	ReviewOK            Status = "ok"
+	ReviewChangesNeeded Status = "changes_needed"
+	// TestPassed, TestFailed: the suites ran (test/report.json completed);
+	// a run that could not start reports the report's own status (error).
+	TestPassed Status = "passed"
+	TestFailed Status = "failed"
+	// AcceptDecided: the decision is recorded.
+	AcceptDecided Status = "decided"
+)
+
 // EntryStatus is the status a phase's actor gets when the task enters the
 // phase by a transition: workshop for planning (the plan is revised in
 // place), pending for the others.

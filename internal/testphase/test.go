@@ -86,11 +86,14 @@ func (w Worker) Work(ctx context.Context, in work.Input) (work.Result[Result], e
 	if err := in.Out.WriteJSON(artifact.TestReportFile, rep); err != nil {
 		return res, err
 	}
-	status := rep.Status
+	status := lifecycle.Status(rep.Status)
 	if rep.Status == artifact.TestCompleted {
-		status = map[bool]string{true: "passed", false: "failed"}[rep.OverallPass]
+		status = lifecycle.TestFailed
+		if rep.OverallPass {
+			status = lifecycle.TestPassed
+		}
 	}
-	res.Output = work.Output{Status: lifecycle.Status(status), Summary: map[string]any{
+	res.Output = work.Output{Status: status, Summary: map[string]any{
 		"status": rep.Status, "overall_pass": rep.OverallPass, "summary": rep.Summary, "sandbox": rep.Sandbox, "base": rep.Base,
 	}}
 	return res, nil

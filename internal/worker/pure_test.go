@@ -182,7 +182,7 @@ func TestWorkersOnInputsBuiltInMemory(t *testing.T) {
 
 	in, rec := e.input(lifecycle.Planning, "r1", counters)
 	plan := run(t, planner.Worker{RT: e.rt}, in)
-	check(lifecycle.Planning, plan.Output, "review_ready", rec, 1, e.commit(in), artifact.PlanFile, artifact.FilePlanFile, artifact.MeetingFile)
+	check(lifecycle.Planning, plan.Output, lifecycle.PlanReviewReady, rec, 1, e.commit(in), artifact.PlanFile, artifact.FilePlanFile, artifact.MeetingFile)
 	if plan.Output.Round != 1 || plan.Value.Plan.Title != "Make Add add" || len(plan.Value.Plan.FilePlan) != 2 {
 		t.Errorf("planning: round %d, plan %+v", plan.Output.Round, plan.Value.Plan)
 	}
@@ -190,25 +190,25 @@ func TestWorkersOnInputsBuiltInMemory(t *testing.T) {
 
 	in, rec = e.input(lifecycle.PlanReview, "r2", counters)
 	pr := run(t, review.PlanWorker{RT: e.rt}, in)
-	check(lifecycle.PlanReview, pr.Output, "approved", rec, len(e.cfg.Review.PlanPersonas), e.commit(in), artifact.PlanReviewFile)
+	check(lifecycle.PlanReview, pr.Output, lifecycle.PlanApproved, rec, len(e.cfg.Review.PlanPersonas), e.commit(in), artifact.PlanReviewFile)
 	if pr.Value.Review.PlanningRound != 1 || !pr.Value.Review.OK {
 		t.Errorf("plan review: %+v", pr.Value.Review)
 	}
 
 	in, rec = e.input(lifecycle.Codegen, "r3", counters)
 	cg := run(t, codegen.Worker{RT: e.rt}, in)
-	check(lifecycle.Codegen, cg.Output, "completed", rec, 1, e.commit(in), artifact.CodegenFile, artifact.DiffFile, artifact.CodeFilesDir+"/calc.go")
+	check(lifecycle.Codegen, cg.Output, lifecycle.StatusCompleted, rec, 1, e.commit(in), artifact.CodegenFile, artifact.DiffFile, artifact.CodeFilesDir+"/calc.go")
 	if cg.Output.Attempt != 1 || cg.Value.Record.Base != e.base {
 		t.Errorf("codegen: attempt %d, base %s (want %s)", cg.Output.Attempt, cg.Value.Record.Base, e.base)
 	}
 
 	in, rec = e.input(lifecycle.Review, "r4", counters)
 	cr := run(t, review.CodeWorker{RT: e.rt}, in)
-	check(lifecycle.Review, cr.Output, "ok", rec, len(config.Default().Review.CodePersonas), e.commit(in), artifact.CodeReviewFile)
+	check(lifecycle.Review, cr.Output, lifecycle.ReviewOK, rec, len(config.Default().Review.CodePersonas), e.commit(in), artifact.CodeReviewFile)
 
 	in, rec = e.input(lifecycle.Test, "r5", counters)
 	tr := run(t, testphase.Worker{Config: e.cfg, Options: testphase.Options{Sandbox: "none"}}, in)
-	check(lifecycle.Test, tr.Output, "passed", rec, 0, e.commit(in), artifact.TestReportFile)
+	check(lifecycle.Test, tr.Output, lifecycle.TestPassed, rec, 0, e.commit(in), artifact.TestReportFile)
 	if tr.Value.Report.Base != e.base || !tr.Value.Report.OverallPass {
 		t.Errorf("test: %+v", tr.Value.Report.TestReport)
 	}

@@ -205,7 +205,10 @@ func (w CodeWorker) Work(ctx context.Context, in work.Input) (work.Result[CodeRe
 	if err != nil {
 		return res, err
 	}
-	status := lifecycle.Status(map[bool]string{true: "ok", false: "changes_needed"}[rec.OK])
+	status := lifecycle.ReviewChangesNeeded
+	if rec.OK {
+		status = lifecycle.ReviewOK
+	}
 	blocking := 0
 	for _, v := range rec.Reviewers {
 		blocking += v.Blocking

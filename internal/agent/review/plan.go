@@ -137,12 +137,12 @@ func (w PlanWorker) Work(ctx context.Context, in work.Input) (work.Result[PlanRe
 		return res, err
 	}
 	res.Value.Review = review
-	status := lifecycle.Status("approved")
+	status := lifecycle.PlanApproved
 	switch {
 	case review.Blocked:
-		status = "blocked"
+		status = lifecycle.PlanBlocked
 	case !review.OK:
-		status = "changes_requested"
+		status = lifecycle.PlanChangesRequested
 	}
 	res.Output = work.Output{Status: status, Summary: map[string]any{
 		"ok": review.OK, "blocked": review.Blocked, "plan_sha256": review.PlanSHA256, "reviewers": len(review.Reviewers),
