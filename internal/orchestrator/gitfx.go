@@ -312,8 +312,6 @@ func settleLocked(ctx context.Context, p *task.Project, t *task.Task) (*Settled,
 	return &Settled{Task: t.ID, Done: done}, clearPending(p, t.ID)
 }
 
-// gitEffect runs step 2 for in under t's lock, settling first any intent
-// an earlier run of the task left open.
 // GitEffect carries out the git effect in for task id (landing.GitEffects):
 // under the task's lock, an earlier interrupted effect is settled first,
 // then in is journaled, the branch moved and the outcome journaled.
@@ -333,6 +331,8 @@ func (o *Orchestrator) SettleGit(ctx context.Context, id string) error {
 	return err
 }
 
+// gitEffect runs step 2 for in under t's lock, settling first any intent
+// an earlier run of the task left open.
 func gitEffect(ctx context.Context, p *task.Project, t *task.Task, wait time.Duration, repo *gitx.Repo, in event.GitIntent) (event.GitDone, error) {
 	lock, err := t.Lock(ctx, wait)
 	if err != nil {

@@ -79,7 +79,7 @@ func gitHeaderPath(line string) string {
 	return rest
 }
 
-// Totals sums a diffstat.
+// DiffTotals sums a diffstat.
 func DiffTotals(stats []FileStat) (added, removed int) {
 	for _, s := range stats {
 		added += s.Added
