@@ -1,5 +1,5 @@
 // Package artifact loads, validates and describes the files agents and
-// people leave in a task folder (contract section 2).
+// people leave in a task folder (docs/artifacts.md).
 //
 // Everything read here is treated as hostile input. The JSON artifacts are
 // read with package strictjson: the top level must be an object, object keys must be

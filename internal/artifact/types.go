@@ -171,7 +171,7 @@ type CodeReview struct {
 	Reviewers []json.RawMessage `json:"reviewers,omitempty"`
 	// DiffSHA256 is the sha256 of the code/diff.patch the review judged,
 	// when the reviewer says (lower-cased). A review naming another patch
-	// than the current one is invalid (contract section 6).
+	// than the current one is invalid (README, "Evidence is bound to the change").
 	DiffSHA256 string `json:"diff_sha256,omitempty"`
 }
 
@@ -261,7 +261,7 @@ type TestReport struct {
 	// DiffSHA256 is the sha256 of the code/diff.patch the suites ran on
 	// (orch test writes it; lower-cased). A report naming another patch than
 	// the current one is invalid; one without it is judged against the hash
-	// recorded at review → test (contract section 6).
+	// recorded at review → test (README, "Evidence is bound to the change").
 	DiffSHA256 string `json:"diff_sha256,omitempty"`
 }
 

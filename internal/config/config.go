@@ -217,7 +217,7 @@ type Context struct {
 	AllowPaths []string `toml:"allow_paths"`
 }
 
-// Tools bounds the tool loop of one agent run (contract section 8).
+// Tools bounds the tool loop of one agent run (README, "Agents: tools, edits and context").
 type Tools struct {
 	// MaxTurns bounds the model turns of one role's run (each turn is a
 	// model_call); the run fails when the model has not finished by then.

@@ -148,3 +148,39 @@ func driftedIn(fset *token.FileSet, pkg *ast.Package, path string) []string {
 	}
 	return problems
 }
+
+// TestNoForeignCitations: code, templates, scripts and docs cite the
+// project's own docs (README.md, docs/), never the sections of a contract
+// that is not in the repository.
+func TestNoForeignCitations(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".md", ".tmpl", ".txtar":
+		default:
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "contract "+"section") {
+				t.Errorf("%s:%d cites a section of an outside contract: cite README.md or docs/ instead", path, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -71,7 +71,7 @@ type Transition struct {
 	Edges     []Edge             `json:"edges" doc:"every outgoing edge evaluated: to, label, condition, holds, reason"`
 	Inputs    map[string]string  `json:"inputs,omitempty" doc:"sha256 of each artifact file the decision read"`
 	Archived  string             `json:"archived,omitempty" doc:"history folder the stale artifacts of a backward move went to"`
-	Evidence  map[string]string  `json:"evidence,omitempty" doc:"a gate's record (contract section 6): the sha256 of what it judged, by key: plan_sha256, files_sha256, diff_sha256, review_sha256, report_sha256 (see the gates table)"`
+	Evidence  map[string]string  `json:"evidence,omitempty" doc:"a gate's record (see the README: Evidence is bound to the change): the sha256 of what it judged, by key: plan_sha256, files_sha256, diff_sha256, review_sha256, report_sha256 (see the gates table)"`
 }
 
 // Override: `orch next --override` moved without checking conditions.

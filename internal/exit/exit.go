@@ -1,4 +1,4 @@
-// Package exit holds orch's exit codes (contract section 4, plus `orch
+// Package exit holds orch's exit codes (README, "Exit codes", plus `orch
 // run`'s 6 and 7) and the errors that carry them. Any package's error can
 // name its code by having an ExitCode method; the CLI maps an error to its
 // code with one errors.As (Of), and only main exits.

@@ -63,7 +63,7 @@ type Snapshot struct {
 	Decision   artifact.Loaded[artifact.Decision]
 	Revert     artifact.Loaded[artifact.RevertRecord]
 	// Evidence holds what the gates recorded and the hashes now
-	// (contract section 6).
+	// (README, "Evidence is bound to the change").
 	Evidence Evidence
 }
 

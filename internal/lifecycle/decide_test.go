@@ -258,7 +258,7 @@ func decision(verdict, target string, regression bool) Snapshot {
 		Evidence: Evidence{Now: map[string]string{HashDiff: h("d")}, Landed: &Landed{SHA: strings.Repeat("c", 40), DiffSHA256: h("d")}}}
 }
 
-// TestDecide checks the decision order of contract section 3: the edge
+// TestDecide checks the decision order of docs/lifecycle.md: the edge
 // taken when several hold, and the outcome when none does.
 func TestDecide(t *testing.T) {
 	tab := Lifecycle()

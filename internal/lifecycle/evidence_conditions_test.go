@@ -58,7 +58,7 @@ func with(m map[string]string, k, v string) map[string]string {
 
 var disagree = &artifact.Error{File: "code/files/calc.go", Expected: "the content code/diff.patch applied to the base gives", Got: "different content", Err: errors.New("disagree")}
 
-// TestEvidenceConditions: each condition contract section 6 adds, holding
+// TestEvidenceConditions: each condition of README's "Evidence is bound to the change", holding
 // and not, invalid (exit 4) where the contract says so.
 func TestEvidenceConditions(t *testing.T) {
 	review := func(diffSHA string) artifact.Loaded[artifact.CodeReview] {

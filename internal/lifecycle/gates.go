@@ -11,7 +11,7 @@ import (
 )
 
 // Keys of the hashes a gate records in the "evidence" object of its
-// transcript event (contract section 6). Each is the lower-case hex sha256
+// transcript event (README, "Evidence is bound to the change"). Each is the lower-case hex sha256
 // of the artifact's bytes; for code/files/ it is the digest of
 // evidence.CodeFiles (one "path NUL sha256 LF" line per file, in path
 // order).

@@ -38,7 +38,7 @@ type Table struct {
 }
 
 // Lifecycle returns orch's transition table. Edges of one phase appear in
-// the order `orch next` tries them (contract section 3); re-run self-loops
+// the order `orch next` tries them (docs/lifecycle.md); re-run self-loops
 // come last.
 func Lifecycle() *Table {
 	return &Table{

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// readTools are two of contract section 8's tools, as the agent offers them.
+// readTools are two of the agents' read tools (README, "Agents: tools, edits and context"), as the agent offers them.
 var readTools = []Tool{
 	{Name: "read_file", Description: "Read a tracked file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"limit":{"type":"integer"}},"required":["path"]}`)},
 	{Name: "search", Description: "Search tracked files.", Parameters: json.RawMessage(`{"type":"object","properties":{"pattern":{"type":"string"}},"required":["pattern"]}`)},

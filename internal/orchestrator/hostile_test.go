@@ -43,7 +43,7 @@ func newHostileEnv(t *testing.T) *hostileEnv {
 	write(t, parent, "sentinel/passwd", "root:x:0:0::/root:/bin/sh\n")
 	write(t, repo, "a.go", "package a\n")
 	// A real repository: codegen → review applies the patch to the base
-	// commit to compare it with code/files (contract section 6).
+	// commit to compare it with code/files (README, "Evidence is bound to the change").
 	gittest.Git(t, repo, "init", "-q")
 	gittest.CommitAll(t, repo, "base")
 	o, tk := newTaskIn(t, repo)

@@ -9,7 +9,7 @@ import (
 	"github.com/orchdev/orch/internal/task"
 )
 
-// observe is Observe plus the evidence of contract section 6: the hashes
+// observe is Observe plus the evidence of README, "Evidence is bound to the change": the hashes
 // the current attempt's gates recorded in the transcript, the hashes of the
 // artifacts now, and, where a condition needs it, the comparison of
 // code/files/ with code/diff.patch applied to the base (git, in a temporary

@@ -237,7 +237,7 @@ func (o *Orchestrator) take(t *task.Task, st task.State, d lifecycle.Decision, s
 	tr := event.Transition{
 		From: from, To: edge.Edge.To, Label: edge.Edge.Label,
 		Condition: edge.Edge.Cond, Reason: edge.Reason, Edges: edgeRecords(d), Inputs: inputs(snap),
-		// A gate records the sha256 of what it judged (contract section 6).
+		// A gate records the sha256 of what it judged (README, "Evidence is bound to the change").
 		Evidence: snap.Evidence.Record(from, edge.Edge.To),
 	}
 	return o.commit(t, st, func(archived string) event.Payload {

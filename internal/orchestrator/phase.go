@@ -274,7 +274,7 @@ func head(ctx context.Context, root string) (string, error) {
 }
 
 // RunPhase runs phase p's work for task id, following the protocol of
-// contract section 5: under the lock, enter the phase if needed (its normal
+// README, "On-disk guarantees": under the lock, enter the phase if needed (its normal
 // transition must hold) and mark it running; without the lock, do the
 // work into a staging folder; under the lock again, check that the
 // revision did not move, archive the previous attempt's artifacts and move

@@ -1,5 +1,5 @@
 // Package repomap gives each agent role a ranked map of the repository for
-// its first message (contract section 8, "Context"): which files matter for
+// its first message (README, "What a model sees"): which files matter for
 // the task, the signatures of their definitions, and the rest as a folder
 // summary, within a token budget.
 //

@@ -8,7 +8,7 @@ import (
 )
 
 // Sentinel errors, matched with errors.Is; each carries its exit code
-// (contract section 4).
+// (README, "Exit codes").
 var (
 	// ErrNoProject: no .orch directory in the start folder or any parent.
 	ErrNoProject = exit.NewSentinel(exit.Usage, "no orch project")

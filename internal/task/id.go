@@ -10,7 +10,7 @@ import (
 // idRule is the task id rule as shown to users.
 const idRule = "^[a-z0-9][a-z0-9._-]{0,63}$, not . or .."
 
-// ValidID checks a task id against the rule of contract section 1. The
+// ValidID checks a task id against the rule of docs/artifacts.md (idRule). The
 // error wraps ErrBadID and quotes both the id and the rule.
 func ValidID(id string) error {
 	ok := len(id) >= 1 && len(id) <= 64 && id != "." && id != ".." && isIDStart(id[0])

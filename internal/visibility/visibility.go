@@ -2,7 +2,7 @@
 // a model: in a prompt, through a tool (list_files, read_file, search), or
 // in a repository map.
 //
-// The rule (contract section 8, "Context"): a file may reach a model only
+// The rule (README, "What a model sees"): a file may reach a model only
 // when
 //
 //   - it is tracked by git (listed by `git ls-files`, or in the tree of the

@@ -242,7 +242,7 @@ func checkPlanForCodegen(taskDir string) error {
 		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a file plan: %s is missing and %s has no file_plan; `orch next` routes the task to plan_review", artifact.FilePlanFile, artifact.PlanFile)}
 	}
 	// Codegen works from exactly the plan plan_review → codegen recorded
-	// (contract section 6): an edited plan goes back to review first.
+	// (README, "Evidence is bound to the change"): an edited plan goes back to review first.
 	gates, err := evidence.ReadGates(taskDir)
 	if err != nil {
 		return err

@@ -572,7 +572,7 @@ HcmV?d00001
 func TestCodegenOnlyDeletes(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, map[string]string{"old/legacy.go": "package old\n"})
 	// A new plan goes through planning again: codegen works from the plan
-	// that entered codegen (contract section 6).
+	// that entered codegen (README, "Evidence is bound to the change").
 	f.Override(lifecycle.Planning)
 	gittest.Write(t, f.Task.Dir, "planning/planning.ai.json", `{"id":"fix","title":"Drop legacy","brief":"remove old/","file_plan":[{"path":"old/legacy.go","intent":"delete"}]}`)
 	f.Override(lifecycle.Codegen)
@@ -618,7 +618,7 @@ func TestCodegenPromptHasNoUntrackedOrSecretFiles(t *testing.T) {
 }
 
 // TestCodegenRefusesAnEditedPlan: codegen works from exactly the plan that
-// entered codegen (contract section 6); an edited plan is refused before
+// entered codegen (README, "Evidence is bound to the change"); an edited plan is refused before
 // any model call.
 func TestCodegenRefusesAnEditedPlan(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
