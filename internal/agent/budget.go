@@ -151,9 +151,47 @@ func overBudget(scope, key string, b config.Budget, spent, next CostLine) error 
 func (rt *Runtime) Cost(model string, u llm.Usage) (float64, bool) {
 	p, ok := llm.PriceOf(model, priceOverrides(rt.Config.Prices))
 	if !ok {
-		return 0, false
+		// [prices."*"] prices every model the table does not.
+		var any config.Price
+		if any, ok = rt.Config.Prices[AnyModelPrice]; !ok {
+			return 0, false
+		}
+		p = llm.Price{Input: any.Input, Output: any.Output, CachedInput: any.CachedInput, CacheWrite: any.CacheWrite}
 	}
 	return p.Cost(u), true
+}
+
+// AnyModelPrice is the [prices] key that prices every model without a
+// price of its own.
+const AnyModelPrice = "*"
+
+// UnpricedError refuses a call to a model API whose price is not known
+// while a cost budget is set: counting it as $0 would let the budget be
+// passed unseen.
+type UnpricedError struct {
+	Model string
+}
+
+// ExitCode: a refused call is exit 3 (nothing was sent).
+func (e *UnpricedError) ExitCode() exit.Code { return exit.Refused }
+
+func (e *UnpricedError) Error() string {
+	return fmt.Sprintf("orch: model %s has no known price and a cost budget is set (budgets.cost_usd): nothing was sent to it; price it in .orch/config.toml ([prices.%q] input = …, output = …, USD per million tokens; 0 for a free local model), or price every unpriced model with [prices.\"*\"], or set budgets.cost_usd = 0",
+		e.Model, e.Model)
+}
+
+// checkPriced refuses a call to model through an openai or anthropic
+// provider (a per-token API) when its price is unknown and a cost budget
+// applies. A command or script provider is not refused: its calls show
+// their tokens and "price unknown" in orch cost.
+func (rt *Runtime) checkPriced(cfg llm.Config, model string) error {
+	if cfg.Type != llm.TypeOpenAI && cfg.Type != llm.TypeAnthropic || !rt.hasCostBudget() {
+		return nil
+	}
+	if _, ok := rt.Cost(model, llm.Usage{}); ok {
+		return nil
+	}
+	return &UnpricedError{Model: model}
 }
 
 // hasCostBudget reports whether any cost limit is set.

@@ -75,6 +75,7 @@ func TestAnthropicBreakpointMoves(t *testing.T) {
 	})
 	rt := f.Runtime(config.Provider{Type: "anthropic", BaseURL: srv.URL, Model: "claude-test", APIKeyEnv: agenttest.KeyEnv, MaxRetries: -1})
 	rt.Config.Tools.MaxTestRuns = 0
+	rt.Config.Prices = map[string]config.Price{"claude-test": {Input: 3, Output: 15, CachedInput: 0.3, CacheWrite: 3.75}}
 	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
 		t.Fatal(err)
 	}

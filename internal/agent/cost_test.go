@@ -2,10 +2,14 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -106,5 +110,33 @@ func TestFormatCostUnpriced(t *testing.T) {
 		if got := FormatCost(tc.l); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)
 		}
+	}
+}
+
+// Under a cost budget an unpriced model behind a per-token API is
+// refused, not counted as $0; [prices."*"] prices it; a command
+// provider's model is not refused.
+func TestUnpricedUnderCostBudget(t *testing.T) {
+	rt := &Runtime{Config: config.Default()}
+	openai := llm.Config{Type: llm.TypeOpenAI, Model: "my-model"}
+	err := rt.checkPriced(openai, "my-model")
+	var ue *UnpricedError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `[prices."my-model"]`) || !strings.Contains(err.Error(), "budgets.cost_usd = 0") {
+		t.Fatalf("unpriced openai model: %v", err)
+	}
+	if err := rt.checkPriced(llm.Config{Type: llm.TypeCommand}, "my-model"); err != nil {
+		t.Errorf("command provider refused: %v", err)
+	}
+	rt.Config.Prices = map[string]config.Price{AnyModelPrice: {Input: 1, Output: 2}}
+	if err := rt.checkPriced(openai, "my-model"); err != nil {
+		t.Errorf(`with [prices."*"]: %v`, err)
+	}
+	if c, ok := rt.Cost("my-model", llm.Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}); !ok || c != 3 {
+		t.Errorf(`cost at [prices."*"]: %v %v, want 3`, c, ok)
+	}
+	rt.Config.Prices = nil
+	rt.Config.Budgets.CostUSD = 0
+	if err := rt.checkPriced(openai, "my-model"); err != nil {
+		t.Errorf("without a cost budget: %v", err)
 	}
 }

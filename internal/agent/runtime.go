@@ -289,6 +289,10 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		if model == "" {
 			model = lp.cfg.Model
 		}
+		if err := lp.c.rt.checkPriced(lp.cfg, model); err != nil {
+			lp.c.logBudget(ctx, req, err)
+			return llm.Response{}, err
+		}
 		b, err := lp.c.rt.Reserve(run.Task, string(run.Phase), model, req)
 		if err != nil {
 			lp.c.logBudget(ctx, req, err)

@@ -89,6 +89,7 @@ func (c *chatServer) offered() []bool {
 func runtimeAt(f *agenttest.CodeEnv, c *chatServer, cache string, stderr *bytes.Buffer) *agent.Runtime {
 	rt := f.Runtime(config.Provider{Type: "openai", BaseURL: c.srv.URL + "/v1", Model: "gemma2:2b"})
 	rt.UserCache, rt.Stderr = cache, stderr
+	rt.Config.Prices = map[string]config.Price{"gemma2": {}} // a free local model
 	return rt
 }
 

@@ -102,6 +102,6 @@ func UnpricedNote(model string, overrides map[string]Price, costBudget bool) str
 	if _, ok := PriceOf(model, overrides); ok {
 		return ""
 	}
-	return "warning: model " + model + " has no price, so the cost budget does not count its calls (tokens and calls still do); price it in .orch/config.toml:\n" +
+	return "warning: model " + model + " has no price, so under the cost budget orch refuses to call it through an openai or anthropic provider (a command's calls show their tokens and \"price unknown\"); price it in .orch/config.toml ([prices.\"*\"] prices every unpriced model):\n" +
 		"  [prices.\"" + model + "\"]\n  input = 2.50          # USD per million input tokens\n  output = 10.00        # USD per million output tokens\n  cached_input = 0.25   # optional: USD per million cached input tokens"
 }

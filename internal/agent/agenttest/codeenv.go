@@ -275,7 +275,9 @@ func UserText(body map[string]any) string {
 // calling is off, so the agents take their single-answer path.
 func (a *AnthropicAPI) Runtime(f *CodeEnv) *agent.Runtime {
 	off := false
-	return f.Runtime(config.Provider{Type: "anthropic", BaseURL: a.srv.URL, Model: "claude-test", APIKeyEnv: KeyEnv, MaxRetries: -1, Tools: &off})
+	rt := f.Runtime(config.Provider{Type: "anthropic", BaseURL: a.srv.URL, Model: "claude-test", APIKeyEnv: KeyEnv, MaxRetries: -1, Tools: &off})
+	rt.Config.Prices = map[string]config.Price{"claude-test": {Input: 3, Output: 15}}
+	return rt
 }
 
 // PlanWith rewrites the task's plan: cgPlan's files and extra entries

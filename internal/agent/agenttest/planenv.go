@@ -355,7 +355,7 @@ func (f *OpenAIAPI) Received() []ChatRequest {
 // OPENAI_API_KEY. The server answers in text only, so tool calling is off
 // (tools = false): the roles answer once each.
 func (f *OpenAIAPI) Config() string {
-	return fmt.Sprintf("[providers.default]\ntype = \"openai\"\nbase_url = %q\nmodel = \"gpt-test\"\napi_key_env = \"OPENAI_API_KEY\"\ntools = false\n", f.srv.URL+"/v1")
+	return fmt.Sprintf("[providers.default]\ntype = \"openai\"\nbase_url = %q\nmodel = \"gpt-test\"\napi_key_env = \"OPENAI_API_KEY\"\ntools = false\n\n[prices.\"gpt-test\"]\ninput = 1.0\noutput = 1.0\n", f.srv.URL+"/v1")
 }
 
 func JSONOf(t testing.TB, v any) string {
