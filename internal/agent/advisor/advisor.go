@@ -17,8 +17,8 @@ import (
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/exit"
-	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/work"
@@ -51,7 +51,7 @@ type Advice struct {
 	// Cautions are facts orch itself adds from the evidence, whatever the
 	// model says (failing tests, a review that is not ok).
 	Cautions   []string         `json:"cautions,omitempty"`
-	Evidence   landing.Evidence `json:"evidence"`
+	Evidence   evidence.Summary `json:"evidence"`
 	Command    string           `json:"command"`
 	Provider   string           `json:"provider,omitempty"`
 	Model      string           `json:"model,omitempty"`
@@ -130,7 +130,7 @@ func Advise(ctx context.Context, rt *agent.Runtime, tasks work.Tasks, id string)
 	if t.Phase != lifecycle.Accept {
 		return adv, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, t.Phase)}
 	}
-	ev := landing.GatherEvidence(t.Dir)
+	ev := evidence.Gather(t.Dir)
 	in := buildAdviceInput(rt, t, ev)
 	req, err := adviceRequest(rt, in)
 	if err != nil {
@@ -173,7 +173,7 @@ type taskView struct {
 
 // buildAdviceInput renders the evidence for the prompt, within the
 // configured budget.
-func buildAdviceInput(rt *agent.Runtime, t taskView, ev landing.Evidence) adviceInput {
+func buildAdviceInput(rt *agent.Runtime, t taskView, ev evidence.Summary) adviceInput {
 	budget := rt.Config.Context.MaxContextBytes
 	if budget <= 0 {
 		budget = agent.DefaultCodeContextBytes
@@ -238,7 +238,7 @@ func adviceRequest(rt *agent.Runtime, in adviceInput) (llm.Request, error) {
 }
 
 // adviceCautions are the facts a person must not miss, derived in code.
-func adviceCautions(ev landing.Evidence, a Answer) []string {
+func adviceCautions(ev evidence.Summary, a Answer) []string {
 	var out []string
 	if !ev.Complete {
 		out = append(out, fmt.Sprintf("the tests are %s: accepting needs `orch accept --allow-incomplete`, which the decision records", ev.Tests))
