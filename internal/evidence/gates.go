@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 
+	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
@@ -55,7 +54,8 @@ func ReadRecords(taskDir string) (gates, sentBack lifecycle.Gates, err error) {
 // readGateEvents reads the transition, override and redo events of the
 // transcript, oldest first (none when there is no transcript).
 func readGateEvents(taskDir string) ([]lifecycle.GateEvent, error) {
-	f, err := os.Open(filepath.Join(taskDir, transcriptFile))
+	// Without blocking, and only a regular file (artifact.OpenRegular).
+	f, _, err := artifact.OpenRegular(taskDir, transcriptFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

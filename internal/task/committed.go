@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/orchdev/orch/internal/event"
@@ -119,7 +118,7 @@ func (e *DisagreeError) Unwrap() error { return ErrInvalidState }
 // newest first (fewer when the log holds fewer; none when there is no
 // log). It opens the log read only.
 func (t *Task) loggedStates() ([]Event, error) {
-	f, err := os.Open(filepath.Join(t.Dir, TranscriptFile))
+	f, err := openRegular(filepath.Join(t.Dir, TranscriptFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -30,7 +30,8 @@ func (r *dirReader) readState(id string, buf *[]byte) (State, *fieldProblem) {
 	var fd int
 	var err error
 	for {
-		fd, err = unix.Openat(r.fd, id+"/"+StateFile, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		// Without blocking: a named pipe there is refused below.
+		fd, err = unix.Openat(r.fd, id+"/"+StateFile, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 		if err != unix.EINTR {
 			break
 		}
@@ -39,6 +40,21 @@ func (r *dirReader) readState(id string, buf *[]byte) (State, *fieldProblem) {
 		return State{}, openProblem(errnoErr(err))
 	}
 	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return State{}, openProblem(errnoErr(err))
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFDIR:
+		return State{}, folderProblem()
+	case unix.S_IFIFO:
+		return State{}, specialProblem(fs.ModeNamedPipe)
+	case unix.S_IFSOCK:
+		return State{}, specialProblem(fs.ModeSocket)
+	default:
+		return State{}, specialProblem(fs.ModeDevice)
+	}
 	data := (*buf)[:0]
 	for {
 		if len(data) == cap(data) {

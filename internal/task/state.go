@@ -83,8 +83,11 @@ func readStateFile(path string) (State, *fieldProblem) {
 }
 
 // readBounded reads a state file of at most maxStateSize bytes.
+//
+// It opens without blocking (readFlags) and reads only a regular file: a
+// named pipe put there is refused, never waited on.
 func readBounded(path string) ([]byte, *fieldProblem) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, readFlags, 0)
 	if err != nil {
 		return nil, openProblem(err)
 	}
@@ -95,6 +98,9 @@ func readBounded(path string) ([]byte, *fieldProblem) {
 	}
 	if fi.IsDir() {
 		return nil, folderProblem()
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, specialProblem(fi.Mode())
 	}
 	if fi.Size() > maxStateSize {
 		return nil, tooLargeProblem(fi.Size())
@@ -115,6 +121,49 @@ func openProblem(err error) *fieldProblem {
 		got = "no file"
 	}
 	return &fieldProblem{Field: "$", Expected: "a JSON object", Got: got, Err: err}
+}
+
+// specialProblem: a named pipe, a socket or a device where a file should
+// be.
+func specialProblem(m fs.FileMode) *fieldProblem {
+	return &fieldProblem{Field: "$", Expected: "a JSON file", Got: specialName(m)}
+}
+
+// specialName names a file type that is not a regular file or a folder.
+func specialName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// openRegular opens a task file for reading without blocking (readFlags)
+// and refuses anything but a regular file, checked on the opened file. A
+// missing file is the error of os.OpenFile (fs.ErrNotExist).
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, readFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		what := specialName(fi.Mode())
+		if fi.IsDir() {
+			what = "a folder"
+		}
+		return nil, fmt.Errorf("%s: not a regular file: %s", path, what)
+	}
+	return f, nil
 }
 
 func folderProblem() *fieldProblem {

@@ -178,7 +178,7 @@ func (t *Task) Append(ev Event) error {
 // incomplete last line (an interrupted write) is not an event and is left
 // out. A line that is not a valid event is a *StateError naming it.
 func (t *Task) Transcript() ([]Event, error) {
-	f, err := os.Open(filepath.Join(t.Dir, TranscriptFile))
+	f, err := openRegular(filepath.Join(t.Dir, TranscriptFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &StateError{Task: t.ID, File: TranscriptFile, Field: "$", Expected: "the task's event log", Got: "no file", Hint: verifyHint(t.ID), Err: err}
 	}

@@ -85,7 +85,7 @@ func (v *verifier) add(line int, format string, args ...any) {
 func (t *Task) Verify() (VerifyReport, error) {
 	v := &verifier{}
 	var last, prev *Event
-	f, err := os.Open(filepath.Join(t.Dir, TranscriptFile))
+	f, err := openRegular(filepath.Join(t.Dir, TranscriptFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		v.add(0, "%s: missing: the task has no event log", TranscriptFile)
