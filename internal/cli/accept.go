@@ -34,7 +34,7 @@ On accepted, orch refuses when a rebase, merge or cherry-pick is in progress,
 HEAD is detached, or a file the change touches has uncommitted changes;
 otherwise it builds the commit from code/diff.patch in a temporary index
 (three-way when HEAD moved since the base), with the plan's title and the
-trailers Orch-Task and Orch-Plan, moves the branch to it by compare-and-swap,
+trailers Orch-Task, Orch-Plan and Orch-Diff (the patch's sha256), moves the branch to it by compare-and-swap,
 and only then updates the files it touches in the index and working tree (your
 other staged and unstaged work is kept). Repository hooks never run. When HEAD
 had moved since the base, the suites run again on the new commit; a failure

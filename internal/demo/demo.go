@@ -204,7 +204,7 @@ Look around:
   orch status                 # phase done, revision, actors
   orch log                    # every transition with its reason, every model call
   orch verify                 # the hash chain and state.json agree
-  git log --stat -1           # the commit, with Orch-Task and Orch-Plan trailers
+  git log --stat -1           # the commit, with its Orch-Task, Orch-Plan and Orch-Diff trailers
   ls %s
     planning/   the brief, planning.ai.json, plan.md, plan.files.json, meeting.jsonl
     review/     plan-review.json/.md, code-review.json/.md
@@ -253,7 +253,7 @@ func narrate(say func(string, ...any), taskDir string, out worker.Outcome, res *
 	case out.Accept != nil:
 		r := out.Accept
 		res.Commit = r.Decision.Commit
-		say("  you accept: committed %.12s with the trailers Orch-Task and Orch-Plan", r.Decision.Commit)
+		say("  you accept: committed %.12s with the trailers Orch-Task, Orch-Plan and Orch-Diff", r.Decision.Commit)
 	}
 }
 
