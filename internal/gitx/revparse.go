@@ -45,3 +45,15 @@ func (r *Repo) revParsePaths(ctx context.Context, prefix []string, queries ...[]
 	}
 	return res, nil
 }
+
+// GitDirs returns the absolute git directory and common directory of the
+// work tree (for a linked worktree, its folder under the main repository's
+// .git/worktrees and that .git), read raw by revParsePaths: either may
+// hold a colon or a line break.
+func (r *Repo) GitDirs(ctx context.Context) (gitDir, commonDir string, err error) {
+	dirs, err := r.revParsePaths(ctx, []string{"--path-format=absolute"}, []string{"--git-dir"}, []string{"--git-common-dir"})
+	if err != nil {
+		return "", "", err
+	}
+	return dirs[0], dirs[1], nil
+}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,11 +14,8 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/gitx"
 )
-
-// gitDiscoveryEnv are the variables that would make git look at another
-// repository than the directory's own.
-var gitDiscoveryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_NAMESPACE"}
 
 // gitDirs returns the git files and folders of dir that the sandbox binds
 // read-only: dir/.git (a linked worktree's link file, or a repository's
@@ -34,29 +32,25 @@ func gitDirs(dir string) ([]string, error) {
 		return nil, nil
 	}
 	out := []string{dotGit}
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
+	if _, err := exec.LookPath("git"); err != nil {
 		return out, fmt.Errorf("find git: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gitBin, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
-	cmd.Dir = dir
-	env := os.Environ()
-	cmd.Env = slices.DeleteFunc(env, func(kv string) bool {
-		name, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(gitDiscoveryEnv, name)
-	})
-	res, err := cmd.Output()
+	// gitx drops GIT_DIR and the other variables that would make git look
+	// at another repository than dir's own, and reads the paths raw: they
+	// may hold a colon or a line break.
+	gitDir, commonDir, err := (&gitx.Repo{Dir: dir}).GitDirs(ctx)
 	if err != nil {
 		msg := err.Error()
-		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
-			msg = strings.TrimSpace(string(ee.Stderr))
+		var gerr *gitx.Error
+		if errors.As(err, &gerr) && strings.TrimSpace(gerr.Stderr) != "" {
+			msg = strings.TrimSpace(gerr.Stderr)
 		}
 		return out, fmt.Errorf("git rev-parse in %s: %s", dir, clip.Runes(msg, 300))
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(res)), "\n") {
-		p := filepath.Clean(strings.TrimSpace(line))
+	for _, p := range []string{gitDir, commonDir} {
+		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) {
 			continue
 		}

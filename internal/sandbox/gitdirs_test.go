@@ -19,6 +19,18 @@ func TestGitDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// git prints a path holding a line break raw, over two lines.
+	odd := filepath.Join(t.TempDir(), "a:b\nc")
+	oddMain := filepath.Join(odd, "main")
+	gittest.WriteFiles(t, oddMain, map[string]string{"a.txt": "a\n"})
+	gittest.Git(t, oddMain, "init", "-q")
+	gittest.CommitAll(t, oddMain, "base")
+	oddWt := filepath.Join(odd, "wt")
+	gittest.Git(t, oddMain, "worktree", "add", "-q", "--detach", oddWt, "HEAD")
+	oddGit, err := filepath.EvalSymlinks(filepath.Join(oddMain, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// orch may itself run with GIT_DIR set (from a git hook): the
 	// worktree's own directories are still the ones found.
 	t.Setenv("GIT_DIR", mainGit)
@@ -31,6 +43,7 @@ func TestGitDirs(t *testing.T) {
 	}{
 		{"linked worktree: its link file and the main .git", wt, []string{filepath.Join(wt, ".git"), mainGit}},
 		{"main checkout: its .git", main, []string{filepath.Join(main, ".git")}},
+		{"linked worktree under a path with a colon and a line break", oddWt, []string{filepath.Join(oddWt, ".git"), oddGit}},
 		{"not a checkout", t.TempDir(), nil},
 	}
 	for _, tt := range tests {

@@ -89,3 +89,38 @@ func TestSandboxTimeoutKillsEverything(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxGitOddPath: a linked worktree whose main repository lies
+// under a path holding a colon and a line break (legal, and git prints such
+// paths raw) still sees the main repository's git folder in the sandbox,
+// so the suite's `git status` and `git log` work.
+func TestSandboxGitOddPath(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	base := filepath.Join(t.TempDir(), "a:b\nc")
+	main := filepath.Join(base, "main")
+	gittest.WriteFiles(t, main, map[string]string{"a.txt": "a\n"})
+	gittest.Git(t, main, "init", "-q")
+	head := gittest.CommitAll(t, main, "base")
+	wt := filepath.Join(base, "wt")
+	gittest.Git(t, main, "worktree", "add", "-q", "--detach", wt, "HEAD")
+
+	opt := options(t, wt)
+	opt.Sandbox = SandboxBwrap
+	report, _, err := Run(context.Background(), []Suite{sh("git", "git status --porcelain >status.txt && git log -1 --format=%H >log.txt")}, opt)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !report.OverallPass {
+		log, _ := os.ReadFile(filepath.Join(opt.LogDir, "git.log"))
+		t.Fatalf("git in the sandbox under %q failed: %+v\nlog:\n%s", wt, report, log)
+	}
+	if got := strings.TrimSpace(gittest.ReadFile(t, filepath.Join(wt, "log.txt"))); got != head {
+		t.Errorf("git log in the sandbox = %q, want %s", got, head)
+	}
+	// The shell creates status.txt before git status runs: the one
+	// untracked file of an otherwise clean worktree.
+	if got := gittest.ReadFile(t, filepath.Join(wt, "status.txt")); got != "?? status.txt\n" {
+		t.Errorf("git status in the sandbox = %q, want only ?? status.txt", got)
+	}
+}
