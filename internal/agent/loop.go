@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -77,12 +78,47 @@ func Loop[T any](ctx context.Context, c *Call, req llm.Request, ws *tools.Worksp
 	r.Tools = append(ws.Definitions(), tools.FinishTool(finish, schema))
 	msgs := append([]llm.Message(nil), req.Messages...)
 	reads := staleReads{}
+	// An answer cut at the output limit is continued: the role's output
+	// limit bounds the whole answer, its cut parts and their continuations
+	// together (spent counts their output tokens); the answer fails only
+	// when that is used up. partial is the text of the cut parts so far.
+	limit := req.MaxTokens
+	if limit <= 0 {
+		limit = c.rt.Config.OutputTokens(req.Role)
+	}
+	var spent int64
+	partial := ""
 	for turn := 1; turn <= maxTurns; turn++ {
 		r.Messages = movingBreakpoint(msgs)
+		r.MaxTokens = req.MaxTokens
+		if spent > 0 && limit > 0 {
+			r.MaxTokens = limit - int(spent)
+		}
 		resp, err := p.Complete(ctx, r)
+		var cut *llm.TruncatedError
+		if errors.As(err, &cut) {
+			// A cut answer whose usage is not reported used the whole
+			// limit it was sent with.
+			used := resp.Usage.OutputTokens
+			if used <= 0 {
+				used = int64(limit) - spent
+			}
+			if limit > 0 && spent+used < int64(limit) && turn < maxTurns {
+				spent += used
+				msgs = append(msgs, continuation(resp, &partial)...)
+				continue
+			}
+			// The role's whole output limit is spent: the error names it.
+			cut.MaxTokens = limit
+		}
 		if err != nil {
 			return zero, err
 		}
+		spent = 0
+		if len(resp.ToolCalls) == 0 && partial != "" {
+			resp.Text = partial + resp.Text
+		}
+		partial = ""
 		calls := append([]llm.ToolCall(nil), resp.ToolCalls...)
 		for i := range calls {
 			if calls[i].ID == "" {
@@ -198,4 +234,33 @@ func toolResult(id, content string, isErr bool, left int) llm.Message {
 		content += fmt.Sprintf("\n(%d model turn(s) left in this run: call %s soon)", left, tools.Finish)
 	}
 	return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: content, IsError: isErr}
+}
+
+// ContinueNote asks the model to go on with an answer cut at the output
+// limit; ShorterCallNote asks it to repeat a cut tool call in smaller
+// parts. The cut part is in the conversation (the text as the model's
+// turn, a cut call's arguments quoted in the note).
+const (
+	ContinueNote    = "Your answer was cut off at the output limit. Continue it exactly where it stopped: do not repeat what you already wrote."
+	ShorterCallNote = "Your call of %s was cut off at the output limit, so it was not run; its arguments so far were:\n%s\nCall it again with less in one call: edit smaller ranges, write a large file in parts, give a shorter answer."
+)
+
+// continuation is what goes back to the model after a turn cut at the
+// output limit (see Loop). A cut text answer is kept as the model's turn
+// and added to *partial, the answer so far, and the model is asked to
+// continue it; a cut tool call, whose arguments are not whole JSON, is
+// never run: the model is told so, shown the cut arguments, and asked to
+// call again with less.
+func continuation(resp llm.Response, partial *string) []llm.Message {
+	var out []llm.Message
+	if resp.Text != "" {
+		out = append(out, llm.Message{Role: llm.RoleAssistant, Content: resp.Text})
+	}
+	if n := len(resp.ToolCalls); n > 0 {
+		*partial = ""
+		tc := resp.ToolCalls[n-1]
+		return append(out, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(ShorterCallNote, tc.Name, clip.Bytes(string(tc.Arguments), 2000))})
+	}
+	*partial += resp.Text
+	return append(out, llm.Message{Role: llm.RoleUser, Content: ContinueNote})
 }

@@ -200,13 +200,14 @@ func TestCodegenRunTests(t *testing.T) {
 	}
 }
 
-// TestLoopTruncatedTurn: a turn cut off by the output limit ends the run
-// with a TruncatedError; nothing is re-sent, and the event says so.
+// TestLoopTruncatedTurn: a turn cut off by the output limit that used all
+// of it ends the run with a TruncatedError; nothing is re-sent (no
+// output budget is left to continue it), and the event says so.
 func TestLoopTruncatedTurn(t *testing.T) {
 	for _, noTools := range []bool{false, true} {
 		f := agenttest.NewCodeEnv(t, nil)
 		m := &agenttest.ToolModel{T: t, NoTools: noTools}
-		m.Turn = agenttest.Scripted(llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "length"})
+		m.Turn = agenttest.Scripted(llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "length", Usage: llm.Usage{InputTokens: 2000, OutputTokens: 16000}})
 		_, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)})
 		var te *llm.TruncatedError
 		if !errors.As(err, &te) || !strings.Contains(err.Error(), "cut off at its output limit of 16000 tokens") || !strings.Contains(err.Error(), "max_output_tokens.codegen") {
@@ -450,7 +451,7 @@ func TestRoleLimitsFromConfig(t *testing.T) {
 	f := agenttest.NewCodeEnv(t, nil)
 	m := &agenttest.ToolModel{T: t}
 	m.Turn = func(n int, req llm.Request) (llm.Response, error) {
-		return llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "max_tokens"}, nil
+		return llm.Response{Text: `{"status":"completed","files":[{"path":"calc.go","content":"package ca`, StopReason: "max_tokens", Usage: llm.Usage{InputTokens: 2000, OutputTokens: int64(req.MaxTokens)}}, nil
 	}
 	rt := toolRuntime(f, m, func(c *config.Config) {
 		c.MaxOutputTokens = map[string]int{"codegen": 900, "code_reviewer": 300}
@@ -463,7 +464,7 @@ func TestRoleLimitsFromConfig(t *testing.T) {
 	}
 	reqs := m.Requests()
 	if len(reqs) != 1 || reqs[0].MaxTokens != 900 || reqs[0].ReasoningEffort != "high" {
-		t.Fatalf("codegen request: max_tokens %d, effort %q", reqs[0].MaxTokens, reqs[0].ReasoningEffort)
+		t.Fatalf("codegen requests %d: max_tokens %d, effort %q", len(reqs), reqs[0].MaxTokens, reqs[0].ReasoningEffort)
 	}
 	for _, tc := range []struct {
 		role   string
