@@ -285,3 +285,82 @@ func TestReviewCodeRefusesBadPersona(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestReviewCodePanelDecidesAsPerPersona: the gate decides exactly as
+// before on the same verdicts, whether the code-review panel answers in one
+// conversation or persona by persona: the same code-review.json, the same
+// `orch next`.
+func TestReviewCodePanelDecidesAsPerPersona(t *testing.T) {
+	okV := map[string]any{"ok": true, "summary": "fine", "issues": []any{}}
+	issue := func(severity, kind, msg string) map[string]any {
+		return map[string]any{"severity": severity, "kind": kind, "file": "calc.go", "line": 4, "message": msg}
+	}
+	for _, tc := range []struct {
+		name     string
+		verdicts map[string]map[string]any // persona → verdict; others ok
+		next     lifecycle.Phase
+	}{
+		{"all ok", nil, lifecycle.Test},
+		{"ok with a minor", map[string]map[string]any{"maintainability": {"ok": true, "summary": "name it", "issues": []any{issue("minor", "style", "rename x")}}}, lifecycle.Test},
+		{"one not ok", map[string]map[string]any{"tests": {"ok": false, "issues": []any{issue("major", "test", "test the negative case")}}}, lifecycle.Codegen},
+		{"blocking but ok", map[string]map[string]any{"security": {"ok": true, "issues": []any{issue("blocking", "security", "validate the input")}}}, lifecycle.Codegen},
+		{"blocking plan issue", map[string]map[string]any{"correctness": {"ok": false, "issues": []any{issue("blocking", "plan", "the plan forgets overflow")}}}, lifecycle.Planning},
+		{"two not ok", map[string]map[string]any{"tests": {"ok": false, "issues": []any{issue("major", "test", "x")}}, "security": {"ok": false, "issues": []any{issue("blocking", "security", "y")}}}, lifecycle.Codegen},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			verdict := func(p string) map[string]any {
+				if v, found := tc.verdicts[p]; found {
+					return v
+				}
+				return okV
+			}
+			persona := regexp.MustCompile(`persona "([a-z]+)"`)
+			baseRE := regexp.MustCompile(`"base": "[0-9a-f]{40}"`)
+			var files [2]string
+			for i, calls := range []string{config.ReviewCallsPanel, config.ReviewCallsPerPersona} {
+				f := agenttest.NewCodeEnv(t, nil)
+				if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: f.ScriptRuntime(agenttest.CodegenEntry)}); err != nil {
+					t.Fatal(err)
+				}
+				api := agenttest.NewAnthropicAPI(t, func(_ int, body map[string]any) any {
+					tools, _ := json.Marshal(body["tools"])
+					if strings.Contains(string(tools), `"reviews"`) {
+						var reviews []any
+						for _, p := range []string{"correctness", "tests", "security", "maintainability"} {
+							v := map[string]any{"persona": p}
+							for k, x := range verdict(p) {
+								v[k] = x
+							}
+							reviews = append(reviews, v)
+						}
+						return map[string]any{"reviews": reviews}
+					}
+					m := persona.FindStringSubmatch(agenttest.UserText(body))
+					if m == nil {
+						t.Errorf("%s: no persona in a per-persona prompt", calls)
+						return okV
+					}
+					return verdict(m[1])
+				})
+				rt := api.Runtime(f)
+				rt.Config.Review.Calls = calls
+				if _, err := phasetest.Run(context.Background(), f.O, f.ID, CodeWorker{RT: rt}); err != nil {
+					t.Fatal(err)
+				}
+				if n, want := len(api.Requests()), map[string]int{config.ReviewCallsPanel: 1, config.ReviewCallsPerPersona: 4}[calls]; n != want {
+					t.Errorf("%s: %d requests, want %d", calls, n, want)
+				}
+				// base is each task's own repository commit (two
+				// repositories, made at different times); the rest must
+				// match byte for byte.
+				files[i] = baseRE.ReplaceAllString(f.Read(artifact.CodeReviewFile), `"base": "…"`)
+				if to := f.Next(); to != tc.next {
+					t.Errorf("%s: orch next → %s, want %s", calls, to, tc.next)
+				}
+			}
+			if files[0] != files[1] {
+				t.Errorf("code-review.json differs:\npanel:\n%s\nper persona:\n%s", files[0], files[1])
+			}
+		})
+	}
+}
