@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +69,7 @@ func TestScripts(t *testing.T) {
 			"phase":  cmdPhase,
 			"kinds":  cmdKinds,
 			"sparse": cmdSparse,
+			"exits":  cmdExits,
 			// Terminal safety (termsafe_test.go).
 			"hostile":  cmdHostile,
 			"noescape": cmdNoEscape,
@@ -107,6 +110,27 @@ func cmdKinds(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if (strings.Join(got, " ") == strings.Join(args[1:], " ")) == neg {
 		ts.Fatalf("transcript kinds: %s", strings.Join(got, " "))
+	}
+}
+
+// exits CODE PROG ARGS...: run PROG (like exec) and require exit code CODE
+// (README, "Exit codes"); stdout and stderr are kept for the next checks.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG ARGS...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 	}
 }
 

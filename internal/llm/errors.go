@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,8 +11,9 @@ import (
 )
 
 // ErrNoProvider is returned by FromEnvironment when no environment variable
-// selects a provider.
-var ErrNoProvider = errors.New("orch: no model provider configured")
+// selects a provider. Like a missing or rejected key it is a provider
+// failure: exit 8 (README, "Exit codes").
+var ErrNoProvider = exit.NewSentinel(exit.Provider, "orch: no model provider configured")
 
 // KeyError is a missing or rejected API key. It names the environment
 // variable, never the key.
