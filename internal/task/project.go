@@ -60,7 +60,11 @@ func FindProject(start string) (*Project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find project from %s: %w", start, err)
 	}
+	inGit := false // a .git folder or file (a worktree's) on the way up
 	for dir := abs; ; {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			inGit = true
+		}
 		fi, err := os.Lstat(filepath.Join(dir, OrchDir))
 		if err == nil && (fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
 			// A link named .orch is refused, not followed and not skipped
@@ -75,6 +79,11 @@ func FindProject(start string) (*Project, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
+			if !inGit {
+				// orch init would refuse here too: say its prerequisite
+				// first rather than send the user to a command that fails.
+				return nil, fmt.Errorf("%w: %s is not inside a git repository: run `git init` first, then `orch init`", ErrNoProject, abs)
+			}
 			return nil, fmt.Errorf("%w: no %s folder in %s or any parent; run `orch init` at the top of the git repository", ErrNoProject, OrchDir, abs)
 		}
 		dir = parent
