@@ -60,6 +60,10 @@ transcript.`,
 	// Bare `orch` in a terminal is the REPL; elsewhere it prints help.
 	root.RunE = replOrHelp(env)
 	root.Args = unknownCommand
+	// cobra applies its default distance (2) only where it reports unknown
+	// commands itself; unknownCommand calls SuggestionsFor directly, which
+	// with 0 would suggest nothing for `orch stauts`.
+	root.SuggestionsMinimumDistance = 2
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}

@@ -56,9 +56,51 @@ func ParsePhase(s string) (Phase, error) {
 	norm = strings.ReplaceAll(norm, "-", "_")
 	p := Phase(norm)
 	if !p.Valid() {
-		return "", fmt.Errorf("unknown phase %q: expected one of %s", s, PhaseList())
+		meant := ""
+		if near := nearestPhase(norm); near != "" {
+			meant = fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		return "", fmt.Errorf("unknown phase %q%s: expected one of %s", s, meant, PhaseList())
 	}
 	return p, nil
+}
+
+// nearestPhase is the phase a mistyped name most likely meant, by the
+// distance cobra uses for "did you mean" on commands: an edit distance of
+// at most 2, or a prefix; "" when none is that close.
+func nearestPhase(s string) string {
+	best, bestD := "", 3
+	for _, p := range Phases() {
+		d := editDistance(s, string(p))
+		if s != "" && strings.HasPrefix(string(p), s) {
+			d = min(d, 2)
+		}
+		if d < bestD {
+			best, bestD = string(p), d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // PhaseList names the phases in lifecycle order, for messages:
