@@ -90,6 +90,13 @@ and the hashes it judged.`,
 				}
 				fmt.Fprintf(out, ", decided by %s %s\n", dec.Kind, dec.Name)
 			}
+			// Usage errors first (a missing --verdict without a terminal,
+			// below); the phase before anything is asked or done.
+			if verdict != "" || isTerminal(env.Stdin) {
+				if err := env.wrongPhase(o, tid, lifecycle.Accept); err != nil {
+					return err
+				}
+			}
 			if verdict == "" {
 				if !isTerminal(env.Stdin) {
 					return usagef("orch: accept needs --verdict (accepted, changes_requested, rejected or revert) and --reason when not run in a terminal")

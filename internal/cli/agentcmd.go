@@ -72,6 +72,9 @@ func runAgentPhase[R any](cmd *cobra.Command, env *Env, wait time.Duration, id s
 	if err != nil {
 		return err
 	}
+	if err := env.wrongPhase(a.o, a.tid, p); err != nil {
+		return err
+	}
 	w, err := a.work(cmd.Context(), p)
 	if err := a.finish(w.Phase, err); err != nil {
 		return err

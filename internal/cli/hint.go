@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/view"
 )
 
 // step is the command that moves a task on (see internal/nextstep).
@@ -30,4 +33,31 @@ func (env *Env) stepLine(s step) string {
 		return s.Why
 	}
 	return fmt.Sprintf("run: %s  (%s)", env.command(s.Args), strings.TrimSpace(s.Why))
+}
+
+// wrongPhase refuses phase p's command (exit 3, nothing changed) for a
+// task whose phase is neither p nor one step before it. The advice is the
+// command `orch status` suggests (internal/nextstep), never a way past the
+// gates; skipping phases with --override is named only as the deliberate
+// escape hatch. From the phase before p, from done and during an
+// interrupted commit the command's own checks answer.
+func (env *Env) wrongPhase(o *orchestrator.Orchestrator, tid string, p lifecycle.Phase) error {
+	sj, s, err := view.StatusOf(o, tid)
+	if err != nil {
+		return nil // the command itself reports an unreadable task
+	}
+	v := sj.StatusView
+	if v.Phase == p || v.Phase.Terminal() || v.Pending != nil {
+		return nil
+	}
+	for _, e := range v.Edges {
+		if e.To == p {
+			return nil
+		}
+	}
+	msg := fmt.Sprintf("orch: task %s is in %s, not %s: %s runs once the task reaches %s\n%s",
+		tid, v.Phase, p, "`"+env.command(lifecycle.PhaseCommand(p))+"`", p, env.stepLine(s))
+	msg += fmt.Sprintf("\n(to skip the gates on purpose, with a reason that is logged: %s)",
+		env.command(fmt.Sprintf("next --override \"REASON\" --to %s", p)))
+	return &exit.Error{Kind: exit.ErrRefused, Msg: msg}
 }

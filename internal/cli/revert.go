@@ -44,6 +44,9 @@ To revert an accepted change, record that decision first:
 			if err != nil {
 				return err
 			}
+			if err := env.wrongPhase(o, tid, lifecycle.Revert); err != nil {
+				return err
+			}
 			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Revert, worker.Run{Task: tid, Reason: reason})
 			if err != nil {
 				return err

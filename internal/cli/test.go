@@ -51,6 +51,9 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 			if err != nil {
 				return err
 			}
+			if err := env.wrongPhase(o, tid, lifecycle.Test); err != nil {
+				return err
+			}
 			stream := cmd.OutOrStdout()
 			if asJSON {
 				stream = cmd.ErrOrStderr()

@@ -14,7 +14,7 @@ var meanings = []struct {
 	{OK, "done"},
 	{Internal, "unexpected internal error"},
 	{Usage, "usage error: bad flag, bad task id, unknown phase name, blank override reason, `orch accept` without `--verdict` and no terminal to ask in, not in a git repository / no `.orch/`"},
-	{Refused, "transition refused: no condition holds, `--from` mismatch, terminal state, a budget exhausted — nothing changed"},
+	{Refused, "transition refused: no condition holds, `--from` mismatch, terminal state, a budget exhausted, a phase's command (`orch test`, `orch accept`, …) run in a phase it is not one step from (the message names the command `orch status` suggests) — nothing changed"},
 	{Invalid, "invalid state, artifact or configuration (the message names the file, the JSON path or key and what was expected) — nothing changed; for `orch test`: the runner itself failed or no test ran; a model answer that never became valid; for `orch show` and `orch diff`: the artifact does not exist yet"},
 	{Busy, "the task is busy: its lock was not acquired within `--wait` (default 10 s); the message names the holder's pid"},
 	{Gate, "`orch run` stopped at a human gate: answer the open questions or take the accept decision"},
