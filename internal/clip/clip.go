@@ -1,6 +1,6 @@
 // Package clip shortens text for messages without splitting a character:
 // Bytes bounds the length in bytes, Runes in characters. A cut is marked
-// with "…".
+// with "…". Nearest names the close match of a mistyped name.
 package clip
 
 import (

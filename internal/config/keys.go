@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // unknownKeyMsg explains an unknown key: the keys its table knows (read
@@ -30,7 +32,7 @@ func unknownKeyMsg(key []string) string {
 				kind = "table"
 			}
 			meant := ""
-			if near := closest(key[i], names); near != "" {
+			if near := clip.Nearest(key[i], names); near != "" {
 				meant = fmt.Sprintf(" (did you mean %q?)", near)
 			}
 			return fmt.Sprintf("unknown %s%s; %s knows: %s (see README, Configuration)", kind, meant, table, strings.Join(names, ", "))
@@ -77,39 +79,6 @@ func deref(t reflect.Type) reflect.Type {
 		t = t.Elem()
 	}
 	return t
-}
-
-// closest returns the name within edit distance 2 of s (the nearest, the
-// first in order on a tie), or "".
-func closest(s string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // UnknownKey explains why the dotted key (test.timeout, providers.x.type)

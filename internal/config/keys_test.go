@@ -40,14 +40,3 @@ func TestUnknownKeyNamesTheTablesKeys(t *testing.T) {
 		})
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{{"", "", 0}, {"commnd", "command", 1}, {"sandboxx", "sandbox", 1}, {"abc", "xyz", 3}, {"", "ab", 2}} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}

@@ -10,6 +10,8 @@ package lifecycle
 import (
 	"fmt"
 	"strings"
+
+	"github.com/orchdev/orch/internal/clip"
 )
 
 // Phase is a top-level lifecycle state.
@@ -71,7 +73,7 @@ func ParsePhase(s string) (Phase, error) {
 func nearestPhase(s string) string {
 	best, bestD := "", 3
 	for _, p := range Phases() {
-		d := editDistance(s, string(p))
+		d := clip.EditDistance(s, string(p))
 		if s != "" && strings.HasPrefix(string(p), s) {
 			d = min(d, 2)
 		}
@@ -80,27 +82,6 @@ func nearestPhase(s string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // PhaseList names the phases in lifecycle order, for messages:
