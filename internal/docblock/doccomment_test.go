@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -176,6 +177,48 @@ func TestNoForeignCitations(t *testing.T) {
 		for i, line := range strings.Split(string(data), "\n") {
 			if strings.Contains(line, "contract "+"section") {
 				t.Errorf("%s:%d cites a section of an outside contract: cite README.md or docs/ instead", path, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCitedDocsExist: every docs/NAME.md a comment of the module's code
+// cites is a page of the project's docs/ (a citation left pointing at a
+// page that was never written, or was renamed, fails here). Test files are
+// left out: their strings name made-up repositories' files.
+func TestCitedDocsExist(t *testing.T) {
+	root := filepath.Join("..", "..")
+	cited := regexp.MustCompile(`docs/[A-Za-z0-9_.-]+\.md`)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Ext(path) != ".go" || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			_, comment, ok := strings.Cut(line, "//")
+			if !ok {
+				continue
+			}
+			for _, doc := range cited.FindAllString(comment, -1) {
+				if _, err := os.Stat(filepath.Join(root, doc)); err != nil {
+					t.Errorf("%s:%d cites %s, which is not a page of docs/", path, i+1, doc)
+				}
 			}
 		}
 		return nil

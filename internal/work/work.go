@@ -1,5 +1,5 @@
 // Package work is the contract between orch's engine and a phase's worker
-// (docs/architecture.md, "Workers are pure work"). A worker is
+// (docs/workers.md). A worker is
 // Work(ctx, Input) (Output, error): everything it may use comes in its
 // Input — the task's committed folder (read only), the repository and the
 // base commit, its run's id and counters — and everything it produces goes
