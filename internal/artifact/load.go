@@ -199,7 +199,7 @@ func isEscape(err error) bool {
 
 func checkRegular(rel string, fi fs.FileInfo, limit int64) error {
 	if !fi.Mode().IsRegular() {
-		return &Error{File: rel, Expected: "a regular file", Got: describeMode(fi.Mode()), Err: ErrNotRegular}
+		return &Error{File: rel, Expected: "a regular file", Got: DescribeMode(fi.Mode()), Err: ErrNotRegular}
 	}
 	if fi.Size() > limit {
 		return tooLarge(rel, limit, fmt.Sprintf("%d bytes", fi.Size()))
@@ -211,8 +211,9 @@ func tooLarge(rel string, limit int64, got string) error {
 	return &Error{File: rel, Expected: fmt.Sprintf("at most %d bytes", limit), Got: got, Err: ErrTooLarge}
 }
 
-// describeMode names the type of a file for messages.
-func describeMode(m fs.FileMode) string {
+// DescribeMode names the type of a file for messages ("a named pipe",
+// "a symbolic link", …); the task store's readers use it too.
+func DescribeMode(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"

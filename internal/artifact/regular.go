@@ -75,5 +75,5 @@ func ReadRegular(taskDir, rel string, limit int64) (data []byte, truncated bool,
 }
 
 func notRegular(rel string, fi fs.FileInfo) error {
-	return &Error{File: rel, Expected: "a regular file", Got: describeMode(fi.Mode()), Err: ErrNotRegular}
+	return &Error{File: rel, Expected: "a regular file", Got: DescribeMode(fi.Mode()), Err: ErrNotRegular}
 }

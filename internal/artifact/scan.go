@@ -79,7 +79,7 @@ func notWalkable(rel string, m fs.FileMode, expected string) error {
 	if m&fs.ModeSymlink != 0 {
 		err = ErrUnsafePath
 	}
-	return &Error{File: rel, Expected: expected, Got: describeMode(m), Err: err}
+	return &Error{File: rel, Expected: expected, Got: DescribeMode(m), Err: err}
 }
 
 // codeWalker walks code/files depth-first with an explicit stack, holding

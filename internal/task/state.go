@@ -126,20 +126,7 @@ func openProblem(err error) *fieldProblem {
 // specialProblem: a named pipe, a socket or a device where a file should
 // be.
 func specialProblem(m fs.FileMode) *fieldProblem {
-	return &fieldProblem{Field: "$", Expected: "a JSON file", Got: specialName(m)}
-}
-
-// specialName names a file type that is not a regular file or a folder.
-func specialName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
+	return &fieldProblem{Field: "$", Expected: "a JSON file", Got: artifact.DescribeMode(m)}
 }
 
 // openRegular opens a task file for reading without blocking (readFlags)
@@ -157,7 +144,7 @@ func openRegular(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		what := specialName(fi.Mode())
+		what := artifact.DescribeMode(fi.Mode())
 		if fi.IsDir() {
 			what = "a folder"
 		}
