@@ -118,6 +118,17 @@ func seenRevision(r *http.Request) (int64, error) {
 	return n, nil
 }
 
+// checkSeen refuses a form whose revision (seenRevision) is not the
+// task's as committed (orchestrator.CheckSeen): the answer and revert
+// forms, checked just before they act.
+func (s *Server) checkSeen(r *http.Request, id string) error {
+	seen, err := seenRevision(r)
+	if err != nil {
+		return err
+	}
+	return s.orch.CheckSeen(r.Context(), id, seen)
+}
+
 // taskOf reads the task id of an action's URL; a bad one is refused.
 func taskOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := r.PathValue("id")
@@ -149,11 +160,7 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	seen, err := seenRevision(r)
-	if err == nil {
-		err = s.orch.CheckSeen(r.Context(), id, seen)
-	}
-	if err != nil {
+	if err := s.checkSeen(r, id); err != nil {
 		s.failed(w, r, id, err)
 		return
 	}
@@ -368,11 +375,7 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, id, exit.UsageError("orch: revert needs a non-blank --reason"))
 		return
 	}
-	seen, err := seenRevision(r)
-	if err == nil {
-		err = s.orch.CheckSeen(r.Context(), id, seen)
-	}
-	if err != nil {
+	if err := s.checkSeen(r, id); err != nil {
 		s.failed(w, r, id, err)
 		return
 	}
