@@ -15,7 +15,8 @@ import (
 // It follows encoding/json: exported fields under their json tag names,
 // "-" skipped, embedded structs inlined. A field with omitempty or
 // omitzero is optional; every other field is required. Objects are closed
-// (additionalProperties false). []T and [N]T are arrays, []byte a string,
+// (additionalProperties false); "required" is left out when no field is.
+// []T and [N]T are arrays, []byte a string,
 // map[string]T an object of T values, *T is T or null, time.Time a
 // date-time string, json.RawMessage, interfaces and other types with their
 // own JSON encoding any value. Two optional struct tags refine a field:
@@ -147,12 +148,15 @@ func (g *schemaGen) structSchema(t reflect.Type) (map[string]any, error) {
 	if err := g.addFields(t, props, &required, map[string]bool{}); err != nil {
 		return nil, err
 	}
-	return map[string]any{
+	s := map[string]any{
 		"type":                 "object",
 		"properties":           props,
-		"required":             required,
 		"additionalProperties": false,
-	}, nil
+	}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s, nil
 }
 
 // addFields adds t's fields, inlining embedded structs like encoding/json

@@ -29,7 +29,8 @@ func checkStrict(t *testing.T, s map[string]any, at string) {
 			t.Errorf("%s: additionalProperties not false", at)
 		}
 		req := map[string]bool{}
-		for _, r := range s["required"].([]any) {
+		required, _ := s["required"].([]any)
+		for _, r := range required {
 			req[r.(string)] = true
 		}
 		for name, sub := range props {

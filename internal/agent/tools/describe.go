@@ -9,11 +9,13 @@ import (
 // Describe is the short form of a tool call a person reads:
 // "read command.go:780-792", "edit command.go", "search SuggestionsMin".
 func Describe(name string, raw json.RawMessage) string {
-	var a callArgs
-	_ = json.Unmarshal(raw, &a)
-	path := oneLine(a.Path, 80)
+	// Leniently: the description of a call with broken arguments shows
+	// what could be read.
 	switch name {
 	case ReadFile:
+		var a ReadFileArgs
+		_ = json.Unmarshal(raw, &a)
+		path := oneLine(a.Path, 80)
 		switch {
 		case a.Offset > 0 && a.Limit > 0:
 			return fmt.Sprintf("read %s:%d-%d", path, a.Offset, a.Offset+a.Limit-1)
@@ -22,18 +24,29 @@ func Describe(name string, raw json.RawMessage) string {
 		}
 		return "read " + path
 	case EditFile:
-		return "edit " + path
+		var a EditFileArgs
+		_ = json.Unmarshal(raw, &a)
+		return "edit " + oneLine(a.Path, 80)
 	case WriteFile:
-		return "write " + path
+		var a WriteFileArgs
+		_ = json.Unmarshal(raw, &a)
+		return "write " + oneLine(a.Path, 80)
 	case DeleteFile:
-		return "delete " + path
+		var a DeleteFileArgs
+		_ = json.Unmarshal(raw, &a)
+		return "delete " + oneLine(a.Path, 80)
 	case Search:
+		var a SearchArgs
+		_ = json.Unmarshal(raw, &a)
 		s := "search " + oneLine(a.Pattern, 60)
-		if path != "" {
+		if path := oneLine(a.Path, 80); path != "" {
 			s += " in " + path
 		}
 		return s
 	case ListFiles:
+		var a ListFilesArgs
+		_ = json.Unmarshal(raw, &a)
+		path := oneLine(a.Path, 80)
 		if path == "" && a.Pattern == "" {
 			return "list files"
 		}
