@@ -84,11 +84,7 @@ func (s *Server) failed(w http.ResponseWriter, r *http.Request, id string, err e
 		return
 	}
 	code := exit.Of(err)
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "orch:") {
-		msg = "orch: " + msg
-	}
-	s.done(w, r, id, flash{Text: msg, Code: int(code), Exit: exitWords[code]})
+	s.done(w, r, id, flash{Text: exit.Format(err), Code: int(code), Exit: exitWords[code]})
 }
 
 // conflict answers an action taken on a page older than the task: 409,

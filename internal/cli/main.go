@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -86,17 +85,13 @@ func Run(ctx context.Context, env Env) int {
 	// The pager shows the output until the person quits it; the error
 	// comes after, on the terminal.
 	if perr := env.closePager(); perr != nil && err == nil {
-		err = fmt.Errorf("orch: %w", perr)
+		err = perr
 	}
 	if err == nil {
 		return int(exit.OK)
 	}
 	code := exit.Of(err)
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "orch:") {
-		msg = "orch: " + msg
-	}
-	fmt.Fprintln(stderr, termtext.Sanitize(msg))
+	fmt.Fprintln(stderr, termtext.Sanitize(exit.Format(err)))
 	if code == exit.Usage && isFlagError(err) {
 		fmt.Fprintf(stderr, "run `%s` for usage\n", env.command("help"))
 	}

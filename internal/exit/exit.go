@@ -4,7 +4,11 @@
 // code with one errors.As (Of), and only main exits.
 package exit
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Code is a process exit code.
 type Code int
@@ -56,8 +60,12 @@ func (s *Sentinel) Error() string { return s.text }
 // ExitCode returns the sentinel's code.
 func (s *Sentinel) ExitCode() Code { return s.code }
 
-// Sentinels of the kinds of refusal, matched with errors.Is through *Error.
+// The kinds of error, one per exit code, matched with errors.Is. A
+// package may declare its own finer kinds with NewSentinel (task.ErrNoTask
+// is a usage error); New accepts either.
 var (
+	// ErrInternal: an unexpected internal error.
+	ErrInternal = NewSentinel(Internal, "internal error")
 	// ErrUsage: a request that is malformed (blank reason, unknown phase).
 	// Nothing changed.
 	ErrUsage = NewSentinel(Usage, "usage error")
@@ -66,26 +74,71 @@ var (
 	ErrRefused = NewSentinel(Refused, "transition refused")
 	// ErrInvalid: state or an artifact is invalid. Nothing changed.
 	ErrInvalid = NewSentinel(Invalid, "invalid state or artifact")
+	// ErrBusy: the task is locked by another process.
+	ErrBusy = NewSentinel(Busy, "task is busy")
 	// ErrGate: orch run stopped at a human gate.
 	ErrGate = NewSentinel(Gate, "stopped at a human gate")
 	// ErrAttempts: orch run's codegen loop ran out of attempts.
 	ErrAttempts = NewSentinel(Attempts, "out of attempts")
+	// ErrProvider: the model provider failed.
+	ErrProvider = NewSentinel(Provider, "model provider failed")
 	// ErrFailed: orch test --exit-code ran the suites and a test failed.
 	ErrFailed = NewSentinel(Failed, "tests failed")
 )
 
-// Error is a user-facing message of one kind (a sentinel above), with an
-// optional cause.
+// KindOf returns the kind of code c (ErrInternal for a code that has none).
+func KindOf(c Code) *Sentinel {
+	for _, k := range []*Sentinel{ErrUsage, ErrRefused, ErrInvalid, ErrBusy, ErrGate, ErrAttempts, ErrProvider, ErrFailed} {
+		if k.code == c {
+			return k
+		}
+	}
+	return ErrInternal
+}
+
+// Error is the error a person sees (docs/workers.md, "Errors"): its kind,
+// which carries the exit code; its message, which never starts with
+// "orch: " (Format adds the prefix once, where the error is shown); an
+// optional hint saying what to do next, shown on its own lines after the
+// message; and an optional cause.
 type Error struct {
 	Kind *Sentinel
 	Msg  string
+	Hint string
 	Err  error // optional cause
+}
+
+// New returns an error of kind saying format, formatted as fmt.Errorf
+// does: a %w verb makes its operand the cause, matched by errors.Is and
+// errors.As.
+func New(kind *Sentinel, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	e := &Error{Kind: kind, Msg: err.Error()}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		e.Err = u.Unwrap()
+	case interface{ Unwrap() []error }:
+		e.Err = errors.Join(u.Unwrap()...)
+	}
+	return e
+}
+
+// WithHint returns a copy of e with the hint format, formatted as
+// fmt.Sprintf does, added on a line of its own after any hint e has.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	c := *e
+	h := fmt.Sprintf(format, args...)
+	if c.Hint != "" {
+		h = c.Hint + "\n" + h
+	}
+	c.Hint = h
+	return &c
 }
 
 func (e *Error) Error() string { return e.Msg }
 
-// Is matches the sentinel kind (and, through Unwrap, the cause).
-func (e *Error) Is(target error) bool { return target == error(e.Kind) }
+// Is matches the kind (and, through Unwrap, the cause).
+func (e *Error) Is(target error) bool { return e.Kind != nil && target == error(e.Kind) }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
@@ -98,21 +151,84 @@ func (e *Error) ExitCode() Code {
 	return e.Kind.code
 }
 
-// UsageError is a usage error (exit 2) saying msg.
+// Prefix starts every error message orch shows; only Format writes it.
+const Prefix = "orch: "
+
+// Format renders err as every front end shows it (the command line, the
+// REPL, the board, the MCP server): "orch: " and its message, then the
+// hint of every *Error in its chain, outermost first, each on lines of its
+// own. Messages are written without the prefix; Format adds it once.
+func Format(err error) string {
+	if err == nil {
+		return ""
+	}
+	var b strings.Builder
+	msg := err.Error()
+	if !strings.HasPrefix(msg, Prefix) { // until every message is converted
+		b.WriteString(Prefix)
+	}
+	b.WriteString(msg)
+	for _, h := range Hints(err) {
+		b.WriteString("\n")
+		b.WriteString(h)
+	}
+	return b.String()
+}
+
+// Hints returns the hints of the *Error values in err's chain, outermost
+// first, each once.
+func Hints(err error) []string {
+	var hints []string
+	seen := map[string]bool{}
+	var walk func(error)
+	walk = func(err error) {
+		if err == nil {
+			return
+		}
+		if e, ok := err.(*Error); ok && e.Hint != "" && !seen[e.Hint] {
+			seen[e.Hint] = true
+			hints = append(hints, e.Hint)
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, c := range u.Unwrap() {
+				walk(c)
+			}
+		}
+	}
+	walk(err)
+	return hints
+}
+
+// UsageError is New(ErrUsage, "%s", msg).
+//
+// Deprecated: use New.
 func UsageError(msg string) error { return &Error{Kind: ErrUsage, Msg: msg} }
 
-// RefusedError is a refusal (exit 3) saying msg.
+// RefusedError is New(ErrRefused, "%s", msg).
+//
+// Deprecated: use New.
 func RefusedError(msg string) error { return &Error{Kind: ErrRefused, Msg: msg} }
 
 // InvalidError is an invalid state or artifact (exit 4) saying msg, caused
 // by err.
+//
+// Deprecated: use New with %w.
 func InvalidError(msg string, err error) error { return &Error{Kind: ErrInvalid, Msg: msg, Err: err} }
 
-// GateError is orch run stopping at a human gate (exit 6).
+// GateError is New(ErrGate, "%s", msg).
+//
+// Deprecated: use New.
 func GateError(msg string) error { return &Error{Kind: ErrGate, Msg: msg} }
 
-// AttemptsError is orch run's codegen loop out of attempts (exit 7).
+// AttemptsError is New(ErrAttempts, "%s", msg).
+//
+// Deprecated: use New.
 func AttemptsError(msg string) error { return &Error{Kind: ErrAttempts, Msg: msg} }
 
-// FailedError is orch test --exit-code reporting failed tests (exit 9).
+// FailedError is New(ErrFailed, "%s", msg).
+//
+// Deprecated: use New.
 func FailedError(msg string) error { return &Error{Kind: ErrFailed, Msg: msg} }

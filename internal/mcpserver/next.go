@@ -144,11 +144,7 @@ type toolError struct {
 
 func (e *toolError) Error() string {
 	var b strings.Builder
-	msg := e.err.Error()
-	if !strings.HasPrefix(msg, "orch:") {
-		msg = "orch: " + msg
-	}
-	b.WriteString(msg)
+	b.WriteString(exit.Format(e.err))
 	fmt.Fprintf(&b, " (exit code %d, as the orch command would exit)", exit.Of(e.err))
 	if e.next.Tool != "" || e.next.Command != "" || e.next.Why != "" {
 		b.WriteString("\nnext: ")
