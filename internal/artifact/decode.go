@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,14 @@ var (
 	deciderKinds    = []string{"human", "agent"}
 	revertStatuses  = []string{RevertReverted, RevertNothingToRevert, RevertPartial}
 )
+
+// Verdicts are the verdicts of accept/decision.json, in the order the
+// docs list them (accepted, changes_requested, rejected, revert).
+func Verdicts() []string { return slices.Clone(verdicts) }
+
+// Targets are the phases a changes_requested decision may send the task
+// back to (codegen, review, planning).
+func Targets() []string { return slices.Clone(targets) }
 
 // begin parses data and returns the checker and the root object.
 func begin(file string, data []byte) (*checker, val, error) {

@@ -21,6 +21,7 @@ import (
 	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/worker"
 )
 
 // Writable lists the artifacts write_artifact writes: an author's (the
@@ -62,17 +63,17 @@ type ReadOutput struct {
 	Next      Next   `json:"next"`
 }
 
-func (s *Server) readArtifact(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) readArtifact(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, ReadOutput, error) {
 	id, err := s.taskID(in.Task)
 	if err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, ReadOutput{}, s.refuse("", err)
 	}
 	if err := CheckArtifactPath(in.Path); err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, ReadOutput{}, s.refuse(id, err)
 	}
 	t, err := s.project.Open(id)
 	if err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, ReadOutput{}, s.refuse(id, err)
 	}
 	limit := in.Limit
 	if limit <= 0 {
@@ -80,8 +81,13 @@ func (s *Server) readArtifact(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	limit = min(limit, maxReadBytes)
 	f, err := readFile(t.Dir, in.Path, max(in.Offset, 0), limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		// As `orch show` says of a missing artifact: invalid (exit 4),
+		// naming the command that writes it.
+		return nil, ReadOutput{}, s.refuse(id, exit.InvalidError(missingMessage(id, in.Path), err))
+	}
 	if err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, ReadOutput{}, s.refuse(id, err)
 	}
 	out := ReadOutput{Task: id, Path: in.Path, URI: ArtifactURI(id, in.Path), Size: f.size, SHA256: f.sha256, Offset: max(in.Offset, 0),
 		Truncated: f.truncated, Next: s.nextFor(id)}
@@ -93,6 +99,19 @@ func (s *Server) readArtifact(ctx context.Context, req *mcp.CallToolRequest, in 
 	return nil, out, nil
 }
 
+// missingMessage says that task id has no artifact rel yet and which
+// command (and tool) writes it, in the words of `orch show`.
+func missingMessage(id, rel string) string {
+	msg := fmt.Sprintf("orch: task %s has no %s yet", id, rel)
+	if cmd, ok := worker.Commands()[lifecycle.Owner(rel)]; ok {
+		msg += fmt.Sprintf(": `orch %s` writes it", cmd)
+		if isPhase(lifecycle.Owner(rel)) {
+			msg += fmt.Sprintf(" (run_phase %s)", lifecycle.Owner(rel))
+		}
+	}
+	return msg
+}
+
 // fileRead is a page of an artifact file.
 type fileRead struct {
 	data      []byte
@@ -102,14 +121,15 @@ type fileRead struct {
 }
 
 // readFile reads limit bytes from offset of task-relative rel, only below
-// the task folder (os.Root: no symlink leads out) and only a regular file.
+// the task folder (os.Root: no symlink leads out) and only a regular file;
+// a missing file is fs.ErrNotExist.
 func readFile(taskDir, rel string, offset, limit int64) (fileRead, error) {
 	var fr fileRead
 	// Never a symbolic link, a named pipe or a device, and never blocking
 	// on one (artifact.OpenRegular).
 	f, _, err := artifact.OpenRegular(taskDir, rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fr, exit.RefusedError(fmt.Sprintf("orch: %s does not exist in the task folder (yet)", rel))
+		return fr, err
 	}
 	if err != nil {
 		return fr, exit.InvalidError(fmt.Sprintf("orch: %v", err), err)
@@ -159,11 +179,11 @@ type WriteOutput struct {
 	Next   Next   `json:"next"`
 }
 
-func (s *Server) writeArtifact(ctx context.Context, req *mcp.CallToolRequest, in WriteInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) writeArtifact(ctx context.Context, req *mcp.CallToolRequest, in WriteInput) (*mcp.CallToolResult, WriteOutput, error) {
 	args := argMap([]string{"content"}, "path", in.Path, "content", in.Content)
-	return s.act(ctx, req, ToolWriteArtifact, in.Task, args, func(id string) error {
+	return act(s, ctx, req, ToolWriteArtifact, in.Task, args, func(id string) error {
 		return s.write(ctx, id, in.Path, []byte(in.Content))
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) WriteOutput {
 		sum := sha256.Sum256([]byte(in.Content))
 		return WriteOutput{Task: id, Path: in.Path, URI: ArtifactURI(id, in.Path), Bytes: len(in.Content),
 			SHA256: hex.EncodeToString(sum[:]), Next: next}

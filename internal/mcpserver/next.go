@@ -8,6 +8,7 @@ import (
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
+	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/view"
 	"github.com/orchdev/orch/internal/worker"
 )
@@ -119,8 +120,13 @@ func (s *Server) nextFor(id string) Next {
 		return Next{Tool: ToolListTasks, Why: "no task named: list the tasks, or create one with new_task"}
 	}
 	_, st, err := view.StatusOf(s.orchestrator(), id)
-	if err != nil {
-		return Next{Tool: ToolStatus, Arguments: map[string]string{"task": id}, Why: "the task's status could not be read: " + err.Error()}
+	switch {
+	case errors.Is(err, task.ErrNoTask) || errors.Is(err, task.ErrBadID):
+		return Next{Tool: ToolListTasks, Command: "orch list", Why: fmt.Sprintf("there is no task %q: list the tasks, or create one with new_task", id)}
+	case err != nil:
+		// Calling status again would only repeat the error: the
+		// transcript and state.json need a look (orch verify).
+		return Next{Command: "orch verify --task " + id, Why: "the task's status could not be read: " + err.Error()}
 	}
 	return s.nextOf(id, st)
 }

@@ -51,24 +51,51 @@ const (
 )
 
 // toolDef is one tool: its name, the gate that must be allowed for it to
-// be offered ("" for none), what docs/mcp.md says it returns, and how it
-// is added to an SDK server.
+// be offered ("" for none), what docs/mcp.md says it returns, its hints,
+// and how it is added to an SDK server.
 type toolDef struct {
 	name    string
 	gate    string
 	returns string
+	hints   hints
 	add     func(*mcp.Server)
 }
 
-// def binds a typed handler as a tool. Arguments are checked against the
-// schema inferred from In (unknown fields refused) by the SDK.
-func def[In, Out any](name, gate, desc, returns string, readOnly bool, h mcp.ToolHandlerFor[In, Out]) toolDef {
-	ann := &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: ptr(false)}
-	if !readOnly {
-		ann.DestructiveHint = ptr(gate != "")
+// hints are a tool's annotations as MCP defines them (ToolAnnotations),
+// set per tool in tools(): what a client may assume without reading the
+// description.
+type hints struct {
+	// readOnly: the tool changes nothing (reads, status).
+	readOnly bool
+	// idempotent: calling it again with the same arguments has no
+	// further effect (the mcp_call event a call logs aside).
+	idempotent bool
+	// destructive: it may replace or undo what exists (a file, a
+	// commit, a gate's judgement) rather than only add to it.
+	destructive bool
+	// openWorld: it reaches outside the project (model providers).
+	openWorld bool
+}
+
+// The hints of the tools that only read.
+var reads = hints{readOnly: true, idempotent: true}
+
+// def binds a typed handler as a tool. Its input and output schemas are
+// inferred from In and Out (schemaFor: phases as an enum of the
+// lifecycle's phases), enums narrows string arguments to their values;
+// the SDK checks every call's arguments against the input schema (unknown
+// fields refused) and every result against the output schema.
+func def[In, Out any](name, gate, desc, returns string, h hints, handler mcp.ToolHandlerFor[In, Out], enums ...enumArg) toolDef {
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: h.readOnly, IdempotentHint: h.idempotent, OpenWorldHint: ptr(h.openWorld)}
+	if !h.readOnly {
+		ann.DestructiveHint = ptr(h.destructive)
 	}
-	return toolDef{name: name, gate: gate, returns: returns, add: func(s *mcp.Server) {
-		mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc, Annotations: ann}, h)
+	return toolDef{name: name, gate: gate, returns: returns, hints: h, add: func(s *mcp.Server) {
+		in := schemaFor[In]()
+		for _, e := range enums {
+			e.apply(name, in)
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc, Annotations: ann, InputSchema: in, OutputSchema: schemaFor[Out]()}, handler)
 	}}
 }
 
@@ -91,35 +118,35 @@ type SeenArg struct {
 func (s *Server) tools() []toolDef {
 	return []toolDef{
 		def(ToolListTasks, "", "List every task of the project: id, phase, revision, last change, which one is current (orch list --json).",
-			"`tasks` as `orch list --json`", true, s.listTasks),
+			"`tasks` as `orch list --json`", reads, s.listTasks),
 		def(ToolStatus, "", "A task's phase, actors, every outgoing edge with whether its condition holds and why, the suggested edge and the command that moves it on (orch status --json).",
-			"the object `orch status --json` prints (the same fields)", true, s.status),
+			"the object `orch status --json` prints (the same fields)", reads, s.status),
 		def(ToolNewTask, "", "Create a task in phase planning with the brief as planning/brief.md; it becomes the current task (orch new).",
-			"`task`, `phase`, `revision`, `dir`", false, s.newTask),
+			"`task`, `phase`, `revision`, `dir`", hints{}, s.newTask),
 		def(ToolNext, "", "Take the first outgoing edge whose condition holds (orch next); with to, only that edge; with from, nothing happens unless the task is in that phase (safe retries). Refused (nothing changed) when no condition holds: the message says what is missing.",
-			"the object `orch next --json` prints", false, s.next),
+			"the object `orch next --json` prints", hints{}, s.next),
 		def(ToolLog, "", "The task's transcript: hash-chained events, oldest first (orch log --json). since and limit page through it.",
-			"`task`, `events[]`, `total`, `pending`", true, s.log),
+			"`task`, `events[]`, `total`, `pending`", reads, s.log),
 		def(ToolReadArtifact, "", "Read a file of the task folder's artifact areas (planning/, review/, code/, test/, accept/, revert/), e.g. planning/planning.ai.json or review/code-review.md. Same content as the resource orch://task/<id>/<path>.",
-			"`task`, `path`, `uri`, `size`, `sha256`, `text` or `base64`, `offset`, `truncated`", true, s.readArtifact),
+			"`task`, `path`, `uri`, `size`, `sha256`, `text` or `base64`, `offset`, `truncated`", reads, s.readArtifact),
 		def(ToolWriteArtifact, "", "Write an artifact an author may write while the task plans: planning/planning.ai.json, planning/plan.files.json or planning/plan.md. JSON is checked by the same strict decoders as orch next and refused with the same messages (nothing written). Never state.json, the transcript, reviews, test reports or decisions.",
-			"`task`, `path`, `uri`, `bytes`, `sha256`", false, s.writeArtifact),
+			"`task`, `path`, `uri`, `bytes`, `sha256`", hints{idempotent: true, destructive: true}, s.writeArtifact),
 		def(ToolAnswer, "", "Answer a blocking question of the plan (orch answer): recorded in planning/planning.ai.json, planning/meeting.jsonl and the transcript; the next planning round plans with it.",
-			"`task`, `question`, `answer`, `previous`, `open_questions[]`", false, s.answer),
+			"`task`, `question`, `answer`, `previous`, `open_questions[]`", hints{destructive: true}, s.answer),
 		def(ToolRunPhase, "", "Run a phase's worker from orch's registry: planning (orch plan), plan_review (orch review plan), codegen (orch codegen), review (orch review code) or test (orch test, sandboxed). Sends progress notifications when the request has a progress token; cancelling the request cancels the run (recorded as cancelled).",
-			"`task`, `phase`, `status`, `entered`, `summary`, `archived`, `revision`, `notes`", false, s.runPhase),
+			"`task`, `phase`, `status`, `entered`, `summary`, `archived`, `revision`, `notes`", hints{openWorld: true}, s.runPhase, enumArg{"phase", RunPhases()}),
 		def(ToolSubmitCode, "", "Submit the code change your agent wrote, while the task is in codegen and no codegen run is live (instead of run_phase codegen): edits (search/replace on the base files), files (whole new or rewritten files), deletes, as orch's codegen model answers. orch checks it exactly as that answer (every path inside the reviewed file plan, each old_string found, the plan unchanged since its review), stages code/files, computes code/diff.patch with git and records code/codegen.json with the base commit and attempt (orch codegen's run, without a model call). Refused with codegen's own message, nothing written, when a check fails.",
-			"`task`, `phase`, `status`, `summary`, `archived`, `revision`, `base`, `attempt`, `files`, `deletes`, `untouched`", false, s.submitCode),
+			"`task`, `phase`, `status`, `summary`, `archived`, `revision`, `base`, `attempt`, `files`, `deletes`, `untouched`", hints{}, s.submitCode),
 		def(ToolCost, "", "Sum the model calls of the task, or of every task with all: calls, tokens, cost in USD where the price is known, budgets (orch cost --json).",
-			"the object `orch cost --json` prints", true, s.cost),
+			"the object `orch cost --json` prints", reads, s.cost),
 		def(ToolAccept, GateAccept, "Record the accept decision (orch accept): accepted applies the change and commits it; changes_requested sends the task back to target; rejected and revert lead to revert. The decider is recorded as an agent named after the MCP client. Offered only when [mcp] allow names accept.",
-			"`decision` (what `orch accept --json` prints), `entered`", false, s.accept),
+			"`decision` (what `orch accept --json` prints), `entered`", hints{destructive: true}, s.accept, enumArg{"verdict", artifact.Verdicts()}, enumArg{"target", artifact.Targets()}),
 		def(ToolRevert, GateRevert, "Undo the accepted change with a revert commit and finish the task (orch revert). Offered only when [mcp] allow names revert.",
-			"`record` (what `orch revert --json` prints), `done`", false, s.revert),
+			"`record` (what `orch revert --json` prints), `done`", hints{destructive: true}, s.revert),
 		def(ToolOverride, GateOverride, "Move without checking conditions (orch next --override REASON [--to PHASE]); the reason, skipped conditions and phases are logged. Offered only when [mcp] allow names override.",
-			"the object `orch next --json` prints", false, s.override),
+			"the object `orch next --json` prints", hints{destructive: true}, s.override),
 		def(ToolRedo, GateRedo, "Re-open a phase (orch redo): its artifacts and every later phase's move to history/. The only way out of done. Offered only when [mcp] allow names redo.",
-			"the object `orch redo --json` prints", false, s.redo),
+			"the object `orch redo --json` prints", hints{destructive: true}, s.redo),
 	}
 }
 
@@ -139,11 +166,12 @@ func (s *Server) taskID(arg string) (string, error) {
 // artifacts (notifying subscribers), and returns the tool's result: out
 // of the task's id and next step when fn succeeded, else the refusal with
 // the next step.
-func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, tool, taskArg string, args map[string]string,
-	fn func(id string) error, out func(id string, next Next) any) (*mcp.CallToolResult, any, error) {
+func act[Out any](s *Server, ctx context.Context, req *mcp.CallToolRequest, tool, taskArg string, args map[string]string,
+	fn func(id string) error, out func(id string, next Next) Out) (*mcp.CallToolResult, Out, error) {
+	var zero Out
 	id, err := s.taskID(taskArg)
 	if err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, zero, s.refuse("", err)
 	}
 	s.settle(ctx)
 	err = fn(id)
@@ -153,7 +181,7 @@ func (s *Server) act(ctx context.Context, req *mcp.CallToolRequest, tool, taskAr
 		s.acted(tool, id, err)
 	}
 	if err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, zero, s.refuse(id, err)
 	}
 	return nil, out(id, s.nextFor(id)), nil
 }
@@ -166,10 +194,10 @@ type ListOutput struct {
 	Next  Next             `json:"next"`
 }
 
-func (s *Server) listTasks(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+func (s *Server) listTasks(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, ListOutput, error) {
 	entries, err := view.List(s.project)
 	if err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, ListOutput{}, s.refuse("", err)
 	}
 	cur, _ := s.project.Current()
 	next := Next{Tool: ToolNewTask, Arguments: map[string]string{"brief": "WHAT THE CHANGE SHOULD DO"}, Why: "no task yet: create one"}
@@ -187,14 +215,14 @@ type StatusOutput struct {
 	Next Next `json:"next"`
 }
 
-func (s *Server) status(ctx context.Context, req *mcp.CallToolRequest, in TaskArg) (*mcp.CallToolResult, any, error) {
+func (s *Server) status(ctx context.Context, req *mcp.CallToolRequest, in TaskArg) (*mcp.CallToolResult, StatusOutput, error) {
 	id, err := s.taskID(in.Task)
 	if err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, StatusOutput{}, s.refuse("", err)
 	}
 	st, step, err := view.StatusOf(s.orchestrator(), id)
 	if err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, StatusOutput{}, s.refuse(id, err)
 	}
 	return nil, StatusOutput{Status: st, Next: s.nextOf(id, step)}, nil
 }
@@ -215,18 +243,18 @@ type LogOutput struct {
 	Next    Next          `json:"next"`
 }
 
-func (s *Server) log(ctx context.Context, req *mcp.CallToolRequest, in LogInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) log(ctx context.Context, req *mcp.CallToolRequest, in LogInput) (*mcp.CallToolResult, LogOutput, error) {
 	id, err := s.taskID(in.Task)
 	if err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, LogOutput{}, s.refuse("", err)
 	}
 	t, err := s.project.Open(id)
 	if err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, LogOutput{}, s.refuse(id, err)
 	}
 	evs, err := t.Transcript()
 	if err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, LogOutput{}, s.refuse(id, err)
 	}
 	limit := in.Limit
 	if limit <= 0 {
@@ -261,17 +289,17 @@ type CostOutput struct {
 	Next Next `json:"next"`
 }
 
-func (s *Server) cost(ctx context.Context, req *mcp.CallToolRequest, in CostInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) cost(ctx context.Context, req *mcp.CallToolRequest, in CostInput) (*mcp.CallToolResult, CostOutput, error) {
 	id := ""
 	if !in.All {
 		var err error
 		if id, err = s.taskID(in.Task); err != nil {
-			return nil, nil, s.refuse("", err)
+			return nil, CostOutput{}, s.refuse("", err)
 		}
 	}
 	c, err := view.CostOf(s.project, id, in.All)
 	if err != nil {
-		return nil, nil, s.refuse(id, err)
+		return nil, CostOutput{}, s.refuse(id, err)
 	}
 	next := Next{Tool: ToolListTasks, Why: "look at the tasks"}
 	if id != "" {
@@ -310,29 +338,29 @@ type NewTaskOutput struct {
 	Next     Next            `json:"next"`
 }
 
-func (s *Server) newTask(ctx context.Context, req *mcp.CallToolRequest, in NewTaskInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) newTask(ctx context.Context, req *mcp.CallToolRequest, in NewTaskInput) (*mcp.CallToolResult, NewTaskOutput, error) {
 	if strings.TrimSpace(in.Brief) == "" {
-		return nil, nil, s.refuse("", exit.UsageError("orch: the brief is blank: say what the change should do"))
+		return nil, NewTaskOutput{}, s.refuse("", exit.UsageError("orch: the brief is blank: say what the change should do"))
 	}
 	if len(in.Brief) > 1<<20 {
-		return nil, nil, s.refuse("", exit.UsageError(fmt.Sprintf("orch: the brief is %d bytes; at most %d are accepted", len(in.Brief), 1<<20)))
+		return nil, NewTaskOutput{}, s.refuse("", exit.UsageError(fmt.Sprintf("orch: the brief is %d bytes; at most %d are accepted", len(in.Brief), 1<<20)))
 	}
 	s.settle(ctx)
 	if err := s.project.CleanStrays(); err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, NewTaskOutput{}, s.refuse("", err)
 	}
 	id := in.ID
 	var err error
 	if id == "" {
 		if id, err = s.project.NewID(in.Brief); err != nil {
-			return nil, nil, s.refuse("", err)
+			return nil, NewTaskOutput{}, s.refuse("", err)
 		}
 	} else if err := task.ValidID(id); err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, NewTaskOutput{}, s.refuse("", err)
 	}
 	t, st, err := s.project.CreateTask(id, in.Brief, s.opt.Now().UTC())
 	if err != nil {
-		return nil, nil, s.refuse("", err)
+		return nil, NewTaskOutput{}, s.refuse("", err)
 	}
 	s.logCall(ctx, req, ToolNewTask, t.ID, argMap([]string{"brief"}, "id", in.ID, "brief", in.Brief), nil)
 	s.watch.scan(ctx)
@@ -342,8 +370,8 @@ func (s *Server) newTask(ctx context.Context, req *mcp.CallToolRequest, in NewTa
 // NextInput is next's arguments.
 type NextInput struct {
 	TaskArg
-	To   string `json:"to,omitempty" jsonschema:"take the edge to this phase, only if its condition holds"`
-	From string `json:"from,omitempty" jsonschema:"act only if the task is in this phase (safe retries)"`
+	To   lifecycle.Phase `json:"to,omitempty" jsonschema:"take the edge to this phase, only if its condition holds"`
+	From lifecycle.Phase `json:"from,omitempty" jsonschema:"act only if the task is in this phase (safe retries)"`
 	SeenArg
 }
 
@@ -353,24 +381,24 @@ type NextOutput struct {
 	Next Next `json:"next"`
 }
 
-func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInput) (*mcp.CallToolResult, NextOutput, error) {
 	var nreq orchestrator.NextRequest
 	var err error
-	if nreq.To, err = optPhase("to", in.To); err != nil {
-		return nil, nil, s.refuse(in.Task, err)
+	if nreq.To, err = optPhase("to", string(in.To)); err != nil {
+		return nil, NextOutput{}, s.refuse(in.Task, err)
 	}
-	if nreq.From, err = optPhase("from", in.From); err != nil {
-		return nil, nil, s.refuse(in.Task, err)
+	if nreq.From, err = optPhase("from", string(in.From)); err != nil {
+		return nil, NextOutput{}, s.refuse(in.Task, err)
 	}
 	nreq.Revision = in.Revision
-	return s.takeNext(ctx, req, ToolNext, "", in.Task, nreq, argMap(nil, "to", in.To, "from", in.From))
+	return s.takeNext(ctx, req, ToolNext, "", in.Task, nreq, argMap(nil, "to", string(in.To), "from", string(in.From)))
 }
 
 // takeNext runs orchestrator.Next for next and override (gate names the
 // human gate the tool needs, "" for none).
-func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, gate, taskArg string, nreq orchestrator.NextRequest, args map[string]string) (*mcp.CallToolResult, any, error) {
+func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, gate, taskArg string, nreq orchestrator.NextRequest, args map[string]string) (*mcp.CallToolResult, NextOutput, error) {
 	var res orchestrator.NextResult
-	return s.act(ctx, req, tool, taskArg, args, func(id string) error {
+	return act(s, ctx, req, tool, taskArg, args, func(id string) error {
 		if gate != "" {
 			if err := s.gate(gate); err != nil {
 				return err
@@ -379,7 +407,7 @@ func (s *Server) takeNext(ctx context.Context, req *mcp.CallToolRequest, tool, g
 		var err error
 		res, err = s.orchestrator().Next(ctx, id, nreq)
 		return err
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) NextOutput {
 		return NextOutput{NextResult: res, Next: next}
 	})
 }
@@ -402,16 +430,16 @@ type AnswerOutput struct {
 	Next     Next     `json:"next"`
 }
 
-func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, AnswerOutput, error) {
 	var res planner.AnswerResult
-	return s.act(ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
+	return act(s, ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
 		if err := s.orchestrator().CheckSeen(ctx, id, in.Revision); err != nil {
 			return err
 		}
 		var err error
 		res, err = planner.AnswerQuestion(ctx, s.orchestrator(), id, in.Question, in.Text)
 		return err
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) AnswerOutput {
 		open := make([]string, len(res.Open))
 		for i, q := range res.Open {
 			open[i] = q.ID
@@ -423,8 +451,8 @@ func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in Answer
 // RunPhaseInput is run_phase's arguments.
 type RunPhaseInput struct {
 	TaskArg
-	Phase string `json:"phase" jsonschema:"planning, plan_review, codegen, review or test"`
-	Fresh bool   `json:"fresh,omitempty" jsonschema:"ask the models again instead of reusing cached answers"`
+	Phase lifecycle.Phase `json:"phase" jsonschema:"planning, plan_review, codegen, review or test"`
+	Fresh bool            `json:"fresh,omitempty" jsonschema:"ask the models again instead of reusing cached answers"`
 }
 
 // RunPhaseOutput is run_phase's result.
@@ -440,14 +468,14 @@ type RunPhaseOutput struct {
 	Next     Next                     `json:"next"`
 }
 
-func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunPhaseInput) (*mcp.CallToolResult, any, error) {
-	p, err := lifecycle.ParsePhase(in.Phase)
+func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunPhaseInput) (*mcp.CallToolResult, RunPhaseOutput, error) {
+	p, err := lifecycle.ParsePhase(string(in.Phase))
 	if err != nil || !isPhase(p) {
-		return nil, nil, s.refuse(in.Task, exit.UsageError(fmt.Sprintf("orch: phase: expected planning, plan_review, codegen, review or test, got %q (accept and revert are human gates)", in.Phase)))
+		return nil, RunPhaseOutput{}, s.refuse(in.Task, exit.UsageError(fmt.Sprintf("orch: phase: expected planning, plan_review, codegen, review or test, got %q (accept and revert are human gates)", in.Phase)))
 	}
 	cfg, err := s.config()
 	if err != nil {
-		return nil, nil, s.refuse(in.Task, err)
+		return nil, RunPhaseOutput{}, s.refuse(in.Task, err)
 	}
 	pr := newProgress(ctx, req)
 	rt := agent.NewRuntime(s.project, cfg, s.opt.Getenv)
@@ -466,7 +494,7 @@ func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunP
 	if in.Fresh {
 		args["fresh"] = "true"
 	}
-	return s.act(ctx, req, ToolRunPhase, in.Task, args, func(id string) error {
+	return act(s, ctx, req, ToolRunPhase, in.Task, args, func(id string) error {
 		w, _ := worker.Registry(deps).For(p)
 		pr.say(fmt.Sprintf("%s: started (%s)", p, w.Command()))
 		start := time.Now()
@@ -478,7 +506,7 @@ func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunP
 		}
 		pr.say(fmt.Sprintf("%s: %s after %s", p, out.Phase.Outcome.Status, time.Since(start).Round(time.Millisecond)))
 		return nil
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) RunPhaseOutput {
 		ph := out.Phase
 		return RunPhaseOutput{Task: id, Phase: p, Status: string(ph.Outcome.Status), Entered: ph.Entered, Summary: ph.Outcome.Summary,
 			Archived: ph.Archived, Revision: ph.Revision, Notes: rt.Notes, Next: next}
@@ -513,14 +541,14 @@ type SubmitCodeOutput struct {
 	Next      Next            `json:"next"`
 }
 
-func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in SubmitCodeInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in SubmitCodeInput) (*mcp.CallToolResult, SubmitCodeOutput, error) {
 	a := codegen.Answer{Status: in.Status, Edits: in.Edits, Files: in.Files, Deletes: in.Deletes, Questions: in.Questions, Notes: in.Notes}
 	if a.Status == "" {
 		a.Status = artifact.CodegenCompleted
 	}
 	raw, err := json.Marshal(a)
 	if err != nil {
-		return nil, nil, s.refuse(in.Task, exit.UsageError("orch: submit_code: "+err.Error()))
+		return nil, SubmitCodeOutput{}, s.refuse(in.Task, exit.UsageError("orch: submit_code: "+err.Error()))
 	}
 	paths := make([]string, 0, len(a.Edits)+len(a.Files)+len(a.Deletes))
 	for _, e := range a.Edits {
@@ -533,7 +561,7 @@ func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in Su
 	args := argMap([]string{"answer"}, "status", a.Status, "paths", strings.Join(paths, ", "), "answer", string(raw))
 	var res codegen.Result
 	var ph orchestrator.PhaseResult
-	return s.act(ctx, req, ToolSubmitCode, in.Task, args, func(id string) error {
+	return act(s, ctx, req, ToolSubmitCode, in.Task, args, func(id string) error {
 		cfg, err := s.config()
 		if err != nil {
 			return err
@@ -542,7 +570,7 @@ func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in Su
 		rt.Now = s.opt.Now
 		ph, res, err = worker.Submit(ctx, rt, s.orchestrator(), id, raw)
 		return err
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) SubmitCodeOutput {
 		return SubmitCodeOutput{Task: id, Phase: lifecycle.Codegen, Status: string(ph.Outcome.Status), Summary: ph.Outcome.Summary,
 			Archived: ph.Archived, Revision: ph.Revision, Base: res.Record.Base, Attempt: res.Record.Attempt,
 			Files: res.Record.Files, Deletes: res.Record.Deletes, Untouched: res.Record.Untouched, Next: next}
@@ -581,11 +609,11 @@ type AcceptOutput struct {
 	Next     Next                     `json:"next"`
 }
 
-func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in AcceptInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in AcceptInput) (*mcp.CallToolResult, AcceptOutput, error) {
 	var res landing.AcceptResult
 	var entered *orchestrator.NextResult
 	args := argMap(nil, "verdict", in.Verdict, "target", in.Target, "reasons", strings.Join(in.Reasons, "; "))
-	return s.act(ctx, req, ToolAccept, in.Task, args, func(id string) error {
+	return act(s, ctx, req, ToolAccept, in.Task, args, func(id string) error {
 		if err := s.gate(GateAccept); err != nil {
 			return err
 		}
@@ -614,7 +642,7 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 		}
 		res, entered = *out.Accept, out.Phase.Entered
 		return nil
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) AcceptOutput {
 		return AcceptOutput{Decision: res.Decision, Entered: entered, Next: next}
 	})
 }
@@ -633,10 +661,10 @@ type RevertOutput struct {
 	Next   Next                     `json:"next"`
 }
 
-func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in RevertInput) (*mcp.CallToolResult, any, error) {
+func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in RevertInput) (*mcp.CallToolResult, RevertOutput, error) {
 	var res landing.RevertResult
 	var done *orchestrator.NextResult
-	return s.act(ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
+	return act(s, ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
 		if err := s.gate(GateRevert); err != nil {
 			return err
 		}
@@ -657,7 +685,7 @@ func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in Revert
 		}
 		res, done = *out.Revert, out.Done
 		return nil
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) RevertOutput {
 		return RevertOutput{Record: res.Record, Done: done, Next: next}
 	})
 }
@@ -665,25 +693,25 @@ func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in Revert
 // OverrideInput is override's arguments.
 type OverrideInput struct {
 	TaskArg
-	Reason string `json:"reason" jsonschema:"why the conditions are skipped (logged)"`
-	To     string `json:"to,omitempty" jsonschema:"target phase (default: the forward edge)"`
+	Reason string          `json:"reason" jsonschema:"why the conditions are skipped (logged)"`
+	To     lifecycle.Phase `json:"to,omitempty" jsonschema:"target phase (default: the forward edge)"`
 	SeenArg
 }
 
-func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in OverrideInput) (*mcp.CallToolResult, any, error) {
-	to, err := optPhase("to", in.To)
+func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in OverrideInput) (*mcp.CallToolResult, NextOutput, error) {
+	to, err := optPhase("to", string(in.To))
 	if err != nil {
-		return nil, nil, s.refuse(in.Task, err)
+		return nil, NextOutput{}, s.refuse(in.Task, err)
 	}
 	nreq := orchestrator.NextRequest{Override: &in.Reason, To: to, Revision: in.Revision}
-	return s.takeNext(ctx, req, ToolOverride, GateOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", in.To))
+	return s.takeNext(ctx, req, ToolOverride, GateOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", string(in.To)))
 }
 
 // RedoInput is redo's arguments.
 type RedoInput struct {
 	TaskArg
-	Phase  string `json:"phase,omitempty" jsonschema:"the phase to re-open (default: the current one; from done, planning)"`
-	Reason string `json:"reason,omitempty" jsonschema:"why (logged)"`
+	Phase  lifecycle.Phase `json:"phase,omitempty" jsonschema:"the phase to re-open (default: the current one; from done, planning)"`
+	Reason string          `json:"reason,omitempty" jsonschema:"why (logged)"`
 	SeenArg
 }
 
@@ -693,20 +721,20 @@ type RedoOutput struct {
 	Next Next `json:"next"`
 }
 
-func (s *Server) redo(ctx context.Context, req *mcp.CallToolRequest, in RedoInput) (*mcp.CallToolResult, any, error) {
-	p, err := optPhase("phase", in.Phase)
+func (s *Server) redo(ctx context.Context, req *mcp.CallToolRequest, in RedoInput) (*mcp.CallToolResult, RedoOutput, error) {
+	p, err := optPhase("phase", string(in.Phase))
 	if err != nil {
-		return nil, nil, s.refuse(in.Task, err)
+		return nil, RedoOutput{}, s.refuse(in.Task, err)
 	}
 	var res orchestrator.RedoResult
-	return s.act(ctx, req, ToolRedo, in.Task, argMap(nil, "phase", in.Phase, "reason", in.Reason), func(id string) error {
+	return act(s, ctx, req, ToolRedo, in.Task, argMap(nil, "phase", string(in.Phase), "reason", in.Reason), func(id string) error {
 		if err := s.gate(GateRedo); err != nil {
 			return err
 		}
 		var err error
 		res, err = s.orchestrator().RedoSeen(ctx, id, p, in.Reason, in.Revision)
 		return err
-	}, func(id string, next Next) any {
+	}, func(id string, next Next) RedoOutput {
 		return RedoOutput{RedoResult: res, Next: next}
 	})
 }

@@ -140,15 +140,17 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"blank brief", ToolNewTask, map[string]any{"brief": "  "}, []string{"the brief is blank", "exit code 2"}},
 		{"bad id", ToolStatus, map[string]any{"task": "../x"}, []string{"exit code 2"}},
-		{"unknown task", ToolStatus, map[string]any{"task": "nope"}, []string{"nope"}},
+		{"unknown task", ToolStatus, map[string]any{"task": "nope"}, []string{"nope", "next: call list_tasks (`orch list`)"}},
+		{"unknown task, acting", ToolNext, map[string]any{"task": "nope"}, []string{"nope", "exit code 2", "next: call list_tasks"}},
 		{"nothing holds", ToolNext, map[string]any{"task": "t1"}, []string{"planning/planning.ai.json is missing", "exit code 3", "next: call run_phase (`orch plan --task t1`)"}},
 		{"from mismatch", ToolNext, map[string]any{"task": "t1", "from": "review"}, []string{"not review", "exit code 3"}},
-		{"bad phase", ToolNext, map[string]any{"task": "t1", "to": "shipping"}, []string{"exit code 2"}},
+		{"bad phase", ToolNext, map[string]any{"task": "t1", "to": "shipping"}, []string{"/properties/to: enum: shipping does not equal any of: [planning plan_review codegen review test accept revert done]"}},
 		{"state.json", ToolReadArtifact, map[string]any{"task": "t1", "path": "state.json"}, []string{"not a file under planning/"}},
 		{"transcript", ToolReadArtifact, map[string]any{"task": "t1", "path": "transcript.jsonl"}, []string{"not a file under"}},
 		{"escape", ToolReadArtifact, map[string]any{"task": "t1", "path": "planning/../../../x"}, []string{`".."`}},
 		{"symlink out", ToolReadArtifact, map[string]any{"task": "t1", "path": "planning/link.md"}, []string{"expected a regular file"}},
-		{"missing", ToolReadArtifact, map[string]any{"task": "t1", "path": "review/code-review.json"}, []string{"does not exist"}},
+		{"missing", ToolReadArtifact, map[string]any{"task": "t1", "path": "review/code-review.json"},
+			[]string{"orch: task t1 has no review/code-review.json yet: `orch review code` writes it (run_phase review)", "exit code 4"}},
 		{"write state.json", ToolWriteArtifact, map[string]any{"task": "t1", "path": "state.json", "content": "{}"}, []string{"orch's own", "exit code 2"}},
 		{"write transcript", ToolWriteArtifact, map[string]any{"task": "t1", "path": "transcript.jsonl", "content": "{}"}, []string{"exit code 2"}},
 		{"write a review", ToolWriteArtifact, map[string]any{"task": "t1", "path": artifact.CodeReviewFile, "content": `{"ok": true, "issues": []}`}, []string{"come from run_phase"}},
@@ -160,8 +162,8 @@ func TestRefusals(t *testing.T) {
 		{"unsafe file plan", ToolWriteArtifact, map[string]any{"task": "t1", "path": artifact.FilePlanFile, "content": `{"files": [{"path": ".git/config", "intent": "update"}]}`}, []string{"planning/plan.files.json", "exit code 4"}},
 		{"unknown question", ToolAnswer, map[string]any{"task": "t1", "question": "q9", "text": "yes"}, []string{"no plan yet", "exit code 3"}},
 		{"blank answer", ToolAnswer, map[string]any{"task": "t1", "question": "q1", "text": " "}, []string{"blank", "exit code 2"}},
-		{"run accept", ToolRunPhase, map[string]any{"task": "t1", "phase": "accept"}, []string{"human gates", "exit code 2"}},
-		{"run nonsense", ToolRunPhase, map[string]any{"task": "t1", "phase": "deploy"}, []string{"exit code 2"}},
+		{"run accept", ToolRunPhase, map[string]any{"task": "t1", "phase": "accept"}, []string{"/properties/phase: enum: accept does not equal any of: [planning plan_review codegen review test]"}},
+		{"run nonsense", ToolRunPhase, map[string]any{"task": "t1", "phase": "deploy"}, []string{"/properties/phase: enum: deploy"}},
 		{"unknown argument", ToolStatus, map[string]any{"task": "t1", "force": true}, []string{"force"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,7 +323,90 @@ func TestOptPhase(t *testing.T) {
 	}
 	f := newFixture(t, "")
 	f.call(ToolNewTask, map[string]any{"brief": "add a flag", "id": "t1"})
-	if msg := f.refused(ToolNext, map[string]any{"task": "t1", "from": "nowhere"}); !strings.HasPrefix(msg, "orch: from: ") || !strings.Contains(msg, "(exit code 2,") {
+	// Through the tool, the schema's enum refuses a bad phase first.
+	if msg := f.refused(ToolNext, map[string]any{"task": "t1", "from": "nowhere"}); !strings.Contains(msg, "/properties/from: enum: nowhere does not equal any of") {
 		t.Errorf("next with a bad from: %s", msg)
+	}
+}
+
+// TestToolSchemasAndHints: every tool has an output schema (an object with
+// next), its hints say truthfully whether it only reads, and the
+// arguments that name a phase, a verdict or a target list their values,
+// taken from the lifecycle and the decision's decoder.
+func TestToolSchemasAndHints(t *testing.T) {
+	f := newFixture(t, "[mcp]\nallow = [\"accept\", \"revert\", \"override\", \"redo\"]\n")
+	type want struct{ readOnly, idempotent, destructive, openWorld bool }
+	hintsOf := map[string]want{
+		ToolListTasks:     {readOnly: true, idempotent: true},
+		ToolStatus:        {readOnly: true, idempotent: true},
+		ToolLog:           {readOnly: true, idempotent: true},
+		ToolReadArtifact:  {readOnly: true, idempotent: true},
+		ToolCost:          {readOnly: true, idempotent: true},
+		ToolNewTask:       {},
+		ToolNext:          {},
+		ToolWriteArtifact: {idempotent: true, destructive: true},
+		ToolAnswer:        {destructive: true},
+		ToolRunPhase:      {openWorld: true},
+		ToolSubmitCode:    {},
+		ToolAccept:        {destructive: true},
+		ToolRevert:        {destructive: true},
+		ToolOverride:      {destructive: true},
+		ToolRedo:          {destructive: true},
+	}
+	phases := []any{"planning", "plan_review", "codegen", "review", "test", "accept", "revert", "done"}
+	enums := map[string]map[string][]any{
+		ToolNext:     {"to": phases, "from": phases},
+		ToolOverride: {"to": phases},
+		ToolRedo:     {"phase": phases},
+		ToolRunPhase: {"phase": {"planning", "plan_review", "codegen", "review", "test"}},
+		ToolAccept:   {"verdict": {"accepted", "changes_requested", "rejected", "revert"}, "target": {"codegen", "review", "planning"}},
+	}
+	seen := 0
+	for tool, err := range f.cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		w, ok := hintsOf[tool.Name]
+		if !ok {
+			t.Errorf("tool %s is not in this test's table", tool.Name)
+			continue
+		}
+		a := tool.Annotations
+		got := want{readOnly: a.ReadOnlyHint, idempotent: a.IdempotentHint,
+			destructive: a.DestructiveHint != nil && *a.DestructiveHint, openWorld: a.OpenWorldHint != nil && *a.OpenWorldHint}
+		if got != w || a.OpenWorldHint == nil || (!a.ReadOnlyHint && a.DestructiveHint == nil) {
+			t.Errorf("%s: hints %+v, want %+v", tool.Name, got, w)
+		}
+		var out struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		b, _ := json.Marshal(tool.OutputSchema)
+		if err := json.Unmarshal(b, &out); err != nil || out.Type != "object" || out.Properties["next"] == nil || !slices.Contains(out.Required, "next") {
+			t.Errorf("%s: output schema %s, want an object that requires next", tool.Name, b)
+		}
+		var in struct {
+			Properties map[string]struct {
+				Enum []any `json:"enum"`
+			} `json:"properties"`
+		}
+		b, _ = json.Marshal(tool.InputSchema)
+		json.Unmarshal(b, &in)
+		for prop, p := range in.Properties {
+			wantEnum := enums[tool.Name][prop]
+			if !slices.Equal(p.Enum, wantEnum) {
+				t.Errorf("%s: %s's enum %v, want %v", tool.Name, prop, p.Enum, wantEnum)
+			}
+		}
+	}
+	if seen != len(hintsOf) {
+		t.Errorf("%d tools listed, want %d", seen, len(hintsOf))
+	}
+	// A result names a phase among the enum too: status' output schema.
+	f.call(ToolNewTask, map[string]any{"brief": "add a flag", "id": "t1"})
+	if st := f.call(ToolStatus, map[string]any{"task": "t1"}); st["phase"] != "planning" || st["suggested"] != nil {
+		t.Errorf("status: %v", st)
 	}
 }

@@ -60,8 +60,16 @@ func TestTypeScriptClient(t *testing.T) {
 		Server  map[string]any            `json:"server"`
 		Tools   []string                  `json:"tools"`
 		Schemas map[string]map[string]any `json:"schemas"`
-		Created map[string]any            `json:"created"`
-		Status  map[string]any            `json:"status"`
+		Outputs map[string]map[string]any `json:"outputSchemas"`
+		Hints   map[string]map[string]any `json:"annotations"`
+		Valid   struct {
+			Valid         bool   `json:"valid"`
+			Error         string `json:"error"`
+			TamperedValid bool   `json:"tamperedValid"`
+			TamperedError string `json:"tamperedError"`
+		} `json:"statusValid"`
+		Created map[string]any `json:"created"`
+		Status  map[string]any `json:"status"`
 		Bad     struct {
 			IsError bool   `json:"isError"`
 			Text    string `json:"text"`
@@ -90,6 +98,45 @@ func TestTypeScriptClient(t *testing.T) {
 	if req, _ := got.Schemas[mcpserver.ToolWriteArtifact]["required"].([]any); len(req) != 2 {
 		t.Errorf("write_artifact's schema as the client sees it: %v", got.Schemas[mcpserver.ToolWriteArtifact])
 	}
+	// What the client sees of the schemas: phases as enums, an output
+	// schema for every tool, the read-only tools marked.
+	enumOf := func(tool, prop string) []string {
+		props, _ := got.Schemas[tool]["properties"].(map[string]any)
+		p, _ := props[prop].(map[string]any)
+		var out []string
+		for _, v := range asSlice(p["enum"]) {
+			s, _ := v.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	phases := []string{"planning", "plan_review", "codegen", "review", "test", "accept", "revert", "done"}
+	if e := enumOf(mcpserver.ToolNext, "to"); !slices.Equal(e, phases) {
+		t.Errorf("next's to: enum %v, want %v", e, phases)
+	}
+	if e := enumOf(mcpserver.ToolNext, "from"); !slices.Equal(e, phases) {
+		t.Errorf("next's from: enum %v, want %v", e, phases)
+	}
+	if e := enumOf(mcpserver.ToolRunPhase, "phase"); !slices.Equal(e, mcpserver.RunPhases()) || len(e) != 5 {
+		t.Errorf("run_phase's phase: enum %v, want %v", e, mcpserver.RunPhases())
+	}
+	readOnly := []string{mcpserver.ToolCost, mcpserver.ToolListTasks, mcpserver.ToolLog, mcpserver.ToolReadArtifact, mcpserver.ToolStatus}
+	for _, name := range got.Tools {
+		if o := got.Outputs[name]; o == nil || o["type"] != "object" || !slices.Contains(asSlice(o["required"]), any("next")) {
+			t.Errorf("%s: output schema %v", name, o)
+		}
+		h := got.Hints[name]
+		ro := slices.Contains(readOnly, name)
+		if h == nil || h["readOnlyHint"] != any(ro) || (ro && h["idempotentHint"] != true) || (!ro && h["destructiveHint"] == nil) {
+			t.Errorf("%s: annotations %v (read-only: %v)", name, h, ro)
+		}
+	}
+	if got.Hints[mcpserver.ToolNext]["idempotentHint"] == true || got.Hints[mcpserver.ToolWriteArtifact]["idempotentHint"] != true {
+		t.Errorf("idempotent hints: next %v, write_artifact %v", got.Hints[mcpserver.ToolNext], got.Hints[mcpserver.ToolWriteArtifact])
+	}
+	if !got.Valid.Valid || got.Valid.TamperedValid || !strings.Contains(got.Valid.TamperedError, "phase") {
+		t.Errorf("status' output against its schema (the SDK's validator): %+v", got.Valid)
+	}
 	if got.Created["task"] != "ts1" || got.Status["phase"] != "planning" || got.Status["run"] != "plan" {
 		t.Errorf("new_task %v, status %v", got.Created, got.Status)
 	}
@@ -112,4 +159,9 @@ func TestTypeScriptClient(t *testing.T) {
 	if !slices.Equal(got.Log, wantLog) {
 		t.Errorf("log %v, want %v", got.Log, wantLog)
 	}
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }

@@ -4,6 +4,7 @@
 // with what it saw; the Go test checks it.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
 const transport = new StdioClientTransport({
   command: process.env.ORCH_BIN,
@@ -20,9 +21,19 @@ const out = { server: client.getServerVersion() };
 const tools = await client.listTools();
 out.tools = tools.tools.map((t) => t.name).sort();
 out.schemas = Object.fromEntries(tools.tools.map((t) => [t.name, t.inputSchema]));
+out.outputSchemas = Object.fromEntries(tools.tools.map((t) => [t.name, t.outputSchema ?? null]));
+out.annotations = Object.fromEntries(tools.tools.map((t) => [t.name, t.annotations ?? null]));
 
 out.created = (await client.callTool({ name: "new_task", arguments: { brief: "add a flag, from TypeScript", id: "ts1" } })).structuredContent;
 out.status = (await client.callTool({ name: "status", arguments: { task: "ts1" } })).structuredContent;
+
+// A read-only tool's structured output checked against the output schema
+// it listed, with the SDK's own validator (callTool checks it too); and
+// the same output with a phase that does not exist, which must fail.
+const validate = new AjvJsonSchemaValidator().getValidator(tools.tools.find((t) => t.name === "status").outputSchema);
+const checked = validate(out.status);
+const tampered = validate({ ...out.status, phase: "shipping" });
+out.statusValid = { valid: checked.valid, error: checked.errorMessage ?? "", tamperedValid: tampered.valid, tamperedError: tampered.errorMessage ?? "" };
 
 const bad = await client.callTool({
   name: "write_artifact",
