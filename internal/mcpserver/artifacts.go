@@ -84,7 +84,7 @@ func (s *Server) readArtifact(ctx context.Context, req *mcp.CallToolRequest, in 
 	if errors.Is(err, fs.ErrNotExist) {
 		// As `orch show` says of a missing artifact: invalid (exit 4),
 		// naming the command that writes it.
-		return nil, ReadOutput{}, s.refuse(id, exit.InvalidError(missingMessage(id, in.Path), err))
+		return nil, ReadOutput{}, s.refuse(id, missingError(id, in.Path))
 	}
 	if err != nil {
 		return nil, ReadOutput{}, s.refuse(id, err)
@@ -99,17 +99,19 @@ func (s *Server) readArtifact(ctx context.Context, req *mcp.CallToolRequest, in 
 	return nil, out, nil
 }
 
-// missingMessage says that task id has no artifact rel yet and which
-// command (and tool) writes it, in the words of `orch show`.
-func missingMessage(id, rel string) string {
-	msg := fmt.Sprintf("orch: task %s has no %s yet", id, rel)
-	if cmd, ok := worker.Commands()[lifecycle.Owner(rel)]; ok {
-		msg += fmt.Sprintf(": `orch %s` writes it", cmd)
-		if isPhase(lifecycle.Owner(rel)) {
-			msg += fmt.Sprintf(" (run_phase %s)", lifecycle.Owner(rel))
+// missingError says that task id has no artifact rel yet (invalid, exit
+// 4, as `orch show` says it) and, as its hint, which command and
+// run_phase phase write it.
+func missingError(id, rel string) error {
+	err := exit.New(exit.ErrInvalid, "task %s has no %s yet", id, rel)
+	owner := lifecycle.Owner(rel)
+	if cmd, ok := worker.Commands()[owner]; ok {
+		if isPhase(owner) {
+			return err.WithHint("`orch %s` writes it (run_phase %s)", cmd, owner)
 		}
+		return err.WithHint("`orch %s` writes it", cmd)
 	}
-	return msg
+	return err
 }
 
 // fileRead is a page of an artifact file.

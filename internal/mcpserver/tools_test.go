@@ -150,7 +150,7 @@ func TestRefusals(t *testing.T) {
 		{"escape", ToolReadArtifact, map[string]any{"task": "t1", "path": "planning/../../../x"}, []string{`".."`}},
 		{"symlink out", ToolReadArtifact, map[string]any{"task": "t1", "path": "planning/link.md"}, []string{"expected a regular file"}},
 		{"missing", ToolReadArtifact, map[string]any{"task": "t1", "path": "review/code-review.json"},
-			[]string{"orch: task t1 has no review/code-review.json yet: `orch review code` writes it (run_phase review)", "exit code 4"}},
+			[]string{"orch: task t1 has no review/code-review.json yet\n`orch review code` writes it (run_phase review)", "exit code 4"}},
 		{"write state.json", ToolWriteArtifact, map[string]any{"task": "t1", "path": "state.json", "content": "{}"}, []string{"orch's own", "exit code 2"}},
 		{"write transcript", ToolWriteArtifact, map[string]any{"task": "t1", "path": "transcript.jsonl", "content": "{}"}, []string{"exit code 2"}},
 		{"write a review", ToolWriteArtifact, map[string]any{"task": "t1", "path": artifact.CodeReviewFile, "content": `{"ok": true, "issues": []}`}, []string{"come from run_phase"}},
