@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // HistoryFolder is one history/<n>-<name>/ folder of a task.
@@ -220,62 +219,29 @@ func tailText(s string, limit int) string {
 	return "…" + s
 }
 
-// openRegular opens dir/rel without leaving dir, refusing anything but a
-// regular file.
-func OpenRegularIn(dir, rel string) (*os.File, int64, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer root.Close()
-	fi, err := root.Lstat(rel)
-	if err != nil {
-		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", rel)
-	}
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, 0, err
-	}
-	return f, fi.Size(), nil
-}
-
-// readTail returns the last limit bytes of dir/rel as text.
+// ReadFileTail returns the last limit bytes of dir/rel as text, read
+// through the bounded reader (safepath.ReadPart: a regular file inside
+// dir, never a symbolic link or a named pipe).
 func ReadFileTail(dir, rel string, limit int) (string, bool) {
-	f, size, err := OpenRegularIn(dir, rel)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	off := max(size-int64(limit), 0)
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return "", false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(limit)))
+	data, size, err := safepath.ReadPart(dir, rel, int64(limit), safepath.Tail)
 	if err != nil {
 		return "", false
 	}
 	s := strings.ToValidUTF8(string(data), "")
-	if off > 0 {
+	if size > int64(limit) {
 		s = "…" + s
 	}
 	return s, true
 }
 
-// readHead returns up to limit bytes of dir/rel as text, marked when cut.
+// ReadFileHead returns up to limit bytes of dir/rel as text, marked when
+// cut, read like ReadFileTail.
 func ReadFileHead(dir, rel string, limit int) (string, bool) {
 	if limit <= 0 {
 		return "", false
 	}
-	f, size, err := OpenRegularIn(dir, rel)
+	data, size, err := safepath.ReadPart(dir, rel, int64(limit), safepath.Head)
 	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, int64(limit)))
-	if err != nil && !errors.Is(err, io.EOF) {
 		return "", false
 	}
 	s := clip.Head(strings.ToValidUTF8(string(data), ""), limit)

@@ -13,7 +13,7 @@ import (
 // Sentinel errors, matched with errors.Is through *Error.
 var (
 	// ErrTooLarge: the file exceeds its size limit.
-	ErrTooLarge = errors.New("artifact too large")
+	ErrTooLarge = safepath.ErrTooLarge
 	// ErrUnsafePath: a path is absolute, escapes the repository, points
 	// into .git or .orch, or is otherwise refused by CheckPath; also a
 	// symlink or special file where a regular file is required.
@@ -24,7 +24,7 @@ var (
 	// ErrSchema: well-formed JSON whose shape does not match the contract.
 	ErrSchema = errors.New("artifact does not match its schema")
 	// ErrNotRegular: a directory or special file where a file is required.
-	ErrNotRegular = errors.New("not a regular file")
+	ErrNotRegular = safepath.ErrNotRegular
 	// ErrInvalidDiff: code/diff.patch cannot be parsed or is refused.
 	ErrInvalidDiff = patch.ErrInvalid
 )

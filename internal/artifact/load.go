@@ -1,17 +1,14 @@
 package artifact
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/orchdev/orch/internal/safepath"
 )
@@ -121,90 +118,37 @@ func loadJSON[T any](taskDir, rel string, decode func(string, []byte) (T, error)
 	return l
 }
 
-// readArtifact reads taskDir/rel, refusing anything above limit without
-// reading it. present is false only when the file does not exist.
+// readArtifact reads taskDir/rel through the bounded reader
+// (safepath.ReadRegular: a regular file, symbolic links only inside the
+// task folder), refusing anything above limit without reading it. present
+// is false only when the file does not exist.
 func readArtifact(taskDir, rel string, limit int64) (data []byte, present bool, err error) {
-	f, size, present, err := openArtifact(taskDir, rel, limit)
-	if f == nil {
-		return nil, present, err
+	data, err = safepath.ReadRegular(taskDir, rel, limit, safepath.LinksInside)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	buf.Grow(int(size) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, true, &Error{File: rel, Err: fmt.Errorf("read: %w", err)}
+	if err != nil {
+		return nil, true, fromSafe(err)
 	}
-	if int64(buf.Len()) > limit { // the file grew after the stat
-		return nil, true, tooLarge(rel, limit, fmt.Sprintf("more than %d bytes", limit))
-	}
-	return buf.Bytes(), true, nil
+	return data, true, nil
 }
 
-// openArtifact opens taskDir/rel below taskDir (symbolic links may not
-// leave it), checks that it is a regular file of at most limit bytes and
-// returns it with its size. f is nil when err is set or the file is absent.
+// openArtifact opens taskDir/rel like readArtifact, checking its size
+// against limit, and returns it with its size. f is nil when err is set
+// or the file is absent.
 func openArtifact(taskDir, rel string, limit int64) (f *os.File, size int64, present bool, err error) {
-	root, err := os.OpenRoot(taskDir)
+	f, fi, err := safepath.OpenRegular(taskDir, rel, safepath.LinksInside)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, false, nil
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, false, nil
-		}
-		return nil, 0, true, &Error{File: rel, Err: fmt.Errorf("open task folder: %w", err)}
-	}
-	defer root.Close()
-	fi, err := root.Stat(rel)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, false, nil
-		}
-		return nil, 0, true, statError(rel, err)
-	}
-	if err := checkRegular(rel, fi, limit); err != nil {
-		return nil, 0, true, err
-	}
-	f, err = root.OpenFile(rel, openFlags, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) { // removed since the stat
-			return nil, 0, false, nil
-		}
-		return nil, 0, true, &Error{File: rel, Err: fmt.Errorf("open: %w", err)}
-	}
-	// Check again on the open file: it may have been swapped since the stat.
-	if fi, err = f.Stat(); err != nil {
-		f.Close()
-		return nil, 0, true, &Error{File: rel, Err: fmt.Errorf("stat: %w", err)}
-	}
-	if err := checkRegular(rel, fi, limit); err != nil {
-		f.Close()
-		return nil, 0, true, err
-	}
-	return f, fi.Size(), true, nil
-}
-
-func statError(rel string, err error) error {
-	if isEscape(err) {
-		return &Error{File: rel, Expected: "a file inside the task folder", Got: "a symbolic link that leaves it", Err: fmt.Errorf("%w: %w", ErrUnsafePath, err)}
-	}
-	if errors.Is(err, syscall.ENOTDIR) {
-		return &Error{File: rel, Expected: "a regular file", Got: "a path through something that is not a directory", Err: ErrNotRegular}
-	}
-	return &Error{File: rel, Err: fmt.Errorf("stat: %w", err)}
-}
-
-// isEscape reports whether err is os.Root refusing a path that leaves it.
-func isEscape(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
-}
-
-func checkRegular(rel string, fi fs.FileInfo, limit int64) error {
-	if !fi.Mode().IsRegular() {
-		return &Error{File: rel, Expected: "a regular file", Got: DescribeMode(fi.Mode()), Err: ErrNotRegular}
+		return nil, 0, true, fromSafe(err)
 	}
 	if fi.Size() > limit {
-		return tooLarge(rel, limit, fmt.Sprintf("%d bytes", fi.Size()))
+		f.Close()
+		return nil, 0, true, fromSafe(safepath.TooLarge(rel, fi.Size(), limit))
 	}
-	return nil
+	return f, fi.Size(), true, nil
 }
 
 func tooLarge(rel string, limit int64, got string) error {
@@ -212,21 +156,5 @@ func tooLarge(rel string, limit int64, got string) error {
 }
 
 // DescribeMode names the type of a file for messages ("a named pipe",
-// "a symbolic link", …); the task store's readers use it too.
-func DescribeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "a special file"
-}
+// "a symbolic link", …): safepath.DescribeMode.
+func DescribeMode(m fs.FileMode) string { return safepath.DescribeMode(m) }

@@ -54,19 +54,7 @@ func (c *countingReader) Read(b []byte) (int, error) {
 // a regular file inside the task folder, at most MaxDiffBytes. present is
 // false when there is none; err is then nil.
 func ReadDiff(taskDir string) (data []byte, present bool, err error) {
-	f, _, present, err := openArtifact(taskDir, DiffFile, MaxDiffBytes)
-	if f == nil {
-		return nil, present, err
-	}
-	defer f.Close()
-	data, err = io.ReadAll(io.LimitReader(f, MaxDiffBytes+1))
-	if err != nil {
-		return nil, true, &Error{File: DiffFile, Err: fmt.Errorf("read: %w", err)}
-	}
-	if int64(len(data)) > MaxDiffBytes { // the file grew after the stat
-		return nil, true, tooLarge(DiffFile, MaxDiffBytes, fmt.Sprintf("more than %d bytes", MaxDiffBytes))
-	}
-	return data, true, nil
+	return readArtifact(taskDir, DiffFile, MaxDiffBytes)
 }
 
 // ReadPatch reads code/diff.patch (ReadDiff) and checks those very bytes

@@ -1,6 +1,8 @@
 // Package safepath decides which paths may name a file of the user's
 // repository in an artifact: plain, repository-relative, never into .git
-// or .orch, under any spelling a file system may treat as those.
+// or .orch, under any spelling a file system may treat as those; and how
+// orch reads a file it did not write itself: OpenRegular, ReadRegular and
+// ReadPart, the one bounded reader of a regular file below a folder.
 package safepath
 
 import (

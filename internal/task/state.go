@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // File names inside a task folder.
@@ -82,37 +82,24 @@ func readStateFile(path string) (State, *fieldProblem) {
 	return parseState(data, "$")
 }
 
-// readBounded reads a state file of at most maxStateSize bytes.
-//
-// It opens without blocking (readFlags) and reads only a regular file: a
-// named pipe put there is refused, never waited on.
+// readBounded reads a state file of at most maxStateSize bytes through
+// the bounded reader (safepath.ReadRegular): only a regular file, opened
+// without blocking (a named pipe put there is refused, never waited on),
+// a symbolic link only when it stays inside the task folder.
 func readBounded(path string) ([]byte, *fieldProblem) {
-	f, err := os.OpenFile(path, readFlags, 0)
-	if err != nil {
-		return nil, openProblem(err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, openProblem(err)
-	}
-	if fi.IsDir() {
+	data, err := safepath.ReadRegular(filepath.Dir(path), filepath.Base(path), maxStateSize, safepath.LinksInside)
+	var fe *safepath.FileError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, safepath.ErrTooLarge) && errors.As(err, &fe):
+		return nil, tooLargeProblem(fe.Size)
+	case errors.Is(err, safepath.ErrNotRegular) && errors.As(err, &fe) && fe.Got == safepath.DescribeMode(fs.ModeDir):
 		return nil, folderProblem()
+	case errors.Is(err, safepath.ErrNotRegular) && errors.As(err, &fe):
+		return nil, &fieldProblem{Field: "$", Expected: "a JSON file", Got: fe.Got}
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, specialProblem(fi.Mode())
-	}
-	if fi.Size() > maxStateSize {
-		return nil, tooLargeProblem(fi.Size())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxStateSize+1))
-	if err != nil {
-		return nil, openProblem(err)
-	}
-	if len(data) > maxStateSize {
-		return nil, tooLargeProblem(int64(len(data)))
-	}
-	return data, nil
+	return nil, openProblem(err)
 }
 
 func openProblem(err error) *fieldProblem {
@@ -129,28 +116,26 @@ func specialProblem(m fs.FileMode) *fieldProblem {
 	return &fieldProblem{Field: "$", Expected: "a JSON file", Got: artifact.DescribeMode(m)}
 }
 
-// openRegular opens a task file for reading without blocking (readFlags)
-// and refuses anything but a regular file, checked on the opened file. A
-// missing file is the error of os.OpenFile (fs.ErrNotExist).
+// openRegular opens a task file for reading through the bounded reader
+// (safepath.OpenRegular: without blocking, a symbolic link only inside the
+// task folder) and refuses anything but a regular file. A missing file is
+// an error wrapping fs.ErrNotExist.
 func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, readFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		what := artifact.DescribeMode(fi.Mode())
-		if fi.IsDir() {
+	f, _, err := safepath.OpenRegular(filepath.Dir(path), filepath.Base(path), safepath.LinksInside)
+	var fe *safepath.FileError
+	switch {
+	case err == nil:
+		return f, nil
+	case errors.Is(err, safepath.ErrNotRegular) && errors.As(err, &fe):
+		what := fe.Got
+		if what == safepath.DescribeMode(fs.ModeDir) {
 			what = "a folder"
 		}
 		return nil, fmt.Errorf("%s: not a regular file: %s", path, what)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 	}
-	return f, nil
+	return nil, fmt.Errorf("%s: %w", path, err)
 }
 
 func folderProblem() *fieldProblem {

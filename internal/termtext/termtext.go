@@ -13,11 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // Bounds on what the session prints of an artifact.
@@ -276,36 +278,17 @@ func diffColor(line string) string {
 	return ""
 }
 
-// readCapped reads at most limit bytes of the regular file at path.
+// ReadCapped reads at most limit bytes of the regular file at path
+// through the bounded reader (safepath.ReadPart: never a symbolic link,
+// never blocking on a named pipe planted in the task folder), and whether
+// the file holds more. A missing file is ErrMissing.
 func ReadCapped(path string, limit int64) (data []byte, truncated bool, err error) {
-	// Lstat first, and open without blocking: a symbolic link, or a FIFO
-	// planted in the task folder (which would block a plain open), is
-	// refused; the opened file is checked again below.
-	if fi, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+	data, size, err := safepath.ReadPart(filepath.Dir(path), filepath.Base(path), limit, safepath.Head)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, fmt.Errorf("%s: %w", path, ErrMissing)
-	} else if err != nil {
-		return nil, false, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%s is not a regular file", path)
+	case err != nil:
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, openFlags, 0)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, fmt.Errorf("stat %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err = io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return data[:limit], true, nil
-	}
-	return data, false, nil
+	return data, size > limit, nil
 }

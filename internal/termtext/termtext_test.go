@@ -110,14 +110,14 @@ func TestReadCapped(t *testing.T) {
 	if _, _, err := ReadCapped(filepath.Join(dir, "none"), 4); !errors.Is(err, ErrMissing) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, _, err := ReadCapped(dir, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := ReadCapped(dir, 4); err == nil || !strings.Contains(err.Error(), "expected a regular file, got a directory") {
 		t.Errorf("directory: %v", err)
 	}
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	if _, _, err := ReadCapped(fifo, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := ReadCapped(fifo, 4); err == nil || !strings.Contains(err.Error(), "expected a regular file, got a named pipe") {
 		t.Errorf("fifo: %v", err)
 	}
 }

@@ -28,16 +28,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // Sentinel errors matched with errors.Is on the *Error Check returns.
@@ -305,40 +303,15 @@ func (f *Files) ReadFile(repoPath string, maxBytes int64) (data []byte, truncate
 	if err := f.Check(repoPath); err != nil {
 		return nil, false, err
 	}
-	root, err := os.OpenRoot(f.dir)
-	if err != nil {
+	// The bounded reader: a regular file inside the work tree, never a
+	// symbolic link, never blocking on a named pipe.
+	data, size, err := safepath.ReadPart(f.dir, repoPath, max(maxBytes, 0), safepath.Head)
+	var fe *safepath.FileError
+	switch {
+	case errors.Is(err, safepath.ErrNotRegular) && errors.As(err, &fe):
+		return nil, false, &Error{Path: repoPath, Reason: "not a regular file in the work tree (" + fe.Got + ")", Err: ErrNotRegular}
+	case err != nil:
 		return nil, false, err
 	}
-	defer root.Close()
-	name := filepath.FromSlash(repoPath)
-	before, err := root.Lstat(name)
-	if err != nil {
-		return nil, false, err
-	}
-	if !before.Mode().IsRegular() {
-		return nil, false, &Error{Path: repoPath, Reason: "not a regular file in the work tree (" + before.Mode().Type().String() + ")", Err: ErrNotRegular}
-	}
-	fh, err := root.Open(name)
-	if err != nil {
-		return nil, false, err
-	}
-	defer fh.Close()
-	after, err := fh.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	if !os.SameFile(before, after) {
-		return nil, false, &Error{Path: repoPath, Reason: "replaced while being read", Err: ErrNotRegular}
-	}
-	if maxBytes < 0 {
-		maxBytes = 0
-	}
-	data, err = io.ReadAll(io.LimitReader(fh, maxBytes+1))
-	if err != nil {
-		return nil, false, err
-	}
-	if int64(len(data)) > maxBytes {
-		return data[:maxBytes], true, nil
-	}
-	return data, false, nil
+	return data, size > max(maxBytes, 0), nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"regexp"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/patch"
+	"github.com/orchdev/orch/internal/safepath"
 )
 
 // personaPattern is what a reviewer persona may be called (plan and code
@@ -306,12 +306,9 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, taskDir, role strin
 	return ws, nil
 }
 
-// readRegular reads dir/rel (a regular file inside dir) up to limit bytes.
+// readRegular reads dir/rel (a regular file inside dir, never a symbolic
+// link) up to limit bytes.
 func readRegular(dir, rel string, limit int64) ([]byte, error) {
-	f, _, err := agent.OpenRegularIn(dir, rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
+	data, _, err := safepath.ReadPart(dir, rel, limit, safepath.Head)
+	return data, err
 }

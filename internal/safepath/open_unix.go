@@ -1,8 +1,9 @@
 //go:build unix
 
-package artifact
+package safepath
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -11,3 +12,7 @@ import (
 // is expected cannot hang the reader; the file is then checked to be
 // regular before anything is read.
 const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+
+func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
