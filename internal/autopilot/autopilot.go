@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/worker"
@@ -144,7 +145,7 @@ func Run(ctx context.Context, o *orchestrator.Orchestrator, id string, workers W
 		case lifecycle.PilotStop:
 			return stop(phase, step.Stop, step.Message)
 		case lifecycle.PilotFail:
-			return res, &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: step.Message}
+			return res, exit.New(exit.ErrInvalid, "%s", step.Message)
 		case lifecycle.PilotNext:
 			nr, err := o.Next(ctx, id, orchestrator.NextRequest{From: phase})
 			if err != nil {

@@ -91,7 +91,7 @@ func (s *Server) failed(w http.ResponseWriter, r *http.Request, id string, err e
 // with the task page as it is now and the refusal saying what changed
 // (README, "Every gate action names what it acted on").
 func (s *Server) conflict(w http.ResponseWriter, r *http.Request, id string, e *orchestrator.StaleError) {
-	msg := e.Explain("after this page was loaded")
+	msg := exit.Prefix + e.Explain("after this page was loaded")
 	stamp := s.watch.Gen()
 	tp, err := s.taskPage(r.Context(), id)
 	if err != nil {

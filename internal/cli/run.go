@@ -17,7 +17,6 @@ import (
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
-	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/worker"
@@ -98,11 +97,11 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 			case autopilot.StopDone, autopilot.StopUntil:
 				return nil
 			case autopilot.StopGate:
-				return exit.GateError("orch: stopped at a human gate: " + res.Message)
+				return exit.New(exit.ErrGate, "stopped at a human gate: %s", res.Message)
 			case autopilot.StopAttempts:
-				return exit.AttemptsError("orch: " + res.Message)
+				return exit.New(exit.ErrAttempts, "%s", res.Message)
 			}
-			return &orchestrator.Error{Kind: orchestrator.ErrRefused, Msg: "orch: " + res.Message}
+			return exit.New(exit.ErrRefused, "%s", res.Message)
 		},
 	}
 	taskFlag(cmd, &id)

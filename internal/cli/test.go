@@ -91,10 +91,10 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 				}
 			}
 			if rep.Status == artifact.TestError {
-				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: the test runner failed (not a test failure): " + rep.Error}
+				return exit.New(exit.ErrInvalid, "the test runner failed (not a test failure): %s", rep.Error)
 			}
 			if rep.Status == artifact.TestNoTests {
-				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: "orch: no test ran (not a test failure): " + rep.Error}
+				return exit.New(exit.ErrInvalid, "no test ran (not a test failure): %s", rep.Error)
 			}
 			if !asJSON {
 				if rep.OverallPass {
@@ -104,7 +104,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 				}
 			}
 			if exitCode && !rep.OverallPass {
-				return exit.FailedError(fmt.Sprintf("orch: tests failed: %d failed, %d errors (%s)", rep.Summary.Failed, rep.Summary.Error, artifact.TestReportFile))
+				return exit.New(exit.ErrFailed, "tests failed: %d failed, %d errors (%s)", rep.Summary.Failed, rep.Summary.Error, artifact.TestReportFile)
 			}
 			return nil
 		},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 func newVerifyCmd(env *Env) *cobra.Command {
@@ -52,11 +52,11 @@ Read-only. Exit 0 when everything checks out, 4 naming the first bad line otherw
 				}
 			}
 			if !rep.OK {
-				msg := fmt.Sprintf("orch: %s: transcript.jsonl does not verify", t.ID)
+				msg := fmt.Sprintf("%s: transcript.jsonl does not verify", t.ID)
 				for _, pr := range rep.Problems {
 					msg += "\n  " + pr.String()
 				}
-				return &orchestrator.Error{Kind: orchestrator.ErrInvalid, Msg: msg}
+				return exit.New(exit.ErrInvalid, "%s", msg)
 			}
 			return nil
 		},

@@ -92,7 +92,7 @@ func Pilot(in PilotInput) PilotStep {
 	case in.Movable:
 		return PilotStep{Action: PilotNext}
 	case len(in.Invalid) > 0:
-		return PilotStep{Action: PilotFail, Message: "orch: invalid artifact: " + in.Invalid[0]}
+		return PilotStep{Action: PilotFail, Message: "invalid artifact: " + in.Invalid[0]}
 	case in.Worked > 0 && p != Planning:
 		return stop(StopStuck, "%s ran but the task cannot move on: %s", p, in.Reason)
 	}

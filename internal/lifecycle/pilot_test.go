@@ -27,7 +27,7 @@ func TestPilot(t *testing.T) {
 		{name: "done", in: PilotInput{Phase: Done}, action: PilotStop, stop: StopDone},
 		{name: "until done is done", in: PilotInput{Phase: Done, Until: Done}, action: PilotStop, stop: StopUntil},
 		{name: "a condition holds", in: PilotInput{Phase: Review, Movable: true, Worked: 1}, action: PilotNext},
-		{name: "invalid artifact", in: PilotInput{Phase: Review, Invalid: []string{"review/code-review.json: $.ok: expected a boolean"}}, action: PilotFail, msg: "orch: invalid artifact: review/code-review.json"},
+		{name: "invalid artifact", in: PilotInput{Phase: Review, Invalid: []string{"review/code-review.json: $.ok: expected a boolean"}}, action: PilotFail, msg: "invalid artifact: review/code-review.json"},
 		{name: "worked and stuck", in: PilotInput{Phase: Test, Worked: 1, Reason: "test/report.json is missing"}, action: PilotStop, stop: StopStuck, msg: "test ran but the task cannot move on: test/report.json is missing"},
 		{name: "planning may run again", in: PilotInput{Phase: Planning, Worked: 1, MaxAttempts: 3, PlanRounds: 1}, action: PilotWork, attempt: 2},
 		{name: "first plan round", in: PilotInput{Phase: Planning, MaxAttempts: 3}, action: PilotWork, attempt: 1},

@@ -303,7 +303,7 @@ func settleLocked(ctx context.Context, p *task.Project, t *task.Task) (*Settled,
 	}
 	done, err := settle(context.WithoutCancel(ctx), repo, *in)
 	if err != nil {
-		return nil, fmt.Errorf("orch: the interrupted %s of task %s (commit %.12s on %s) could not be finished: %w; nothing else is changed, the next orch command tries again", in.Op, t.ID, in.New, in.Ref, err)
+		return nil, fmt.Errorf("the interrupted %s of task %s (commit %.12s on %s) could not be finished: %w; nothing else is changed, the next orch command tries again", in.Op, t.ID, in.New, in.Ref, err)
 	}
 	done.Recovered = true
 	if err := t.Append(task.Event{TS: time.Now().UTC(), Payload: done}); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/hostile"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -85,7 +86,7 @@ func (e *hostileEnv) read(rel string) []byte {
 func (e *hostileEnv) refused(what, file string, want ...string) {
 	e.t.Helper()
 	_, err := e.o.Next(context.Background(), "t", NextRequest{})
-	if !errors.Is(err, ErrInvalid) {
+	if !errors.Is(err, exit.ErrInvalid) {
 		e.t.Errorf("%s: next = %v, want an invalid artifact", what, err)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -50,13 +51,13 @@ func TestNext(t *testing.T) {
 	}{
 		{name: "plan ready moves to plan_review", phase: lifecycle.Planning, files: map[string]string{"planning/planning.ai.json": readyPlan},
 			to: lifecycle.PlanReview, status: lifecycle.StatusPending, kind: event.KindTransition},
-		{name: "no plan is refused", phase: lifecycle.Planning, wantErr: ErrRefused},
-		{name: "invalid plan is invalid", phase: lifecycle.Planning, files: map[string]string{"planning/planning.ai.json": invalidPlan}, wantErr: ErrInvalid},
+		{name: "no plan is refused", phase: lifecycle.Planning, wantErr: exit.ErrRefused},
+		{name: "invalid plan is invalid", phase: lifecycle.Planning, files: map[string]string{"planning/planning.ai.json": invalidPlan}, wantErr: exit.ErrInvalid},
 		{name: "--from mismatch is refused", phase: lifecycle.Planning, files: map[string]string{"planning/planning.ai.json": readyPlan},
-			req: NextRequest{From: lifecycle.Codegen}, wantErr: ErrRefused},
+			req: NextRequest{From: lifecycle.Codegen}, wantErr: exit.ErrRefused},
 		{name: "--to a phase not one step away is refused", phase: lifecycle.Planning, files: map[string]string{"planning/planning.ai.json": readyPlan},
-			req: NextRequest{To: lifecycle.Codegen}, wantErr: ErrRefused},
-		{name: "done is terminal", phase: lifecycle.Done, wantErr: ErrRefused},
+			req: NextRequest{To: lifecycle.Codegen}, wantErr: exit.ErrRefused},
+		{name: "done is terminal", phase: lifecycle.Done, wantErr: exit.ErrRefused},
 		{name: "blocked plan review goes back to planning", phase: lifecycle.PlanReview,
 			files: map[string]string{"planning/planning.ai.json": readyPlan, "review/plan-review.json": `{"ok":false,"blocked":true,"reviewers":[]}`},
 			to:    lifecycle.Planning, status: lifecycle.PlanWorkshop, kind: event.KindTransition},
@@ -64,9 +65,9 @@ func TestNext(t *testing.T) {
 			to: lifecycle.Codegen, status: lifecycle.StatusPending, kind: event.KindOverride},
 		{name: "override defaults to the forward edge", phase: lifecycle.Planning, req: NextRequest{Override: ptr("no plan needed")},
 			to: lifecycle.PlanReview, status: lifecycle.StatusPending, kind: event.KindOverride},
-		{name: "blank override reason is a usage error", phase: lifecycle.Planning, req: NextRequest{Override: ptr("  ")}, wantErr: ErrUsage},
-		{name: "override to the current phase is refused", phase: lifecycle.Codegen, req: NextRequest{To: lifecycle.Codegen, Override: ptr("again")}, wantErr: ErrRefused},
-		{name: "nothing leaves revert by override", phase: lifecycle.Revert, req: NextRequest{To: lifecycle.Done, Override: ptr("skip")}, wantErr: ErrRefused},
+		{name: "blank override reason is a usage error", phase: lifecycle.Planning, req: NextRequest{Override: ptr("  ")}, wantErr: exit.ErrUsage},
+		{name: "override to the current phase is refused", phase: lifecycle.Codegen, req: NextRequest{To: lifecycle.Codegen, Override: ptr("again")}, wantErr: exit.ErrRefused},
+		{name: "nothing leaves revert by override", phase: lifecycle.Revert, req: NextRequest{To: lifecycle.Done, Override: ptr("skip")}, wantErr: exit.ErrRefused},
 		{name: "override backwards archives and re-enters planning", phase: lifecycle.Review, req: NextRequest{To: lifecycle.Planning, Override: ptr("rethink")},
 			to: lifecycle.Planning, status: lifecycle.PlanWorkshop, kind: event.KindOverride},
 	}
@@ -146,8 +147,8 @@ func TestRedo(t *testing.T) {
 			moved: []string{"code/diff.patch", "review/code-review.json", "test/report.json"}, kept: []string{"planning/planning.ai.json"}},
 		{name: "from done, planning by default", phase: lifecycle.Done, to: lifecycle.Planning, status: lifecycle.PlanDraft,
 			moved: []string{"planning/planning.ai.json", "code/diff.patch"}, kept: []string{"planning/brief.md"}},
-		{name: "a later phase is refused", phase: lifecycle.Codegen, redo: lifecycle.Test, wantErr: ErrRefused},
-		{name: "done cannot be redone", phase: lifecycle.Review, redo: lifecycle.Done, wantErr: ErrUsage},
+		{name: "a later phase is refused", phase: lifecycle.Codegen, redo: lifecycle.Test, wantErr: exit.ErrRefused},
+		{name: "done cannot be redone", phase: lifecycle.Review, redo: lifecycle.Done, wantErr: exit.ErrUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -166,7 +167,7 @@ func (o *Orchestrator) withTask(ctx context.Context, id string, fn func(t *task.
 // Next decides and takes one transition of task id.
 func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (NextResult, error) {
 	if req.Override != nil && strings.TrimSpace(*req.Override) == "" {
-		return NextResult{}, usage("orch: --override needs a non-blank reason: say why the conditions are skipped, e.g. --override \"hotfix reviewed by hand\"")
+		return NextResult{}, exit.New(exit.ErrUsage, "--override needs a non-blank reason: say why the conditions are skipped, e.g. --override \"hotfix reviewed by hand\"")
 	}
 	var res NextResult
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
@@ -175,13 +176,13 @@ func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (Ne
 			return err
 		}
 		if req.From != "" && req.From != from {
-			return refused(fmt.Sprintf("orch: task %s is in %s, not %s: nothing changed", t.ID, from, req.From))
+			return exit.New(exit.ErrRefused, "task %s is in %s, not %s: nothing changed", t.ID, from, req.From)
 		}
 		if from.Terminal() {
-			return refused(fmt.Sprintf("orch: task %s is done (terminal): only `orch redo [PHASE]` re-opens it", t.ID))
+			return exit.New(exit.ErrRefused, "task %s is done (terminal): only `orch redo [PHASE]` re-opens it", t.ID)
 		}
 		if pid, ok := st.Actor(from).LivePID(); ok && req.Override == nil {
-			return refused(fmt.Sprintf("orch: %s is running for task %s (pid %d): wait for it to finish", from, t.ID, pid))
+			return exit.New(exit.ErrRefused, "%s is running for task %s (pid %d): wait for it to finish", from, t.ID, pid)
 		}
 		snap, err := o.observe(ctx, t, from)
 		if err != nil {
@@ -214,7 +215,7 @@ func (o *Orchestrator) take(t *task.Task, st task.State, d lifecycle.Decision, s
 			direct = direct || e.Edge.To == to
 		}
 		if !direct {
-			return NextResult{}, refused(fmt.Sprintf("orch: %s is not one step from %s (edges: %s); use --override \"REASON\" --to %s to skip phases", to, from, targets(d), to))
+			return NextResult{}, exit.New(exit.ErrRefused, "%s is not one step from %s (edges: %s); use --override \"REASON\" --to %s to skip phases", to, from, targets(d), to)
 		}
 		e, ok := d.Holding(to)
 		if !ok {
@@ -224,13 +225,13 @@ func (o *Orchestrator) take(t *task.Task, st task.State, d lifecycle.Decision, s
 					reasons = append(reasons, fmt.Sprintf("%s: %s", e.Edge.Cond, e.Reason))
 				}
 			}
-			msg := fmt.Sprintf("orch: %s → %s refused: %s", from, to, strings.Join(reasons, "; "))
+			msg := fmt.Sprintf("%s → %s refused: %s", from, to, strings.Join(reasons, "; "))
 			for _, e := range d.Edges {
 				if e.Edge.To == to && len(e.Invalid) > 0 {
-					return NextResult{}, invalid(msg, e.Invalid[0])
+					return NextResult{}, &exit.Error{Kind: exit.ErrInvalid, Msg: msg, Err: e.Invalid[0]}
 				}
 			}
-			return NextResult{}, refused(msg)
+			return NextResult{}, exit.New(exit.ErrRefused, "%s", msg)
 		}
 		edge = e
 	}
@@ -255,32 +256,32 @@ func (o *Orchestrator) noEdge(id string, d lifecycle.Decision) error {
 	}
 	detail := strings.Join(lines, "\n")
 	if inv := d.Invalid(); len(inv) > 0 {
-		return invalid(fmt.Sprintf("orch: task %s stays in %s: invalid artifact: %s\n%s\nfix the file and run `orch next` again", id, d.Phase, inv[0], detail), inv[0])
+		return exit.New(exit.ErrInvalid, "task %s stays in %s: invalid artifact: %w\n%s\nfix the file and run `orch next` again", id, d.Phase, inv[0], detail)
 	}
-	return refused(fmt.Sprintf("orch: task %s stays in %s: no transition holds\n%s", id, d.Phase, detail))
+	return exit.New(exit.ErrRefused, "task %s stays in %s: no transition holds\n%s", id, d.Phase, detail)
 }
 
 // override moves without checking conditions.
 func (o *Orchestrator) override(t *task.Task, st task.State, d lifecycle.Decision, snap lifecycle.Snapshot, req NextRequest, reason string) (NextResult, error) {
 	from := d.Phase
 	if from == lifecycle.Revert {
-		return NextResult{}, refused("orch: nothing leaves revert by override: record the revert in revert/record.json (or run `orch revert`) and `orch next`")
+		return NextResult{}, exit.New(exit.ErrRefused, "nothing leaves revert by override: record the revert in revert/record.json (or run `orch revert`) and `orch next`")
 	}
 	to := req.To
 	label := ""
 	if to == "" {
 		fwd, ok := o.Table.Forward(from)
 		if !ok {
-			return NextResult{}, refused(fmt.Sprintf("orch: %s has no forward edge; pass --to PHASE", from))
+			return NextResult{}, exit.New(exit.ErrRefused, "%s has no forward edge; pass --to PHASE", from)
 		}
 		to, label = fwd.To, fwd.Label
 	}
 	if to == from {
-		return NextResult{}, refused(fmt.Sprintf("orch: the task is already in %s; to re-run it use `orch redo %s`", from, from))
+		return NextResult{}, exit.New(exit.ErrRefused, "the task is already in %s; to re-run it use `orch redo %s`", from, from)
 	}
 	path, ok := o.Table.Path(from, to)
 	if !ok {
-		return NextResult{}, refused(fmt.Sprintf("orch: %s is not reachable from %s through the lifecycle graph", to, from))
+		return NextResult{}, exit.New(exit.ErrRefused, "%s is not reachable from %s through the lifecycle graph", to, from)
 	}
 	skipped := []string{}
 	for _, p := range path[1 : len(path)-1] {
@@ -405,10 +406,10 @@ func (o *Orchestrator) RedoSeen(ctx context.Context, id string, p lifecycle.Phas
 			}
 		}
 		if target == lifecycle.Done {
-			return usage("orch: done cannot be redone: name a phase, e.g. `orch redo codegen`")
+			return exit.New(exit.ErrUsage, "done cannot be redone: name a phase, e.g. `orch redo codegen`")
 		}
 		if cur != lifecycle.Done && target.Index() > cur.Index() {
-			return refused(fmt.Sprintf("orch: cannot redo %s from %s: redo goes back to the current or an earlier phase (use `orch next` to move on)", target, cur))
+			return exit.New(exit.ErrRefused, "cannot redo %s from %s: redo goes back to the current or an earlier phase (use `orch next` to move on)", target, cur)
 		}
 		moves, dest, err := archiveMoves(t.Dir, target, false, target)
 		if err != nil {

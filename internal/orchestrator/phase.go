@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
@@ -287,7 +288,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		cur := st.Phase
 		if cur != p {
 			if cur.Terminal() {
-				return refused(fmt.Sprintf("orch: task %s is done (terminal): `orch redo %s` re-opens it", t.ID, p))
+				return exit.New(exit.ErrRefused, "task %s is done (terminal): `orch redo %s` re-opens it", t.ID, p)
 			}
 			snap, err := o.observe(ctx, t, cur)
 			if err != nil {
@@ -304,7 +305,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 			}
 		}
 		if pid, ok := st.Actor(p).LivePID(); ok {
-			return &Error{Kind: ErrRefused, Msg: fmt.Sprintf("orch: %s is already running for task %s (pid %d); wait for it or stop that process", p, t.ID, pid)}
+			return exit.New(exit.ErrRefused, "%s is already running for task %s (pid %d); wait for it or stop that process", p, t.ID, pid)
 		}
 		next := st.Clone()
 		next.Revision = st.Revision + 1
@@ -355,7 +356,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		}
 		recorded = true
 		if st.Revision != run.state.Revision {
-			return refused(fmt.Sprintf("orch: task %s changed while %s ran (revision %d → %d): its output was discarded; run it again", t.ID, p, run.state.Revision, st.Revision))
+			return exit.New(exit.ErrRefused, "task %s changed while %s ran (revision %d → %d): its output was discarded; run it again", t.ID, p, run.state.Revision, st.Revision)
 		}
 		staged, err := stagedFiles(run.staging)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
@@ -142,7 +143,7 @@ func TestRunPhaseStaleRevisionDiscards(t *testing.T) {
 		p, _ := in.Out.Path("planning/planning.ai.json")
 		return Outcome{}, os.WriteFile(p, []byte(`{}`), 0o644)
 	})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "changed while planning ran") {
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "changed while planning ran") {
 		t.Fatalf("err = %v, want a stale-revision refusal", err)
 	}
 	if _, err := os.Stat(filepath.Join(tk.Dir, "planning", "planning.ai.json")); !os.IsNotExist(err) {
@@ -159,20 +160,20 @@ func TestRunPhaseRefusals(t *testing.T) {
 	noop := func(ctx context.Context, in work.Input) (Outcome, error) { return Outcome{}, nil }
 	// Entering a phase needs its normal transition to hold.
 	_, err := o.RunPhase(ctx, "t", lifecycle.PlanReview, noop)
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "plan_ready") {
+	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "plan_ready") {
 		t.Errorf("entering plan_review without a plan: %v", err)
 	}
 	// Not more than one step.
 	_, err = o.RunPhase(ctx, "t", lifecycle.Test, noop)
-	if !errors.Is(err, ErrRefused) {
+	if !errors.Is(err, exit.ErrRefused) {
 		t.Errorf("entering test from planning: %v", err)
 	}
 	// A live run of the phase blocks another one and `next`.
 	_, err = o.RunPhase(ctx, "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
-		if _, err := o.RunPhase(ctx, "t", lifecycle.Planning, noop); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "already running") {
+		if _, err := o.RunPhase(ctx, "t", lifecycle.Planning, noop); !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "already running") {
 			t.Errorf("second run while running: %v", err)
 		}
-		if _, err := o.Next(ctx, "t", NextRequest{}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "is running") {
+		if _, err := o.Next(ctx, "t", NextRequest{}); !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "is running") {
 			t.Errorf("next while running: %v", err)
 		}
 		return Outcome{}, nil

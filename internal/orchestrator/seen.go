@@ -44,7 +44,7 @@ func (e *StaleError) Explain(when string) string {
 	case len(e.Hashes) > 0:
 		what = "the evidence changed"
 	}
-	fmt.Fprintf(&b, "orch: task %s: %s %s", e.Task, what, when)
+	fmt.Fprintf(&b, "task %s: %s %s", e.Task, what, when)
 	var details []string
 	if e.Now != e.Seen {
 		details = append(details, fmt.Sprintf("revision %d then, %d now", e.Seen, e.Now))
