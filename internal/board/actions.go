@@ -31,7 +31,10 @@ type flash struct {
 	Lines []string
 	Code  int
 	Exit  string
-	at    time.Time
+	// Started marks the notice that a job started: the job's own box
+	// shows how it went, so the notice goes once the job has ended.
+	Started bool
+	at      time.Time
 }
 
 // exitWords names the exit codes of a refusal, as the CLI documents them.
@@ -356,6 +359,19 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		for _, n := range d.Notes {
 			j.say("note: " + n)
 		}
+		// The decision is what a person asked for: apply it, as the
+		// second step `orch next --from accept` would (done with the
+		// commit, revert, or back to the target), and say where the task
+		// went.
+		j.say(msg)
+		nr, err := s.orch.Next(ctx, id, orchestrator.NextRequest{From: lifecycle.Accept})
+		if err != nil {
+			return "", exit.New(exit.KindOf(exit.Of(err)), "the decision is recorded but the task did not move on: %w", err)
+		}
+		msg += fmt.Sprintf("; %s → %s (%s)", nr.From, nr.To, nr.Reason)
+		if nr.To == lifecycle.Revert {
+			msg += "; the revert form is on this page"
+		}
 		return msg, nil
 	})
 }
@@ -493,5 +509,5 @@ func (s *Server) startJob(w http.ResponseWriter, r *http.Request, id, action str
 		}
 		j.finish(res, err)
 	}()
-	s.done(w, r, id, flash{OK: true, Text: "started orch " + action + "; its progress is below"})
+	s.done(w, r, id, flash{OK: true, Started: true, Text: "started orch " + action + "; its progress is below"})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // act posts a form and returns the page it leads to.
@@ -172,14 +173,17 @@ func TestAccept(t *testing.T) {
 	if !d.OK() || d.Value.Decider.Name != "tester" || d.Value.Commit != commit || len(d.Value.Reasons) != 2 {
 		t.Errorf("decision %+v", d)
 	}
+	// Recording the decision applies it: the task is in done with its
+	// commit, no second Next needed, and the form is gone.
+	if f.Phase("g") != "done" || !strings.Contains(st.Result, "accept → done") {
+		t.Fatalf("after the accept decision: phase %s, result %q", f.Phase("g"), st.Result)
+	}
 	_, page = get(t, s, srv, "/task/g")
-	if !strings.Contains(page, `<code id="commit">`+commit+`</code>`) {
+	if !strings.Contains(page, `<code id="commit">`+commit+`</code>`) || !strings.Contains(page, `<code id="task-commit">`+commit+`</code>`) {
 		t.Error("the task page does not show the commit")
 	}
-	// next → done; the task is then terminal: next is not offered.
-	act(t, f, s, ts, "/task/g/next", url.Values{})
-	if f.Phase("g") != "done" {
-		t.Fatalf("phase %s after next", f.Phase("g"))
+	if !strings.Contains(page, `<span class="phase" id="phase">done</span>`) || strings.Contains(page, `id="form-accept"`) || strings.Contains(page, `id="form-next"`) {
+		t.Errorf("the task page is not the done task's: %s", between(page, `<section id="actions">`, `<section id="plan">`))
 	}
 }
 
@@ -241,10 +245,11 @@ func TestRevert(t *testing.T) {
 	if st := waitJob(t, s, "r"); st.Error != "" {
 		t.Fatalf("accept --verdict revert: %s", st.Error)
 	}
-	page := act(t, f, s, ts, "/task/r/next", url.Values{"from": {"accept"}})
-	if !strings.Contains(page, "accept → revert") {
-		t.Fatalf("next after the revert decision: %s", f.Phase("r"))
+	// The decision is applied: the task went to revert, and says so.
+	if st := waitJob(t, s, "r"); f.Phase("r") != lifecycle.Revert || !strings.Contains(st.Result, "decision recorded: revert; accept → revert") {
+		t.Fatalf("after the revert decision: phase %s, result %q", f.Phase("r"), st.Result)
 	}
+	_, page := get(t, s, srv, "/task/r")
 	if !strings.Contains(page, `id="form-revert"`) {
 		t.Error("the revert form is not offered in revert")
 	}

@@ -289,10 +289,14 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("a refused POST moved the task to %s", ph)
 	}
 
-	// Answer the planner's question in the page.
+	// Answer the planner's question in the page: its form is under
+	// Actions, and the task list marks the task shown.
 	do(t, ctx, "answer", 30*time.Second,
 		chromedp.Navigate(base+"/task/0002-question"),
-		chromedp.WaitVisible(css("#answer-q1")),
+		chromedp.WaitVisible(css("#actions #answer-q1")),
+		chromedp.WaitVisible(css(`nav.tasks a[aria-current="page"][href="/task/0002-question"]`)),
+	)
+	do(t, ctx, "answer", 30*time.Second,
 		chromedp.SendKeys(css("#answer-q1"), "Warmly, by name."),
 		chromedp.Submit(css("#answer-q1")),
 		chromedp.WaitVisible(css("#flash.ok")),
@@ -335,6 +339,19 @@ func TestBrowser(t *testing.T) {
 	}
 	if d := artifact.LoadDecision(f.Dir("0003-hello")); !d.OK() || len(d.Value.Reasons) != 2 {
 		t.Errorf("the decision's reasons: %+v", d)
+	}
+	// The decision is applied without a second click: the page (not
+	// reloaded) shows the task in done with its commit, no accept form,
+	// and no "started" notice over the outcome.
+	do(t, ctx, "the task in done", 30*time.Second,
+		chromedp.WaitVisible(css(`svg.lifecycle g.node.current[data-phase="done"]`)),
+		chromedp.WaitVisible(css("#task-commit")),
+	)
+	if ph, tc := textOf(t, ctx, "phase", "#phase"), textOf(t, ctx, "task commit", "#task-commit"); ph != "done" || tc != now || f.Phase("0003-hello") != lifecycle.Done {
+		t.Errorf("after the decision the page says phase %q, commit %q (HEAD %s)", ph, tc, now)
+	}
+	if n := get(t, ctx, "leftovers", chromedp.Evaluate[int](`document.querySelectorAll("#form-accept, #flash[data-started]").length`)); n != 0 {
+		t.Errorf("after the decision the page still has the accept form or the started notice (%d)", n)
 	}
 
 	// The demo's task page at its accept gate, for docs/: reopened from

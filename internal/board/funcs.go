@@ -2,6 +2,7 @@ package board
 
 import (
 	"html/template"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,17 @@ var funcs = template.FuncMap{
 			return "—"
 		}
 		return t.UTC().Format("2006-01-02 15:04:05Z")
+	},
+	// lines splits a message into its non-blank lines (an error with
+	// hints, several errors joined): each is shown as an item of its own.
+	"lines": func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.TrimSpace(l) != "" {
+				out = append(out, l)
+			}
+		}
+		return out
 	},
 	"deref": func(s *string) string {
 		if s == nil {

@@ -150,7 +150,9 @@ func (j *Job) finish(result string, err error) {
 	j.done, j.ended = true, time.Now()
 	j.result = result
 	if err != nil {
-		j.errText, j.code = err.Error(), exit.Of(err)
+		// As the CLI prints it: "orch: " once, and each hint (and each
+		// joined error) on a line of its own.
+		j.errText, j.code = exit.Format(err), exit.Of(err)
 	}
 	j.mu.Unlock()
 	j.registry.changed()

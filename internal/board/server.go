@@ -253,7 +253,7 @@ func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := page{Title: tp.Title + " · orch", Task: id, T: tp, Stamp: stamp}
-	if f, ok := s.takeFlash(r.URL.Query().Get("flash")); ok && f.Task == id {
+	if f, ok := s.takeFlash(r.URL.Query().Get("flash")); ok && f.Task == id && !(f.Started && tp.Job != nil && !tp.Job.Running()) {
 		p.Flash = &f
 	}
 	s.render(w, "task.tmpl", p)

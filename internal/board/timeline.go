@@ -133,3 +133,67 @@ func summaryText(m map[string]any) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// Span is one stay of a task in a phase, from the transcript: entered by
+// the task's creation, a transition, an override or a redo, left by the
+// next of those (End is zero while the task is still there).
+type Span struct {
+	Phase lifecycle.Phase
+	Start time.Time
+	End   time.Time
+}
+
+// Took is the span's duration, up to now for the current one.
+func (s Span) Took(now time.Time) time.Duration {
+	if s.End.IsZero() {
+		return now.Sub(s.Start)
+	}
+	return s.End.Sub(s.Start)
+}
+
+// phaseSpans reads the phases a task went through, in order, from its
+// transcript's typed events (task.Event.Decode); the last span is the
+// current phase, entered at its Start.
+func phaseSpans(evs []task.Event) []Span {
+	var out []Span
+	enter := func(p lifecycle.Phase, at time.Time) {
+		if n := len(out); n > 0 {
+			out[n-1].End = at
+		}
+		out = append(out, Span{Phase: p, Start: at})
+	}
+	for _, ev := range evs {
+		p, err := ev.Decode()
+		if err != nil {
+			continue
+		}
+		switch d := p.(type) {
+		case event.Created:
+			enter(lifecycle.Planning, ev.TS)
+		case event.Transition:
+			enter(d.To, ev.TS)
+		case event.Override:
+			enter(d.To, ev.TS)
+		case event.Redo:
+			enter(d.To, ev.TS)
+		}
+	}
+	return out
+}
+
+// Stay is a span as the task page lists it.
+type Stay struct {
+	Phase   lifecycle.Phase
+	Took    string
+	Current bool
+}
+
+// stays renders spans for the task page: each phase stay with its
+// duration, the current one marked.
+func stays(spans []Span, now time.Time) []Stay {
+	out := make([]Stay, 0, len(spans))
+	for i, s := range spans {
+		out = append(out, Stay{Phase: s.Phase, Took: ago(s.Took(now)), Current: i == len(spans)-1 && s.End.IsZero()})
+	}
+	return out
+}

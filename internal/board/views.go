@@ -38,7 +38,8 @@ type Card struct {
 	Title   string
 	Phase   lifecycle.Phase
 	Age     string // since the task was created
-	InPhase string // since the last change
+	InPhase string // since the task entered its phase (the transcript)
+	Current bool   // the project's current task (.orch/current)
 	Cost    string // the model calls' cost, "" when none was made
 	Tokens  int64
 	Waits   string // what moves it on, in a few words
@@ -61,8 +62,10 @@ func (s *Server) boardColumns() ([]Column, error) {
 		idx[p] = len(cols)
 		cols = append(cols, Column{Phase: p})
 	}
+	cur, _ := s.orch.Project.Current()
 	for _, sum := range list {
 		c := s.card(sum)
+		c.Current = sum.ID == cur
 		i, ok := idx[c.Phase]
 		if !ok {
 			i = 0
@@ -97,6 +100,10 @@ func (s *Server) card(sum task.Summary) Card {
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
 	if evs, err := t.Transcript(); err == nil {
+		// In phase since it was entered, not since the last change.
+		if sp := phaseSpans(evs); len(sp) > 0 && sp[len(sp)-1].Phase == sum.Phase {
+			c.InPhase = ago(sp[len(sp)-1].Took(now))
+		}
 		total := agent.SumCosts(task.ModelCalls(evs)).Total
 		c.Tokens = total.TokensIn + total.TokensOut
 		if total.Calls > 0 {
@@ -239,15 +246,25 @@ type TaskPage struct {
 	CostPhases []agent.PhaseCost
 	CostTotal  agent.CostLine
 	// Actions the page offers, by the phase and state.
-	CanAnswer   bool
-	CanNext     bool
-	CanAccept   bool
-	CanRevert   bool
-	Work        string // the phase worker's command ("" when none)
-	OverrideTo  []lifecycle.Phase
-	RedoTo      []lifecycle.Phase
-	Targets     []string // changes_requested targets
-	Job         *Job     // the task's last job started from this board
+	CanAnswer  bool
+	CanNext    bool
+	CanAccept  bool
+	CanRevert  bool
+	Work       string // the phase worker's command ("" when none)
+	OverrideTo []lifecycle.Phase
+	RedoTo     []lifecycle.Phase
+	Targets    []string // changes_requested targets
+	Job        *Job     // the task's last job started from this board
+	// Commit is, in done, orch's commit of the change (view.Status).
+	Commit string
+	// Stays are the phases the task went through, with their durations.
+	Stays []Stay
+	// Tasks are every task of the project, for the page's task list.
+	Tasks []NavTask
+	// The sections that have something to show (the table of contents
+	// links only to those).
+	HasEvidence bool
+	HasHistory  bool
 	Invalid     []string
 	PendingNote string
 	// PlanOpen unfolds the plan's Markdown while the plan is what is
@@ -356,7 +373,7 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	}
 	v := vs.StatusView
 	sum := task.Summary{ID: id, Phase: v.Phase, Revision: v.Revision, UpdatedAt: v.UpdatedAt}
-	pg := &TaskPage{Card: s.card(sum), Status: v, Step: step, Revision: v.Revision, Updated: v.UpdatedAt, Invalid: v.Invalid}
+	pg := &TaskPage{Card: s.card(sum), Status: v, Step: step, Revision: v.Revision, Updated: v.UpdatedAt, Invalid: v.Invalid, Commit: vs.Commit}
 	if st, _, err := t.CommittedState(); err == nil {
 		pg.Created = st.CreatedAt
 	}
@@ -371,6 +388,7 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	evs, err := t.Transcript()
 	if err == nil {
 		pg.Timeline = timeline(evs)
+		pg.Stays = stays(phaseSpans(evs), s.now())
 		cs := agent.SumCosts(task.ModelCalls(evs))
 		pg.CostPhases, pg.CostTotal = cs.Phases, cs.Total
 	}
@@ -393,6 +411,12 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	}
 	pg.History = history(t.Dir)
 	pg.Job = s.jobs.last(id)
+	pg.HasEvidence = pg.Decision != nil || pg.Revert != nil
+	for _, h := range pg.Evidence {
+		pg.HasEvidence = pg.HasEvidence || h.Bound != ""
+	}
+	pg.HasHistory = len(pg.History) > 0
+	pg.Tasks = s.navTasks()
 
 	// The actions, as the CLI would allow them; the CLI's code decides
 	// anyway and its refusal is shown.
@@ -422,6 +446,28 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	}
 	pg.Targets = []string{"codegen", "review", "planning"}
 	return pg, nil
+}
+
+// NavTask is a task in the task page's list of tasks.
+type NavTask struct {
+	ID      string
+	Phase   lifecycle.Phase
+	Current bool // the project's current task (.orch/current)
+}
+
+// navTasks lists the project's tasks for the task page's list (nil when
+// they cannot be listed: the page shows without it).
+func (s *Server) navTasks() []NavTask {
+	list, err := s.orch.Project.List()
+	if err != nil {
+		return nil
+	}
+	cur, _ := s.orch.Project.Current()
+	out := make([]NavTask, 0, len(list))
+	for _, sum := range list {
+		out = append(out, NavTask{ID: sum.ID, Phase: sum.Phase, Current: sum.ID == cur})
+	}
+	return out
 }
 
 // planView reads the plan.

@@ -333,6 +333,7 @@ func (o *Orchestrator) commit(t *task.Task, st task.State, payload func(archived
 	next.Phase = to
 	next.Revision = st.Revision + 1
 	next.UpdatedAt = o.now()
+	ev.TS = next.UpdatedAt // the event and the state it commits, on one clock (o.Now)
 	next.Actors = enterPhase(st.Actors, to)
 	if err := t.Commit(ev, next); err != nil {
 		return res, err
@@ -421,6 +422,7 @@ func (o *Orchestrator) RedoSeen(ctx context.Context, id string, p lifecycle.Phas
 		next.Phase = target
 		next.Revision = st.Revision + 1
 		next.UpdatedAt = o.now()
+		ev.TS = next.UpdatedAt
 		next.Actors = enterPhase(st.Actors, target)
 		if target == lifecycle.Planning {
 			a := next.Actors[target]

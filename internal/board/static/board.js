@@ -36,8 +36,10 @@
       const doc = new DOMParser().parseFromString(await res.text(), "text/html");
       const next = doc.getElementById("main"), cur = document.getElementById("main");
       if (!next || !cur) return;
+      // The notice that a job started is not kept: the job's box says
+      // how it went (a failed run shows only its errors).
       const flash = document.getElementById("flash");
-      if (flash && !doc.getElementById("flash")) {
+      if (flash && !doc.getElementById("flash") && flash.dataset.started !== "yes") {
         const actions = next.querySelector("#actions h2");
         if (actions) actions.after(document.adoptNode(flash));
       }

@@ -1,0 +1,176 @@
+package board
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
+)
+
+// A card's "in phase" is the time since the task entered its phase (the
+// transcript), not since its last change; the task page lists how long
+// the task stayed in each phase.
+func TestTimeInPhase(t *testing.T) {
+	f := NewFixture(t)
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	clock := t0
+	f.O.Now = func() time.Time { return clock }
+	if _, _, err := f.P.CreateTask("d", "durations", t0); err != nil {
+		t.Fatal(err)
+	}
+	clock = t0.Add(time.Hour)
+	f.Move("d", lifecycle.PlanReview) // entered at 1h
+	clock = t0.Add(3 * time.Hour)
+	// A run that fails changes the task (its actor) but not its phase.
+	if _, err := f.O.RunPhase(context.Background(), "d", lifecycle.PlanReview, func(context.Context, work.Input) (orchestrator.Outcome, error) {
+		return orchestrator.Outcome{}, errors.New("reviewers unreachable")
+	}); err == nil {
+		t.Fatal("the run did not fail")
+	}
+	if st, _, _ := mustOpen(t, f, "d").CommittedState(); !st.UpdatedAt.Equal(t0.Add(3 * time.Hour)) {
+		t.Fatalf("the run did not change the task: updated %v", st.UpdatedAt)
+	}
+	s, srv := f.Board(Options{Now: func() time.Time { return t0.Add(5 * time.Hour) }})
+	_, board := get(t, s, srv, "/")
+	if !strings.Contains(board, "age 5h · in phase 4h") {
+		t.Errorf("the card does not say age 5h, in phase 4h (since entering plan_review, not the last change 2h ago): %s", between(board, `data-task="d"`, "</a>"))
+	}
+	_, page := get(t, s, srv, "/task/d")
+	if !strings.Contains(page, `<span id="in-phase">for 4h</span>`) {
+		t.Errorf("the task page's head does not say for 4h: %s", between(page, `class="sub"`, "</p>"))
+	}
+	stays := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(between(page, `id="stays"`, "</p>"), "")
+	if !strings.Contains(stays, "planning 1h → plan_review 4h (so far)") {
+		t.Errorf("phase durations %q", stays)
+	}
+}
+
+// A failed run: no green "started" notice above its errors, and each error
+// (the lines of its message) an item of a red list.
+func TestFailedRunShowsErrorsAsList(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("e", "fails")
+	s, srv := f.Board(Options{})
+	// A job whose error joins four errors, as a worker's can.
+	j := &Job{ID: "j4", Task: "e", Action: "review plan", Started: time.Now()}
+	if !s.jobs.start(j) {
+		t.Fatal("job not started")
+	}
+	j.finish("", errors.Join(
+		exit.New(exit.ErrProvider, "architecture: the provider answered 500"),
+		exit.New(exit.ErrProvider, "risk: the provider answered 500"),
+		exit.New(exit.ErrProvider, "tests: the provider answered 500"),
+		exit.New(exit.ErrProvider, "security: the provider answered 500")))
+	_, page := get(t, s, srv, "/task/e")
+	list := between(page, `<ul id="job-result" class="errors">`, "</ul>")
+	if n := strings.Count(list, "<li>"); n != 4 || !strings.Contains(list, "<li>orch: architecture: the provider answered 500</li>") {
+		t.Errorf("the errors are not a list of four: %q", list)
+	}
+
+	// A real run that fails (no provider configured): the page it leads
+	// to, once the run ended, has no "started" notice.
+	code, body, res := post(t, s, srv, "/task/e/work", url.Values{"phase": {"planning"}})
+	if code != 303 {
+		t.Fatalf("work: %d %s", code, body)
+	}
+	st := waitJob(t, s, "e")
+	if st.Error == "" {
+		t.Fatalf("the planner ran without a provider: %+v", st)
+	}
+	_, page = get(t, s, srv, res.Header.Get("Location"))
+	if strings.Contains(page, "started orch plan") || strings.Contains(page, `class="flash ok"`) {
+		t.Errorf("a failed run shows the green started notice: %s", between(page, `<section id="actions">`, `<div class="forms">`))
+	}
+	if !strings.Contains(page, `<ul id="job-result" class="errors">`) || !strings.Contains(page, "exit 8") {
+		t.Errorf("the failed run's errors are not shown as a list: %s", between(page, `<div id="job"`, `<div class="forms">`))
+	}
+	for _, l := range strings.Split(exit.Format(errors.New(st.Error)), "\n") {
+		if strings.TrimSpace(l) != "" && !strings.Contains(list+page, "<li>"+escape(l)+"</li>") {
+			t.Errorf("error line %q is not an item of its own", l)
+		}
+	}
+}
+
+// The task page: the answer forms under Actions (not in the plan), the
+// table of contents only links to sections with something in them, and
+// the task list marks the task shown (aria-current); the board marks the
+// project's current task.
+func TestTaskPageLayout(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("a", "greet")
+	f.Plan("a", "Greet", "Shall we greet?", nil)
+	f.Task("b", "the current one")
+	s, srv := f.Board(Options{})
+	_, page := get(t, s, srv, "/task/a")
+
+	actions, plan := strings.Index(page, `<section id="actions">`), strings.Index(page, `<section id="plan">`)
+	form := strings.Index(page, `action="/task/a/answer"`)
+	if actions < 0 || plan < 0 || form < actions || form > plan {
+		t.Errorf("the answer form is not under Actions (actions at %d, form at %d, plan at %d)", actions, form, plan)
+	}
+	if strings.Contains(page[plan:], `action="/task/a/answer"`) {
+		t.Error("an answer form is still in the Plan section")
+	}
+	if !strings.Contains(page[plan:], `<a href="#answer-q1">answer it under Actions</a>`) {
+		t.Error("the plan's question does not point to its answer form")
+	}
+
+	toc := between(page, `<nav class="toc">`, "</nav>")
+	for _, want := range []string{"#lifecycle", "#actions", "#plan", "#timeline"} {
+		if !strings.Contains(toc, `href="`+want+`"`) {
+			t.Errorf("the contents lack %s: %s", want, toc)
+		}
+	}
+	for _, empty := range []string{"#plan-review", "#diff", "#code-review", "#tests", "#evidence", "#history"} {
+		if strings.Contains(toc, `href="`+empty+`"`) {
+			t.Errorf("the contents link to the empty section %s: %s", empty, toc)
+		}
+	}
+
+	nav := between(page, `<nav class="tasks" aria-label="tasks">`, "</nav>")
+	if strings.Count(nav, `aria-current="page"`) != 1 || !strings.Contains(nav, `<a href="/task/a" class="here" aria-current="page">a `) {
+		t.Errorf("the task list does not mark the task shown: %s", nav)
+	}
+	if !strings.Contains(nav, `<a href="/task/b">b <span class="phase">planning</span> <span class="tag"`) {
+		t.Errorf("the task list does not mark b as the project's current task: %s", nav)
+	}
+	_, board := get(t, s, srv, "/")
+	if !strings.Contains(board, `data-task="b" aria-current="true"`) || strings.Contains(board, `data-task="a" aria-current`) {
+		t.Errorf("the board does not mark the current task b: %s", between(board, `data-task="b"`, "</a>"))
+	}
+}
+
+// between is the text of s after the first start, up to the next end.
+func between(s, start, end string) string {
+	i := strings.Index(s, start)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(start):]
+	if j := strings.Index(s, end); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+func mustOpen(t *testing.T, f *Fixture, id string) *task.Task {
+	t.Helper()
+	tk, err := f.P.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
