@@ -15,12 +15,14 @@ import (
 	"github.com/orchdev/orch/internal/agent/codegen"
 	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/agent/tools"
+	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/phasetest"
 	"github.com/orchdev/orch/internal/testphase"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // toolRuntime is a runtime of f whose every role is served by m.
@@ -56,7 +58,7 @@ func TestCodegenToolLoop(t *testing.T) {
 	)
 	rt := toolRuntime(f, m, nil)
 	ctx := context.Background()
-	res, err := phasetest.Run(ctx, f.O, f.ID, codegen.Worker{RT: rt})
+	res, err := phasetest.Run(ctx, f.O, f.ID, codegen.Worker{RT: rt, Tests: testphase.Runner{Config: rt.Config}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,8 @@ func TestCodegenToolLoop(t *testing.T) {
 	}
 
 	// The same inputs again: every turn answered from the cache.
-	if _, err := phasetest.Run(ctx, f.O, f.ID, codegen.Worker{RT: toolRuntime(f, m, nil)}); err != nil {
+	rt = toolRuntime(f, m, nil)
+	if _, err := phasetest.Run(ctx, f.O, f.ID, codegen.Worker{RT: rt, Tests: testphase.Runner{Config: rt.Config}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(m.Requests()); n != 8 {
@@ -179,7 +182,8 @@ func TestCodegenRunTests(t *testing.T) {
 		c.Test.Sandbox = "none"
 		c.Test.Suites = []config.Suite{{Name: "plus", Kind: "test", Command: config.Command{"sh", "-c", "grep -q 'a + b' calc.go || { echo 'Add still subtracts'; exit 1; }"}}}
 	})
-	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
+	tests := testphase.Runner{Config: rt.Config, OwnWorktrees: codegen.RunTestsDir}
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt, Tests: tests}); err != nil {
 		t.Fatal(err)
 	}
 	res := agenttest.ToolResults(m.Requests()[4])
@@ -529,6 +533,60 @@ func TestLoopKeepsProviderState(t *testing.T) {
 	}
 }
 
+// fakeTests is a work.TestRunner answering a fixed report; it remembers
+// what it was asked to run.
+type fakeTests struct {
+	rep  work.TestReport
+	runs []work.TestRun
+}
+
+func (f *fakeTests) Ready() error { return nil }
+
+func (f *fakeTests) Run(ctx context.Context, r work.TestRun) (work.TestReport, error) {
+	f.runs = append(f.runs, r)
+	return f.rep, nil
+}
+
+// TestCodegenRunTestsThroughItsRunner: run_tests runs the suites through
+// the runner codegen was given (the registry gives the test phase's), on
+// the base with the edits so far as a patch; without a runner the tool is
+// not offered.
+func TestCodegenRunTestsThroughItsRunner(t *testing.T) {
+	f := agenttest.NewCodeEnv(t, nil)
+	m := &agenttest.ToolModel{T: t}
+	m.Turn = agenttest.Scripted(
+		agenttest.Calls(agenttest.ToolCall(t, tools.EditFile, map[string]any{"path": "calc.go", "old_string": "a - b", "new_string": "a + b"})),
+		agenttest.Calls(agenttest.ToolCall(t, tools.RunTests, nil)),
+		agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "completed"})),
+	)
+	rt := toolRuntime(f, m, nil)
+	fake := &fakeTests{rep: work.TestReport{TestReport: artifact.TestReport{Status: artifact.TestCompleted, OverallPass: true,
+		Summary: artifact.Summary{Passed: 7}, Suites: []artifact.Suite{{ID: "unit"}}}}}
+	if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt, Tests: fake}); err != nil {
+		t.Fatal(err)
+	}
+	base := gittest.Git(t, f.Root, "rev-parse", "HEAD")
+	if len(fake.runs) != 1 || fake.runs[0].Base != base || fake.runs[0].Task != f.ID || !strings.Contains(string(fake.runs[0].Patch), "+func Add(a, b int) int { return a + b }") {
+		t.Fatalf("runs %+v; want one on the base %s with the edit as a patch", fake.runs, base)
+	}
+	if res := agenttest.ToolResults(m.Requests()[2]); len(res) != 2 || !strings.HasPrefix(res[1].Content, "PASS: 7 passed, 0 failed, 0 skipped, 0 errors in 1 suite(s)") {
+		t.Errorf("run_tests answered %+v", res)
+	}
+
+	g := agenttest.NewCodeEnv(t, nil)
+	m2 := &agenttest.ToolModel{T: t}
+	m2.Turn = agenttest.Scripted(agenttest.Calls(agenttest.ToolCall(t, tools.Finish, map[string]any{"status": "failed", "notes": "looking"})))
+	_, _ = phasetest.Run(context.Background(), g.O, g.ID, codegen.Worker{RT: toolRuntime(g, m2, nil)})
+	if len(m2.Requests()) == 0 {
+		t.Fatal("no model call without a runner")
+	}
+	for _, d := range m2.Requests()[0].Tools {
+		if d.Name == tools.RunTests {
+			t.Error("codegen without a runner offers run_tests")
+		}
+	}
+}
+
 // TestRunTestsWorktreePlace: run_tests runs in the warm test worktree of
 // the repository's build cache folder, or, with [test] build_cache off, in
 // a worktree of its own below that folder's run_tests/ (never inside the
@@ -548,7 +606,8 @@ func TestRunTestsWorktreePlace(t *testing.T) {
 			c.Test.Sandbox = "none"
 			c.Test.Suites = []config.Suite{{Name: "where", Kind: "test", Command: config.Command{"sh", "-c", `printf 'ran-%s:%s\n' in "$(pwd -P)"; exit 1`}}}
 		})
-		if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt}); err != nil {
+		tests := testphase.Runner{Config: rt.Config, OwnWorktrees: codegen.RunTestsDir}
+		if _, err := phasetest.Run(context.Background(), f.O, f.ID, codegen.Worker{RT: rt, Tests: tests}); err != nil {
 			t.Fatal(err)
 		}
 		res := agenttest.ToolResults(m.Requests()[1])

@@ -13,14 +13,12 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
-	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/patch"
-	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/testrun"
 	"github.com/orchdev/orch/internal/work"
 )
@@ -45,7 +43,9 @@ type AcceptOptions struct {
 	// AllowIncomplete confirms accepting although the tests failed, did
 	// not complete or are missing; the decision records it.
 	AllowIncomplete bool
-	Test            testphase.Options // for the regression check after HEAD moved
+	// Test are the settings of the regression check after HEAD moved
+	// (the registry builds the Acceptor's Tests runner with them).
+	Test work.TestOptions
 	// Expect is what the person saw; a task that moved on since, or
 	// evidence whose bytes changed, refuses the decision.
 	Expect Expectation
@@ -126,9 +126,12 @@ func refuseEscapedRun(taskDir string) error {
 // index and work tree brought along; see Engine) and records the
 // commit.
 type Acceptor struct {
-	Config  config.Config
 	Options AcceptOptions
 	Engine  Engine
+	// Tests runs the suites again on the commit when HEAD moved since the
+	// base (the registry gives it the test phase's runner); without one,
+	// such an accept is refused before anything changes.
+	Tests work.TestRunner
 	// seenRun is the revision the run must have once marked running for
 	// Options.Expect to hold (set by Check).
 	seenRun int64
@@ -329,7 +332,7 @@ func checkEvidence(taskDir, id string, patch []byte) error {
 
 // decide builds the decision, applying and committing on accepted.
 func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error) {
-	cfg, opt := a.Config, a.Options
+	opt := a.Options
 	if a.seenRun != 0 && run.Revision != a.seenRun {
 		return Decision{}, a.Engine.Stale(run.Task, opt.Expect.Revision, run.Revision, nil)
 	}
@@ -423,7 +426,10 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 	if moved {
 		// The suites must run again on the commit: refuse now, before
 		// anything changes, when they could not be sandboxed.
-		if err := testphase.SandboxReady(cfg, opt.Test); err != nil {
+		if a.Tests == nil {
+			return d, refuse("orch: HEAD moved since the base %.12s, so the tests must run again on the new commit, but no test runner was given; nothing was changed", base)
+		}
+		if err := a.Tests.Ready(); err != nil {
 			return d, refuse("orch: HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
 		}
 	}
@@ -455,7 +461,7 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 		// HEAD moved since the base: the tests ran against the base, so run
 		// them again on the commit that now exists.
 		logDir := filepath.Join(run.Out.Dir, filepath.FromSlash(artifact.RegressionLogsDir))
-		rep, err := testphase.RunPatch(ctx, repo, cfg, run.Task, sha, nil, logDir, testphase.Options{Sandbox: opt.Test.Sandbox, Stream: opt.Test.Stream, Env: opt.Test.Env})
+		rep, err := a.Tests.Run(ctx, work.TestRun{Repo: repo, Task: run.Task, Base: sha, LogDir: logDir})
 		if err != nil {
 			return d, err
 		}

@@ -39,13 +39,13 @@ func TestGitEffectFaults(t *testing.T) {
 				Decider: artifact.Decider{Kind: "human", Name: "t"}}
 			change := ""
 			if op == OpRevert {
-				if _, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: acceptOpt, Engine: f.O}); err != nil {
+				if _, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: acceptOpt, Engine: f.O}); err != nil {
 					t.Fatal(err)
 				}
 				change = gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 				revOpt := acceptOpt
 				revOpt.Verdict, revOpt.Reasons = artifact.VerdictRevert, []string{"undo"}
-				if _, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: revOpt, Engine: f.O}); err != nil {
+				if _, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: revOpt, Engine: f.O}); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := f.O.Next(context.Background(), "t", orchestrator.NextRequest{To: lifecycle.Revert}); err != nil {
@@ -70,7 +70,7 @@ func TestGitEffectFaults(t *testing.T) {
 			}
 			run := func() error {
 				if op == OpAccept {
-					_, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: acceptOpt, Engine: f.O})
+					_, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: acceptOpt, Engine: f.O})
 					return err
 				}
 				_, err := revertTask(context.Background(), f.O, "t", "undo")

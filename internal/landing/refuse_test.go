@@ -16,6 +16,7 @@ import (
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phasetest"
 	"github.com/orchdev/orch/internal/testphase"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // TestAcceptRefusesAfterAnEscapedRun: a suite that planted a hook in the
@@ -42,7 +43,7 @@ func TestAcceptRefusesAfterAnEscapedRun(t *testing.T) {
 	if _, err := f.O.Next(context.Background(), "t", orchestrator.NextRequest{To: lifecycle.Accept, Override: &reason}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: AcceptOptions{
+	_, err = phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: AcceptOptions{
 		Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
 		Decider: artifact.Decider{Kind: "human", Name: "t"},
 	}, Engine: f.O})
@@ -66,10 +67,10 @@ func TestAcceptRefusesBeforeCommittingWithoutSandbox(t *testing.T) {
 	gittest.Git(t, f.Dir, "commit", "-qm", "HEAD moves")
 	head := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
 	phasetest.PathWithoutBwrap(t)
-	_, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Config: f.Cfg, Options: AcceptOptions{
+	_, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: AcceptOptions{
 		Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
 		Decider: artifact.Decider{Kind: "human", Name: "t"},
-	}, Engine: f.O})
+	}, Engine: f.O, Tests: testphase.Runner{Config: f.Cfg}})
 	if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "apt-get install bubblewrap") || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("err = %v, want a refusal that says how to install bubblewrap", err)
 	}
@@ -81,5 +82,79 @@ func TestAcceptRefusesBeforeCommittingWithoutSandbox(t *testing.T) {
 	}
 	if st := gittest.Git(t, f.Dir, "status", "--porcelain", "--untracked-files=no"); st != "" {
 		t.Errorf("the index or working tree changed:\n%s", st)
+	}
+}
+
+// fakeTests is a work.TestRunner that answers a fixed report and
+// remembers what it was asked to run.
+type fakeTests struct {
+	ready error
+	rep   work.TestReport
+	runs  []work.TestRun
+}
+
+func (f *fakeTests) Ready() error { return f.ready }
+
+func (f *fakeTests) Run(ctx context.Context, r work.TestRun) (work.TestReport, error) {
+	f.runs = append(f.runs, r)
+	rep := f.rep
+	rep.Base = r.Base
+	return rep, nil
+}
+
+// TestAcceptRegressionCheckThroughItsRunner: when HEAD moved since the
+// base, accept runs the suites again on its commit through the runner it
+// was given (never the test phase directly): a runner that is not ready
+// refuses before anything changes; failing suites make the decision a
+// regression, with the runner's report staged beside it.
+func TestAcceptRegressionCheckThroughItsRunner(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		tests      *fakeTests
+		refused    bool
+		regression bool
+		note       string
+	}{
+		{name: "not ready", tests: &fakeTests{ready: errors.New("no sandbox here")}, refused: true},
+		{name: "fails", tests: &fakeTests{rep: work.TestReport{TestReport: artifact.TestReport{Status: artifact.TestCompleted, OverallPass: false}}}, regression: true, note: "FAILED: regression"},
+		{name: "passes", tests: &fakeTests{rep: work.TestReport{TestReport: artifact.TestReport{Status: artifact.TestCompleted, OverallPass: true}}}, note: "passed"},
+		{name: "cannot run", tests: &fakeTests{rep: work.TestReport{TestReport: artifact.TestReport{Status: artifact.TestError, Error: "no runner"}}}, regression: true, note: "could not run (no runner)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := phasetest.New(t, lifecycle.Accept)
+			if err := os.WriteFile(filepath.Join(f.Dir, "b.txt"), []byte("b\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gittest.Git(t, f.Dir, "add", "b.txt")
+			gittest.Git(t, f.Dir, "commit", "-qm", "HEAD moves")
+			head := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
+			res, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: AcceptOptions{
+				Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
+				Decider: artifact.Decider{Kind: "human", Name: "t"},
+			}, Engine: f.O, Tests: tc.tests})
+			if tc.refused {
+				if !errors.Is(err, exit.ErrRefused) || !strings.Contains(err.Error(), "no sandbox here") || len(tc.tests.runs) != 0 {
+					t.Fatalf("err = %v, runs %d; want a refusal naming the runner's reason and no run", err, len(tc.tests.runs))
+				}
+				if got := gittest.Git(t, f.Dir, "rev-parse", "HEAD"); got != head {
+					t.Errorf("HEAD moved to %s", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Decision
+			if len(tc.tests.runs) != 1 || tc.tests.runs[0].Base != d.Commit || tc.tests.runs[0].Patch != nil || tc.tests.runs[0].Task != "t" {
+				t.Fatalf("runs %+v; want one run on the commit %s without a patch", tc.tests.runs, d.Commit)
+			}
+			if d.Regression != tc.regression || !strings.Contains(strings.Join(d.Notes, "\n"), tc.note) {
+				t.Errorf("regression %v, notes %q; want %v and %q", d.Regression, d.Notes, tc.regression, tc.note)
+			}
+			data, err := os.ReadFile(filepath.Join(f.Task.Dir, filepath.FromSlash(artifact.RegressionReportFile)))
+			if err != nil || !strings.Contains(string(data), d.Commit) {
+				t.Errorf("regression report %s: %v", data, err)
+			}
+		})
 	}
 }

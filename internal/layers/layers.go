@@ -119,6 +119,19 @@ var Packages = map[string]Layer{
 // (docs/workers.md).
 var Engine = []string{"internal/orchestrator", "internal/task"}
 
+// Sideways lists, for a worker, the other workers it must not import:
+// what one phase's work needs of another (codegen's run_tests and
+// accept's regression check need a test run) is injected as an
+// interface by the registry (work.TestRunner), never called directly.
+var Sideways = map[string][]string{
+	"internal/agent/codegen": {"internal/testphase", "internal/landing"},
+	"internal/landing":       {"internal/testphase", "internal/agent/codegen"},
+	"internal/agent/advisor": {"internal/landing", "internal/testphase"},
+	"internal/agent/planner": {"internal/testphase", "internal/landing", "internal/agent/codegen"},
+	"internal/agent/review":  {"internal/testphase", "internal/landing", "internal/agent/codegen"},
+	"internal/testphase":     {"internal/landing", "internal/agent/codegen"},
+}
+
 // Pure lists the only module packages a package may import at all, for the
 // packages whose job forbids more: the lifecycle decides from data alone
 // (no store, no git, no models, no files of its own).

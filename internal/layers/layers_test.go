@@ -58,17 +58,18 @@ func local(imports []string) []string {
 // TestLayers: every package of the module has its place in the table,
 // nothing in the table is gone, every import of non-test code points to
 // the importer's layer or one below, test-support packages are imported
-// by tests only, the pure packages import only what Pure allows, and no
-// worker imports the engine or the task store (Engine).
+// by tests only, the pure packages import only what Pure allows, no
+// worker imports the engine or the task store (Engine), and no worker
+// imports the workers Sideways forbids it.
 func TestLayers(t *testing.T) {
-	for _, problem := range check(listModule(t), Packages, Pure, Engine) {
+	for _, problem := range check(listModule(t), Packages, Pure, Engine, Sideways) {
 		t.Error(problem)
 	}
 }
 
 // check returns what is wrong with pkgs against the table and the pure
 // packages' allowances.
-func check(pkgs []pkg, table map[string]Layer, pure map[string][]string, engine []string) []string {
+func check(pkgs []pkg, table map[string]Layer, pure map[string][]string, engine []string, sideways map[string][]string) []string {
 	var problems []string
 	seen := map[string]bool{}
 	for _, p := range pkgs {
@@ -89,6 +90,9 @@ func check(pkgs []pkg, table map[string]Layer, pure map[string][]string, engine 
 			case from == Workers && slices.Contains(engine, imp):
 				problems = append(problems, fmt.Sprintf("worker %s imports %s: a worker is given its input and returns its output; the engine locks, commits and records (internal/work)", p.ImportPath, imp))
 			}
+			if slices.Contains(sideways[p.ImportPath], imp) {
+				problems = append(problems, fmt.Sprintf("worker %s imports the worker %s: what it needs of another phase's work is injected (internal/work), not called", p.ImportPath, imp))
+			}
 			if allowed, ok := pure[p.ImportPath]; ok && !slices.Contains(allowed, imp) {
 				problems = append(problems, fmt.Sprintf("%s may import only %v of the module, not %s", p.ImportPath, allowed, imp))
 			}
@@ -106,7 +110,7 @@ func check(pkgs []pkg, table map[string]Layer, pure map[string][]string, engine 
 // TestCheck: check finds each kind of problem in made-up packages, and
 // none where there is none.
 func TestCheck(t *testing.T) {
-	table := map[string]Layer{"a/lifecycle": Model, "a/task": Model, "a/gitx": Base, "a/cli": Front, "a/gittest": TestSupport, "a/gone": Base, "a/orchestrator": Orchestrator, "a/planner": Workers, "a/work": Model}
+	table := map[string]Layer{"a/lifecycle": Model, "a/task": Model, "a/gitx": Base, "a/cli": Front, "a/gittest": TestSupport, "a/gone": Base, "a/orchestrator": Orchestrator, "a/planner": Workers, "a/work": Model, "a/codegen": Workers, "a/testphase": Workers}
 	pure := map[string][]string{"a/lifecycle": {"a/gitx"}}
 	m := func(path string, imports ...string) pkg {
 		p := pkg{ImportPath: path}
@@ -125,7 +129,9 @@ func TestCheck(t *testing.T) {
 		m("a/orchestrator", "a/task", "a/work"),
 		m("a/planner", "a/orchestrator", "a/task", "a/work", "a/gitx"), // a worker calling the engine
 		m("a/work"),
-	}, table, pure, []string{"a/orchestrator", "a/task"})
+		m("a/codegen", "a/testphase", "a/work"), // a worker calling another sideways
+		m("a/testphase", "a/work"),
+	}, table, pure, []string{"a/orchestrator", "a/task"}, map[string][]string{"a/codegen": {"a/testphase"}})
 	want := []string{
 		"a/cli (front) imports the test-support package a/gittest outside its tests",
 		"a/gitx (base) imports the test-support package a/gittest outside its tests",
@@ -133,6 +139,7 @@ func TestCheck(t *testing.T) {
 		"a/task (model) imports a/cli (front), a layer above it: dependencies run front → steering → workers → orchestrator → model → base",
 		"internal/layers.Packages names a/gone, which is not a package of the module",
 		"package a/new has no layer: place it in internal/layers.Packages",
+		"worker a/codegen imports the worker a/testphase: what it needs of another phase's work is injected (internal/work), not called",
 		"worker a/planner imports a/orchestrator: a worker is given its input and returns its output; the engine locks, commits and records (internal/work)",
 		"worker a/planner imports a/task: a worker is given its input and returns its output; the engine locks, commits and records (internal/work)",
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,39 +18,13 @@ import (
 	"github.com/orchdev/orch/internal/work"
 )
 
-// Options configure `orch test`.
-type Options struct {
-	// Keep leaves the worktree in place and reports its path.
-	Keep bool
-	// Sandbox overrides the configuration ("auto", "bwrap", "none"). Only
-	// "none" runs without bubblewrap; otherwise a missing bwrap is a
-	// refusal (status error), never a silent fallback.
-	Sandbox string
-	// Stream receives the suites' live output; may be nil.
-	Stream io.Writer
-	// Env is the base environment for suites (sanitized); nil means the
-	// process's.
-	Env []string
-	// TempDir is where a fresh worktree's folder is made (codegen's
-	// run_tests: BuildCacheDir's run_tests/); empty means the system's
-	// temporary folder.
-	TempDir string
-}
+// Options are a test run's settings besides the configuration
+// (work.TestOptions).
+type Options = work.TestOptions
 
 // Report is test/report.json: the contract's fields plus how the run was
-// made.
-type Report struct {
-	artifact.TestReport
-	Base     string   `json:"base"`
-	Sandbox  string   `json:"sandbox"`
-	Notes    []string `json:"notes,omitempty"`
-	Worktree string   `json:"worktree,omitempty"`
-	// RepoFingerprint is the repository's hooks, config and refs as they
-	// were before the suites ran; RepoChanged what differed after them.
-	// orch accept refuses when either shows a change.
-	RepoFingerprint *gitx.Fingerprint `json:"repo_fingerprint,omitempty"`
-	RepoChanged     []string          `json:"repo_changed,omitempty"`
-}
+// made (work.TestReport).
+type Report = work.TestReport
 
 // Result is what `orch test` reports.
 type Result struct {
@@ -311,6 +284,32 @@ func BuildCacheDir(repoDir string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(dir, "orch", "build", testrun.RepoKey(repoDir)), nil
+}
+
+// Runner is the test phase's work.TestRunner: RunPatch with the
+// configuration and options it holds. The registry gives it to codegen
+// (run_tests, with OwnWorktrees) and to accept (the regression check).
+type Runner struct {
+	Config  config.Config
+	Options Options
+	// OwnWorktrees, when set, puts a worktree of the run's own (the warm
+	// one being busy or off) in this folder below the repository's build
+	// cache folder (BuildCacheDir), not in the system's temporary folder.
+	OwnWorktrees string
+}
+
+// Ready refuses when the suites could not be sandboxed as configured.
+func (r Runner) Ready() error { return SandboxReady(r.Config, r.Options) }
+
+// Run runs the suites on req.Base with req.Patch applied (RunPatch).
+func (r Runner) Run(ctx context.Context, req work.TestRun) (Report, error) {
+	opt := r.Options
+	if r.OwnWorktrees != "" {
+		if cache, err := BuildCacheDir(req.Repo.Dir); err == nil {
+			opt.TempDir = filepath.Join(cache, r.OwnWorktrees)
+		}
+	}
+	return RunPatch(ctx, req.Repo, r.Config, req.Task, req.Base, req.Patch, req.LogDir, opt)
 }
 
 // RunPatch runs the suites exactly as `orch test` does — a detached

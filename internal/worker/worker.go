@@ -139,7 +139,10 @@ func Registry(d Deps) Set {
 			return do(ctx, o, run.Task, review.PlanWorker{RT: d.Agents}, func(out *Outcome, r *review.PlanResult) { out.PlanReview = r })
 		}),
 		Func(lifecycle.Codegen, commands[lifecycle.Codegen], func(ctx context.Context, run Run) (Outcome, error) {
-			return do(ctx, o, run.Task, codegen.Worker{RT: d.Agents}, func(out *Outcome, r *codegen.Result) { out.Codegen = r })
+			// run_tests runs the suites like orch test, in worktrees of its
+			// own below the build cache when the warm one is busy.
+			tests := testphase.Runner{Config: cfg, OwnWorktrees: codegen.RunTestsDir}
+			return do(ctx, o, run.Task, codegen.Worker{RT: d.Agents, Tests: tests}, func(out *Outcome, r *codegen.Result) { out.Codegen = r })
 		}),
 		Func(lifecycle.Review, commands[lifecycle.Review], func(ctx context.Context, run Run) (Outcome, error) {
 			return do(ctx, o, run.Task, review.CodeWorker{RT: d.Agents}, func(out *Outcome, r *review.CodeResult) { out.CodeReview = r })
@@ -159,7 +162,10 @@ func Registry(d Deps) Set {
 			if run.Seen != 0 && dec.Expect.Empty() {
 				dec.Expect.Revision = run.Seen
 			}
-			return do(ctx, o, run.Task, &landing.Acceptor{Config: cfg, Options: dec, Engine: o}, func(out *Outcome, r *landing.AcceptResult) { out.Accept = r })
+			// The regression check after HEAD moved runs the suites with
+			// the decision's test settings.
+			tests := testphase.Runner{Config: cfg, Options: work.TestOptions{Sandbox: dec.Test.Sandbox, Stream: dec.Test.Stream, Env: dec.Test.Env}}
+			return do(ctx, o, run.Task, &landing.Acceptor{Options: dec, Engine: o, Tests: tests}, func(out *Outcome, r *landing.AcceptResult) { out.Accept = r })
 		}),
 		Func(lifecycle.Revert, commands[lifecycle.Revert], func(ctx context.Context, run Run) (Outcome, error) {
 			out, err := do(ctx, o, run.Task, landing.Reverter{Reason: run.Reason, Engine: o}, func(out *Outcome, r *landing.RevertResult) { out.Revert = r })

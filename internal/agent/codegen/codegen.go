@@ -112,6 +112,10 @@ type codegenOutput struct {
 // previous attempt's failures.
 type Worker struct {
 	RT *agent.Runtime
+	// Tests runs the suites for the run_tests tool (the registry gives it
+	// the test phase's runner); nil, or [tools] max_test_runs = 0, leaves
+	// the tool out.
+	Tests work.TestRunner
 }
 
 // Phase returns lifecycle.Codegen.
@@ -123,7 +127,7 @@ func (Worker) Check(ctx context.Context, in work.Input) error { return checkPlan
 // Work runs the model.
 func (w Worker) Work(ctx context.Context, in work.Input) (work.Result[Result], error) {
 	return runPhase(ctx, in, func(ctx context.Context, repo *gitx.Repo) (Record, error) {
-		return codegenWork(ctx, w.RT, repo, in)
+		return codegenWork(ctx, w.RT, w.Tests, repo, in)
 	})
 }
 
@@ -313,18 +317,18 @@ func (s *codegenStart) finish(run work.Stage, out codegenOutput) (Record, error)
 // file plan, mirrored in a scratch folder of the staging area) and may run
 // the tests; without, its single answer carries edits, files and deletes,
 // applied to the same kind of workspace.
-func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run work.Input) (Record, error) {
+func codegenWork(ctx context.Context, rt *agent.Runtime, tests work.TestRunner, repo *gitx.Repo, run work.Input) (Record, error) {
 	s, err := startCodegen(ctx, rt, repo, run)
 	if err != nil {
 		return s.rec, err
 	}
 	defer os.RemoveAll(s.scratch)
 	useTools := rt.ToolsFor(agent.RoleCodegen)
-	out, err := codegenAsk(ctx, rt, repo, run, &s, useTools)
+	out, err := codegenAsk(ctx, rt, tests, repo, run, &s, useTools)
 	if useTools && agent.IsToolsRefused(err) {
 		// The server refused tool calling (remembered by now): one
 		// answer, with the planned files in the prompt.
-		out, err = codegenAsk(ctx, rt, repo, run, &s, false)
+		out, err = codegenAsk(ctx, rt, tests, repo, run, &s, false)
 	}
 	if err != nil {
 		return s.rec, err
@@ -335,14 +339,14 @@ func codegenWork(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run wo
 
 // codegenAsk builds codegen's prompt and asks the model: in a tool loop
 // when useTools, else for one answer carrying edits, files and deletes.
-func codegenAsk(ctx context.Context, rt *agent.Runtime, repo *gitx.Repo, run work.Input, s *codegenStart, useTools bool) (codegenOutput, error) {
+func codegenAsk(ctx context.Context, rt *agent.Runtime, runner work.TestRunner, repo *gitx.Repo, run work.Input, s *codegenStart, useTools bool) (codegenOutput, error) {
 	base, scratch := s.rec.Base, s.scratch
 	in, err := buildCodegenInput(ctx, rt, repo, run.Dir, base, s.fp, !useTools)
 	if err != nil {
 		return codegenOutput{}, err
 	}
 	s.rec.FixFrom = in.FixFrom
-	tests := testRunner(rt, repo, run.Task, base, filepath.Join(scratch, "tests"))
+	tests := testRunner(rt, runner, repo, run.Task, base, filepath.Join(scratch, "tests"))
 	req, err := codegenRequest(rt, run.Task, in, useTools, tests != nil)
 	if err != nil {
 		return codegenOutput{}, err

@@ -11,33 +11,26 @@ import (
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
-	"github.com/orchdev/orch/internal/testphase"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // RunTestsDir is the folder, below the repository's build cache folder
-// (testphase.BuildCacheDir), of run_tests' own worktrees.
+// (testphase.BuildCacheDir), of run_tests' own worktrees: the registry
+// gives codegen a runner that makes them there.
 const RunTestsDir = "run_tests"
 
-// testRunner returns codegen's run_tests: the suites run exactly as
-// `orch test` runs them (the warm test worktree or a worktree of base of
-// its own, with the edits' patch applied, sandboxed as configured), logs
-// under dir. nil when [tools] max_test_runs is 0.
-func testRunner(rt *agent.Runtime, repo *gitx.Repo, taskID, base, dir string) tools.TestRunner {
-	if rt.Config.Tools.MaxTestRuns <= 0 {
+// testRunner returns codegen's run_tests: the suites run by runner (the
+// test phase's, injected by the registry: exactly as `orch test` runs
+// them, on base with the edits' patch applied), logs under dir. nil when
+// there is no runner or [tools] max_test_runs is 0.
+func testRunner(rt *agent.Runtime, runner work.TestRunner, repo *gitx.Repo, taskID, base, dir string) tools.TestRunner {
+	if runner == nil || rt.Config.Tools.MaxTestRuns <= 0 {
 		return nil
 	}
 	var n atomic.Int32
-	// A worktree of its own, when the warm one is busy or off, goes below
-	// the repository's build cache folder (removed after the run), not
-	// into the repository (a nested checkout would see the repository's
-	// node_modules, Cargo workspace…) nor the bare system temp folder.
-	opt := testphase.Options{}
-	if cache, err := testphase.BuildCacheDir(repo.Dir); err == nil {
-		opt.TempDir = filepath.Join(cache, RunTestsDir)
-	}
 	return func(ctx context.Context, patch []byte) (string, error) {
 		folder := filepath.Join(dir, fmt.Sprintf("run-%d", n.Add(1)))
-		rep, err := testphase.RunPatch(ctx, repo, rt.Config, taskID, base, patch, filepath.Join(folder, "test", "logs"), opt)
+		rep, err := runner.Run(ctx, work.TestRun{Repo: repo, Task: taskID, Base: base, Patch: patch, LogDir: filepath.Join(folder, "test", "logs")})
 		if err != nil {
 			return "", err
 		}
