@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -241,4 +242,33 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v", args, err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestMissingArtifactAsTheCLI: an artifact not written yet is the same
+// kind of error through MCP as through `orch show` (exit 4, naming the
+// command that writes it), and an unknown task's next step is list_tasks,
+// not status (which would fail the same way).
+func TestMissingArtifactAsTheCLI(t *testing.T) {
+	h := newHost(t, "")
+	h.call(mcpserver.ToolNewTask, map[string]any{"brief": demo.Brief, "id": demo.TaskID})
+	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.ToolReadArtifact,
+		Arguments: map[string]any{"task": demo.TaskID, "path": "review/code-review.md"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("read_artifact of a missing file: %v %+v", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), cli.Env{Args: []string{"show", "code-review", "--task", demo.TaskID, "--no-pager"}, Dir: h.dir, Stdout: &stdout, Stderr: &stderr, Now: time.Now})
+	if code != 4 || !strings.Contains(text, fmt.Sprintf("(exit code %d,", code)) {
+		t.Errorf("orch show exits %d (%s); MCP says %q", code, stderr.String(), text)
+	}
+	for _, both := range []string{"task " + demo.TaskID + " has no review/code-review.md yet", "`orch review code` writes it"} {
+		if !strings.Contains(text, both) || !strings.Contains(stderr.String(), both) {
+			t.Errorf("%q: MCP says %q, orch show %q", both, text, stderr.String())
+		}
+	}
+	res, err = h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcpserver.ToolStatus, Arguments: map[string]any{"task": "nope"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "next: call list_tasks") {
+		t.Errorf("status of an unknown task: %v %+v", err, res)
+	}
 }
