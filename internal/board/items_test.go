@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -173,4 +174,46 @@ func mustOpen(t *testing.T, f *Fixture, id string) *task.Task {
 		t.Fatal(err)
 	}
 	return tk
+}
+
+// Each accept verdict recorded from the board ends where it leads (the
+// table of docs/lifecycle.md), and the job's result says where.
+func TestAcceptVerdictsEndWhereTheyLead(t *testing.T) {
+	f := NewFixture(t)
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	for _, tc := range []struct {
+		id      string
+		form    url.Values
+		to      lifecycle.Phase
+		commits bool
+	}{
+		{"rej", url.Values{"verdict": {"rejected"}}, lifecycle.Revert, false},
+		{"back", url.Values{"verdict": {"changes_requested"}, "target": {"codegen"}}, lifecycle.Codegen, false},
+		{"replan", url.Values{"verdict": {"changes_requested"}, "target": {"planning"}}, lifecycle.Planning, false},
+		// Last: its commit creates hello.txt, which the others' patch creates too.
+		{"acc", url.Values{"verdict": {"accepted"}}, lifecycle.Done, true},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			f.Task(tc.id, "greet "+tc.id)
+			f.ToAccept(tc.id, "Greet "+tc.id)
+			head := gittest.Git(t, f.Root, "rev-parse", "HEAD")
+			_, page := get(t, s, srv, "/task/"+tc.id)
+			form := tc.form
+			form.Set("reasons", "decided in a test")
+			form.Set("revision", between(between(page, `id="form-accept"`, "</form>"), `name="revision" value="`, `"`))
+			act(t, f, s, ts, "/task/"+tc.id+"/accept", form)
+			st := waitJob(t, s, tc.id)
+			if st.Error != "" || f.Phase(tc.id) != tc.to || !strings.Contains(st.Result, "accept → "+string(tc.to)) {
+				t.Fatalf("phase %s, result %q, error %q; want %s", f.Phase(tc.id), st.Result, st.Error, tc.to)
+			}
+			if moved := gittest.Git(t, f.Root, "rev-parse", "HEAD") != head; moved != tc.commits {
+				t.Errorf("HEAD moved: %v, want %v", moved, tc.commits)
+			}
+			_, page = get(t, s, srv, "/task/"+tc.id)
+			if !strings.Contains(page, `<span class="phase" id="phase">`+string(tc.to)+`</span>`) || strings.Contains(page, `id="form-accept"`) {
+				t.Errorf("the page does not show the task in %s without the accept form", tc.to)
+			}
+		})
+	}
 }
