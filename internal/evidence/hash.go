@@ -84,15 +84,24 @@ func readRegular(root *os.Root, rel string) ([]byte, error) {
 // added, removed, renamed or edited; an empty set has the digest of no
 // bytes.
 func (c CodeFiles) Digest() string {
-	paths := make([]string, 0, len(c))
-	for p := range c {
+	sums := make(map[string]string, len(c))
+	for p, data := range c {
+		sums[p] = SHA256Hex(data)
+	}
+	return digestOf(sums)
+}
+
+// digestOf is the Digest of files whose contents have the sha256 sums
+// (hex) by path.
+func digestOf(sums map[string]string) string {
+	paths := make([]string, 0, len(sums))
+	for p := range sums {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	h := sha256.New()
 	for _, p := range paths {
-		sum := sha256.Sum256(c[p])
-		fmt.Fprintf(h, "%s\x00%s\n", p, hex.EncodeToString(sum[:]))
+		fmt.Fprintf(h, "%s\x00%s\n", p, sums[p])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -70,19 +70,45 @@ func hashFile(taskDir, rel string) string {
 // repoDir is the repository the patch applies to; it is opened only when a
 // comparison is made.
 func Observe(ctx context.Context, repoDir, taskDir string, p lifecycle.Phase, s *lifecycle.Snapshot) error {
+	return ObserveCached(ctx, nil, repoDir, taskDir, p, s)
+}
+
+// ObserveCached is Observe for the task's readers (`orch status`, the
+// board): what c, the task's observation cache, holds of code/files/ and
+// of the comparison is taken from it when the files did not change, and
+// what is observed again is kept in it. A nil c is Observe.
+func ObserveCached(ctx context.Context, c *Cache, repoDir, taskDir string, p lifecycle.Phase, s *lifecycle.Snapshot) error {
 	gates, sentBack, err := ReadRecords(taskDir)
 	if err != nil {
 		return err
 	}
-	now, files := Now(taskDir, s)
+	var now map[string]string
+	var files func() (CodeFiles, error)
+	if c == nil {
+		var fs CodeFiles
+		now, fs = Now(taskDir, s)
+		files = func() (CodeFiles, error) { return fs, nil }
+		if fs == nil {
+			files = nil
+		}
+	} else {
+		now = nowCached(c, taskDir, s)
+		if _, ok := c.filesDigest(); ok || !c.scan.Present {
+			files = c.codeFiles
+		}
+	}
 	s.Evidence = lifecycle.Evidence{Gates: gates, SentBack: sentBack, Now: now}
 	if s.PlanReview.OK() {
 		s.Evidence.ReviewedPlan = s.PlanReview.Value.PlanSHA256
 	}
 	switch p {
 	case lifecycle.Accept:
-		// accept → done needs orch's commit of the judged change.
-		s.Evidence.Landed = FindLanded(ctx, repoDir, filepath.Base(taskDir))
+		// accept → done needs orch's commit of the judged change. A
+		// reader looks for it (git) only when the decision says accepted:
+		// it is required by that edge alone, once its condition holds.
+		if c == nil || (s.Decision.OK() && s.Decision.Value.Verdict == artifact.VerdictAccepted) {
+			s.Evidence.Landed = FindLanded(ctx, repoDir, filepath.Base(taskDir))
+		}
 		return nil
 	case lifecycle.Codegen:
 	case lifecycle.Review:
@@ -95,13 +121,50 @@ func Observe(ctx context.Context, repoDir, taskDir string, p lifecycle.Phase, s 
 	if files == nil || now[lifecycle.HashDiff] == "" {
 		return nil // the conditions say what is missing or invalid
 	}
-	s.Evidence.Agreement = compare(ctx, repoDir, taskDir, files)
+	s.Evidence.Agreement = compare(ctx, c, repoDir, taskDir, now, files)
 	return nil
 }
 
+// nowCached is Now with code/files/'s digest from c.
+func nowCached(c *Cache, taskDir string, s *lifecycle.Snapshot) map[string]string {
+	now := map[string]string{}
+	put := func(key, file, have string) {
+		if have == "" {
+			have = hashFile(taskDir, file)
+		}
+		if have != "" {
+			now[key] = have
+		}
+	}
+	put(lifecycle.HashPlan, artifact.PlanFile, s.Plan.SHA256)
+	put(lifecycle.HashDiff, artifact.DiffFile, s.Diff.SHA256)
+	put(lifecycle.HashReview, artifact.CodeReviewFile, s.CodeReview.SHA256)
+	put(lifecycle.HashReport, artifact.TestReportFile, s.TestReport.SHA256)
+	if d, ok := c.filesDigest(); ok {
+		now[lifecycle.HashFiles] = d
+	}
+	return now
+}
+
 // compare runs CompareFiles on the task's patch and files against the base
-// code/codegen.json names (HEAD when it names none).
-func compare(ctx context.Context, repoDir, taskDir string, files CodeFiles) *lifecycle.Agreement {
+// code/codegen.json names (HEAD when it names none). With a cache, an
+// agreement found before for the same patch, files and base (by content)
+// is taken from it, and a new one is kept.
+func compare(ctx context.Context, c *Cache, repoDir, taskDir string, now map[string]string, readFiles func() (CodeFiles, error)) *lifecycle.Agreement {
+	base := ""
+	if cg := artifact.LoadCodegen(taskDir); cg.OK() {
+		base = cg.Value.Base
+	} else if cg.Err != nil {
+		return &lifecycle.Agreement{Err: cg.Err}
+	}
+	key := agreeKey{Diff: now[lifecycle.HashDiff], Files: now[lifecycle.HashFiles], Base: base}
+	if c != nil && cacheable(base) && key.Files != "" && c.agreed(key) {
+		return &lifecycle.Agreement{}
+	}
+	files, err := readFiles()
+	if err != nil {
+		return &lifecycle.Agreement{Err: err}
+	}
 	repo, err := gitx.Open(ctx, repoDir)
 	if err != nil {
 		return &lifecycle.Agreement{Err: fmt.Errorf("open the repository to apply the patch in: %w", err)}
@@ -112,12 +175,6 @@ func compare(ctx context.Context, repoDir, taskDir string, files CodeFiles) *lif
 	}
 	if err != nil {
 		return &lifecycle.Agreement{Err: err}
-	}
-	base := ""
-	if cg := artifact.LoadCodegen(taskDir); cg.OK() {
-		base = cg.Value.Base
-	} else if cg.Err != nil {
-		return &lifecycle.Agreement{Err: cg.Err}
 	}
 	if base == "" {
 		head, err := repo.Head(ctx)
@@ -130,7 +187,12 @@ func compare(ctx context.Context, repoDir, taskDir string, files CodeFiles) *lif
 			base = head
 		}
 	}
-	return &lifecycle.Agreement{Err: CompareFiles(ctx, repo, base, patch, files)}
+	a := &lifecycle.Agreement{Err: CompareFiles(ctx, repo, base, patch, files)}
+	// Keep it only when the bytes compared are the ones the key names.
+	if c != nil && a.Err == nil && cacheable(key.Base) && key.Files != "" && SHA256Hex(patch) == key.Diff && files.Digest() == key.Files {
+		c.recordAgreed(key)
+	}
+	return a
 }
 
 // CheckCommit is the check `orch accept` makes right before it commits:

@@ -60,11 +60,27 @@ func (e *hostileEnv) taskRel() string {
 	return filepath.ToSlash(rel)
 }
 
+// cacheRel is the folder of the readers' observation cache
+// (docs/artifacts.md): `orch status` may write there, and nowhere else
+// outside the task folder. `orch init` creates .orch/cache.
+func (e *hostileEnv) cacheRel() string {
+	e.t.Helper()
+	cache := filepath.Join(e.o.Project.Dir, "cache")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	rel, err := filepath.Rel(e.parent, filepath.Join(cache, "observed"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return filepath.ToSlash(rel)
+}
+
 // mark records the world before a series of refusals.
 func (e *hostileEnv) mark() {
 	e.t.Helper()
 	var err error
-	if e.before, err = hostile.Snapshot(e.parent, e.taskRel()); err != nil {
+	if e.before, err = hostile.Snapshot(e.parent, e.taskRel(), e.cacheRel()); err != nil {
 		e.t.Fatal(err)
 	}
 	e.state = e.read("state.json")
@@ -111,7 +127,7 @@ func (e *hostileEnv) refused(what, file string, want ...string) {
 // outsideUnchanged checks the snapshot taken by mark.
 func (e *hostileEnv) outsideUnchanged() {
 	e.t.Helper()
-	after, err := hostile.Snapshot(e.parent, e.taskRel())
+	after, err := hostile.Snapshot(e.parent, e.taskRel(), e.cacheRel())
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -15,8 +15,16 @@ import (
 // code/files/ with code/diff.patch applied to the base (git, in a temporary
 // index). It never writes to the task or the repository's work tree.
 func (o *Orchestrator) observe(ctx context.Context, t *task.Task, p lifecycle.Phase) (lifecycle.Snapshot, error) {
-	s := Observe(t.Dir, p)
-	if err := evidence.Observe(ctx, o.Project.Root, t.Dir, p, &s); err != nil {
+	return o.observeCached(ctx, nil, t, p)
+}
+
+// observeCached is observe taking what c, the task's observation cache
+// (docs/artifacts.md, "The observation cache"), holds of code/diff.patch,
+// code/files/ and their agreement when those did not change. Only readers
+// pass a cache; `orch next` and `orch accept` observe everything again.
+func (o *Orchestrator) observeCached(ctx context.Context, c *evidence.Cache, t *task.Task, p lifecycle.Phase) (lifecycle.Snapshot, error) {
+	s := observeWith(c, t.Dir, p)
+	if err := evidence.ObserveCached(ctx, c, o.Project.Root, t.Dir, p, &s); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -26,6 +34,12 @@ func (o *Orchestrator) observe(ctx context.Context, t *task.Task, p lifecycle.Ph
 // those (lifecycle.DecisionInputs: the catalogue says which), into a
 // snapshot. It reads files; it never writes.
 func Observe(taskDir string, p lifecycle.Phase) lifecycle.Snapshot {
+	return observeWith(nil, taskDir, p)
+}
+
+// observeWith is Observe reading code/diff.patch and code/files/ through
+// the observation cache c (nil: no cache).
+func observeWith(c *evidence.Cache, taskDir string, p lifecycle.Phase) lifecycle.Snapshot {
 	var s lifecycle.Snapshot
 	for _, rel := range lifecycle.DecisionInputs(p) {
 		switch rel {
@@ -38,9 +52,9 @@ func Observe(taskDir string, p lifecycle.Phase) lifecycle.Snapshot {
 		case artifact.CodegenFile:
 			s.Codegen = artifact.LoadCodegen(taskDir)
 		case artifact.CodeFilesDir:
-			s.CodeFiles = artifact.ScanCodeFiles(taskDir)
+			s.CodeFiles = c.ScanCodeFiles(taskDir)
 		case artifact.DiffFile:
-			s.Diff = artifact.LoadDiff(taskDir)
+			s.Diff = c.LoadDiff(taskDir)
 		case artifact.CodeReviewFile:
 			s.CodeReview = artifact.LoadCodeReview(taskDir)
 		case artifact.TestReportFile:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
@@ -99,7 +100,10 @@ func (o *Orchestrator) Status(id string) (StatusView, error) {
 		return StatusView{}, err
 	}
 	phase := st.Phase
-	snap, err := o.observe(context.Background(), t, phase)
+	// A reader: what did not change is taken from the observation cache.
+	c := evidence.OpenCache(o.Project.Dir, t.Dir, t.ID)
+	snap, err := o.observeCached(context.Background(), c, t, phase)
+	c.Save()
 	if err != nil {
 		return StatusView{}, err
 	}

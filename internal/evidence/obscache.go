@@ -1,0 +1,433 @@
+package evidence
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/patch"
+)
+
+// The observation cache (docs/artifacts.md, "The observation cache"):
+// what the readers of a task — `orch status`, the board, the MCP server —
+// observed about its big artifacts, kept like git keeps its index, so that
+// a refresh re-does no work on files that did not change:
+//
+//   - code/diff.patch: its sha256 and what patch.Parse read of it;
+//   - code/files/: the folders and files the scan found valid, and the
+//     sha256 of each file;
+//   - that code/files/ and code/diff.patch applied to the base agree
+//     (keyed by the patch's sha256, code/files/'s digest and the base's
+//     object id, so by content).
+//
+// A file's observation is keyed by its identity (size, mtime, ctime,
+// inode, device, mode, all from an lstat) and stamped with the time, on the
+// file system's own clock, at which the observation began. It is trusted
+// only when the identity is unchanged and both mtime and ctime are older
+// than that stamp: a file changed in the same clock tick as it was observed
+// (a same-size edit within the same second, on a coarse clock) is observed
+// again, as git treats "racily clean" entries. `orch next` and
+// `orch accept` never read the cache: they observe everything again.
+
+// ObservedDir is the folder of the cache files below .orch: one file per
+// task, named by the task id.
+const ObservedDir = "cache/observed"
+
+// maxCacheBytes bounds the cache file read: a larger file is ignored.
+const maxCacheBytes = 64 << 20
+
+// fileID is the identity of a file as an lstat gives it.
+type fileID struct {
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds since the epoch
+	Ino, Dev     uint64
+	Mode         uint32 // fs.FileMode
+}
+
+// stamp is a file's identity when it was observed and the file system's
+// time at which the observation began (Since, nanoseconds).
+type stamp struct {
+	ID    fileID
+	Since int64
+}
+
+// trusted reports whether an observation stamped s still holds for a file
+// whose identity is now id.
+func (s stamp) trusted(id fileID) bool {
+	return s.ID == id && s.ID.Mtime < s.Since && s.ID.Ctime < s.Since
+}
+
+// diffObs is what was observed of code/diff.patch.
+type diffObs struct {
+	stamp
+	SHA256 string
+	Diff   patch.Diff
+}
+
+// fileObs is what was observed of one file of code/files/.
+type fileObs struct {
+	stamp
+	SHA256 string
+}
+
+// agreeKey names one comparison of code/files/ with code/diff.patch
+// applied to the base, by content.
+type agreeKey struct{ Diff, Files, Base string }
+
+// observations is the content of a cache file.
+type observations struct {
+	Diff *diffObs
+	// Dirs are the folders of code/files/ (task-relative: "code",
+	// "code/files", "code/files/pkg", …) and Files its files (repository
+	// paths), as one valid scan found them; both nil when none is cached.
+	Dirs  map[string]stamp
+	Files map[string]fileObs
+	// Agreed lists the comparisons that found code/files/ and the patch
+	// in agreement (a disagreement is never cached).
+	Agreed []agreeKey
+}
+
+// Cache is the observation cache of one task for one reader's run:
+// OpenCache loads it, the Load/Scan methods answer from it or observe
+// again, Save writes what this run found true. A nil *Cache caches
+// nothing: every method observes again.
+type Cache struct {
+	path    string
+	taskDir string
+	old     observations
+	cur     observations
+	dirty   bool
+	// since is the file system's time at which this run's first new
+	// observation began (the stamp of everything it observes); tmp is the
+	// file it was read from, which becomes the new cache file.
+	since int64
+	tmp   *os.File
+	// What this run observed of code/files/: scan, its digest and,
+	// when this run read them, the contents.
+	scanned  bool
+	scan     artifact.Loaded[[]string]
+	digest   string
+	contents CodeFiles
+	// Hits and Misses count the observations taken from the cache and
+	// made again (for tests and benchmarks).
+	Hits, Misses int
+}
+
+// OpenCache loads task id's observation cache from orchDir (.orch). A
+// missing, unreadable or corrupt cache file is ignored (and replaced by the
+// next Save): nothing in it is trusted.
+func OpenCache(orchDir, taskDir, id string) *Cache {
+	c := &Cache{path: filepath.Join(orchDir, filepath.FromSlash(ObservedDir), id), taskDir: taskDir}
+	f, err := os.Open(c.path)
+	if err != nil {
+		return c
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxCacheBytes+1))
+	if err != nil || len(data) > maxCacheBytes {
+		return c
+	}
+	if obs, err := parseObservations(data); err == nil {
+		c.old = obs
+	}
+	return c
+}
+
+// begin stamps this run's new observations: it creates the temporary file
+// that Save fills and renames over the cache file, and takes its mtime —
+// the file system's clock, whatever the process's clock says — as the
+// time the observations began. ok is false when no stamp can be taken:
+// then nothing observed is cached.
+func (c *Cache) begin() bool {
+	if c.tmp != nil {
+		return true
+	}
+	if c.since < 0 {
+		return false
+	}
+	c.since = -1
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return false // not a folder of its own (a symbolic link): write nothing
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	f, err := os.OpenFile(filepath.Join(dir, "."+filepath.Base(c.path)+".tmp-"+hex.EncodeToString(rnd[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false
+	}
+	fi, err := f.Stat()
+	id, ok := fileID{}, false
+	if err == nil {
+		id, ok = idOf(fi)
+	}
+	if !ok {
+		f.Close()
+		os.Remove(f.Name())
+		return false
+	}
+	c.tmp, c.since = f, id.Mtime
+	return true
+}
+
+// lstatID is the identity of a task-relative path; ok is false when it
+// cannot be had.
+func (c *Cache) lstatID(rel string) (fileID, bool) {
+	fi, err := os.Lstat(filepath.Join(c.taskDir, filepath.FromSlash(rel)))
+	if err != nil {
+		return fileID{}, false
+	}
+	return idOf(fi)
+}
+
+// LoadDiff is artifact.LoadDiff of taskDir, answered from the cache when
+// code/diff.patch did not change since it was parsed and hashed.
+func (c *Cache) LoadDiff(taskDir string) artifact.Loaded[patch.Diff] {
+	if c == nil {
+		return artifact.LoadDiff(taskDir)
+	}
+	id, ok := c.lstatID(artifact.DiffFile)
+	if ok && c.old.Diff != nil && c.old.Diff.trusted(id) && fs.FileMode(id.Mode).IsRegular() && id.Size <= artifact.MaxDiffBytes {
+		c.Hits++
+		c.cur.Diff = c.old.Diff
+		return artifact.Loaded[patch.Diff]{Present: true, Value: c.old.Diff.Diff, SHA256: c.old.Diff.SHA256}
+	}
+	c.Misses++
+	stamped := ok && c.begin()
+	l := artifact.LoadDiff(taskDir)
+	if stamped && l.OK() {
+		if after, ok := c.lstatID(artifact.DiffFile); ok && after == id {
+			c.cur.Diff = &diffObs{stamp: stamp{ID: id, Since: c.since}, SHA256: l.SHA256, Diff: l.Value}
+			c.dirty = true
+		}
+	}
+	return l
+}
+
+// ScanCodeFiles is artifact.ScanCodeFiles of taskDir, answered from the
+// cache when no folder or file of code/files/ changed since a valid scan.
+func (c *Cache) ScanCodeFiles(taskDir string) artifact.Loaded[[]string] {
+	if c == nil {
+		return artifact.ScanCodeFiles(taskDir)
+	}
+	c.scanFiles()
+	return c.scan
+}
+
+// filesDigest is the Digest of code/files/ and whether it is present and
+// valid.
+func (c *Cache) filesDigest() (string, bool) {
+	c.scanFiles()
+	return c.digest, c.scan.OK()
+}
+
+// scanFiles fills scan and digest once per run.
+func (c *Cache) scanFiles() {
+	if c.scanned {
+		return
+	}
+	c.scanned = true
+	if c.filesFromCache() {
+		c.Hits++
+		return
+	}
+	c.Misses++
+	stamped := c.begin()
+	var dirs map[string]stamp
+	if stamped {
+		dirs = c.codeDirs()
+	}
+	c.scan = artifact.ScanCodeFiles(c.taskDir)
+	if !c.scan.OK() {
+		return
+	}
+	root, err := os.OpenRoot(c.taskDir)
+	if err != nil {
+		c.scan = artifact.Loaded[[]string]{Present: true, Err: &artifact.Error{File: artifact.CodeFilesDir, Err: err}}
+		return
+	}
+	defer root.Close()
+	c.contents = make(CodeFiles, len(c.scan.Value))
+	files := make(map[string]fileObs, len(c.scan.Value))
+	sums := make(map[string]string, len(c.scan.Value))
+	for _, p := range c.scan.Value {
+		rel := path.Join(artifact.CodeFilesDir, p)
+		before, okBefore := c.lstatID(rel)
+		data, err := readRegular(root, rel)
+		if err != nil {
+			c.scan, c.contents = artifact.Loaded[[]string]{Present: true, Err: err}, nil
+			return
+		}
+		c.contents[p] = data
+		sums[p] = SHA256Hex(data)
+		if after, ok := c.lstatID(rel); dirs != nil && okBefore && ok && after == before {
+			files[p] = fileObs{stamp: stamp{ID: before, Since: c.since}, SHA256: sums[p]}
+		} else {
+			dirs = nil // not cached: observed while it changed
+		}
+	}
+	c.digest = digestOf(sums)
+	if dirs == nil {
+		return
+	}
+	for rel, s := range dirs {
+		if now, ok := c.lstatID(rel); !ok || now != s.ID {
+			return
+		}
+	}
+	c.cur.Dirs, c.cur.Files, c.dirty = dirs, files, true
+}
+
+// filesFromCache answers the scan from the cache when every folder and
+// file it recorded is unchanged: no entry was added, removed or renamed
+// (each would change a folder's identity) and no file changed.
+func (c *Cache) filesFromCache() bool {
+	if c.old.Dirs == nil {
+		return false
+	}
+	for rel, s := range c.old.Dirs {
+		id, ok := c.lstatID(rel)
+		if !ok || !s.trusted(id) || !fs.FileMode(id.Mode).IsDir() {
+			return false
+		}
+	}
+	sums := make(map[string]string, len(c.old.Files))
+	paths := make([]string, 0, len(c.old.Files))
+	for p, o := range c.old.Files {
+		id, ok := c.lstatID(path.Join(artifact.CodeFilesDir, p))
+		if !ok || !o.trusted(id) || !fs.FileMode(id.Mode).IsRegular() || id.Size > artifact.MaxCodeFileBytes {
+			return false
+		}
+		sums[p] = o.SHA256
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	c.scan = artifact.Loaded[[]string]{Present: true, Value: paths}
+	c.digest = digestOf(sums)
+	c.cur.Dirs, c.cur.Files = c.old.Dirs, c.old.Files
+	return true
+}
+
+// codeDirs stamps code/, code/files/ and every folder below it (nil when
+// code/files/ is not a folder tree that can be walked).
+func (c *Cache) codeDirs() map[string]stamp {
+	dirs := map[string]stamp{}
+	for _, rel := range []string{"code", artifact.CodeFilesDir} {
+		id, ok := c.lstatID(rel)
+		if !ok || !fs.FileMode(id.Mode).IsDir() {
+			return nil
+		}
+		dirs[rel] = stamp{ID: id, Since: c.since}
+	}
+	top := filepath.Join(c.taskDir, filepath.FromSlash(artifact.CodeFilesDir))
+	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() || p == top {
+			return nil
+		}
+		rel, err := filepath.Rel(c.taskDir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		id, ok := c.lstatID(rel)
+		if !ok {
+			return errors.New("no identity")
+		}
+		dirs[rel] = stamp{ID: id, Since: c.since}
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	return dirs
+}
+
+// codeFiles returns code/files/'s contents, read now unless this run read
+// them while scanning.
+func (c *Cache) codeFiles() (CodeFiles, error) {
+	if c.contents != nil {
+		return c.contents, nil
+	}
+	files, _, err := ReadCodeFiles(c.taskDir)
+	return files, err
+}
+
+// agreed reports whether the cache holds that k was found in agreement.
+func (c *Cache) agreed(k agreeKey) bool {
+	if slices.Contains(c.old.Agreed, k) {
+		c.Hits++
+		c.cur.Agreed = append(c.cur.Agreed, k)
+		return true
+	}
+	c.Misses++
+	return false
+}
+
+// recordAgreed keeps that k was found in agreement.
+func (c *Cache) recordAgreed(k agreeKey) {
+	if !slices.Contains(c.cur.Agreed, k) {
+		c.cur.Agreed = append(c.cur.Agreed, k)
+		c.dirty = true
+	}
+}
+
+// Save writes what this run observed and found still true as the task's
+// cache file, when it observed anything new: written to a temporary file
+// in the same folder and renamed over the old one, so a reader sees the
+// old file or the new one, never a part. It is not synced: a file torn by
+// a crash fails its checksum and is ignored. Errors are ignored too: the
+// cache only saves work. A nil *Cache does nothing.
+func (c *Cache) Save() {
+	if c == nil || c.tmp == nil {
+		return
+	}
+	f := c.tmp
+	c.tmp = nil
+	if c.dirty {
+		if _, err := f.Write(encodeObservations(c.cur)); err == nil && f.Close() == nil {
+			if os.Rename(f.Name(), c.path) == nil {
+				c.removeStray()
+				return
+			}
+		}
+	}
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// removeStray removes the task's temporary cache files that a reader
+// killed before its Save left behind (an hour old: a live reader's file is
+// seconds old).
+func (c *Cache) removeStray() {
+	strays, _ := filepath.Glob(filepath.Join(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tmp-*"))
+	for _, p := range strays {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
+			os.Remove(p)
+		}
+	}
+}
+
+// cacheable reports whether base names a commit by its full object id
+// (sha1 or sha256 hex), so that a comparison against it is keyed by
+// content.
+func cacheable(base string) bool {
+	if len(base) != 40 && len(base) != 64 {
+		return false
+	}
+	return strings.Trim(base, "0123456789abcdef") == ""
+}

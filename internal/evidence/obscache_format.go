@@ -1,0 +1,282 @@
+package evidence
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/patch"
+)
+
+// The cache file's format (docs/artifacts.md, "The observation cache"):
+// lines of space-separated fields, paths Go-quoted, numbers in decimal:
+//
+//	orch observations 1
+//	diff SINCE ID SHA256 BYTES ADDED REMOVED N   then N lines:
+//	entry OP OLDPATH NEWPATH
+//	dir PATH SINCE ID                            task-relative folder
+//	file PATH SINCE ID SHA256                    repository path under code/files/
+//	agreed DIFF_SHA256 FILES_DIGEST BASE
+//	sum SHA256                                   of every byte before this line
+//
+// where ID is SIZE MTIME CTIME INODE DEVICE MODE. Anything else — another
+// header, a bad field, a path that is not safe, a duplicate, a wrong sum —
+// makes the whole file invalid: it is ignored and rebuilt.
+const cacheHeader = "orch observations 1"
+
+// errCache is wrapped by every reason a cache file is refused.
+var errCache = errors.New("invalid observation cache")
+
+// encodeObservations writes o in the cache file's format.
+func encodeObservations(o observations) []byte {
+	var b bytes.Buffer
+	b.WriteString(cacheHeader + "\n")
+	id := func(s stamp) string {
+		return fmt.Sprintf("%d %d %d %d %d %d %d", s.Since, s.ID.Size, s.ID.Mtime, s.ID.Ctime, s.ID.Ino, s.ID.Dev, s.ID.Mode)
+	}
+	if d := o.Diff; d != nil {
+		fmt.Fprintf(&b, "diff %s %s %d %d %d %d\n", id(d.stamp), d.SHA256, d.Diff.Bytes, d.Diff.Added, d.Diff.Removed, len(d.Diff.Files))
+		for _, e := range d.Diff.Files {
+			fmt.Fprintf(&b, "entry %s %s %s\n", e.Op, strconv.Quote(e.OldPath), strconv.Quote(e.NewPath))
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(o.Dirs)) {
+		fmt.Fprintf(&b, "dir %s %s\n", strconv.Quote(rel), id(o.Dirs[rel]))
+	}
+	for _, p := range slices.Sorted(maps.Keys(o.Files)) {
+		f := o.Files[p]
+		fmt.Fprintf(&b, "file %s %s %s\n", strconv.Quote(p), id(f.stamp), f.SHA256)
+	}
+	for _, k := range o.Agreed {
+		fmt.Fprintf(&b, "agreed %s %s %s\n", k.Diff, k.Files, k.Base)
+	}
+	sum := sha256.Sum256(b.Bytes())
+	fmt.Fprintf(&b, "sum %s\n", hex.EncodeToString(sum[:]))
+	return b.Bytes()
+}
+
+// parseObservations reads a cache file; any error means it is not to be
+// trusted at all.
+func parseObservations(data []byte) (observations, error) {
+	var o observations
+	i := bytes.LastIndex(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	if i < 0 || !bytes.HasSuffix(data, []byte("\n")) {
+		return o, fmt.Errorf("%w: no sum line", errCache)
+	}
+	body, last := data[:i+1], string(data[i+1:len(data)-1])
+	sum := sha256.Sum256(body)
+	if last != "sum "+hex.EncodeToString(sum[:]) {
+		return o, fmt.Errorf("%w: the sum does not match", errCache)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+	if lines[0] != cacheHeader {
+		return o, fmt.Errorf("%w: header %q, expected %q", errCache, lines[0], cacheHeader)
+	}
+	for n := 1; n < len(lines); n++ {
+		bad := func(what string) error { return fmt.Errorf("%w: line %d: %s", errCache, n+1, what) }
+		f, err := splitFields(lines[n])
+		if err != nil {
+			return o, bad(err.Error())
+		}
+		switch f[0] {
+		case "diff":
+			if o.Diff != nil || len(f) != 13 {
+				return o, bad("a second or malformed diff line")
+			}
+			s, err := parseStamp(f[1:8])
+			if err != nil || !isSHA256(f[8]) {
+				return o, bad("malformed diff line")
+			}
+			nums, err := parseInts(f[9:13])
+			if err != nil || nums[3] > int64(len(lines)-n-1) {
+				return o, bad("malformed diff counts")
+			}
+			d := &diffObs{stamp: s, SHA256: f[8], Diff: patch.Diff{Bytes: nums[0], Added: int(nums[1]), Removed: int(nums[2])}}
+			for range nums[3] {
+				n++
+				e, err := splitFields(lines[n])
+				if err != nil || len(e) != 4 || e[0] != "entry" || !validEntry(e[1], e[2], e[3]) {
+					return o, bad("malformed entry line")
+				}
+				d.Diff.Files = append(d.Diff.Files, patch.Entry{Op: e[1], OldPath: e[2], NewPath: e[3]})
+			}
+			o.Diff = d
+		case "dir":
+			if len(f) != 9 || !validDir(f[1]) {
+				return o, bad("malformed dir line")
+			}
+			s, err := parseStamp(f[2:9])
+			if err != nil {
+				return o, bad(err.Error())
+			}
+			if o.Dirs == nil {
+				o.Dirs = map[string]stamp{}
+			}
+			if _, dup := o.Dirs[f[1]]; dup {
+				return o, bad("duplicate dir")
+			}
+			o.Dirs[f[1]] = s
+		case "file":
+			if len(f) != 10 || !localPath(f[1]) || !isSHA256(f[9]) {
+				return o, bad("malformed file line")
+			}
+			s, err := parseStamp(f[2:9])
+			if err != nil {
+				return o, bad(err.Error())
+			}
+			if o.Files == nil {
+				o.Files = map[string]fileObs{}
+			}
+			if _, dup := o.Files[f[1]]; dup {
+				return o, bad("duplicate file")
+			}
+			o.Files[f[1]] = fileObs{stamp: s, SHA256: f[9]}
+		case "agreed":
+			if len(f) != 4 || !isSHA256(f[1]) || !isSHA256(f[2]) || !cacheable(f[3]) {
+				return o, bad("malformed agreed line")
+			}
+			o.Agreed = append(o.Agreed, agreeKey{Diff: f[1], Files: f[2], Base: f[3]})
+		default:
+			return o, bad("unknown line " + strconv.Quote(f[0]))
+		}
+	}
+	// Folders and files come together, with code/ and code/files/.
+	if o.Dirs != nil || o.Files != nil {
+		for _, rel := range []string{"code", artifact.CodeFilesDir} {
+			if _, ok := o.Dirs[rel]; !ok {
+				return o, fmt.Errorf("%w: no dir line for %s", errCache, rel)
+			}
+		}
+		if o.Files == nil {
+			o.Files = map[string]fileObs{}
+		}
+	}
+	return o, nil
+}
+
+// splitFields splits a line at single spaces, unquoting the fields that
+// start with a double quote. Every field must be non-empty.
+func splitFields(line string) ([]string, error) {
+	var out []string
+	for line != "" {
+		var field string
+		if line[0] == '"' {
+			// Most paths need no escapes: take them as they are.
+			if j := strings.IndexAny(line[1:], "\"\\"); j >= 0 && line[1+j] == '"' {
+				field, line = line[1:1+j], line[2+j:]
+				out = append(out, field)
+				if line != "" {
+					if line[0] != ' ' || len(line) == 1 {
+						return nil, errors.New("fields must be separated by one space")
+					}
+					line = line[1:]
+				}
+				continue
+			}
+			q, err := strconv.QuotedPrefix(line)
+			if err != nil {
+				return nil, errors.New("bad quoted field")
+			}
+			field, _ = strconv.Unquote(q)
+			line = line[len(q):]
+		} else {
+			j := strings.IndexByte(line, ' ')
+			if j < 0 {
+				j = len(line)
+			}
+			field, line = line[:j], line[j:]
+			if field == "" {
+				return nil, errors.New("empty field")
+			}
+		}
+		out = append(out, field)
+		if line != "" {
+			if line[0] != ' ' || len(line) == 1 {
+				return nil, errors.New("fields must be separated by one space")
+			}
+			line = line[1:]
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty line")
+	}
+	return out, nil
+}
+
+// parseStamp reads SINCE SIZE MTIME CTIME INODE DEVICE MODE.
+func parseStamp(f []string) (stamp, error) {
+	if len(f) != 7 {
+		return stamp{}, errors.New("malformed identity")
+	}
+	n, err := parseInts(f[:4])
+	if err != nil || n[1] < 0 {
+		return stamp{}, errors.New("malformed identity")
+	}
+	u := make([]uint64, 3)
+	for i, s := range f[4:] {
+		if u[i], err = strconv.ParseUint(s, 10, 64); err != nil {
+			return stamp{}, errors.New("malformed identity")
+		}
+	}
+	if u[2] > 1<<32-1 {
+		return stamp{}, errors.New("malformed mode")
+	}
+	return stamp{Since: n[0], ID: fileID{Size: n[1], Mtime: n[2], Ctime: n[3], Ino: u[0], Dev: u[1], Mode: uint32(u[2])}}, nil
+}
+
+func parseInts(f []string) ([]int64, error) {
+	out := make([]int64, len(f))
+	for i, s := range f {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// validEntry checks a patch entry as patch.Parse would give it.
+func validEntry(op, oldPath, newPath string) bool {
+	safe := localPath
+	switch op {
+	case patch.OpCreate:
+		return oldPath == "" && safe(newPath)
+	case patch.OpDelete:
+		return safe(oldPath) && newPath == ""
+	case patch.OpUpdate:
+		return safe(oldPath) && oldPath == newPath
+	case patch.OpRename:
+		return safe(oldPath) && safe(newPath)
+	}
+	return false
+}
+
+// validDir checks a task-relative folder of the code/files/ tree.
+func validDir(rel string) bool {
+	if rel == "code" || rel == artifact.CodeFilesDir {
+		return true
+	}
+	p, ok := strings.CutPrefix(rel, artifact.CodeFilesDir+"/")
+	return ok && localPath(p)
+}
+
+// localPath reports whether p is a clean relative slash-separated path of
+// valid UTF-8 without "." or ".." elements (fs.ValidPath): what the cache
+// holds was checked when it was observed, and a path of it is only ever
+// looked at below the task folder.
+func localPath(p string) bool {
+	return p != "." && fs.ValidPath(p) && !strings.ContainsAny(p, "\x00\\")
+}
+
+func isSHA256(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}
