@@ -80,6 +80,7 @@ type Server struct {
 	static map[string][]byte
 	watch  *watcher
 	jobs   *jobs
+	costs  costTails
 
 	flashMu sync.Mutex
 	flashes map[string]flash

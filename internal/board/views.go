@@ -99,24 +99,27 @@ func (s *Server) card(sum task.Summary) Card {
 		c.Age = ago(now.Sub(st.CreatedAt))
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
-	if evs, err := t.Transcript(); err == nil {
+	// The transcript's tail: what was appended since the last refresh.
+	if costs, entered, err := s.costs.of(t); err == nil {
 		// In phase since it was entered, not since the last change.
-		if sp := phaseSpans(evs); len(sp) > 0 && sp[len(sp)-1].Phase == sum.Phase {
-			c.InPhase = ago(sp[len(sp)-1].Took(now))
+		if entered.Phase == sum.Phase && !entered.Start.IsZero() {
+			c.InPhase = ago(entered.Took(now))
 		}
-		total := agent.SumCosts(task.ModelCalls(evs)).Total
+		total := costs.Total
 		c.Tokens = total.TokensIn + total.TokensOut
 		if total.Calls > 0 {
 			c.Cost = agent.FormatUSD(total.CostUSD)
 		}
 	}
-	// What orch status says (internal/view): the same step.
-	vs, step, err := view.StatusOf(s.orch, sum.ID)
+	// What orch status decides, from the task's observation cache
+	// (docs/artifacts.md): the same step as `orch status` names. The
+	// card shows no budget warnings and no commit, so it reads neither.
+	v, err := s.orch.Status(sum.ID)
 	if err != nil {
 		c.Err = err.Error()
 		return c
 	}
-	v := vs.StatusView
+	step := nextstep.For(v, nextstep.OpenQuestion(t, v.Phase))
 	c.Waits, c.Human = waits(step, v)
 	c.Why = step.Why
 	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {

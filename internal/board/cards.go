@@ -1,0 +1,132 @@
+package board
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/task"
+)
+
+// costTails keeps, per task, the model calls read from its transcript so
+// far and where that reading stopped: the transcript is append-only, so a
+// refresh of the board reads only its tail (docs/board.md, "Cards"). A
+// transcript that is not the one read before (another file, shorter, or
+// whose last line read is not where it was) is read again whole.
+type costTails struct {
+	mu sync.Mutex
+	m  map[string]*costTail
+}
+
+type costTail struct {
+	file   os.FileInfo
+	offset int64  // bytes read, up to the end of the last complete line
+	last   []byte // that line, with its '\n'
+	calls  []event.ModelCall
+	// entered is the last event that entered a phase (creation,
+	// transition, override, redo): the phase and since when.
+	entered Span
+}
+
+// of returns the cost summary of task t's model calls and the phase it
+// last entered, with when (phaseSpans' last span).
+func (ct *costTails) of(t *task.Task) (agent.CostSummary, Span, error) {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	if ct.m == nil {
+		ct.m = map[string]*costTail{}
+	}
+	p := filepath.Join(t.Dir, task.TranscriptFile)
+	f, err := os.Open(p)
+	if err != nil {
+		delete(ct.m, t.ID)
+		return agent.CostSummary{}, Span{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		delete(ct.m, t.ID)
+		return agent.CostSummary{}, Span{}, errors.Join(err, errors.New(task.TranscriptFile+" is not a regular file"))
+	}
+	prev := ct.m[t.ID]
+	if prev == nil || !prev.continues(f, fi) {
+		prev = &costTail{}
+	}
+	next, err := prev.read(f)
+	if err != nil {
+		delete(ct.m, t.ID)
+		return agent.CostSummary{}, Span{}, err
+	}
+	next.file = fi
+	ct.m[t.ID] = next
+	return agent.SumCosts(next.calls), next.entered, nil
+}
+
+// continues reports whether f is the file read before, grown or not, with
+// the last line read still where it was.
+func (c *costTail) continues(f *os.File, fi os.FileInfo) bool {
+	if c.file == nil || !os.SameFile(c.file, fi) || fi.Size() < c.offset {
+		return false
+	}
+	if len(c.last) == 0 {
+		return c.offset == 0
+	}
+	b := make([]byte, len(c.last))
+	_, err := f.ReadAt(b, c.offset-int64(len(c.last)))
+	return err == nil && bytes.Equal(b, c.last)
+}
+
+// read reads the complete lines after c's offset and returns c with them
+// added.
+func (c *costTail) read(f *os.File) (*costTail, error) {
+	out := &costTail{offset: c.offset, last: c.last, calls: c.calls[:len(c.calls):len(c.calls)], entered: c.entered}
+	if _, err := f.Seek(c.offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			out.offset += int64(len(line))
+			out.last = line
+			switch {
+			case bytes.Contains(line, []byte(`"kind":"model_call"`)):
+				var ev task.Event
+				if err := json.Unmarshal(line, &ev); err == nil && ev.Kind == event.KindModelCall {
+					out.calls = append(out.calls, task.ModelCalls([]task.Event{ev})...)
+				}
+			case entersPhase(line):
+				var ev task.Event
+				if err := json.Unmarshal(line, &ev); err == nil {
+					if sp := phaseSpans([]task.Event{ev}); len(sp) == 1 {
+						out.entered = sp[0]
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// entersPhase reports whether a (compact JSON) transcript line may be an
+// event that enters a phase (phaseSpans decides).
+func entersPhase(line []byte) bool {
+	for _, k := range []string{`"kind":"created"`, `"kind":"transition"`, `"kind":"override"`, `"kind":"redo"`} {
+		if bytes.Contains(line, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
