@@ -7,9 +7,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
@@ -29,14 +27,6 @@ func markdown(src []byte) template.HTML {
 		return template.HTML("<pre>" + template.HTMLEscapeString(string(src)) + "</pre>")
 	}
 	return template.HTML(b.String()) // #nosec: goldmark escapes text and omits raw HTML
-}
-
-// chromaCSS is the highlighting's style sheet: chroma's classes.
-func chromaCSS() string {
-	var b bytes.Buffer
-	f := chromahtml.New(chromahtml.WithClasses(true))
-	_ = f.WriteCSS(&b, styles.Get("github"))
-	return b.String()
 }
 
 // DiffView is code/diff.patch for reading: one block per file with

@@ -132,7 +132,6 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.static["chroma.css"] = []byte(chromaCSS())
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }
