@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
@@ -255,7 +254,7 @@ func highlight(f *DiffFile) {
 	for i := range f.Rows {
 		f.Rows[i].HTML = template.HTML(esc(f.Rows[i].Text)) // #nosec: escaped
 	}
-	lexer := lexers.Match(f.Path)
+	lexer := matchLexer(f.Path)
 	if lexer == nil {
 		return
 	}
