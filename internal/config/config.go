@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/visibility"
 )
 
@@ -323,7 +323,7 @@ func Parse(file string, data []byte) (Config, error) {
 
 // envAllowRE is an entry of [test] env_allow: a name, or a non-empty
 // prefix followed by "*".
-var envAllowRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\*?$`)
+var envAllowRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*\*?$`)
 
 func (c *Config) validate(file string) error {
 	bad := func(key, msg string) error { return &Error{File: file, Key: key, Msg: msg} }
@@ -552,7 +552,7 @@ func checkBudget(b Budget, key string, bad func(key, msg string) error) error {
 	return nil
 }
 
-var personaRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+var personaRE = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
 // Duration is a time.Duration written as a string ("90s", "10m").
 type Duration time.Duration

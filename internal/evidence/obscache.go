@@ -244,9 +244,9 @@ func (c *Cache) scanFiles() {
 		return
 	}
 	c.Misses++
-	stamped := c.begin()
+	// Nothing to stamp (and no cache file to write) without code/files/.
 	var dirs map[string]stamp
-	if stamped {
+	if id, ok := c.lstatID(artifact.CodeFilesDir); ok && fs.FileMode(id.Mode).IsDir() && c.begin() {
 		dirs = c.codeDirs()
 	}
 	c.scan = artifact.ScanCodeFiles(c.taskDir)

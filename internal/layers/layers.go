@@ -61,6 +61,7 @@ var Packages = map[string]Layer{
 	"internal/gitx":       Base,
 	"internal/strictjson": Base,
 	"internal/patch":      Base,
+	"internal/lazyre":     Base,
 
 	"internal/lifecycle":  Model,
 	"internal/artifact":   Model,

@@ -5,12 +5,12 @@ import (
 	"io"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/lazyre"
 )
 
 // Names of the cases the libtest parser makes for failures outside a test.
@@ -21,16 +21,16 @@ const (
 )
 
 var (
-	libtestRunning = regexp.MustCompile(`^\s+Running (.+?)(?: \((.*)\))?$`)
+	libtestRunning = lazyre.New(`^\s+Running (.+?)(?: \((.*)\))?$`)
 	// libtestHash is the hash cargo appends to a test binary's name.
-	libtestHash    = regexp.MustCompile(`-[0-9a-f]{8,}$`)
-	libtestDoc     = regexp.MustCompile(`^\s+Doc-tests (\S+)$`)
-	libtestCount   = regexp.MustCompile(`^running (\d+) tests?$`)
-	libtestResult  = regexp.MustCompile(`^test (.+) \.\.\. (ok|FAILED|ignored(?:, .*)?)$`)
-	libtestSummary = regexp.MustCompile(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out`)
-	libtestFailure = regexp.MustCompile(`^---- (.+) (stdout|stderr) ----$`)
-	cargoNoCompile = regexp.MustCompile("^error: could not compile `([^`]+)`(.*?)(?: due to .*)?;?$")
-	cargoNotExit   = regexp.MustCompile(`^\s*(?:Caused by:\s*)?process didn't exit successfully: (.*)$`)
+	libtestHash    = lazyre.New(`-[0-9a-f]{8,}$`)
+	libtestDoc     = lazyre.New(`^\s+Doc-tests (\S+)$`)
+	libtestCount   = lazyre.New(`^running (\d+) tests?$`)
+	libtestResult  = lazyre.New(`^test (.+) \.\.\. (ok|FAILED|ignored(?:, .*)?)$`)
+	libtestSummary = lazyre.New(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured; (\d+) filtered out`)
+	libtestFailure = lazyre.New(`^---- (.+) (stdout|stderr) ----$`)
+	cargoNoCompile = lazyre.New("^error: could not compile `([^`]+)`(.*?)(?: due to .*)?;?$")
+	cargoNotExit   = lazyre.New(`^\s*(?:Caused by:\s*)?process didn't exit successfully: (.*)$`)
 )
 
 // LibtestParser reads the output of `cargo test` (stdout and stderr

@@ -3,55 +3,55 @@ package testreport
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/lazyre"
 )
 
 var (
-	tapVersion  = regexp.MustCompile(`^TAP version \d+$`)
-	tapSubtest  = regexp.MustCompile(`^( *)# Subtest: (.*)$`)
-	tapLine     = regexp.MustCompile(`^( *)(ok|not ok)\b(?: +\d+)?(?: *-)? *(.*)$`)
-	tapYAMLOpen = regexp.MustCompile(`^( *)---$`)
-	tapTotal    = regexp.MustCompile(`^# (tests|pass|fail|cancelled|skipped|todo)\s+(\d+)$`)
-	specTotal   = regexp.MustCompile(`^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$`)
-	specFail    = regexp.MustCompile(`^( *)✖ (.+?)(?: \([\d.]+m?s\))?$`)
-	specParent  = regexp.MustCompile(`^( *)▶ (.+)$`)
-	specSkip    = regexp.MustCompile(`^( *)﹣ (.+?)(?: \([\d.]+m?s\))? # (SKIP|TODO)\b.*$`)
+	tapVersion  = lazyre.New(`^TAP version \d+$`)
+	tapSubtest  = lazyre.New(`^( *)# Subtest: (.*)$`)
+	tapLine     = lazyre.New(`^( *)(ok|not ok)\b(?: +\d+)?(?: *-)? *(.*)$`)
+	tapYAMLOpen = lazyre.New(`^( *)---$`)
+	tapTotal    = lazyre.New(`^# (tests|pass|fail|cancelled|skipped|todo)\s+(\d+)$`)
+	specTotal   = lazyre.New(`^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$`)
+	specFail    = lazyre.New(`^( *)✖ (.+?)(?: \([\d.]+m?s\))?$`)
+	specParent  = lazyre.New(`^( *)▶ (.+)$`)
+	specSkip    = lazyre.New(`^( *)﹣ (.+?)(?: \([\d.]+m?s\))? # (SKIP|TODO)\b.*$`)
 	// jestTotal is Jest's summary of one run: "Tests:       1 failed, 2
 	// skipped, 94 passed, 97 total".
-	jestTotal = regexp.MustCompile(`^Tests:\s+((?:\d+ (?:failed|skipped|todo|passed), )*)(\d+) total$`)
-	jestCount = regexp.MustCompile(`(\d+) (failed|skipped|todo|passed)`)
+	jestTotal = lazyre.New(`^Tests:\s+((?:\d+ (?:failed|skipped|todo|passed), )*)(\d+) total$`)
+	jestCount = lazyre.New(`(\d+) (failed|skipped|todo|passed)`)
 	// mochaTotal is a line of Mocha's summary (spec, dot, list and most
 	// reporters): "  272 passing (3s)", "  4 pending", "  1 failing".
-	mochaTotal = regexp.MustCompile(`^ {0,4}(\d+) (passing|pending|failing)(?: \(\d+(?:\.\d+)?(?:ms|s|m|h)\))?$`)
+	mochaTotal = lazyre.New(`^ {0,4}(\d+) (passing|pending|failing)(?: \(\d+(?:\.\d+)?(?:ms|s|m|h)\))?$`)
 	// mochaFailure starts a failure of Mocha's report after "N failing":
 	// "  1) suite" (the title goes on over the indented lines up to the
 	// one that ends with ":").
-	mochaFailure = regexp.MustCompile(`^  (\d+)\) (.+)$`)
+	mochaFailure = lazyre.New(`^  (\d+)\) (.+)$`)
 	// vitestTotal is Vitest's summary of one run: "      Tests  1 failed
 	// | 272 passed | 4 skipped | 1 todo (278)".
-	vitestTotal = regexp.MustCompile(`^\s*Tests\s+((?:\d+ (?:failed|passed|skipped|todo|expected fail)(?: \| )?)+)\s*\((\d+)\)$`)
-	vitestCount = regexp.MustCompile(`(\d+) (failed|passed|skipped|todo|expected fail)`)
+	vitestTotal = lazyre.New(`^\s*Tests\s+((?:\d+ (?:failed|passed|skipped|todo|expected fail)(?: \| )?)+)\s*\((\d+)\)$`)
+	vitestCount = lazyre.New(`(\d+) (failed|passed|skipped|todo|expected fail)`)
 	// vitestFail names a failed test in Vitest's "Failed Tests" section:
 	// " FAIL  test/math.test.js > math > fails".
-	vitestFail = regexp.MustCompile(`^ FAIL  (\S.* > .+?)(?: \[[^\]]*\])?$`)
+	vitestFail = lazyre.New(`^ FAIL  (\S.* > .+?)(?: \[[^\]]*\])?$`)
 	// AVA's default reporter prints a line per test ("✔ file › test",
 	// "✔ test" with one test file,
 	// "✘ [fail]: file › test", "- [skip] …", "- [todo] …", "✔ [expected
 	// fail] …") and a summary without the passed count when something
 	// failed ("1 test failed", "1 known failure", "2 tests skipped").
-	avaPass  = regexp.MustCompile(`^\s*✔ (\[expected fail\] )?(.+?)(?: \(\d+(?:\.\d+)?m?s\))?$`)
-	avaFail  = regexp.MustCompile(`^\s*✘ \[(?:fail|timeout)\]: (.+?)(?: \(\d+(?:\.\d+)?m?s\))?$`)
-	avaSkip  = regexp.MustCompile(`^\s*- \[(skip|todo)\] (.+)$`)
-	avaTotal = regexp.MustCompile(`^\s*(\d+) (?:tests? (passed|failed|skipped|todo)|(known failures?))$`)
+	avaPass  = lazyre.New(`^\s*✔ (\[expected fail\] )?(.+?)(?: \(\d+(?:\.\d+)?m?s\))?$`)
+	avaFail  = lazyre.New(`^\s*✘ \[(?:fail|timeout)\]: (.+?)(?: \(\d+(?:\.\d+)?m?s\))?$`)
+	avaSkip  = lazyre.New(`^\s*- \[(skip|todo)\] (.+)$`)
+	avaTotal = lazyre.New(`^\s*(\d+) (?:tests? (passed|failed|skipped|todo)|(known failures?))$`)
 	// tapDirective is a "# SKIP reason" or "# TODO reason" after a
 	// description; a "#" escaped as "\#" is not one.
-	tapDirective = regexp.MustCompile(`(?i)(?:^|[^\\])#\s*(skip|todo)\b\S*\s*(.*)$`)
+	tapDirective = lazyre.New(`(?i)(?:^|[^\\])#\s*(skip|todo)\b\S*\s*(.*)$`)
 )
 
 // TAPParser reads the Test Anything Protocol as node's test runner

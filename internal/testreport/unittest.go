@@ -3,32 +3,32 @@ package testreport
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/lazyre"
 )
 
 var (
 	// unittestRan is the line after the failure report: "Ran 165 tests in
 	// 0.123s".
-	unittestRan = regexp.MustCompile(`^Ran (\d+) tests? in [\d.]+s$`)
+	unittestRan = lazyre.New(`^Ran (\d+) tests? in [\d.]+s$`)
 	// unittestStatus is the last line: "OK", "OK (skipped=4)", "FAILED
 	// (failures=1, errors=2, skipped=3, expected failures=1, unexpected
 	// successes=1)", or "NO TESTS RAN" (Python 3.12 and later).
-	unittestStatus = regexp.MustCompile(`^(OK|FAILED|NO TESTS RAN)(?: \(((?:[a-z ]+=\d+(?:, )?)+)\))?$`)
-	unittestCount  = regexp.MustCompile(`([a-z ]+)=(\d+)`)
+	unittestStatus = lazyre.New(`^(OK|FAILED|NO TESTS RAN)(?: \(((?:[a-z ]+=\d+(?:, )?)+)\))?$`)
+	unittestCount  = lazyre.New(`([a-z ]+)=(\d+)`)
 	// unittestHeader starts a failure's block after a line of "=".
-	unittestHeader = regexp.MustCompile(`^(FAIL|ERROR|UNEXPECTED SUCCESS): (.+)$`)
+	unittestHeader = lazyre.New(`^(FAIL|ERROR|UNEXPECTED SUCCESS): (.+)$`)
 )
 
 // maxCases bounds the cases a text parser keeps from one output.
 const maxCases = 100_000
 
 // ansiCodes matches terminal colour and cursor sequences.
-var ansiCodes = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+var ansiCodes = lazyre.New(`\x1b\[[0-9;?]*[A-Za-z]`)
 
 // unittestRule is the line of "=" before each failure's block, and
 // unittestDash the line of "-" after its header and before "Ran N tests".
@@ -171,7 +171,7 @@ func (p *UnittestParser) flush() {
 
 // pyException matches the line of a Python traceback that names the
 // exception ("AssertionError: 4 != 5", "KeyError: 'boom'").
-var pyException = regexp.MustCompile(`^[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b(?::.*)?$`)
+var pyException = lazyre.New(`^[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b(?::.*)?$`)
 
 // exceptionLine returns the first exception line of a traceback (for a
 // doctest, AssertionError's "Failed doctest test for calc.add"), else its

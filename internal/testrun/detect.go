@@ -9,10 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/orchdev/orch/internal/lazyre"
 )
 
 // PytestReport is where detected pytest suites write their JUnit report,
@@ -742,8 +743,8 @@ func (d *detector) declaredPython() (pythonRunner, error) {
 var (
 	// unittestCall matches a command that runs unittest: "python -m
 	// unittest", "coverage run -m unittest", nox's "-m", "unittest".
-	unittestCall = regexp.MustCompile(`-m["', ]+unittest\b`)
-	pytestCall   = regexp.MustCompile(`(?:^|[\s"'/(])(?:py\.test|pytest)\b`)
+	unittestCall = lazyre.New(`-m["', ]+unittest\b`)
+	pytestCall   = lazyre.New(`(?:^|[\s"'/(])(?:py\.test|pytest)\b`)
 )
 
 // classifyPython says which runner a command line runs, and unittest's

@@ -2,12 +2,12 @@ package testrun
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/testreport"
 )
 
@@ -43,7 +43,7 @@ const ExitCommandNotFound = 127
 // wrapped127 matches the tools that run a script through the shell and
 // report its exit status 127 in their own words, exiting with another
 // status (make exits 2, yarn 1).
-var wrapped127 = regexp.MustCompile(`make(?:\[\d+\])?: \*\*\* \[[^\]]*\] Error 127|Command failed with exit code 127`)
+var wrapped127 = lazyre.New(`make(?:\[\d+\])?: \*\*\* \[[^\]]*\] Error 127|Command failed with exit code 127`)
 
 // collectionFailure is the message pytest gives the error case of a test
 // module it could not import.
@@ -52,7 +52,7 @@ const collectionFailure = "collection failure"
 // buildFailed matches the lines of compilers and build tools that say the
 // code did not compile: then a missing report is the change's fault, not
 // the runner's.
-var buildFailed = regexp.MustCompile(`COMPILATION ERROR|Compilation failure|Compilation failed|compileJava FAILED|compileTestJava FAILED|could not compile|SyntaxError|error TS\d+|error\[E\d+\]`)
+var buildFailed = lazyre.New(`COMPILATION ERROR|Compilation failure|Compilation failed|compileJava FAILED|compileTestJava FAILED|could not compile|SyntaxError|error TS\d+|error\[E\d+\]`)
 
 // runnerProblem says why a suite that ran is the runner's failure rather
 // than its tests': the command (or one its script runs) was not found,
@@ -163,7 +163,7 @@ func collectionErrors(cases []artifact.Case) (int, string) {
 }
 
 // ansiEscape matches terminal colour and cursor sequences.
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+var ansiEscape = lazyre.New(`\x1b\[[0-9;?]*[A-Za-z]`)
 
 // keyLine picks the line of a tool's output that says why it stopped: the
 // first that reports an error with some text (Maven's "[ERROR] Could not
@@ -210,7 +210,7 @@ func lastLine(s string, keep func(string) bool) string {
 // config into node_modules/.vite-temp), a module or configuration that
 // does not load, no test file found, npm's placeholder test script (a
 // workspace member's, run by the top's script) that fails.
-var startFailure = regexp.MustCompile(`Error: no test specified|\bEROFS\b|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|failed to load config|Failed to load url|Startup Error|No test files found|Error: No test files? found|ERR_REQUIRE_ESM|ERR_UNKNOWN_FILE_EXTENSION`)
+var startFailure = lazyre.New(`Error: no test specified|\bEROFS\b|ERR_MODULE_NOT_FOUND|Cannot find module|Cannot find package|failed to load config|Failed to load url|Startup Error|No test files found|Error: No test files? found|ERR_REQUIRE_ESM|ERR_UNKNOWN_FILE_EXTENSION`)
 
 // startFailureLine returns the first line of tail that shows a runner
 // stopping before any test, colour codes removed; empty when none does.
@@ -226,16 +226,16 @@ func startFailureLine(tail string) string {
 // Maven's and Gradle's words for something they must download and may
 // not: the sandbox has no network, so they run offline.
 var (
-	mavenParent  = regexp.MustCompile(`Non-resolvable parent POM for ([^\s:]+:[^\s:]+)[^\n]*?the artifact (\S+) has not been downloaded`)
-	mavenPlugin  = regexp.MustCompile(`Plugin (\S+) or one of its dependencies could not be resolved`)
-	mavenMissing = regexp.MustCompile(`the artifact (\S+) has not been downloaded from it before|The following artifacts could not be resolved: ([^\n]*?)(?:: Cannot access|$)`)
-	gradleCached = regexp.MustCompile(`No cached version of (\S+) available for offline mode`)
-	gradleDist   = regexp.MustCompile(`Downloading (https?://\S+/(gradle-[^/\s]+\.zip))`)
+	mavenParent  = lazyre.New(`Non-resolvable parent POM for ([^\s:]+:[^\s:]+)[^\n]*?the artifact (\S+) has not been downloaded`)
+	mavenPlugin  = lazyre.New(`Plugin (\S+) or one of its dependencies could not be resolved`)
+	mavenMissing = lazyre.New(`the artifact (\S+) has not been downloaded from it before|The following artifacts could not be resolved: ([^\n]*?)(?:: Cannot access|$)`)
+	gradleCached = lazyre.New(`No cached version of (\S+) available for offline mode`)
+	gradleDist   = lazyre.New(`Downloading (https?://\S+/(gradle-[^/\s]+\.zip))`)
 )
 
 // pnpmError is pnpm's own error line (" ERROR  EACCES: …"); a failing
 // script is "ELIFECYCLE" instead.
-var pnpmError = regexp.MustCompile(`(?m)^[\s\x{2009}]?ERROR[\s\x{2009}]+(\S.*)$`)
+var pnpmError = lazyre.New(`(?m)^[\s\x{2009}]?ERROR[\s\x{2009}]+(\S.*)$`)
 
 // offlineMissing says what a JVM build tool needed from the network and
 // how to get it onto the machine once, outside orch, when its output

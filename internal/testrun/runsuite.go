@@ -8,13 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testreport"
 )
@@ -43,7 +43,7 @@ const (
 
 // goNoPackages is what go test and go vet say in a module without
 // packages (and exit 1).
-var goNoPackages = regexp.MustCompile(`(?m)matched no packages\s*$[\s\S]*^no packages to (?:test|vet)\s*$`)
+var goNoPackages = lazyre.New(`(?m)matched no packages\s*$[\s\S]*^no packages to (?:test|vet)\s*$`)
 
 // suiteResult is one suite's outcome plus what Run reports about it.
 type suiteResult struct {

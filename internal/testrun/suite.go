@@ -5,11 +5,11 @@ import (
 	"io"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/sandbox"
 )
 
@@ -209,7 +209,7 @@ type RunInfo struct {
 // differs gets a note).
 type Limits = sandbox.Limits
 
-var suiteNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var suiteNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // validateSuites checks every suite and the uniqueness of their names.
 func validateSuites(suites []Suite) error {

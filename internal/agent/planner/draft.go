@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/lazyre"
 )
 
 // planDraft is the structured answer asked of the planner: the fields of
@@ -63,7 +63,7 @@ type draftQuestion struct {
 }
 
 // questionIDPattern keeps question ids easy to type in `orch answer ID`.
-var questionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var questionIDPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // knownAnswer is an answer a person gave, with its question as it was
 // asked (to put the question back when the model drops it).

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/gitx"
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/safepath"
@@ -23,7 +23,7 @@ import (
 
 // personaPattern is what a reviewer persona may be called (plan and code
 // review alike): it becomes part of a role and of file names.
-var personaPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var personaPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // reviewPanel is what plan review and code review share: several personas
 // judge the same material. By default ([review] calls = "panel") they do it
