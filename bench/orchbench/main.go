@@ -10,7 +10,14 @@
 //     same git work by hand;
 //   - `orch list --json` over 10,000 tasks.
 //
-// Run it with bench/run.sh.
+// With -paired it measures instead the CPU time (user + system, of the
+// process and the git processes it waits for, from rusage) of
+// `orch status --json` against `git status --porcelain` in the same
+// repository, run in alternation (paired runs), after one warm-up: on a
+// small task, and on a task in codegen whose diff.patch is ~20 MB over
+// 2,000 files.
+//
+// Run it with bench/run.sh (bench/run.sh -paired).
 package main
 
 import (
@@ -31,7 +38,15 @@ func main() {
 	runs := flag.Int("runs", 21, "runs per measurement (the median is reported)")
 	keep := flag.Bool("keep", false, "keep the fixture folder")
 	measureSpec := flag.String("measure", "", "internal: measure the JSON spec in a fresh process")
+	paired := flag.Bool("paired", false, "measure orch status against git status in paired runs (CPU time)")
 	flag.Parse()
+	if *paired {
+		if err := runPaired(*runs, *keep); err != nil {
+			fmt.Fprintln(os.Stderr, "orchbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *measureSpec != "" {
 		if err := measureMain(*measureSpec); err != nil {
 			fmt.Fprintln(os.Stderr, "orchbench:", err)
@@ -456,4 +471,115 @@ func measureMain(js string) error {
 	return json.NewEncoder(os.Stdout).Encode(map[string]int64{
 		"median_ns": int64(times[len(times)/2]), "min_ns": int64(times[0]), "max_rss_kib": maxRSS,
 	})
+}
+
+// runPaired measures `orch status --json` against `git status --porcelain`
+// in alternation on a small task and on the 20 MB codegen task.
+func runPaired(runs int, keep bool) error {
+	root, err := os.MkdirTemp("", "orchbench-")
+	if err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(root)
+	} else {
+		fmt.Println("fixtures in", root)
+	}
+	bin := filepath.Join(root, "orch")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/orch").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	repo := filepath.Join(root, "repo")
+	if err := newRepo(repo, bin); err != nil {
+		return err
+	}
+	if err := must(repo, bin, "new", "--id", "t", "benchmark task"); err != nil {
+		return err
+	}
+	writePlan(filepath.Join(repo, ".orch", "tasks", "t"), []string{"a.go"})
+	big := filepath.Join(root, "big")
+	if err := newRepo(big, bin); err != nil {
+		return err
+	}
+	if err := must(big, bin, "new", "--id", "big", "big change"); err != nil {
+		return err
+	}
+	if err := bigCodegen(filepath.Join(big, ".orch", "tasks", "big"), big, 2000, 20<<20); err != nil {
+		return err
+	}
+	if err := must(big, bin, "next", "--task", "big", "--override", "benchmark setup", "--to", "codegen"); err != nil {
+		return err
+	}
+	fmt.Println("load average before:", loadAvg())
+	for _, c := range []struct{ name, dir string }{{"small task", repo}, {"codegen task, 20 MB patch over 2,000 files", big}} {
+		orch := []string{bin, "status", "--json"}
+		git := []string{"git", "status", "--porcelain"}
+		// One warm-up of each.
+		for _, argv := range [][]string{orch, git} {
+			if _, err := cpuOf(c.dir, argv); err != nil {
+				return err
+			}
+		}
+		var o, g, ratio []float64
+		for range runs {
+			a, err := cpuOf(c.dir, orch)
+			if err != nil {
+				return err
+			}
+			b, err := cpuOf(c.dir, git)
+			if err != nil {
+				return err
+			}
+			o, g = append(o, a.Seconds()*1000), append(g, b.Seconds()*1000)
+			ratio = append(ratio, a.Seconds()/max(b.Seconds(), 1e-6))
+		}
+		fmt.Printf("%s: orch status --json CPU median %.2f ms (min %.2f), git status --porcelain %.2f ms (min %.2f); median of paired ratios %.2f×\n",
+			c.name, median(o), minOf(o), median(g), minOf(g), median(ratio))
+	}
+	fmt.Println("load average after:", loadAvg())
+	return nil
+}
+
+// cpuOf runs argv in dir in a fresh measuring process and returns its
+// CPU time (user + system, with the children it waited for).
+func cpuOf(dir string, argv []string) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out.String())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, fmt.Errorf("no rusage")
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func minOf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = min(m, x)
+	}
+	return m
+}
+
+// loadAvg is the first three fields of /proc/loadavg.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
