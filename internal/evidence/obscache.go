@@ -50,7 +50,7 @@ type fileID struct {
 	Size         int64
 	Mtime, Ctime int64 // nanoseconds since the epoch
 	Ino, Dev     uint64
-	Mode         uint32 // fs.FileMode
+	Mode         uint32 // st_mode: type and permissions
 }
 
 // stamp is a file's identity when it was observed and the file system's
@@ -111,6 +111,7 @@ type Cache struct {
 	// file it was read from, which becomes the new cache file.
 	since int64
 	tmp   *os.File
+	dir   *os.File // the task folder, for lstatID
 	// What this run observed of code/files/: scan, its digest and,
 	// when this run read them, the contents.
 	scanned  bool
@@ -182,14 +183,17 @@ func (c *Cache) begin() bool {
 	return true
 }
 
-// lstatID is the identity of a task-relative path; ok is false when it
-// cannot be had.
+// lstatID is the identity of a task-relative path (lstat, relative to the
+// task folder opened once); ok is false when it cannot be had.
 func (c *Cache) lstatID(rel string) (fileID, bool) {
-	fi, err := os.Lstat(filepath.Join(c.taskDir, filepath.FromSlash(rel)))
-	if err != nil {
-		return fileID{}, false
+	if c.dir == nil {
+		d, err := os.Open(c.taskDir)
+		if err != nil {
+			return fileID{}, false
+		}
+		c.dir = d
 	}
-	return idOf(fi)
+	return lstatAt(c.dir, rel)
 }
 
 // LoadDiff is artifact.LoadDiff of taskDir, answered from the cache when
@@ -199,7 +203,7 @@ func (c *Cache) LoadDiff(taskDir string) artifact.Loaded[patch.Diff] {
 		return artifact.LoadDiff(taskDir)
 	}
 	id, ok := c.lstatID(artifact.DiffFile)
-	if ok && c.old.Diff != nil && c.old.Diff.trusted(id) && fs.FileMode(id.Mode).IsRegular() && id.Size <= artifact.MaxDiffBytes {
+	if ok && c.old.Diff != nil && c.old.Diff.trusted(id) && id.isRegular() && id.Size <= artifact.MaxDiffBytes {
 		c.Hits++
 		c.cur.Diff = c.old.Diff
 		return artifact.Loaded[patch.Diff]{Present: true, Value: c.old.Diff.Diff, SHA256: c.old.Diff.SHA256}
@@ -246,7 +250,7 @@ func (c *Cache) scanFiles() {
 	c.Misses++
 	// Nothing to stamp (and no cache file to write) without code/files/.
 	var dirs map[string]stamp
-	if id, ok := c.lstatID(artifact.CodeFilesDir); ok && fs.FileMode(id.Mode).IsDir() && c.begin() {
+	if id, ok := c.lstatID(artifact.CodeFilesDir); ok && id.isDir() && c.begin() {
 		dirs = c.codeDirs()
 	}
 	c.scan = artifact.ScanCodeFiles(c.taskDir)
@@ -299,7 +303,7 @@ func (c *Cache) filesFromCache() bool {
 	}
 	for rel, s := range c.old.Dirs {
 		id, ok := c.lstatID(rel)
-		if !ok || !s.trusted(id) || !fs.FileMode(id.Mode).IsDir() {
+		if !ok || !s.trusted(id) || !id.isDir() {
 			return false
 		}
 	}
@@ -307,7 +311,7 @@ func (c *Cache) filesFromCache() bool {
 	paths := make([]string, 0, len(c.old.Files))
 	for p, o := range c.old.Files {
 		id, ok := c.lstatID(path.Join(artifact.CodeFilesDir, p))
-		if !ok || !o.trusted(id) || !fs.FileMode(id.Mode).IsRegular() || id.Size > artifact.MaxCodeFileBytes {
+		if !ok || !o.trusted(id) || !id.isRegular() || id.Size > artifact.MaxCodeFileBytes {
 			return false
 		}
 		sums[p] = o.SHA256
@@ -326,7 +330,7 @@ func (c *Cache) codeDirs() map[string]stamp {
 	dirs := map[string]stamp{}
 	for _, rel := range []string{"code", artifact.CodeFilesDir} {
 		id, ok := c.lstatID(rel)
-		if !ok || !fs.FileMode(id.Mode).IsDir() {
+		if !ok || !id.isDir() {
 			return nil
 		}
 		dirs[rel] = stamp{ID: id, Since: c.since}
@@ -386,14 +390,21 @@ func (c *Cache) recordAgreed(k agreeKey) {
 	}
 }
 
-// Save writes what this run observed and found still true as the task's
+// Save closes what the cache holds open and writes what this run observed and found still true as the task's
 // cache file, when it observed anything new: written to a temporary file
 // in the same folder and renamed over the old one, so a reader sees the
 // old file or the new one, never a part. It is not synced: a file torn by
 // a crash fails its checksum and is ignored. Errors are ignored too: the
 // cache only saves work. A nil *Cache does nothing.
 func (c *Cache) Save() {
-	if c == nil || c.tmp == nil {
+	if c == nil {
+		return
+	}
+	if c.dir != nil {
+		c.dir.Close()
+		c.dir = nil
+	}
+	if c.tmp == nil {
 		return
 	}
 	f := c.tmp
