@@ -87,22 +87,27 @@ var secretDirs = map[string]string{
 // allow them with [context] allow_paths.
 func SecretRule(p string) string {
 	lp := strings.ToLower(p)
-	elems := strings.Split(lp, "/")
-	for _, e := range elems[:len(elems)-1] {
-		if why, ok := secretDirs[e]; ok {
-			return e + "/: " + why
+	for rest := lp; ; {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			break
 		}
+		if why, ok := secretDirs[rest[:i]]; ok {
+			return rest[:i] + "/: " + why
+		}
+		rest = rest[i+1:]
 	}
-	base := elems[len(elems)-1]
-	for _, r := range secretRules {
+	base := lp[strings.LastIndexByte(lp, '/')+1:]
+	for i, r := range secretRules {
 		name := base
-		if n := strings.Count(r.glob, "/"); n > 0 {
+		if n := compiledRules[i].slashes; n > 0 {
+			elems := strings.Split(lp, "/")
 			if len(elems) <= n {
 				continue
 			}
 			name = strings.Join(elems[len(elems)-1-n:], "/")
 		}
-		if ok, _ := path.Match(r.glob, name); ok {
+		if compiledRules[i].match(name) {
 			if r.glob == "id_*" && strings.Contains(base, ".") {
 				// id_rsa and id_ed25519_sk are keys; id_test.go and
 				// id_rsa.pub are not.
@@ -112,4 +117,77 @@ func SecretRule(p string) string {
 		}
 	}
 	return ""
+}
+
+// compiledRule is a rule's glob sorted by shape once, so that listing a
+// repository of 100,000 files does not run path.Match 60 times a file.
+type compiledRule struct {
+	glob    string
+	kind    int // ruleLiteral, rulePrefix, ruleSuffix or ruleGlob
+	lit     string
+	frags   []string // ruleGlob: the literal parts a match must contain
+	slashes int
+}
+
+const (
+	ruleLiteral = iota
+	rulePrefix
+	ruleSuffix
+	ruleGlob
+)
+
+var compiledRules = func() []compiledRule {
+	out := make([]compiledRule, len(secretRules))
+	for i, r := range secretRules {
+		c := compiledRule{glob: r.glob, kind: ruleGlob, slashes: strings.Count(r.glob, "/")}
+		if !strings.ContainsAny(r.glob, "?[\\") {
+			switch star := strings.Count(r.glob, "*"); {
+			case star == 0:
+				c.kind, c.lit = ruleLiteral, r.glob
+			case star == 1 && strings.HasSuffix(r.glob, "*"):
+				c.kind, c.lit = rulePrefix, strings.TrimSuffix(r.glob, "*")
+			case star == 1 && strings.HasPrefix(r.glob, "*"):
+				c.kind, c.lit = ruleSuffix, strings.TrimPrefix(r.glob, "*")
+			}
+		}
+		if c.kind == ruleGlob && !strings.ContainsAny(r.glob, "?[\\") {
+			for _, f := range strings.Split(r.glob, "*") {
+				if f != "" {
+					c.frags = append(c.frags, f)
+				}
+			}
+		}
+		out[i] = c
+	}
+	return out
+}()
+
+// match is path.Match(c.glob, name).
+func (c compiledRule) match(name string) bool {
+	switch c.kind {
+	case ruleLiteral:
+		return name == c.lit
+	case rulePrefix:
+		return strings.HasPrefix(name, c.lit) && !strings.Contains(name[len(c.lit):], "/")
+	case ruleSuffix:
+		return strings.HasSuffix(name, c.lit) && !strings.Contains(name[:len(name)-len(c.lit)], "/")
+	}
+	for _, f := range c.frags {
+		if !strings.Contains(name, f) {
+			return false
+		}
+	}
+	ok, _ := path.Match(c.glob, name)
+	return ok
+}
+
+// globMatch is path.Match(glob, name) through a compiledRule.
+func globMatch(glob, name string) bool {
+	for _, c := range compiledRules {
+		if c.glob == glob {
+			return c.match(name)
+		}
+	}
+	ok, _ := path.Match(glob, name)
+	return ok
 }

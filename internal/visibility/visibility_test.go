@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -242,5 +243,20 @@ func TestReadFile(t *testing.T) {
 	data, _, err = files.ReadFile("docs/guide.md", 1<<20)
 	if !errors.Is(err, ErrNotRegular) || bytes.Contains(data, []byte("sk-live")) {
 		t.Errorf("ReadFile through a symlink = %q, %v; want ErrNotRegular and no content", data, err)
+	}
+}
+
+// globMatch must agree with path.Match on every rule.
+func TestGlobMatchAgreesWithPathMatch(t *testing.T) {
+	names := []string{"", ".env", ".env.local", "prod.env", "a/b.env", "x.pem", "pem", "id_rsa", "id_rsa.pub",
+		"credentials", "credentials.json", "secret", "secrets.yaml", "a.tfstate.backup", "config.json",
+		".docker/config.json", "kube/config", ".kube/config", "id_/x", "x/_rsa", "main.go", "*", "a*b"}
+	for _, r := range secretRules {
+		for _, n := range append(names, r.glob, r.glob+"x", "x"+r.glob) {
+			want, _ := path.Match(r.glob, n)
+			if got := globMatch(r.glob, n); got != want {
+				t.Errorf("globMatch(%q, %q) = %v, path.Match says %v", r.glob, n, got, want)
+			}
+		}
 	}
 }
