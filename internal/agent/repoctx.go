@@ -235,6 +235,7 @@ func (rt *Runtime) repoMap(ctx context.Context, root, commit string, seeds repom
 		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
 		Commit:   commit,
 		Policy:   policy,
+		Progress: rt.MapProgress,
 	})
 	if err != nil {
 		return "", fmt.Errorf("repository map: %w", err)
@@ -295,6 +296,7 @@ func (rt *Runtime) TaskContext(ctx context.Context, root, commit string, seeds r
 		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
 		Commit:   commit,
 		Policy:   policy,
+		Progress: rt.MapProgress,
 	})
 	if err != nil {
 		return tc, fmt.Errorf("repository map: %w", err)

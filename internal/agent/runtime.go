@@ -59,6 +59,10 @@ type Runtime struct {
 	// Stderr hears what is said to the user once (a server refusing
 	// tools); nil means os.Stderr.
 	Stderr io.Writer
+	// MapProgress, when set, receives the repository map's progress line
+	// during a first index that takes more than a second (repomap's
+	// Options.Progress): the CLI sets it in a terminal, not with --json.
+	MapProgress io.Writer
 
 	mu        sync.Mutex
 	providers map[string]resolved

@@ -56,6 +56,7 @@ func (rt *Runtime) WithOutline(ctx context.Context, ws *tools.Workspace, root, c
 		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
 		Commit:   commit,
 		Policy:   policy,
+		Progress: rt.MapProgress,
 	})
 	if err != nil {
 		return

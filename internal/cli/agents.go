@@ -20,6 +20,9 @@ func (env *Env) agentRuntime(p *task.Project, cfg config.Config, fresh bool, pr 
 	if pr != nil {
 		rt.OnToken = pr.token
 		rt.OnTool = pr.tool
+		if pr.live {
+			rt.MapProgress = mapProgress{pr}
+		}
 	}
 	return rt
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -121,4 +122,34 @@ func (pr *progress) clear() {
 		fmt.Fprint(pr.w, "\r\x1b[K")
 		pr.drawn = false
 	}
+}
+
+// mapProgress shows the repository map's progress line (a first index
+// that takes more than a second: "\rIndexing the repository map:  45%
+// (…)", then the same with ", done.\n") in the status line, and its
+// last line once, like git clone.
+type mapProgress struct{ pr *progress }
+
+func (m mapProgress) Write(p []byte) (int, error) {
+	s := string(p)
+	done := strings.HasSuffix(s, "\n")
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\r'); i >= 0 {
+		s = s[i+1:]
+	}
+	pr := m.pr
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.stopped || s == "" {
+		return len(p), nil
+	}
+	if done {
+		pr.clear()
+		fmt.Fprintln(pr.w, termtext.Line(s))
+		pr.role = ""
+	} else {
+		pr.role = s
+	}
+	pr.draw()
+	return len(p), nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/syncbuf"
 )
 
@@ -56,5 +57,32 @@ func TestProgressLive(t *testing.T) {
 	}
 	if strings.Contains(out, "xxxx") {
 		t.Errorf("the model's streamed answer was echoed:\n%q", out)
+	}
+}
+
+// The repository map's first-index progress shows in the status line;
+// its last line ("…, done.") stays, like git clone's.
+func TestProgressMapIndex(t *testing.T) {
+	var w syncbuf.Buffer
+	now := time.Unix(0, 0)
+	pr := newProgress(&w, true, func() time.Time { return now }, "planner")
+	m := mapProgress{pr}
+	m.Write([]byte("\rIndexing the repository map:  45% (45/100 files)"))
+	pr.mu.Lock()
+	line := pr.statusLine()
+	pr.mu.Unlock()
+	if !strings.Contains(line, "Indexing the repository map:  45% (45/100 files)") {
+		t.Errorf("status line %q", line)
+	}
+	m.Write([]byte("\rIndexing the repository map: 100% (100/100 files), done.\n"))
+	pr.stop()
+	if out := w.String(); !strings.Contains(out, "\r\x1b[KIndexing the repository map: 100% (100/100 files), done.\n") {
+		t.Errorf("the last line is not kept:\n%q", out)
+	}
+
+	// Without a terminal the runtime gets no progress writer at all.
+	env := &Env{Getenv: func(string) string { return "" }}
+	if rt := env.agentRuntime(nil, config.Config{}, false, newProgress(&w, false, time.Now, "planner")); rt.MapProgress != nil {
+		t.Error("a map progress writer without a terminal")
 	}
 }

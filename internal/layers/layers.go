@@ -112,6 +112,7 @@ var Packages = map[string]Layer{
 	"internal/syncbuf":               TestSupport,
 	"bench/ecobench":                 TestSupport,
 	"bench/orchbench":                TestSupport,
+	"bench/mapbench":                 TestSupport,
 }
 
 // Engine lists the packages no worker (a package of the Workers layer)

@@ -50,7 +50,7 @@ func BenchmarkBuild(b *testing.B) {
 	seeds := Seeds{Brief: fmt.Sprintf("make %s return x + 2 and update its callers", "ParseHeader120")}
 	run := func(b *testing.B, fresh bool) {
 		var ix *Index
-		if _, err := os.Stat(snapshotPath(cache)); !fresh && err != nil {
+		if _, err := os.Stat(filepath.Join(cache, indexName)); !fresh && err != nil {
 			b.StopTimer()
 			if _, err := Build(context.Background(), dir, Options{CacheDir: cache, Fresh: true}); err != nil {
 				b.Fatal(err)
@@ -88,7 +88,7 @@ func BenchmarkBuild(b *testing.B) {
 		b.ReportMetric(time.Since(t0).Seconds(), "map-s")
 		b.ReportMetric((synthetic.CPUTime() - c0).Seconds(), "map-cpu-s")
 		b.ReportMetric(float64(EstimateTokens(m)), "map-tokens")
-		if fi, err := os.Stat(snapshotPath(cache)); err == nil {
+		if fi, err := os.Stat(filepath.Join(cache, indexName)); err == nil {
 			b.ReportMetric(float64(fi.Size())/(1<<20), "cache-MiB")
 		}
 		if !strings.Contains(m, "ParseHeader120") {

@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +39,10 @@ type Options struct {
 	// Fresh builds anew even when this process holds an index of the same
 	// files (Build reuses one otherwise: see memo).
 	Fresh bool
+	// Progress, when set, receives a progress line (rewritten in place
+	// with "\r") while a build that has been parsing for more than a
+	// second goes on: set it only when writing to a terminal.
+	Progress io.Writer
 }
 
 // Stats describe one build.
@@ -52,30 +59,24 @@ type Stats struct {
 	Duration time.Duration // wall time of Build
 }
 
-// Index is a repository's symbol index. It is read-only after Build and
-// safe for concurrent use.
+// Index is a repository's symbol index over an index file (format.go),
+// read in place: entries are decoded when a ranking or lookup visits
+// them. It is read-only after Build and safe for concurrent use.
 type Index struct {
 	repo   *gitx.Repo
 	commit string
 	files  *visibility.Files
 	all    []visibility.File
-	ent    []*entry // per file of all; nil for files that are not source code
+	seg    *segment // nil when no file is indexed
+	row    []int32  // per file of all: its row in seg, or -1
+	cur    []int32  // per row of seg: its file in all, or -1
+	stats  Stats
 
-	names []string
-	ids   map[string]uint32
-	// defStart[n]..defStart[n+1] index defFile: the files defining
-	// name n.
-	defStart []int32
-	defFile  []int32
-	// refFiles counts, per name, the files that mention it.
-	refFiles []int32
-	byPath   map[string]int32
-
-	g     graph
-	stats Stats
+	mu   sync.Mutex
+	ents map[int32]*entry // decoded entries by file
 }
 
-// entry is the tags of one blob, with names interned.
+// entry is the tags of one file, names as ids of the index file.
 type entry struct {
 	lang    Lang
 	defs    []defRec
@@ -95,34 +96,42 @@ type refRec struct {
 	count uint16
 }
 
-func (ix *Index) intern(b []byte) uint32 {
-	if id, ok := ix.ids[string(b)]; ok {
-		return id
-	}
-	s := string(b)
-	id := uint32(len(ix.names))
-	ix.names = append(ix.names, s)
-	ix.ids[s] = id
-	return id
-}
-
-func (ix *Index) internString(s string) uint32 {
-	if id, ok := ix.ids[s]; ok {
-		return id
-	}
-	id := uint32(len(ix.names))
-	ix.names = append(ix.names, s)
-	ix.ids[s] = id
-	return id
-}
-
 const defaultMaxFileBytes = 512 << 10
 
+// parseBatch is how many files a first index parses between two writes
+// of the index file: it bounds the memory of a build (the tags of one
+// batch) and lets an interrupted first index resume.
+var parseBatch = 8192
+
+// source is one visible file to index.
+type source struct {
+	file int32
+	key  cacheKey
+}
+
+// cacheKey names one indexed blob: its object name (raw bytes as a
+// string) and the language it was indexed as.
+type cacheKey struct {
+	blob string
+	lang Lang
+}
+
+func keyOf(blobHex string, l Lang) (cacheKey, bool) {
+	raw, err := hex.DecodeString(blobHex)
+	if err != nil || (len(raw) != 20 && len(raw) != 32) {
+		return cacheKey{}, false
+	}
+	return cacheKey{blob: string(raw), lang: l}, true
+}
+
 // Build indexes the repository at dir: it lists the files a model may see
-// (visibility), takes the tags of each source file from the cache by blob
-// hash, parses the others with tree-sitter in parallel, and saves the
-// cache. A cache that cannot be read or written is a warning in Stats,
-// never an error.
+// (visibility), finds each source file's row in the index file by path
+// and blob (`git ls-files -s`, or the commit's tree), reuses the entry of
+// a file whose content another row has (a rename, a copy, another
+// branch), parses the others with tree-sitter in parallel, and writes the
+// index file again only when something changed, copying the unchanged
+// entries without decoding them. A cache that cannot be read or written
+// is a warning in Stats, never an error.
 func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 	start := time.Now()
 	repo, err := gitx.Open(ctx, dir)
@@ -142,20 +151,180 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 	if ix := memo.get(key); ix != nil && !opt.Fresh {
 		return ix, nil
 	}
-	ix := &Index{
-		repo: repo, commit: opt.Commit, files: files, all: files.All(),
-		ids:    map[string]uint32{},
-		byPath: make(map[string]int32, files.Len()),
-	}
-	ix.ent = make([]*entry, len(ix.all))
+	ix := &Index{repo: repo, commit: opt.Commit, files: files, all: files.All(), ents: map[int32]*entry{}}
 	ix.stats.Files = len(ix.all)
 
-	// The blobs to index, each once.
-	want := map[cacheKey]*entry{}
-	var order []cacheKey
-	fileKey := make([]cacheKey, len(ix.all))
+	var srcs []source
 	for i, f := range ix.all {
-		ix.byPath[f.Path] = int32(i)
+		l := LangOf(f.Path)
+		if l == LangNone {
+			continue
+		}
+		if k, ok := keyOf(f.Blob, l); ok {
+			srcs = append(srcs, source{file: int32(i), key: k})
+		}
+	}
+
+	// The index file of an earlier build.
+	var old *segment
+	if opt.CacheDir != "" {
+		removeStaleTemps(opt.CacheDir)
+		old, err = openIndex(filepath.Join(opt.CacheDir, indexName))
+		switch {
+		case err == nil, errors.Is(err, os.ErrNotExist):
+		case errors.Is(err, errDamaged):
+			ix.stats.Damaged++
+		default:
+			ix.stats.Warnings = append(ix.stats.Warnings, cacheWarning("read", err))
+		}
+	}
+
+	// Which files the old rows cover (same path and blob), which reuse
+	// an old row of the same blob, which are parsed.
+	var rows []outRow
+	liveRows := 0
+	var copies, missing []source
+	if old != nil {
+		live := make([]bool, old.nrows)
+		j := 0
+		for _, s := range srcs {
+			r, next := old.find(ix.all[s.file].Path, s.key, j)
+			j = next
+			if r >= 0 {
+				if !live[r] {
+					live[r] = true
+					liveRows++
+					if s.key.lang.source() {
+						ix.stats.Cached++
+					}
+				}
+				continue
+			}
+			missing = append(missing, s)
+		}
+		if len(missing) > 0 {
+			byBlob := old.blobRows()
+			still := missing[:0]
+			for _, s := range missing {
+				if _, ok := byBlob[s.key]; ok {
+					copies = append(copies, s)
+					if s.key.lang.source() {
+						ix.stats.Cached++
+					}
+				} else {
+					still = append(still, s)
+				}
+			}
+			missing = still
+			for _, s := range copies {
+				rows = append(rows, outRow{path: ix.all[s.file].Path, blob: s.key.blob, lang: s.key.lang, old: byBlob[s.key], fresh: -1})
+			}
+		}
+		// Rows of files no longer visible stay while they are few (a
+		// branch switched back finds them); else they all go.
+		dead := old.nrows - liveRows
+		keepDead := dead <= max(1024, liveRows/8)
+		for r := 0; r < old.nrows; r++ {
+			if !live[r] && (!keepDead || old.retry(r)) {
+				continue
+			}
+			or, ok := old.row(r)
+			if !ok {
+				continue
+			}
+			rows = append(rows, outRow{path: string(old.rowPath(r)), blob: string(or.blob), lang: or.lang, flags: or.flags, old: int32(r), fresh: -1})
+		}
+		if len(missing) == 0 && len(copies) == 0 && keepDead {
+			rows = nil // nothing to write
+		}
+	} else {
+		missing = srcs
+	}
+
+	seg := old
+	if len(missing) > 0 || rows != nil {
+		seg, err = ix.update(ctx, opt, old, rows, missing)
+		if err != nil {
+			return nil, err
+		}
+	}
+	ix.attach(seg)
+	ix.stats.Names = 0
+	if seg != nil {
+		ix.stats.Names = seg.nnames
+	}
+	ix.stats.Duration = time.Since(start)
+	memo.put(key, ix)
+	return ix, nil
+}
+
+// update parses the missing files in batches and writes the index file
+// after each: rows (sorted or not) from old plus the batch's, then the
+// next batch on top of that file. It returns the last file written.
+func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []outRow, missing []source) (*segment, error) {
+	seg := old
+	dir := opt.CacheDir
+	progress := newProgress(opt.Progress, len(missing))
+	defer progress.done()
+	for first := true; first || len(missing) > 0; first = false {
+		batch := missing[:min(len(missing), parseBatch)]
+		missing = missing[len(batch):]
+		fresh, freshRows, err := ix.parseBlobs(ctx, opt, batch, progress)
+		if err != nil {
+			return nil, err
+		}
+		if !first {
+			// The next batch on top of the file just written: all its rows.
+			rows = rows[:0]
+			for r := 0; r < seg.nrows; r++ {
+				or, ok := seg.row(r)
+				if !ok {
+					return nil, damagedf("row %d of the index just written", r)
+				}
+				rows = append(rows, outRow{path: string(seg.rowPath(r)), blob: string(or.blob), lang: or.lang, flags: or.flags, old: int32(r), fresh: -1})
+			}
+		}
+		rows = append(rows, freshRows...)
+		slices.SortFunc(rows, func(a, b outRow) int {
+			if c := strings.Compare(a.path, b.path); c != 0 {
+				return c
+			}
+			return strings.Compare(a.blob, b.blob)
+		})
+		rows = slices.CompactFunc(rows, func(a, b outRow) bool { return a.path == b.path && a.blob == b.blob })
+		prev := seg
+		fill := func(w *bufio.Writer) error { return writeIndex(w, prev, rows, fresh) }
+		next, err := createIndex(dir, fill)
+		if err != nil && dir != "" {
+			ix.stats.Warnings = append(ix.stats.Warnings, cacheWarning("write", err))
+			dir = "" // the rest in an unnamed temporary file
+			next, err = createIndex("", fill)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("repository map: write the index: %w", err)
+		}
+		seg = next
+	}
+	return seg, nil
+}
+
+// attach points the index at seg: each file's row, each row's file.
+func (ix *Index) attach(seg *segment) {
+	ix.seg = seg
+	ix.row = make([]int32, len(ix.all))
+	for i := range ix.row {
+		ix.row[i] = -1
+	}
+	if seg == nil {
+		return
+	}
+	ix.cur = make([]int32, seg.nrows)
+	for r := range ix.cur {
+		ix.cur[r] = -1
+	}
+	counted := make([]bool, seg.nrows)
+	j := 0
+	for i, f := range ix.all {
 		l := LangOf(f.Path)
 		if l == LangNone {
 			continue
@@ -164,108 +333,70 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 		if !ok {
 			continue
 		}
-		fileKey[i] = k
-		if _, dup := want[k]; !dup {
-			want[k] = nil
-			order = append(order, k)
-		}
-	}
-
-	// The cache.
-	var others [][]byte
-	otherBytes := 0
-	if opt.CacheDir != "" {
-		damaged, err := readSnapshot(snapshotPath(opt.CacheDir), func(k cacheKey, rest, payload []byte) {
-			e, needed := want[k]
-			if !needed {
-				if otherBytes+len(payload) <= maxOtherBytes {
-					others = append(others, bytes.Clone(payload))
-					otherBytes += len(payload)
-				}
-				return
-			}
-			if e != nil {
-				return // a duplicate record
-			}
-			if e, err := ix.decodeEntry(k.lang, rest); err == nil {
-				want[k] = e
-				ix.stats.Cached++
-			} else {
-				ix.stats.Damaged++
-			}
-		})
-		ix.stats.Damaged += damaged
-		if err != nil {
-			ix.stats.Warnings = append(ix.stats.Warnings, cacheWarning("read", err))
-		}
-	}
-
-	// Parse what the cache did not have.
-	var missing []cacheKey
-	var missingBlobs []string
-	for _, k := range order {
-		if want[k] == nil {
-			missing = append(missing, k)
-			missingBlobs = append(missingBlobs, fmt.Sprintf("%x", k.blob))
-		}
-	}
-	uncacheable := map[cacheKey]bool{}
-	if len(missing) > 0 {
-		if err := ix.parseBlobs(ctx, opt, missing, missingBlobs, want, uncacheable); err != nil {
-			return nil, err
-		}
-	}
-
-	for i, k := range fileKey {
-		if k.lang == LangNone {
+		r, next := seg.find(f.Path, k, j)
+		j = next
+		if r < 0 {
 			continue
 		}
-		e := want[k]
-		ix.ent[i] = e
-		if e == nil {
+		ix.row[i], ix.cur[r] = int32(r), int32(i)
+		or, _ := seg.row(r)
+		if !l.source() {
 			continue
 		}
-		if e.skipped {
+		if or.flags&flagSkipped != 0 {
 			ix.stats.Skipped++
 		} else {
 			ix.stats.Indexed++
 		}
-	}
-	ix.link()
-
-	if opt.CacheDir != "" && (ix.stats.Parsed > 0 || ix.stats.Damaged > 0) {
-		err := writeSnapshot(opt.CacheDir, func(w *bufio.Writer) error {
-			var buf []byte
-			for _, k := range order {
-				e := want[k]
-				if e == nil || uncacheable[k] {
-					continue
-				}
-				buf = ix.encodeRecord(buf[:0], k, e)
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-			}
-			for _, p := range others {
-				var frame [8]byte
-				putFrame(frame[:], p)
-				if _, err := w.Write(frame[:]); err != nil {
-					return err
-				}
-				if _, err := w.Write(p); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			ix.stats.Warnings = append(ix.stats.Warnings, cacheWarning("write", err))
+		if !counted[r] {
+			counted[r] = true
+			ix.stats.Defs += int(or.ndefs)
 		}
 	}
-	ix.stats.Names = len(ix.names)
-	ix.stats.Duration = time.Since(start)
-	memo.put(key, ix)
-	return ix, nil
+}
+
+// find returns the row of path with key, searching from row j on (the
+// callers ask in path order), and where the next search may start; -1
+// when there is none (or its parse is to be retried).
+func (s *segment) find(p string, k cacheKey, j int) (int, int) {
+	// The first row whose path is not below p.
+	lo, hi := j, s.nrows
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if string(s.rowPath(m)) < p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for r := lo; r < s.nrows && string(s.rowPath(r)) == p; r++ {
+		or, ok := s.row(r)
+		if ok && string(or.blob) == k.blob && or.lang == k.lang && or.flags&flagRetry == 0 {
+			return r, lo
+		}
+	}
+	return -1, lo
+}
+
+func (s *segment) retry(r int) bool {
+	or, ok := s.row(r)
+	return !ok || or.flags&flagRetry != 0
+}
+
+// blobRows maps each blob of the file to a row holding it.
+func (s *segment) blobRows() map[cacheKey]int32 {
+	m := make(map[cacheKey]int32, s.nrows)
+	for r := 0; r < s.nrows; r++ {
+		or, ok := s.row(r)
+		if !ok || or.flags&flagRetry != 0 {
+			continue
+		}
+		k := cacheKey{blob: string(or.blob), lang: or.lang}
+		if _, dup := m[k]; !dup {
+			m[k] = int32(r)
+		}
+	}
+	return m
 }
 
 // memo keeps the last indexes built in this process: the roles of one
@@ -325,9 +456,13 @@ type parsed struct {
 	cacheable bool
 }
 
-// parseBlobs streams the missing blobs out of git and parses them with
-// opt.Workers goroutines; the results are interned by this goroutine.
-func (ix *Index) parseBlobs(ctx context.Context, opt Options, keys []cacheKey, blobs []string, want map[cacheKey]*entry, uncacheable map[cacheKey]bool) error {
+// parseBlobs streams the batch's blobs out of git and parses them with
+// opt.Workers goroutines, each distinct blob once; it returns the fresh
+// entries and a row for each file.
+func (ix *Index) parseBlobs(ctx context.Context, opt Options, batch []source, pr *progress) ([]*freshEntry, []outRow, error) {
+	if len(batch) == 0 {
+		return nil, nil, nil
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -339,6 +474,16 @@ func (ix *Index) parseBlobs(ctx context.Context, opt Options, keys []cacheKey, b
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	byKey := map[cacheKey]int32{}
+	var keys []cacheKey
+	var blobs []string
+	for _, s := range batch {
+		if _, dup := byKey[s.key]; !dup {
+			byKey[s.key] = -1
+			keys = append(keys, s.key)
+			blobs = append(blobs, ix.all[s.file].Blob)
+		}
+	}
 	type job struct {
 		key  cacheKey
 		data []byte // nil: skipped for its size
@@ -377,28 +522,37 @@ func (ix *Index) parseBlobs(ctx context.Context, opt Options, keys []cacheKey, b
 		wg.Wait()
 		close(results)
 	}()
+	var fresh []*freshEntry
 	for r := range results {
-		e := &entry{lang: r.key.lang, skipped: r.skipped}
-		for _, d := range r.tags.Defs {
-			k, ok := kindIndex(d.Kind)
-			if !ok {
-				continue
-			}
-			e.defs = append(e.defs, defRec{name: ix.internString(d.Name), kind: k, line: uint32(d.Line), sig: d.Sig})
+		fe := &freshEntry{tags: r.tags}
+		if r.skipped {
+			fe.flags |= flagSkipped
 		}
-		for _, rf := range r.tags.Refs {
-			e.refs = append(e.refs, refRec{name: ix.internString(rf.Name), count: uint16(min(rf.Count, 1<<16-1))})
-		}
-		want[r.key] = e
-		ix.stats.Parsed++
 		if !r.cacheable {
-			uncacheable[r.key] = true
+			fe.flags |= flagRetry
 		}
+		byKey[r.key] = int32(len(fresh))
+		fresh = append(fresh, fe)
+		if r.key.lang.source() {
+			ix.stats.Parsed++
+		}
+		pr.add(1)
 	}
 	if feedErr != nil {
-		return fmt.Errorf("repository map: read files: %w", feedErr)
+		return nil, nil, fmt.Errorf("repository map: read files: %w", feedErr)
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	rows := make([]outRow, 0, len(batch))
+	for _, s := range batch {
+		fi := byKey[s.key]
+		if fi < 0 {
+			return nil, nil, fmt.Errorf("repository map: read files: %s missing", ix.all[s.file].Blob)
+		}
+		rows = append(rows, outRow{path: ix.all[s.file].Path, blob: s.key.blob, lang: s.key.lang, flags: fresh[fi].flags, old: -1, fresh: fi})
+	}
+	return fresh, rows, nil
 }
 
 // indexBlob computes the tags of one file's content.
@@ -437,64 +591,7 @@ func looksMinified(b []byte) bool {
 	return len(b)/lines > 1000
 }
 
-// link builds the definer lists (compressed: defStart/defFile) and the
-// reference counts.
-func (ix *Index) link() {
-	n := len(ix.names)
-	ix.refFiles = make([]int32, n)
-	ix.defStart = make([]int32, n+1)
-	seen := map[*entry]bool{}
-	var names []uint32
-	// uniqueDefs lists the distinct names a file defines, in order.
-	uniqueDefs := func(e *entry) []uint32 {
-		names = names[:0]
-		for _, d := range e.defs {
-			names = append(names, d.name)
-		}
-		slices.Sort(names)
-		return slices.Compact(names)
-	}
-	for _, e := range ix.ent {
-		if e == nil {
-			continue
-		}
-		for _, name := range uniqueDefs(e) {
-			ix.defStart[name+1]++
-		}
-		for _, r := range e.refs {
-			ix.refFiles[r.name]++
-		}
-		if !seen[e] {
-			seen[e] = true
-			ix.stats.Defs += len(e.defs)
-		}
-	}
-	for i := 1; i <= n; i++ {
-		ix.defStart[i] += ix.defStart[i-1]
-	}
-	ix.defFile = make([]int32, ix.defStart[n])
-	next := make([]int32, n)
-	copy(next, ix.defStart[:n])
-	for i, e := range ix.ent {
-		if e == nil {
-			continue
-		}
-		for _, name := range uniqueDefs(e) {
-			ix.defFile[next[name]] = int32(i)
-			next[name]++
-		}
-	}
-}
-
-// definers returns the files defining a name, by file order.
-func (ix *Index) definers(name uint32) []int32 {
-	if int(name)+1 >= len(ix.defStart) {
-		return nil
-	}
-	return ix.defFile[ix.defStart[name]:ix.defStart[name+1]]
-}
-
-func putFrame(frame []byte, payload []byte) {
-	binary.LittleEndian.PutUint32(frame[0:], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(frame[4:], crc32.Checksum(payload, crcTable))
+// cacheWarning describes a cache failure, which never fails a build.
+func cacheWarning(op string, err error) string {
+	return fmt.Sprintf("repository map cache: %s: %v (the map is still built; only the cache is lost)", op, err)
 }

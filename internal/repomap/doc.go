@@ -34,25 +34,40 @@
 //     and strings), for those languages and other source files (C, C++, C#,
 //     Ruby, PHP, Kotlin, Swift, ...), keeping the 400 most used per file.
 //
-// The tags are cached by blob hash and language in one snapshot file under
-// CacheDir (cache.go describes the format): a warm build parses only
-// changed blobs. Damaged records are ignored and reparsed; the file is
-// replaced atomically, so concurrent builds are safe. Files above
-// MaxFileBytes (512 KiB), binary and minified files are listed, not
-// indexed. Nothing of tree-sitter is initialised before the first parse.
-// Within one process, Build returns the index it already built for the
-// same folder, commit, options and visible files with the same blobs (the
-// last two are kept; Options.Fresh builds anew), so the roles of one phase
-// run share one index.
+// The tags live in one index file under CacheDir (format.go describes
+// it), memory-mapped and read in place: rows by path and blob, each
+// file's entry, an identifier table with a hash index, and for each
+// identifier the rows defining and mentioning it. A warm build checks the
+// file's checksum, matches the listing (`git ls-files -s` blob ids, or the
+// commit's tree) against the rows and decodes nothing more; a ranking
+// decodes the entries it visits. When files changed, only they are parsed
+// (a renamed or copied file reuses the entry of its blob), and the new
+// file copies the unchanged entries byte for byte: identifier ids are
+// never renumbered. A first index writes the file after every 8,192
+// files, so an interrupted one resumes, and reports its progress through
+// Options.Progress once it has run for a second. Documentation and data
+// files (Markdown, JSON, YAML, ...) are indexed for their identifiers
+// only, so the search for the task's identifiers finds them. A damaged or
+// foreign file is ignored and rebuilt; the file is replaced atomically,
+// so concurrent builds are safe. Files above MaxFileBytes (512 KiB),
+// binary and minified files are listed, not indexed. Nothing of
+// tree-sitter is initialised before the first parse. Within one process,
+// Build returns the index it already built for the same folder, commit,
+// options and visible files with the same blobs (the last two are kept;
+// Options.Fresh builds anew), so the roles of one phase run share one
+// index.
 //
 // Map ranks files with personalised PageRank over the reference graph (a
 // file that mentions an identifier points at the files defining it;
 // identifiers defined in many places weigh less, long compound ones more,
-// identifiers the task names ten times more). The personalisation comes
-// from the seeds: file plan paths, paths and identifiers named in the brief
-// and plan (camelCase, snake_case, `quoted`, or capitalised names the index
-// defines), the files `git grep -w -F` finds those identifiers in, and
-// files whose path contains a word of the brief. The rendered map has a
+// identifiers the task names ten times more), computed by local push from
+// the seeds outward, so it reads the files near the seeds, not the whole
+// graph (rank.go). The personalisation comes from the seeds: file plan
+// paths, paths and identifiers named in the brief and plan (camelCase,
+// snake_case, `quoted`, or capitalised names the index defines), the files
+// `git grep -w -F` finds those identifiers in (searching only the files
+// the index says define or mention them), and files whose path contains a
+// word of the brief. The rendered map has a
 // header, where the task's identifiers occur (path:lines, from git grep),
 // the top definitions grouped by file ("line: signature"; each further
 // definition of a file counts a little less so one file does not take the

@@ -2,11 +2,17 @@ package repomap
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 // FuzzDefinitions parses untrusted source text in every indexed language:
@@ -50,38 +56,85 @@ func FuzzDefinitions(f *testing.F) {
 	})
 }
 
-// FuzzSnapshot reads untrusted cache files: no crash, and what decodes
-// re-encodes to the same record.
-func FuzzSnapshot(f *testing.F) {
-	ix := &Index{ids: map[string]uint32{}}
-	e := &entry{lang: LangGo, defs: []defRec{{name: ix.internString("Alpha"), kind: 0, line: 3, sig: "func Alpha()"}}, refs: []refRec{{name: ix.internString("Beta"), count: 2}}}
-	k, _ := keyOf(strings.Repeat("ab", 20), LangGo)
-	rec := ix.encodeRecord(nil, k, e)
-	hdr := append([]byte(snapshotMagic), 1, 0, 0, 0, 0, 0, 0, 0)
-	f.Add(append(append([]byte(nil), hdr...), rec...))
-	f.Add(append(append(append([]byte(nil), hdr...), rec...), rec[:len(rec)/2]...))
-	f.Add([]byte("ORCHRMAP"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		p := filepath.Join(dir, snapshotName)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
+// FuzzIndexFile reads untrusted index files: no crash, no read outside
+// the file, and what an intact-looking file yields is within its tables.
+// Half the inputs get their checksum repaired first, so the checks behind
+// it (shapes, bounds, entries) are fuzzed too.
+func FuzzIndexFile(f *testing.F) {
+	for _, seed := range indexSeeds(f) {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	f.Add([]byte("ORCHRMAP"), false)
+	f.Fuzz(func(t *testing.T, data []byte, fixCRC bool) {
+		if fixCRC && len(data) >= 16 {
+			data = bytes.Clone(data)
+			binary.LittleEndian.PutUint32(data[len(data)-16:], crc32.Checksum(data[:len(data)-16], crcTable))
 		}
-		ix := &Index{ids: map[string]uint32{}}
-		_, err := readSnapshot(p, func(k cacheKey, rest, payload []byte) {
-			e, err := ix.decodeEntry(k.lang, rest)
-			if err != nil {
-				return
-			}
-			again := ix.encodeRecord(nil, k, e)
-			if !bytes.Equal(again[8:], payload) {
-				t.Fatalf("record does not round-trip:\n%x\n%x", payload, again[8:])
-			}
-		})
+		// What openIndex does, on bytes (the file is read the same way).
+		if len(data) < 16 || checkTail(data[len(data)-16:], crc32.Checksum(data[:len(data)-16], crcTable)) != nil {
+			return
+		}
+		s, err := parseSegment(data)
 		if err != nil {
-			t.Fatal(err)
+			if !errors.Is(err, errDamaged) {
+				t.Fatalf("parse: %v, want errDamaged", err)
+			}
+			return
+		}
+		for r := 0; r < min(s.nrows, 64); r++ {
+			s.rowPath(r)
+			e, err := s.entry(r)
+			if err != nil {
+				continue
+			}
+			for _, d := range e.defs {
+				if int(d.name) >= s.nnames || int(d.kind) >= len(kindList) || len(d.sig) > maxSigBytes {
+					t.Fatalf("row %d: definition %+v", r, d)
+				}
+				s.name(d.name)
+			}
+			for _, ref := range e.refs {
+				if int(ref.name) >= s.nnames {
+					t.Fatalf("row %d: reference %+v", r, ref)
+				}
+			}
+		}
+		for id := 0; id < min(s.nnames, 64); id++ {
+			name := string(s.name(uint32(id)))
+			if got, ok := s.lookup(name); ok && string(s.name(got)) != name {
+				t.Fatalf("lookup(%q) = %d, named %q", name, got, s.name(got))
+			}
+			for _, sec := range [][2]int{{secDefStart, secDefRow}, {secRefStart, secRefRow}} {
+				if p := s.postings(sec[0], sec[1], uint32(id)); len(p)%4 != 0 {
+					t.Fatalf("postings of %d: %d bytes", id, len(p))
+				}
+			}
+		}
+		blobs := s.blobRows()
+		for k := range blobs {
+			s.find("a.go", k, 0)
 		}
 	})
+}
+
+// indexSeeds are index files written by Build for the fixture, whole and
+// cut.
+func indexSeeds(tb testing.TB) [][]byte {
+	dir := newRepo(tb, map[string]string{
+		"a.go":   "package a\n\n// Alpha does.\nfunc Alpha() int { return Beta() }\n",
+		"b/b.go": "package b\n\ntype Beta struct{ Gamma int }\n\nfunc Beta() int { return 1 }\n",
+		"c.py":   "def gamma():\n    return alpha()\n",
+	})
+	cache := filepath.Join(tb.TempDir(), "cache")
+	if _, err := Build(context.Background(), dir, Options{CacheDir: cache, Fresh: true}); err != nil {
+		tb.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(cache, indexName))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return [][]byte{good, good[:len(good)/2], good[:len(good)-1]}
 }
 
 // FuzzSeeds scans untrusted brief and plan text.
@@ -89,7 +142,7 @@ func FuzzSeeds(f *testing.F) {
 	f.Add("change `SuggestionsMinimumDistance` default from 2 to 3 in command.go")
 	f.Add("Fix cmd/root.go. Then rename run_engine.\n# Title\n*Bold* x.y.z")
 	f.Add("\xff\x00`unclosed ../../etc/passwd")
-	ix := &Index{ids: map[string]uint32{}, byPath: map[string]int32{"command.go": 0}}
+	ix := &Index{all: []visibility.File{{Path: "command.go"}}}
 	f.Fuzz(func(t *testing.T, text string) {
 		terms := ix.resolve(Seeds{Brief: text, Plan: text})
 		for _, id := range terms.idents {

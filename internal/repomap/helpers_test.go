@@ -7,7 +7,12 @@ import (
 	"github.com/orchdev/orch/internal/gittest"
 )
 
-func TestMain(m *testing.M) { os.Exit(gittest.Main(m)) }
+func TestMain(m *testing.M) {
+	if spec := os.Getenv("REPOMAP_HELPER"); spec != "" {
+		os.Exit(helperMain(spec))
+	}
+	os.Exit(gittest.Main(m))
+}
 
 func git(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()

@@ -20,10 +20,15 @@ const (
 	LangRust
 	LangJava
 	LangOther // other source code: references only
+	// LangText is documentation and data (Markdown, JSON, YAML, ...):
+	// its identifiers are indexed so the search for the task's
+	// identifiers finds it, but it points at no definition in the
+	// ranking and is no source file in the counts.
+	LangText
 	numLangs
 )
 
-var langNames = [numLangs]string{"", "Go", "Python", "JavaScript", "TypeScript", "TSX", "Rust", "Java", "code"}
+var langNames = [numLangs]string{"", "Go", "Python", "JavaScript", "TypeScript", "TSX", "Rust", "Java", "code", "text"}
 
 func (l Lang) String() string {
 	if l < numLangs {
@@ -54,6 +59,11 @@ var langByExt = map[string]Lang{
 	".mm": LangOther, ".lua": LangOther, ".ex": LangOther, ".exs": LangOther, ".sh": LangOther,
 	".bash": LangOther, ".zig": LangOther, ".dart": LangOther, ".groovy": LangOther, ".vue": LangOther,
 	".svelte": LangOther, ".proto": LangOther, ".sql": LangOther,
+	// Text.
+	".md": LangText, ".markdown": LangText, ".txt": LangText, ".rst": LangText, ".adoc": LangText,
+	".json": LangText, ".yaml": LangText, ".yml": LangText, ".toml": LangText, ".ini": LangText,
+	".cfg": LangText, ".conf": LangText, ".xml": LangText, ".html": LangText, ".htm": LangText,
+	".css": LangText, ".scss": LangText, ".properties": LangText, ".gradle": LangText, ".tf": LangText,
 }
 
 // LangOf returns the language of a repository path by its extension.
@@ -70,6 +80,9 @@ func LangOf(p string) Lang {
 
 // parsed reports whether tree-sitter indexes the language's definitions.
 func (l Lang) parsed() bool { return l >= LangGo && l <= LangJava }
+
+// source reports source code (the files the stats count as indexed).
+func (l Lang) source() bool { return l >= LangGo && l <= LangOther }
 
 // Definition kinds, as written in the map.
 const (

@@ -15,13 +15,17 @@ type Location struct {
 
 // Definitions returns where name is defined, by path then line.
 func (ix *Index) Definitions(name string) []Location {
-	id, ok := ix.ids[name]
+	id, ok := ix.lookup(name)
 	if !ok {
 		return nil
 	}
 	var out []Location
 	for _, f := range ix.definers(id) {
-		for _, d := range ix.ent[f].defs {
+		e := ix.entry(f)
+		if e == nil {
+			continue
+		}
+		for _, d := range e.defs {
 			if d.name == id {
 				out = append(out, Location{Path: ix.all[f].Path, Def: ix.def(d)})
 			}
@@ -35,20 +39,14 @@ func (ix *Index) Definitions(name string) []Location {
 // comments or strings), sorted by path. Files in languages that are not
 // indexed are not searched: git grep is the tool for them.
 func (ix *Index) References(name string) []string {
-	id, ok := ix.ids[name]
+	id, ok := ix.lookup(name)
 	if !ok {
 		return nil
 	}
 	var out []string
-	for f, e := range ix.ent {
-		if e == nil {
-			continue
-		}
-		for _, r := range e.refs {
-			if r.name == id {
-				out = append(out, ix.all[f].Path)
-				break
-			}
+	for _, f := range ix.referrers(id) {
+		if LangOf(ix.all[f].Path).source() {
+			out = append(out, ix.all[f].Path)
 		}
 	}
 	return out
@@ -57,19 +55,23 @@ func (ix *Index) References(name string) []string {
 // FileDefinitions returns the definitions of one file in line order, and
 // false when the file is not visible or not indexed.
 func (ix *Index) FileDefinitions(p string) ([]Def, bool) {
-	f, ok := ix.byPath[p]
-	if !ok || ix.ent[f] == nil {
+	f, ok := ix.fileIndex(p)
+	if !ok {
 		return nil, false
 	}
-	defs := make([]Def, len(ix.ent[f].defs))
-	for i, d := range ix.ent[f].defs {
+	e := ix.entry(f)
+	if e == nil || !e.lang.source() {
+		return nil, false
+	}
+	defs := make([]Def, len(e.defs))
+	for i, d := range e.defs {
 		defs[i] = ix.def(d)
 	}
 	return defs, true
 }
 
 func (ix *Index) def(d defRec) Def {
-	return Def{Name: ix.names[d.name], Kind: kindList[d.kind], Line: int(d.line), Sig: d.sig}
+	return Def{Name: ix.name(d.name), Kind: kindList[d.kind], Line: int(d.line), Sig: d.sig}
 }
 
 // Files is the visible file set the index was built from: the agents'

@@ -88,22 +88,35 @@ func loadGrammar(l Lang) (*grammar, error) {
 // is indexed for references only.
 const parseTimeoutMicros = 3_000_000
 
-// extractor parses files of any language; one per goroutine.
+// extractor parses files of any language; one per goroutine. It keeps a
+// parser per language: switching one parser's language for every file of
+// a mixed repository costs more than the parse of a small file.
 type extractor struct {
-	parser *sitter.Parser
-	cursor *sitter.QueryCursor
-	last   Lang
+	parsers [numLangs]*sitter.Parser
+	cursor  *sitter.QueryCursor
 }
 
 func newExtractor() *extractor {
-	p := sitter.NewParser()
-	p.SetOperationLimit(parseTimeoutMicros)
-	return &extractor{parser: p, cursor: sitter.NewQueryCursor()}
+	return &extractor{cursor: sitter.NewQueryCursor()}
+}
+
+func (e *extractor) parser(l Lang, g *grammar) *sitter.Parser {
+	if e.parsers[l] == nil {
+		p := sitter.NewParser()
+		p.SetOperationLimit(parseTimeoutMicros)
+		p.SetLanguage(g.lang)
+		e.parsers[l] = p
+	}
+	return e.parsers[l]
 }
 
 func (e *extractor) close() {
 	e.cursor.Close()
-	e.parser.Close()
+	for _, p := range e.parsers {
+		if p != nil {
+			p.Close()
+		}
+	}
 }
 
 // errParseLimit marks a file whose parse took too long.
@@ -115,13 +128,10 @@ func (e *extractor) definitions(ctx context.Context, l Lang, src []byte) ([]Def,
 	if err != nil {
 		return nil, err
 	}
-	if e.last != l {
-		e.parser.SetLanguage(g.lang)
-		e.last = l
-	}
-	tree, err := e.parser.ParseCtx(ctx, nil, src)
+	parser := e.parser(l, g)
+	tree, err := parser.ParseCtx(ctx, nil, src)
 	if err != nil {
-		e.parser.Reset()
+		parser.Reset()
 		if errors.Is(err, sitter.ErrOperationLimit) {
 			return nil, errParseLimit
 		}

@@ -2,58 +2,30 @@ package repomap
 
 import (
 	"context"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 )
-
-// graph is the reference graph in compressed form, built once per index:
-// for each file, the identifiers it mentions that another file defines,
-// with a base weight (the definers are ix.definers).
-type graph struct {
-	once sync.Once
-	// edgeStart[f]..edgeStart[f+1] index edgeName/edgeW for file f.
-	edgeStart []int32
-	edgeName  []uint32
-	edgeW     []float32
-}
-
-func (ix *Index) graph() *graph {
-	g := &ix.g
-	g.once.Do(func() {
-		g.edgeStart = make([]int32, len(ix.all)+1)
-		for f, e := range ix.ent {
-			if e != nil {
-				for _, r := range e.refs {
-					defs := ix.definers(r.name)
-					if len(defs) == 0 || len(defs) == 1 && defs[0] == int32(f) {
-						continue // defined nowhere, or only here
-					}
-					g.edgeName = append(g.edgeName, r.name)
-					g.edgeW = append(g.edgeW, float32(ix.identWeight(r.name, len(defs))*math.Sqrt(float64(r.count))))
-				}
-			}
-			g.edgeStart[f+1] = int32(len(g.edgeName))
-		}
-	})
-	return g
-}
 
 // identWeight is how much a mention of a name says about the files that
 // define it: names defined in many places (New, String, Error) say little,
 // long compound names (SuggestionsMinimumDistance) say a lot.
 func (ix *Index) identWeight(name uint32, ndefs int) float64 {
-	s := ix.names[name]
+	var fl byte
+	if ix.seg != nil {
+		fl = ix.seg.nameFlags(name)
+	}
 	w := 1.0
 	if ndefs > 5 {
 		w *= 0.1
 	}
-	if len(s) >= 8 && codeLike(s) {
+	if fl&nameLong != 0 {
 		w *= 2
 	}
-	if strings.HasPrefix(s, "_") {
+	if fl&nameUnderscore != 0 {
 		w *= 0.1
 	}
 	return w
@@ -84,15 +56,31 @@ type occurrence struct {
 // maxOccurrences bounds the lines kept per identifier.
 const maxOccurrences = 64
 
-// PageRank stops after maxIterations or when the ranks moved less than
-// tolerance in total (they sum to 1): the order of the top files is
-// settled long before.
+// The ranking is personalised PageRank computed by local push (Andersen,
+// Chung and Lang): the seeds' files hold the starting mass; pushing a
+// file keeps (1-damping) of its residual mass as rank and sends the rest
+// along its references to the files defining them, so only the files
+// near the seeds are read. It stops when no file holds more than
+// pushEpsilon of residual mass, or after maxPushes pushes (files are
+// pushed in the order their mass arrived: breadth first from the seeds).
 const (
-	maxIterations = 30
-	tolerance     = 1e-6
+	damping     = 0.85
+	pushEpsilon = 1e-6
+	maxPushes   = 2048
 )
 
-// rank computes personalised PageRank over the reference graph.
+// outEdges are where a file sends its mass: the identifiers it mentions
+// that other files define, each with its share (the shares sum to 1); an
+// identifier passes what it gets to its definers in equal parts.
+type outEdges struct {
+	names []uint32
+	share []float64
+	ndefs []int
+}
+
+// rank computes personalised PageRank over the reference graph (a file
+// that mentions an identifier points at the files defining it), starting
+// from the seeds and expanding outward.
 func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 	terms := ix.resolve(s)
 	n := len(ix.all)
@@ -101,93 +89,163 @@ func (ix *Index) rank(ctx context.Context, s Seeds) (*ranking, error) {
 	if err != nil {
 		return nil, err
 	}
-	mentioned := r.mentioned
 	if n == 0 {
 		return r, nil
 	}
-	g := ix.graph()
-	boost := make([]float64, len(ix.names))
-	for i := range boost {
-		boost[i] = 1
-	}
-	for name, w := range mentioned {
-		boost[name] = w
-	}
-	out := make([]float64, n)
-	for f := 0; f < n; f++ {
-		for e := g.edgeStart[f]; e < g.edgeStart[f+1]; e++ {
-			out[f] += float64(g.edgeW[e]) * boost[g.edgeName[e]]
+	boost := func(name uint32) float64 {
+		if w, ok := r.mentioned[name]; ok {
+			return w
 		}
+		return 1
 	}
-	const damping = 0.85
-	rank := append([]float64(nil), pers...)
-	next := make([]float64, n)
-	mass := make([]float64, len(ix.names))
-	var touched []uint32
-	for iter := 0; iter < maxIterations; iter++ {
-		touched = touched[:0]
-		dangling := 0.0
-		for f := 0; f < n; f++ {
-			if out[f] == 0 {
-				dangling += rank[f]
-				continue
-			}
-			share := rank[f] / out[f]
-			for e := g.edgeStart[f]; e < g.edgeStart[f+1]; e++ {
-				name := g.edgeName[e]
-				if mass[name] == 0 {
-					touched = append(touched, name)
+	// Identifiers defined in many files are counted once per ranking.
+	manyDefs := map[uint32]int{}
+	definerCount := func(name uint32, f int32) (int, bool) {
+		if n, ok := manyDefs[name]; ok {
+			return n, false
+		}
+		n, onlySelf := ix.definerCount(name, f)
+		if n > 16 {
+			manyDefs[name] = n
+		}
+		return n, onlySelf
+	}
+	out := map[int32]*outEdges{}
+	edges := func(f int32) *outEdges {
+		if o, ok := out[f]; ok {
+			return o
+		}
+		o := &outEdges{}
+		total := 0.0
+		if e := ix.entry(f); e != nil && e.lang.source() {
+			for _, ref := range e.refs {
+				ndefs, onlySelf := definerCount(ref.name, f)
+				if ndefs == 0 || onlySelf {
+					continue // defined nowhere, or only here
 				}
-				mass[name] += share * float64(g.edgeW[e]) * boost[name]
+				w := ix.identWeight(ref.name, ndefs) * math.Sqrt(float64(ref.count)) * boost(ref.name)
+				total += w
+				o.names = append(o.names, ref.name)
+				o.share = append(o.share, w)
+				o.ndefs = append(o.ndefs, ndefs)
 			}
 		}
-		for f := range next {
-			next[f] = (1-damping)*pers[f] + damping*dangling*pers[f]
+		for k := range o.share {
+			o.share[k] /= total
 		}
-		for _, name := range touched {
-			m := mass[name]
-			mass[name] = 0
-			defs := ix.definers(name)
-			each := damping * m / float64(len(defs))
-			for _, f := range defs {
-				next[f] += each
+		out[f] = o
+		return o
+	}
+
+	// The graph is bipartite: files send mass to identifiers, which pass
+	// it on at once to their definers. An identifier defined in many
+	// files (a common field name) first gathers mass from many files, until
+	// each definer would get more than pushEpsilon.
+	resid := make([]float64, n)
+	rank := r.rank
+	queued := make([]bool, n)
+	nameResid := map[uint32]float64{}
+	var queue []int32 // files to push, first come first pushed
+	add := func(f int32, m float64) {
+		resid[f] += m
+		if !queued[f] && resid[f] > pushEpsilon {
+			queued[f] = true
+			queue = append(queue, f)
+		}
+	}
+	flushName := func(name uint32, ndefs int) {
+		m := nameResid[name]
+		delete(nameResid, name)
+		each := m / float64(ndefs)
+		ix.eachDefiner(name, func(d int32) { add(d, each) })
+	}
+	for _, pv := range pers {
+		add(pv.file, pv.w)
+	}
+	pool := 0.0 // mass of files that point nowhere, given back to the seeds in one pass
+	for pushes := 0; pushes < maxPushes; pushes++ {
+		if len(queue) == 0 {
+			if pool <= pushEpsilon {
+				break
+			}
+			for _, pv := range pers {
+				add(pv.file, pool*pv.w)
+			}
+			pool = 0
+			if len(queue) == 0 {
+				break
 			}
 		}
-		diff := 0.0
-		for f := range next {
-			diff += math.Abs(next[f] - rank[f])
-		}
-		rank, next = next, rank
-		if diff < tolerance {
-			break
-		}
-		if iter%8 == 7 && ctx.Err() != nil {
+		if pushes%256 == 255 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		f := queue[0]
+		queue = queue[1:]
+		queued[f] = false
+		v := resid[f]
+		resid[f] = 0
+		rank[f] += (1 - damping) * v
+		m := damping * v
+		o := edges(f)
+		if len(o.names) == 0 {
+			pool += m
+			continue
+		}
+		for k, name := range o.names {
+			nameResid[name] += m * o.share[k]
+			if nameResid[name] > pushEpsilon*float64(o.ndefs[k]) {
+				flushName(name, o.ndefs[k])
+			}
+		}
 	}
-	r.rank = rank
-	r.order = make([]int32, n)
-	for i := range r.order {
-		r.order[i] = int32(i)
+	// The mass not pushed any more stays where it is.
+	for _, name := range slices.Sorted(maps.Keys(nameResid)) {
+		if n, _ := ix.definerCount(name, -1); n > 0 {
+			flushName(name, n)
+		}
 	}
-	sort.SliceStable(r.order, func(a, b int) bool {
-		ra, rb := rank[r.order[a]], rank[r.order[b]]
+	for f, v := range resid {
+		rank[f] += v
+	}
+	var ranked, rest []int32
+	for f := range rank {
+		if rank[f] > 0 {
+			ranked = append(ranked, int32(f))
+		} else {
+			rest = append(rest, int32(f))
+		}
+	}
+	sort.SliceStable(ranked, func(a, b int) bool {
+		ra, rb := rank[ranked[a]], rank[ranked[b]]
 		if ra != rb {
 			return ra > rb
 		}
-		return ix.all[r.order[a]].Path < ix.all[r.order[b]].Path
+		return ranked[a] < ranked[b] // files are in path order
 	})
+	r.order = append(ranked, rest...)
 	return r, nil
 }
 
-// personalise turns the seeds into the PageRank personalisation vector
-// (summing to 1): planned files, files named in the text, files defining a
-// named identifier, files git grep finds it in, and files whose path
-// carries a word of the text. With no seed at all it is uniform.
-func (ix *Index) personalise(ctx context.Context, r *ranking) ([]float64, error) {
+// persWeight is one file's share of the personalisation.
+type persWeight struct {
+	file int32
+	w    float64
+}
+
+// maxGrepFiles bounds the files searched for the seeds' identifiers
+// (searchWords): the files defining or mentioning them (the index's
+// postings), the planned and named files.
+const maxGrepFiles = 2000
+
+// personalise turns the seeds into the PageRank personalisation (summing
+// to 1): planned files, files named in the text, files defining a named
+// identifier, the files it occurs in (searching only the files the index
+// says define or mention it: searchWords), and files whose path carries a word
+// of the text. With no seed at all it is uniform.
+func (ix *Index) personalise(ctx context.Context, r *ranking) ([]persWeight, error) {
 	t := r.terms
 	n := len(ix.all)
-	pers := make([]float64, n)
+	pers := map[int32]float64{}
 	mentioned := map[uint32]float64{}
 	r.mentioned = mentioned
 	for _, f := range t.planned {
@@ -202,7 +260,7 @@ func (ix *Index) personalise(ctx context.Context, r *ranking) ([]float64, error)
 		}
 		for i, f := range ix.all {
 			if dirs[path.Dir(f.Path)] {
-				pers[i] += 1
+				pers[int32(i)] += 1
 			}
 		}
 	}
@@ -213,24 +271,50 @@ func (ix *Index) personalise(ctx context.Context, r *ranking) ([]float64, error)
 	if len(grepped) > maxSeedIdents {
 		grepped = grepped[:maxSeedIdents]
 	}
+	candidates := map[int32]bool{}
+	for _, f := range t.planned {
+		candidates[f] = true
+	}
+	for _, f := range t.paths {
+		candidates[f] = true
+	}
+	spread := map[string]int{} // files mentioning each identifier, by the index
 	for _, id := range t.idents {
 		w := t.weight[id]
-		if nid, ok := ix.ids[id]; ok {
+		if nid, ok := ix.lookup(id); ok {
 			mentioned[nid] = 10 * w
-			if defs := ix.definers(nid); len(defs) > 0 {
-				for _, f := range defs {
-					pers[f] += 30 * w / float64(len(defs))
+			defs := ix.definers(nid)
+			for _, f := range defs {
+				pers[f] += 30 * w / float64(len(defs))
+			}
+		}
+	}
+	for k, id := range grepped {
+		nid, ok := ix.lookup(id)
+		if !ok {
+			continue
+		}
+		refs := ix.referrers(nid)
+		spread[id] = len(refs)
+		// An equal share of the files left for each identifier still to
+		// come, the definers first.
+		room := (maxGrepFiles - len(candidates)) / (len(grepped) - k)
+		for _, list := range [][]int32{ix.definers(nid), refs} {
+			for _, f := range list {
+				if room <= 0 {
+					break
+				}
+				if !candidates[f] {
+					candidates[f] = true
+					room--
 				}
 			}
 		}
 	}
-	if len(grepped) > 0 {
+	if len(grepped) > 0 && len(candidates) > 0 {
+		files := slices.Sorted(maps.Keys(candidates))
 		hits := map[string]map[int32]int{}
-		err := ix.repo.GrepWords(ctx, grepped, ix.commit, func(p string, line int, word string) {
-			f, ok := ix.byPath[p]
-			if !ok {
-				return // not visible (a secret-looking file, say)
-			}
+		err := ix.searchWords(ctx, grepped, files, defaultMaxFileBytes, func(f int32, line int, word string) {
 			if occ := r.occur[word]; len(occ) < maxOccurrences && (len(occ) == 0 || occ[len(occ)-1] != occurrence{f, line}) {
 				r.occur[word] = append(occ, occurrence{f, line})
 			}
@@ -244,10 +328,15 @@ func (ix *Index) personalise(ctx context.Context, r *ranking) ([]float64, error)
 		if err != nil {
 			return nil, err
 		}
-		for word, files := range hits {
-			w := t.weight[word] * 8 * math.Min(1, 3/math.Sqrt(float64(len(files))))
-			for f, c := range files {
-				pers[f] += w * (1 + 0.25*math.Log2(float64(c)))
+		for _, word := range grepped {
+			files := hits[word]
+			if len(files) == 0 {
+				continue
+			}
+			nf := max(len(files), spread[word])
+			w := t.weight[word] * 8 * math.Min(1, 3/math.Sqrt(float64(nf)))
+			for _, f := range slices.Sorted(maps.Keys(files)) {
+				pers[f] += w * (1 + 0.25*math.Log2(float64(files[f])))
 			}
 		}
 	}
@@ -261,25 +350,33 @@ func (ix *Index) personalise(ctx context.Context, r *ranking) ([]float64, error)
 				return r == '/' || r == '.' || r == '_' || r == '-'
 			}) {
 				if words[part] {
-					pers[i] += 2
+					pers[int32(i)] += 2
 				}
 			}
 		}
 	}
-	total := 0.0
-	for _, v := range pers {
-		total += v
-	}
-	if total == 0 {
-		for i := range pers {
-			pers[i] = 1 / float64(n)
+	out := make([]persWeight, 0, len(pers))
+	for f, v := range pers {
+		if v > 0 {
+			out = append(out, persWeight{f, v})
 		}
-		return pers, nil
 	}
-	for i := range pers {
-		pers[i] /= total
+	if len(out) == 0 {
+		out = make([]persWeight, n)
+		for i := range out {
+			out[i] = persWeight{int32(i), 1 / float64(n)}
+		}
+		return out, nil
 	}
-	return pers, nil
+	sort.Slice(out, func(a, b int) bool { return out[a].file < out[b].file })
+	total := 0.0
+	for _, pv := range out {
+		total += pv.w
+	}
+	for i := range out {
+		out[i].w /= total
+	}
+	return out, nil
 }
 
 // Rank returns the visible files ranked for the seeds, highest first.

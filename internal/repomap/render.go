@@ -60,12 +60,12 @@ func (ix *Index) render(r *ranking, budgetTokens int) string {
 		top = top[:maxMapFiles]
 	}
 	for _, f := range top {
-		e := ix.ent[f]
+		e := ix.entry(f)
 		if e == nil {
 			continue
 		}
 		for di, d := range e.defs {
-			w := 1 + math.Log1p(float64(ix.refFiles[d.name]))
+			w := 1 + math.Log1p(float64(ix.refCount(d.name)))
 			if m, ok := r.mentioned[d.name]; ok {
 				w *= 2 * m
 			} else {
@@ -202,13 +202,13 @@ func (ix *Index) renderDefs(r *ranking, cands []candidate) string {
 			continue
 		}
 		sort.Ints(ds)
-		e := ix.ent[f]
+		e := ix.entry(f)
 		fmt.Fprintf(&b, "\n%s\n", showPath(ix.all[f].Path))
 		for _, di := range ds {
 			d := e.defs[di]
 			sig := d.sig
 			if sig == "" {
-				sig = kindList[d.kind] + " " + ix.names[d.name]
+				sig = kindList[d.kind] + " " + ix.name(d.name)
 			}
 			fmt.Fprintf(&b, "  %d: %s\n", d.line, sig)
 		}

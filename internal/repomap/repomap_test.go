@@ -284,7 +284,7 @@ func TestCache(t *testing.T) {
 		t.Errorf("back to the first version: %+v, want it still cached", st)
 	}
 
-	snap := snapshotPath(cache)
+	snap := filepath.Join(cache, indexName)
 	good, err := os.ReadFile(snap)
 	if err != nil {
 		t.Fatal(err)

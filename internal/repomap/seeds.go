@@ -53,7 +53,7 @@ func (ix *Index) resolve(s Seeds) seedTerms {
 	seenFile := map[int32]bool{}
 	for _, p := range s.Paths {
 		p = strings.TrimPrefix(p, "./")
-		if i, ok := ix.byPath[p]; ok && !seenFile[i] {
+		if i, ok := ix.fileIndex(p); ok && !seenFile[i] {
 			seenFile[i] = true
 			t.planned = append(t.planned, i)
 		}
@@ -79,7 +79,7 @@ func (ix *Index) resolve(s Seeds) seedTerms {
 		// A path or file name the repository has.
 		if strings.ContainsAny(tok.text, "/.") {
 			p := strings.Trim(strings.TrimPrefix(tok.text, "./"), ".,:;")
-			if i, ok := ix.byPath[p]; ok && !seenFile[i] {
+			if i, ok := ix.fileIndex(p); ok && !seenFile[i] {
 				seenFile[i] = true
 				t.paths = append(t.paths, i)
 			} else if !strings.Contains(p, "/") {
@@ -183,7 +183,7 @@ func codeLike(s string) bool {
 }
 
 func (ix *Index) defined(name string) bool {
-	id, ok := ix.ids[name]
+	id, ok := ix.lookup(name)
 	if !ok {
 		return false
 	}

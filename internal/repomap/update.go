@@ -1,0 +1,486 @@
+package repomap
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/orchdev/orch/internal/durable"
+)
+
+// outRow is one row of the index file being written: either an old row's
+// entry reused byte for byte (old >= 0) or a freshly parsed one.
+type outRow struct {
+	path  string
+	blob  string // raw object name
+	lang  Lang
+	flags uint8
+	old   int32 // the row of the old file whose entry this is, or -1
+	fresh int32 // index into the fresh entries when old < 0
+}
+
+// freshEntry is a parsed file's tags on their way into the file.
+type freshEntry struct {
+	tags    fileTags
+	flags   uint8
+	encoded []byte      // set by writeIndex
+	names   [2][]uint32 // the names it defines and mentions, set by writeIndex
+	ndefs   uint32
+	off     uint32
+	written bool
+}
+
+// writeIndex writes the index file made of rows (sorted by path, then
+// blob) to w: the names of old keep their ids and the new ones are
+// appended, so old entries are copied unchanged; the postings are old's,
+// renumbered, merged with the fresh entries'.
+func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEntry) error {
+	n0 := 0
+	if old != nil {
+		n0 = old.nnames
+	}
+	// Intern the fresh entries' names: old ids first, then new ones.
+	newIDs := map[string]uint32{}
+	var newNames []string
+	intern := func(s string) uint32 {
+		if id, ok := old.lookup(s); ok {
+			return id
+		}
+		if id, ok := newIDs[s]; ok {
+			return id
+		}
+		id := uint32(n0 + len(newNames))
+		newIDs[s] = id
+		newNames = append(newNames, s)
+		return id
+	}
+	var buf []byte
+	for _, fe := range fresh {
+		e := entry{}
+		for _, d := range fe.tags.Defs {
+			k, ok := kindIndex(d.Kind)
+			if !ok || !isIdent(d.Name) {
+				continue
+			}
+			e.defs = append(e.defs, defRec{name: intern(d.Name), kind: k, line: uint32(d.Line), sig: d.Sig})
+		}
+		for _, r := range fe.tags.Refs {
+			e.refs = append(e.refs, refRec{name: intern(r.Name), count: uint16(min(r.Count, 1<<16-1))})
+		}
+		buf = appendEntry(buf[:0], &e)
+		for _, d := range e.defs {
+			fe.names[0] = append(fe.names[0], d.name)
+		}
+		for _, r := range e.refs {
+			fe.names[1] = append(fe.names[1], r.name)
+		}
+		fe.encoded = bytes.Clone(buf)
+		fe.ndefs = uint32(len(e.defs))
+		fe.tags = fileTags{} // the strings are no longer needed
+	}
+	nnames := n0 + len(newNames)
+	if nnames >= 1<<31 || len(rows) >= 1<<31 {
+		return fmt.Errorf("index too large: %d names, %d rows", nnames, len(rows))
+	}
+
+	fw, err := newFileWriter(bw)
+	if err != nil {
+		return err
+	}
+	copyBuf := make([]byte, 256<<10)
+
+	// Entries first (their offsets go into the rows).
+	if err := fw.begin(secEntries); err != nil {
+		return err
+	}
+	entryOff := make([]uint32, len(rows))
+	entryLen := make([]uint32, len(rows))
+	ndefs := make([]uint32, len(rows))
+	oldOff := map[int32]uint32{}
+	var pendStart, pendEnd int64 = -1, -1 // a run of old entry bytes to copy
+	flush := func() error {
+		if pendStart < 0 {
+			return nil
+		}
+		err := fw.copyFrom(old.file, old.off[secEntries]+pendStart, pendEnd-pendStart, copyBuf)
+		pendStart, pendEnd = -1, -1
+		return err
+	}
+	base := fw.off
+	for i, r := range rows {
+		if r.old >= 0 {
+			or, ok := old.row(int(r.old))
+			if !ok {
+				return damagedf("row %d", r.old)
+			}
+			ndefs[i], entryLen[i] = or.ndefs, or.entryLen
+			if off, ok := oldOff[r.old]; ok {
+				entryOff[i] = off
+				continue
+			}
+			start := int64(or.entryOff)
+			if start != pendEnd {
+				if err := flush(); err != nil {
+					return err
+				}
+				pendStart, pendEnd = start, start
+			}
+			at := fw.off + (pendEnd - pendStart) - base
+			if at >= 1<<32 {
+				return fmt.Errorf("index too large: %d bytes of entries", at)
+			}
+			entryOff[i] = uint32(at)
+			oldOff[r.old] = uint32(at)
+			pendEnd += int64(or.entryLen)
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		fe := fresh[r.fresh]
+		ndefs[i], entryLen[i] = fe.ndefs, uint32(len(fe.encoded))
+		if !fe.written {
+			if fw.off-base >= 1<<32 {
+				return fmt.Errorf("index too large: %d bytes of entries", fw.off-base)
+			}
+			fe.off, fe.written = uint32(fw.off-base), true
+			if err := fw.write(fe.encoded); err != nil {
+				return err
+			}
+		}
+		entryOff[i] = fe.off
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+
+	// Rows and paths.
+	if err := fw.begin(secRows); err != nil {
+		return err
+	}
+	var rb [rowBytes]byte
+	pathOff := uint32(0)
+	for i, r := range rows {
+		clear(rb[:])
+		binary.LittleEndian.PutUint32(rb[0:], pathOff)
+		binary.LittleEndian.PutUint32(rb[4:], uint32(len(r.path)))
+		binary.LittleEndian.PutUint32(rb[8:], entryOff[i])
+		binary.LittleEndian.PutUint32(rb[12:], entryLen[i])
+		binary.LittleEndian.PutUint32(rb[16:], ndefs[i])
+		rb[20], rb[21], rb[22] = byte(r.lang), r.flags, byte(len(r.blob))
+		copy(rb[24:], r.blob)
+		if err := fw.write(rb[:]); err != nil {
+			return err
+		}
+		pathOff += uint32(len(r.path))
+	}
+	if err := fw.begin(secPaths); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := fw.write([]byte(r.path)); err != nil {
+			return err
+		}
+	}
+
+	// Names: old's verbatim, then the new ones.
+	if err := fw.begin(secNameOff); err != nil {
+		return err
+	}
+	namesLen := uint32(0)
+	if old != nil {
+		if err := fw.copyFrom(old.file, old.off[secNameOff], int64(4*(n0+1)), copyBuf); err != nil {
+			return err
+		}
+		namesLen = uint32(len(old.sec[secNames]))
+	} else if err := fw.u32(0); err != nil {
+		return err
+	}
+	for _, s := range newNames {
+		namesLen += uint32(len(s))
+		if err := fw.u32(namesLen); err != nil {
+			return err
+		}
+	}
+	if err := fw.begin(secNames); err != nil {
+		return err
+	}
+	if old != nil {
+		if err := fw.copyFrom(old.file, old.off[secNames], int64(len(old.sec[secNames])), copyBuf); err != nil {
+			return err
+		}
+	}
+	for _, s := range newNames {
+		if err := fw.write([]byte(s)); err != nil {
+			return err
+		}
+	}
+
+	if err := fw.begin(secNameFlags); err != nil {
+		return err
+	}
+	if old != nil {
+		if err := fw.copyFrom(old.file, old.off[secNameFlags], int64(n0), copyBuf); err != nil {
+			return err
+		}
+	}
+	flags := make([]byte, len(newNames))
+	for i, s := range newNames {
+		flags[i] = nameFlagsOf(s)
+	}
+	if err := fw.write(flags); err != nil {
+		return err
+	}
+
+	// The hash table: old's with the new names added while it stays at
+	// most two thirds full, else a new one twice the names.
+	if err := fw.begin(secHash); err != nil {
+		return err
+	}
+	var table []uint32
+	if old != nil && uint64(nnames)*3 < (old.mask+1)*2 {
+		table = make([]uint32, old.mask+1)
+		for i := range table {
+			table[i] = old.u32(secHash, i)
+		}
+	} else {
+		table = make([]uint32, max(8, 1<<bits.Len(uint(2*nnames))))
+		for id := 0; id < n0; id++ {
+			insertName(table, string(old.name(uint32(id))), uint32(id))
+		}
+	}
+	for i, s := range newNames {
+		insertName(table, s, uint32(n0+i))
+	}
+	tb := make([]byte, 0, 64<<10)
+	for _, v := range table {
+		tb = binary.LittleEndian.AppendUint32(tb, v)
+		if len(tb) == cap(tb) {
+			if err := fw.write(tb); err != nil {
+				return err
+			}
+			tb = tb[:0]
+		}
+	}
+	if err := fw.write(tb); err != nil {
+		return err
+	}
+	table = nil
+
+	// Postings: old rows renumbered, merged with the fresh entries'.
+	newOf := make([]int32, 0)
+	extra := map[int32][]int32{}
+	if old != nil {
+		newOf = make([]int32, old.nrows)
+		for i := range newOf {
+			newOf[i] = -1
+		}
+	}
+	var defPairs, refPairs []uint64
+	for i, r := range rows {
+		if r.old >= 0 {
+			if newOf[r.old] < 0 {
+				newOf[r.old] = int32(i)
+			} else {
+				extra[r.old] = append(extra[r.old], int32(i))
+			}
+			continue
+		}
+		fe := fresh[r.fresh]
+		for _, name := range fe.names[0] {
+			defPairs = append(defPairs, uint64(name)<<32|uint64(i))
+		}
+		for _, name := range fe.names[1] {
+			refPairs = append(refPairs, uint64(name)<<32|uint64(i))
+		}
+	}
+	for _, ps := range []*[]uint64{&defPairs, &refPairs} {
+		slices.Sort(*ps)
+		*ps = slices.Compact(*ps)
+	}
+	for _, p := range []struct {
+		start, rows int
+		pairs       []uint64
+	}{{secDefStart, secDefRow, defPairs}, {secRefStart, secRefRow, refPairs}} {
+		starts, err := writePostings(fw, old, p.start, p.rows, p.pairs, newOf, extra, nnames, copyBuf)
+		if err != nil {
+			return err
+		}
+		if err := fw.begin(p.start); err != nil {
+			return err
+		}
+		sb := make([]byte, 0, 4*len(starts))
+		for _, v := range starts {
+			sb = binary.LittleEndian.AppendUint32(sb, v)
+		}
+		if err := fw.write(sb); err != nil {
+			return err
+		}
+	}
+	return fw.finish(len(rows), nnames)
+}
+
+// writePostings writes one postings table's rows section and returns its
+// starts: per name, old's rows (read through a buffer, renumbered by
+// newOf and extra, dropped when -1) and the fresh pairs (name<<32|row).
+func writePostings(fw *fileWriter, old *segment, startSec, rowSec int, pairs []uint64, newOf []int32, extra map[int32][]int32, nnames int, buf []byte) ([]uint32, error) {
+	if err := fw.begin(rowSec); err != nil {
+		return nil, err
+	}
+	starts := make([]uint32, nnames+1)
+	var rd *bufio.Reader
+	n0 := 0
+	if old != nil {
+		n0 = old.nnames
+		rd = bufio.NewReaderSize(io.NewSectionReader(old.file, old.off[rowSec], int64(len(old.sec[rowSec]))), len(buf))
+	}
+	var list []uint32
+	out := make([]byte, 0, 64<<10)
+	var word [4]byte
+	count := uint32(0)
+	p := 0
+	for id := 0; id < nnames; id++ {
+		list = list[:0]
+		if id < n0 {
+			a, b := old.u32(startSec, id), old.u32(startSec, id+1)
+			if a > b {
+				return nil, damagedf("postings of name %d", id)
+			}
+			for k := a; k < b; k++ {
+				if _, err := io.ReadFull(rd, word[:]); err != nil {
+					return nil, damagedf("postings of name %d: %v", id, err)
+				}
+				r := binary.LittleEndian.Uint32(word[:])
+				if int(r) >= len(newOf) {
+					return nil, damagedf("postings of name %d: row %d", id, r)
+				}
+				if nr := newOf[r]; nr >= 0 {
+					list = append(list, uint32(nr))
+					for _, x := range extra[int32(r)] {
+						list = append(list, uint32(x))
+					}
+				}
+			}
+		}
+		for p < len(pairs) && pairs[p]>>32 == uint64(id) {
+			list = append(list, uint32(pairs[p]))
+			p++
+		}
+		if !slices.IsSorted(list) {
+			slices.Sort(list)
+		}
+		for _, r := range list {
+			out = binary.LittleEndian.AppendUint32(out, r)
+		}
+		if len(out) > cap(out)-4096 {
+			if err := fw.write(out); err != nil {
+				return nil, err
+			}
+			out = out[:0]
+		}
+		count += uint32(len(list))
+		starts[id+1] = count
+	}
+	return starts, fw.write(out)
+}
+
+func insertName(table []uint32, name string, id uint32) {
+	mask := uint64(len(table) - 1)
+	i := fnv1a(name) & mask
+	for table[i] != 0 {
+		i = (i + 1) & mask
+	}
+	table[i] = id + 1
+}
+
+// createIndex writes an index file with fill and opens it: in dir,
+// replacing its index file atomically (temporary file, fsync, rename,
+// fsync of the folder) when dir is set, else as an unnamed temporary
+// file that lives as long as the index. The file is opened before the
+// rename, so a concurrent writer's file is never mistaken for this one.
+func createIndex(dir string, fill func(*bufio.Writer) error) (*segment, error) {
+	var f *os.File
+	var err error
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		f, err = os.CreateTemp(dir, indexName+durable.TempInfix+"*")
+	} else {
+		f, err = os.CreateTemp("", "orch-repomap-*")
+		if err == nil {
+			os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	abandon := func(err error) (*segment, error) {
+		f.Close()
+		if dir != "" {
+			os.Remove(f.Name())
+		}
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := fill(bw); err != nil {
+		return abandon(err)
+	}
+	if err := bw.Flush(); err != nil {
+		return abandon(err)
+	}
+	if testHookWritten != nil {
+		testHookWritten(f.Name())
+	}
+	if dir != "" {
+		if err := f.Chmod(0o600); err != nil {
+			return abandon(err)
+		}
+		if err := f.Sync(); err != nil {
+			return abandon(err)
+		}
+	}
+	s, err := newSegment(f)
+	if err != nil {
+		return abandon(fmt.Errorf("reopen the index just written: %w", err))
+	}
+	if dir != "" {
+		if err := os.Rename(f.Name(), filepath.Join(dir, indexName)); err != nil {
+			os.Remove(f.Name())
+			return nil, err
+		}
+		if err := durable.SyncDir(durable.OS, dir); err != nil {
+			return s, nil // the index is usable; only its durability is unknown
+		}
+	}
+	return s, nil
+}
+
+// removeStaleTemps removes temporary files a crashed build left behind
+// (older than an hour, so a concurrent build's file is left alone).
+func removeStaleTemps(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !durable.IsTemp(name, indexName) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Hour {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// testHookWritten, set by tests only, runs when an index file is written
+// and not yet renamed into place (the crash test stops the process there).
+var testHookWritten func(tmp string)
