@@ -184,13 +184,19 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 	var rows []outRow
 	liveRows := 0
 	var copies, missing []source
+	var matched []int32 // per file of ix.all, its row in old
 	if old != nil {
 		live := make([]bool, old.nrows)
+		matched = make([]int32, len(ix.all))
+		for i := range matched {
+			matched[i] = -1
+		}
 		j := 0
 		for _, s := range srcs {
 			r, next := old.find(ix.all[s.file].Path, s.key, j)
 			j = next
 			if r >= 0 {
+				matched[s.file] = int32(r)
 				if !live[r] {
 					live[r] = true
 					liveRows++
@@ -248,7 +254,10 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 			return nil, err
 		}
 	}
-	ix.attach(seg)
+	if seg != old {
+		matched = nil // rows of a new file
+	}
+	ix.attach(seg, matched)
 	ix.stats.Names = 0
 	if seg != nil {
 		ix.stats.Names = seg.nnames
@@ -269,7 +278,8 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []o
 	for first := true; first || len(missing) > 0; first = false {
 		batch := missing[:min(len(missing), parseBatch)]
 		missing = missing[len(batch):]
-		fresh, freshRows, err := ix.parseBlobs(ctx, opt, batch, progress)
+		nm := newNamer(seg)
+		fresh, freshRows, err := ix.parseBlobs(ctx, opt, batch, progress, nm)
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +303,7 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []o
 		})
 		rows = slices.CompactFunc(rows, func(a, b outRow) bool { return a.path == b.path && a.blob == b.blob })
 		prev := seg
-		fill := func(w *bufio.Writer) error { return writeIndex(w, prev, rows, fresh) }
+		fill := func(w *bufio.Writer) error { return writeIndex(w, prev, rows, fresh, nm) }
 		next, err := createIndex(dir, fill)
 		if err != nil && dir != "" {
 			ix.stats.Warnings = append(ix.stats.Warnings, cacheWarning("write", err))
@@ -308,8 +318,9 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []o
 	return seg, nil
 }
 
-// attach points the index at seg: each file's row, each row's file.
-func (ix *Index) attach(seg *segment) {
+// attach points the index at seg: each file's row (matched, when the
+// caller has found them already), each row's file.
+func (ix *Index) attach(seg *segment, matched []int32) {
 	ix.seg = seg
 	ix.row = make([]int32, len(ix.all))
 	for i := range ix.row {
@@ -329,12 +340,16 @@ func (ix *Index) attach(seg *segment) {
 		if l == LangNone {
 			continue
 		}
-		k, ok := keyOf(f.Blob, l)
-		if !ok {
-			continue
+		var r int
+		if matched != nil {
+			r = int(matched[i])
+		} else {
+			k, ok := keyOf(f.Blob, l)
+			if !ok {
+				continue
+			}
+			r, j = seg.find(f.Path, k, j)
 		}
-		r, next := seg.find(f.Path, k, j)
-		j = next
 		if r < 0 {
 			continue
 		}
@@ -356,17 +371,25 @@ func (ix *Index) attach(seg *segment) {
 }
 
 // find returns the row of path with key, searching from row j on (the
-// callers ask in path order), and where the next search may start; -1
-// when there is none (or its parse is to be retried).
+// callers ask in path order, so the rows are walked once), and where the
+// next search may start; -1 when there is none (or its parse is to be
+// retried).
 func (s *segment) find(p string, k cacheKey, j int) (int, int) {
-	// The first row whose path is not below p.
-	lo, hi := j, s.nrows
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if string(s.rowPath(m)) < p {
-			lo = m + 1
-		} else {
-			hi = m
+	// The first row whose path is not below p: a step from j, then a
+	// binary search when p is further on.
+	lo := j
+	for step := 0; lo < s.nrows && step < 8 && string(s.rowPath(lo)) < p; step++ {
+		lo++
+	}
+	if lo < s.nrows && string(s.rowPath(lo)) < p {
+		hi := s.nrows
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if string(s.rowPath(m)) < p {
+				lo = m + 1
+			} else {
+				hi = m
+			}
 		}
 	}
 	for r := lo; r < s.nrows && string(s.rowPath(r)) == p; r++ {
@@ -459,7 +482,7 @@ type parsed struct {
 // parseBlobs streams the batch's blobs out of git and parses them with
 // opt.Workers goroutines, each distinct blob once; it returns the fresh
 // entries and a row for each file.
-func (ix *Index) parseBlobs(ctx context.Context, opt Options, batch []source, pr *progress) ([]*freshEntry, []outRow, error) {
+func (ix *Index) parseBlobs(ctx context.Context, opt Options, batch []source, pr *progress, nm *namer) ([]*freshEntry, []outRow, error) {
 	if len(batch) == 0 {
 		return nil, nil, nil
 	}
@@ -524,13 +547,14 @@ func (ix *Index) parseBlobs(ctx context.Context, opt Options, batch []source, pr
 	}()
 	var fresh []*freshEntry
 	for r := range results {
-		fe := &freshEntry{tags: r.tags}
+		var flags uint8
 		if r.skipped {
-			fe.flags |= flagSkipped
+			flags |= flagSkipped
 		}
 		if !r.cacheable {
-			fe.flags |= flagRetry
+			flags |= flagRetry
 		}
+		fe := nm.entry(r.tags, flags)
 		byKey[r.key] = int32(len(fresh))
 		fresh = append(fresh, fe)
 		if r.key.lang.source() {

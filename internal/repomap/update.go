@@ -26,65 +26,79 @@ type outRow struct {
 	fresh int32 // index into the fresh entries when old < 0
 }
 
-// freshEntry is a parsed file's tags on their way into the file.
+// freshEntry is a parsed file's entry on its way into the file, encoded
+// as soon as it is parsed (the tags' strings are not kept).
 type freshEntry struct {
-	tags    fileTags
 	flags   uint8
-	encoded []byte      // set by writeIndex
-	names   [2][]uint32 // the names it defines and mentions, set by writeIndex
+	encoded []byte
+	names   [2][]uint32 // the names it defines and mentions
 	ndefs   uint32
 	off     uint32
 	written bool
 }
 
-// writeIndex writes the index file made of rows (sorted by path, then
-// blob) to w: the names of old keep their ids and the new ones are
-// appended, so old entries are copied unchanged; the postings are old's,
-// renumbered, merged with the fresh entries'.
-func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEntry) error {
-	n0 := 0
+// namer gives the names of fresh entries their ids in the file being
+// written: old's ids, then new ones appended.
+type namer struct {
+	old   *segment
+	n0    int
+	ids   map[string]uint32
+	names []string
+	buf   []byte
+}
+
+func newNamer(old *segment) *namer {
+	nm := &namer{old: old, ids: map[string]uint32{}}
 	if old != nil {
-		n0 = old.nnames
+		nm.n0 = old.nnames
 	}
-	// Intern the fresh entries' names: old ids first, then new ones.
-	newIDs := map[string]uint32{}
-	var newNames []string
-	intern := func(s string) uint32 {
-		if id, ok := old.lookup(s); ok {
-			return id
-		}
-		if id, ok := newIDs[s]; ok {
-			return id
-		}
-		id := uint32(n0 + len(newNames))
-		newIDs[s] = id
-		newNames = append(newNames, s)
+	return nm
+}
+
+func (nm *namer) intern(s string) uint32 {
+	if id, ok := nm.old.lookup(s); ok {
 		return id
 	}
-	var buf []byte
-	for _, fe := range fresh {
-		e := entry{}
-		for _, d := range fe.tags.Defs {
-			k, ok := kindIndex(d.Kind)
-			if !ok || !isIdent(d.Name) {
-				continue
-			}
-			e.defs = append(e.defs, defRec{name: intern(d.Name), kind: k, line: uint32(d.Line), sig: d.Sig})
-		}
-		for _, r := range fe.tags.Refs {
-			e.refs = append(e.refs, refRec{name: intern(r.Name), count: uint16(min(r.Count, 1<<16-1))})
-		}
-		buf = appendEntry(buf[:0], &e)
-		for _, d := range e.defs {
-			fe.names[0] = append(fe.names[0], d.name)
-		}
-		for _, r := range e.refs {
-			fe.names[1] = append(fe.names[1], r.name)
-		}
-		fe.encoded = bytes.Clone(buf)
-		fe.ndefs = uint32(len(e.defs))
-		fe.tags = fileTags{} // the strings are no longer needed
+	if id, ok := nm.ids[s]; ok {
+		return id
 	}
+	id := uint32(nm.n0 + len(nm.names))
+	nm.ids[s] = id
+	nm.names = append(nm.names, s)
+	return id
+}
+
+// entry encodes a parse result.
+func (nm *namer) entry(tags fileTags, flags uint8) *freshEntry {
+	fe := &freshEntry{flags: flags}
+	e := entry{}
+	for _, d := range tags.Defs {
+		k, ok := kindIndex(d.Kind)
+		if !ok || !isIdent(d.Name) {
+			continue
+		}
+		id := nm.intern(d.Name)
+		e.defs = append(e.defs, defRec{name: id, kind: k, line: uint32(d.Line), sig: d.Sig})
+		fe.names[0] = append(fe.names[0], id)
+	}
+	for _, r := range tags.Refs {
+		id := nm.intern(r.Name)
+		e.refs = append(e.refs, refRec{name: id, count: uint16(min(r.Count, 1<<16-1))})
+		fe.names[1] = append(fe.names[1], id)
+	}
+	nm.buf = appendEntry(nm.buf[:0], &e)
+	fe.encoded = bytes.Clone(nm.buf)
+	fe.ndefs = uint32(len(e.defs))
+	return fe
+}
+
+// writeIndex writes the index file made of rows (sorted by path, then
+// blob) to w: the names of old keep their ids and the new ones (nm's,
+// whose old is old) are appended, so old entries are copied unchanged;
+// the postings are old's, renumbered, merged with the fresh entries'.
+func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEntry, nm *namer) error {
+	n0 := nm.n0
+	newNames := nm.names
 	nnames := n0 + len(newNames)
 	if nnames >= 1<<31 || len(rows) >= 1<<31 {
 		return fmt.Errorf("index too large: %d names, %d rows", nnames, len(rows))

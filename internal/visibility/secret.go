@@ -101,11 +101,15 @@ func SecretRule(p string) string {
 	for i, r := range secretRules {
 		name := base
 		if n := compiledRules[i].slashes; n > 0 {
-			elems := strings.Split(lp, "/")
-			if len(elems) <= n {
+			// The last n+1 elements.
+			at := len(lp)
+			for k := 0; k <= n && at >= 0; k++ {
+				at = strings.LastIndexByte(lp[:max(at, 0)], '/')
+			}
+			if at < 0 && strings.Count(lp, "/") < n {
 				continue
 			}
-			name = strings.Join(elems[len(elems)-1-n:], "/")
+			name = lp[at+1:]
 		}
 		if compiledRules[i].match(name) {
 			if r.glob == "id_*" && strings.Contains(base, ".") {
