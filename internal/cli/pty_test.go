@@ -76,11 +76,11 @@ func TestPagerLog(t *testing.T) {
 	}
 	in := readRec(t, rec, "in")
 	for _, l := range strings.Split(strings.TrimSuffix(in, "\n"), "\n") {
-		if n := utf8.RuneCountInString(l); n > 100 {
+		if n := utf8.RuneCountInString(sgr.ReplaceAllString(l, "")); n > 100 {
 			t.Errorf("a paged log line is %d columns in a 100-column terminal: %q", n, l)
 		}
 	}
-	if !strings.Contains(in, "planning → codegen  checked by hand: the plan") || !strings.Contains(in, "…\n") {
+	if !strings.Contains(in, "planning → codegen\x1b[0m  \x1b[36m(orch next --override)\x1b[0m  checked by hand: the") || !strings.Contains(in, "…\n") {
 		t.Errorf("the paged log:\n%s", in)
 	}
 	if env := readRec(t, rec, "env"); env != "LESS=FRX\nstdout=tty\n" {
@@ -125,7 +125,7 @@ func TestPagerLog(t *testing.T) {
 		}
 	}
 	code, out = runOrch(t, dir, nil, "log", "-v")
-	if code != 0 || !strings.Contains(out, strings.TrimSpace(long)+"\n") {
+	if code != 0 || !strings.Contains(out, strings.TrimSpace(long)+"; skipped plan_review\n") {
 		t.Errorf("orch log -v does not print the whole reason: %d\n%s", code, out)
 	}
 }
@@ -179,5 +179,60 @@ func TestPagerShowColours(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(rec, "in")); err == nil {
 		t.Errorf("the pager ran for a missing artifact")
+	}
+}
+
+// orch log reads like git log in a terminal: one coloured line per event
+// (sequence, time, what moved from → to, the actor, the reason), the
+// reason's control characters shown as text; orch status colours its
+// edges' [yes] and [no]. NO_COLOR and a pipe: no colour, same words.
+func TestColouredLogAndStatus(t *testing.T) {
+	dir, _ := newProject(t)
+	env := []string{"ORCH_PAGER=cat"}
+	// Status: [yes] green, [no] red.
+	screen, code := inPTY(t, dir, env, "status")
+	if code != 0 || !strings.Contains(screen, "[\x1b[32myes\x1b[0m] → plan_review") {
+		t.Errorf("orch status in a terminal: exit %d\n%q", code, screen)
+	}
+	if _, out := runOrch(t, dir, nil, "status"); !strings.Contains(out, "[yes] → plan_review") {
+		t.Errorf("piped orch status:\n%s", out)
+	}
+	if code, out := runOrch(t, dir, nil, "next"); code != 0 {
+		t.Fatalf("next: %d %s", code, out)
+	}
+	if code, out := runOrch(t, dir, nil, "next", "--override", "read \x1b[31mred", "--to", "review"); code != 0 {
+		t.Fatalf("override: %d %s", code, out)
+	}
+	screen, code = inPTY(t, dir, env, "log")
+	if code != 0 {
+		t.Fatalf("orch log: exit %d\n%s", code, screen)
+	}
+	for _, want := range []string{
+		"\x1b[33m   2\x1b[0m", // the sequence number, like git's hash
+		"\x1b[32mplanning → plan_review\x1b[0m  \x1b[36m(orch)\x1b[0m  plan valid", // a transition, its actor and reason
+		"\x1b[33moverride plan_review → review\x1b[0m  \x1b[36m(orch next --override)\x1b[0m  read ^[[31mred; skipp…",
+		"\x1b[1mtask created in planning\x1b[0m  \x1b[36m(orch new)\x1b[0m",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("orch log in a terminal lacks %q:\n%q", want, screen)
+		}
+	}
+	if strings.Contains(screen, "\x1b[31mred") {
+		t.Errorf("the reason's escape reached the terminal:\n%q", screen)
+	}
+	if _, out := runOrch(t, dir, nil, "log"); !strings.Contains(out, "override plan_review → review  (orch next --override)  read ^[[31mred; skipped codegen") {
+		t.Errorf("piped orch log:\n%s", out)
+	}
+
+	// NO_COLOR, and a pipe: the same words, no escape.
+	for _, args := range [][]string{{"log"}, {"status"}} {
+		screen, code := inPTY(t, dir, append(env, "NO_COLOR=1"), args...)
+		if code != 0 || strings.Contains(screen, "\x1b[3") || strings.Contains(screen, "\x1b[1m") {
+			t.Errorf("NO_COLOR orch %v: exit %d\n%q", args, code, screen)
+		}
+		code, out := runOrch(t, dir, nil, args...)
+		if code != 0 || strings.Contains(out, "\x1b") {
+			t.Errorf("piped orch %v: exit %d\n%q", args, code, out)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/view"
 )
 
@@ -35,7 +36,7 @@ func newStatusCmd(env *Env) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(sj)
 			}
-			printStatus(cmd.OutOrStdout(), sj.StatusView)
+			printStatus(cmd.OutOrStdout(), env.style(cmd.OutOrStdout()), sj.StatusView)
 			if sj.Commit != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "commit: %s (orch's commit of the change)\n", sj.Commit)
 			}
@@ -48,7 +49,9 @@ func newStatusCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
-func printStatus(w io.Writer, v orchestrator.StatusView) {
+// printStatus prints v; in a terminal (st) the edges' [yes] and [no] are
+// green and red.
+func printStatus(w io.Writer, st termtext.Style, v orchestrator.StatusView) {
 	defer func() {
 		for _, warn := range v.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", warn)
@@ -82,9 +85,9 @@ func printStatus(w io.Writer, v orchestrator.StatusView) {
 	}
 	fmt.Fprintln(w, "edges:")
 	for _, e := range v.Edges {
-		mark := "no "
+		mark := st.Paint("no", termtext.Red) + " "
 		if e.Holds {
-			mark = "yes"
+			mark = st.Paint("yes", termtext.Green)
 		}
 		fmt.Fprintf(w, "  [%s] → %-11s %s: %s\n", mark, e.To, e.Cond, e.Reason)
 	}

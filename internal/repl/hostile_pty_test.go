@@ -58,7 +58,7 @@ func TestTerminalHostileText(t *testing.T) {
 	tm.waitFor("waits for your answer to q1: copy ^[]52;c;", wait)
 	tm.waitFor("[planning]> ", wait)
 	tm.step("/status"+enter, "task t1  phase planning", "]> ")
-	tm.step("/log"+enter, "plan_review  copy ^[]52;c;", "]> ")
+	tm.step("/log"+enter, "(orch next --override)  copy ^[]52;c;", "]> ")
 	tm.step("/show plan"+enter, "^[]0;PWNED^G", "]> ")
 	tm.step("/diff"+enter, "-secret^[[2K^Mfake", "]> ")
 	tm.step("/task switch "+tab, "]> /task switch t1 ")

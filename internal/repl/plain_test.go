@@ -35,7 +35,7 @@ func TestPlainSessionRunsCommands(t *testing.T) {
 		"created task " + id + " in phase planning",
 		"task " + id + "  phase planning",
 		id + ": planning → codegen by override (plan checked on paper)",
-		"planning → codegen  plan checked on paper", // orch log
+		"planning → codegen  (orch next --override)  plan checked on paper", // orch log
 		id + "  codegen",
 	} {
 		if !strings.Contains(out.String(), want) {

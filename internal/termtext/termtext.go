@@ -37,6 +37,23 @@ const (
 	sgrCyan  = "\x1b[36m"
 )
 
+// Colour is one of orch's own colours (the palette Writer lets through).
+type Colour string
+
+// orch's colours for its own text: status marks, log lines.
+const (
+	Bold   Colour = sgrBold
+	Dim    Colour = "\x1b[2m"
+	Red    Colour = sgrRed
+	Green  Colour = sgrGreen
+	Yellow Colour = "\x1b[33m"
+	Cyan   Colour = sgrCyan
+)
+
+// Paint colours s (orch's own text, or text already sanitized) when the
+// style allows colours, and returns it unchanged otherwise.
+func (st Style) Paint(s string, c Colour) string { return paint(s, string(c), st) }
+
 // ErrMissing: an artifact to show does not exist (yet).
 var ErrMissing = errors.New("missing")
 
