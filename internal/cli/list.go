@@ -8,7 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/nextstep"
+	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/view"
 )
@@ -17,36 +22,48 @@ func newListCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "list every task, its phase and last change",
+		Short: "list every task: its phase, last change, what it waits for and its title",
+		Long: `List every task: its phase, revision and last change, what it waits for
+(your answer to a question, your accept decision, a worker, a running phase)
+and its title (the plan's, else the brief's first line). The current task is
+marked with *.
+
+A task whose state cannot be read (an invalid state.json or transcript) is
+listed as INVALID with the reason, the others as usual, and orch list then
+exits 4 naming each broken task, as orch status does for one.`,
 		Example: `  orch list
   orch list --json | jq -r '.tasks[] | select(.phase=="review") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := env.project()
+			o, err := env.orchestrator(0)
 			if err != nil {
 				return err
 			}
-			entries, err := view.List(p)
+			entries, err := view.List(o.Project)
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			// A state.json that disagrees with the transcript is listed
-			// with the transcript's phase and flagged: exit 4.
-			var disagree []string
-			for _, e := range entries {
-				if e.StateDisagrees != "" {
-					disagree = append(disagree, e.StateDisagrees)
+			rows := make([]listRow, len(entries))
+			var broken []string
+			for i, e := range entries {
+				rows[i] = describeTask(o, e)
+				switch {
+				case e.Error != "":
+					broken = append(broken, e.Error)
+				case e.StateDisagrees != "":
+					// Listed with the transcript's phase and flagged.
+					broken = append(broken, e.StateDisagrees)
 				}
 			}
 			flagged := func() error {
-				if len(disagree) == 0 {
+				if len(broken) == 0 {
 					return nil
 				}
-				return exit.InvalidError("orch: "+strings.Join(disagree, "\norch: "), nil)
+				return exit.InvalidError("orch: "+strings.Join(broken, "\norch: "), nil)
 			}
+			out := cmd.OutOrStdout()
 			if asJSON {
-				if err := json.NewEncoder(out).Encode(map[string]any{"tasks": entries}); err != nil {
+				if err := json.NewEncoder(out).Encode(map[string]any{"tasks": rows}); err != nil {
 					return err
 				}
 				return flagged()
@@ -56,23 +73,24 @@ func newListCmd(env *Env) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "  ID\tPHASE\tREV\tUPDATED")
-			for _, e := range entries {
+			fmt.Fprintln(tw, "  ID\tPHASE\tREV\tUPDATED\tSTATUS\tTITLE")
+			for _, r := range rows {
 				mark := " "
-				if e.Current {
+				if r.Current {
 					mark = "*"
 				}
-				if e.Error != "" {
+				if r.Error != "" {
 					// The id is a folder's name and the error may quote a
 					// file: one line each, shown as text.
-					fmt.Fprintf(tw, "%s %s\tINVALID\t\t%s\n", mark, termtext.Line(e.ID), termtext.Line(e.Error))
+					fmt.Fprintf(tw, "%s %s\tINVALID\t\t\t%s\n", mark, termtext.Line(r.ID), termtext.Line(r.Error))
 					continue
 				}
-				phase := e.Phase
-				if e.StateDisagrees != "" {
+				phase := r.Phase
+				if r.StateDisagrees != "" {
 					phase += " (state.json disagrees)"
 				}
-				fmt.Fprintf(tw, "%s %s\t%s\t%d\t%s\n", mark, termtext.Line(e.ID), termtext.Line(string(phase)), e.Revision, e.UpdatedAt.Local().Format("2006-01-02 15:04:05"))
+				fmt.Fprintf(tw, "%s %s\t%s\t%d\t%s\t%s\t%s\n", mark, termtext.Line(r.ID), termtext.Line(phase), r.Revision,
+					r.UpdatedAt.Local().Format("2006-01-02 15:04:05"), termtext.Line(r.Waits), clip.Columns(termtext.Line(r.Title), listTitleWidth))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -80,6 +98,51 @@ func newListCmd(env *Env) *cobra.Command {
 			return flagged()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {tasks: [{id, phase, revision, updated_at, current, error?, state_disagrees?}]}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {tasks: [{id, phase, revision, updated_at, current, title?, waits?, error?, state_disagrees?}]}")
 	return cmd
+}
+
+// listTitleWidth is where orch list cuts a title (--json has it whole).
+const listTitleWidth = 60
+
+// listRow is a task as orch list shows it: view.ListEntry with its title
+// and what it waits for.
+type listRow struct {
+	view.ListEntry
+	Title string `json:"title,omitempty"` // the plan's title, else the brief's first line
+	Waits string `json:"waits,omitempty"` // what moves it on, in words ("waits for your answer to q1")
+}
+
+// describeTask adds e's title and what it waits for (the words the
+// board's cards use, nextstep.Waits). A task whose state cannot be read
+// has neither.
+func describeTask(o *orchestrator.Orchestrator, e view.ListEntry) listRow {
+	r := listRow{ListEntry: e}
+	if e.Error != "" {
+		return r
+	}
+	t, err := o.Project.Open(e.ID)
+	if err != nil {
+		return r
+	}
+	r.Title = taskTitle(t)
+	v, err := o.Status(e.ID)
+	if err != nil {
+		return r
+	}
+	r.Waits, _ = nextstep.Waits(nextstep.For(v, nextstep.OpenQuestion(t, v.Phase)), v)
+	return r
+}
+
+// taskTitle is the plan's title, else the brief's first line, else "".
+func taskTitle(t *task.Task) string {
+	if p := artifact.LoadPlan(t.Dir); p.OK() && strings.TrimSpace(p.Value.Title) != "" {
+		return strings.TrimSpace(p.Value.Title)
+	}
+	b, _, err := artifact.ReadRegular(t.Dir, artifact.BriefFile, 4096)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return strings.TrimSpace(strings.TrimLeft(line, "# "))
 }

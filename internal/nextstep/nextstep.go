@@ -7,6 +7,7 @@ package nextstep
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -124,4 +125,49 @@ func or(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// Waits says in a few words what a task whose status is v and step s
+// waits for — "waits for your answer to q1", "waits for your accept
+// decision", "running codegen (pid 42)", "ready to move to review" —
+// and whether that is a person. The words name no command, so they read
+// the same in a shell, the REPL and on the board.
+func Waits(s Step, v orchestrator.StatusView) (words string, human bool) {
+	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {
+		if pid, live := a.LivePID(); live {
+			return fmt.Sprintf("running %s (pid %d)", v.Phase, pid), false
+		}
+	}
+	args := s.Args
+	switch {
+	case v.Phase == lifecycle.Done:
+		return "done", false
+	case args == "":
+		return s.Why, false
+	case strings.HasPrefix(args, "answer "):
+		return "waits for your answer to " + strings.Fields(args)[1], true
+	case strings.HasPrefix(args, "accept "):
+		return "waits for your accept decision", true
+	case args == "accept":
+		return "waits for the accepted change to be committed", true
+	case strings.HasPrefix(args, "revert "):
+		return "waits for a revert with your reason", true
+	case strings.HasPrefix(args, "next --from"):
+		return "an interrupted commit waits to be rolled forward", false
+	case args == "next" && v.Suggested != nil:
+		return "ready to move to " + string(*v.Suggested), false
+	}
+	if w, ok := workerWords[args]; ok {
+		return "waits for " + w, false
+	}
+	return s.Why, false
+}
+
+// workerWords names the work a phase's command does.
+var workerWords = map[string]string{
+	"plan":        "the planner",
+	"review plan": "the plan reviewers",
+	"codegen":     "codegen",
+	"review code": "the code reviewers",
+	"test":        "a test run",
 }
