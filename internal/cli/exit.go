@@ -3,9 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/exit"
 )
 
@@ -22,6 +25,30 @@ func (e *flagError) Unwrap() error { return e.err }
 func isFlagError(err error) bool {
 	var fe *flagError
 	return errors.As(err, &fe)
+}
+
+// flagSuggestion adds a "did you mean" to pflag's unknown-flag error: the
+// command's flag nearest to the one typed (clip.Nearest, the distance
+// cobra uses for commands).
+func flagSuggestion(cmd *cobra.Command, err error) string {
+	msg := err.Error()
+	typed, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok {
+		return msg
+	}
+	typed, _, _ = strings.Cut(typed, "=")
+	var names []string
+	add := func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	cmd.Flags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
+	if near := clip.Nearest(typed, names); near != "" {
+		return fmt.Sprintf("%s (did you mean --%s?)", msg, near)
+	}
+	return msg
 }
 
 // unknownCommand refuses arguments to the root command that name no

@@ -27,6 +27,14 @@ func (env *Env) command(args string) string {
 	return "orch " + args
 }
 
+// listTasksHint says how to see the task ids, after an unknown one.
+func (env *Env) listTasksHint() string {
+	if env.REPL {
+		return "/task list shows the tasks"
+	}
+	return "run `orch list` to see the tasks"
+}
+
 // stepLine is the status line naming the command to run.
 func (env *Env) stepLine(s step) string {
 	if s.Args == "" {

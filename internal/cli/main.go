@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -92,6 +93,9 @@ func Run(ctx context.Context, env Env) int {
 	}
 	code := exit.Of(err)
 	fmt.Fprintln(stderr, termtext.Sanitize(exit.Format(err)))
+	if errors.Is(err, task.ErrNoTask) {
+		fmt.Fprintln(stderr, env.listTasksHint())
+	}
 	if code == exit.Usage && isFlagError(err) {
 		fmt.Fprintf(stderr, "run `%s` for usage\n", env.command("help"))
 	}

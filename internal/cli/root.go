@@ -27,7 +27,7 @@ transcript.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().BoolVar(&env.noPager, "no-pager", false, "never page long output (orch log, orch diff, orch show); a pager runs only in a terminal: ORCH_PAGER, else PAGER, else less -FRX")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: usagef(err.Error())} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err: usagef(flagSuggestion(c, err))} })
 	root.AddCommand(
 		newInitCmd(env),
 		newNewCmd(env),

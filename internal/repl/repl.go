@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/termtext"
 )
@@ -257,7 +258,8 @@ func (s *session) switchTask(id string) {
 	}
 	t, err := p.Open(id)
 	if err != nil {
-		fmt.Fprintf(s.cfg.Stderr, "orch: %s: /task list shows the tasks\n", termtext.Sanitize(err.Error()))
+		// One hint, in the REPL's syntax (task errors name no command).
+		fmt.Fprintf(s.cfg.Stderr, "%s\n/task list shows the tasks\n", termtext.Sanitize(exit.Format(err)))
 		return
 	}
 	if err := p.SetCurrent(t.ID); err != nil {

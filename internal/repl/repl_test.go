@@ -135,7 +135,7 @@ func TestRunDiffAndSwitch(t *testing.T) {
 	}
 	f := &fakeOrch{}
 	// t2 is current after its creation.
-	code, out, errw := runSession(t, dir, f, strings.NewReader("/diff\n/task switch t1\n/diff --no-pager\n/task switch nope\n/task switch ../x\n"), nil)
+	code, out, errw := runSession(t, dir, f, strings.NewReader("/diff\n/task switch t1\n/diff --no-pager\n/task switch nope\n/task switch ../x\n/task switch t22\n"), nil)
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -144,6 +144,11 @@ func TestRunDiffAndSwitch(t *testing.T) {
 	}
 	if !strings.Contains(errw, "no such task") || !strings.Contains(errw, "invalid task id") {
 		t.Errorf("bad switches not refused:\n%s", errw)
+	}
+	// One hint each, in the REPL's syntax, and a did-you-mean for a near id.
+	if !strings.Contains(errw, "orch: no such task: t22 (did you mean \"t2\"?)\n/task list shows the tasks\n") ||
+		strings.Count(errw, "/task list shows the tasks") != 3 || strings.Contains(errw, "orch list") {
+		t.Errorf("bad switches' hints:\n%s", errw)
 	}
 	if cur, _ := p.Current(); cur != "t1" {
 		t.Errorf("current task %q, want t1", cur)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/durable"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 // Names inside .orch.
@@ -332,9 +334,46 @@ func (p *Project) Open(id string) (*Task, error) {
 		return nil, linkedError(p.Root, filepath.Join(OrchDir, tasksName, id), dir)
 	}
 	if err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%w: %s (no folder %s); run `orch list` to see the tasks", ErrNoTask, id, dir)
+		// The front ends add how to list the tasks, in their own syntax.
+		if near := nearestID(id, p.taskIDs()); near != "" {
+			return nil, exit.New(ErrNoTask, "no such task: %s (did you mean %q?)", id, near)
+		}
+		return nil, exit.New(ErrNoTask, "no such task: %s (no folder %s)", id, dir)
 	}
 	return &Task{ID: id, Dir: dir, fs: p.fs}, nil
+}
+
+// nearestID is the task id a mistyped id most likely meant: the nearest
+// within two edits, else the only id it is a prefix of ("" when none).
+func nearestID(id string, ids []string) string {
+	if near := clip.Nearest(id, ids); near != "" {
+		return near
+	}
+	prefixed := ""
+	for _, n := range ids {
+		if strings.HasPrefix(n, id) {
+			if prefixed != "" {
+				return ""
+			}
+			prefixed = n
+		}
+	}
+	return prefixed
+}
+
+// taskIDs are the ids of the task folders (nil when they cannot be read).
+func (p *Project) taskIDs() []string {
+	entries, err := os.ReadDir(p.TasksDir())
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && ValidID(e.Name()) == nil && !strings.HasPrefix(e.Name(), strayPrefix) {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids
 }
 
 // CleanStrays removes task folders left half-built by a CreateTask that
