@@ -2,14 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
+	"github.com/orchdev/orch/internal/view"
 )
 
 func newNextCmd(env *Env) *cobra.Command {
@@ -56,6 +60,11 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 			}
 			res, err := o.Next(cmd.Context(), tid, req)
 			if err != nil {
+				if req.To != "" && req.Override == nil && errors.Is(err, exit.ErrRefused) {
+					if far := env.farTarget(o, tid, req.To); far != nil {
+						return far
+					}
+				}
 				return err
 			}
 			out := cmd.OutOrStdout()
@@ -88,4 +97,44 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 	cmd.Flags().StringVar(&override, "override", "", "move without checking conditions; the reason is logged")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {task, from, to, override, reason}")
 	return cmd
+}
+
+// farTarget explains `orch next --to PHASE` for a PHASE that is not one
+// step from the task's phase: the way there goes through the gates, the
+// command that moves the task on now (what `orch status` suggests), and
+// the override only as the deliberate escape hatch. nil when PHASE is one
+// step away (the orchestrator's own refusal says why its edge does not
+// hold) or the status cannot be read.
+func (env *Env) farTarget(o *orchestrator.Orchestrator, tid string, to lifecycle.Phase) error {
+	sj, s, err := view.StatusOf(o, tid)
+	if err != nil {
+		return nil
+	}
+	v := sj.StatusView
+	if v.Phase.Terminal() || v.Pending != nil || v.Phase == to {
+		return nil
+	}
+	var edges []string
+	for _, e := range v.Edges {
+		if e.To == to {
+			return nil
+		}
+		edges = append(edges, string(e.To))
+	}
+	e := exit.New(exit.ErrRefused, "task %s is in %s and %s is not one step from it (its edges: %s): nothing changed", tid, v.Phase, to, strings.Join(edges, ", "))
+	if path, ok := o.Table.Path(v.Phase, to); ok {
+		e = e.WithHint("the way to %s goes through the gates: %s", to, joinPhases(path))
+	} else {
+		e = e.WithHint("no edge leads from %s to %s; `%s` re-opens an earlier phase", v.Phase, to, env.command("redo "+string(to)))
+	}
+	e = e.WithHint("%s", env.stepLine(s))
+	return e.WithHint("(to skip the gates on purpose, with a reason that is logged: `%s`)", env.command(fmt.Sprintf("next --override \"REASON\" --to %s", to)))
+}
+
+func joinPhases(ps []lifecycle.Phase) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, " → ")
 }

@@ -32,7 +32,9 @@ the conflicting files. When the change was never applied, the record says
 nothing_to_revert; a revert commit of the task already on the branch is reused.
 A kill at any moment is finished or undone by the next orch command.
 
-To revert an accepted change, record that decision first:
+From done (the change accepted and committed), orch revert re-opens the task
+at revert first, as orch redo revert does (logged as a redo with the reason),
+then reverts. To revert at the accept gate instead, record that decision:
   orch accept --verdict revert --reason "..."`,
 		Example: `  orch revert --reason "broke the nightly build"`,
 		Args:    cobra.NoArgs,
@@ -43,6 +45,16 @@ To revert an accepted change, record that decision first:
 			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {
 				return err
+			}
+			// A done task is re-opened at revert first, as `orch redo
+			// revert` does and logged as such: reverting a finished
+			// change is what a person asking for it means.
+			if v, err := o.Status(tid); err == nil && v.Phase == lifecycle.Done && v.Pending == nil {
+				res, err := o.Redo(cmd.Context(), tid, lifecycle.Revert, "orch revert: "+reason)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s → %s (redo, to revert the done task)\n", res.Task, res.From, res.To)
 			}
 			if err := env.wrongPhase(o, tid, lifecycle.Revert); err != nil {
 				return err

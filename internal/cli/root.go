@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/termtext"
@@ -78,6 +79,9 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
+			if _, ours := err.(*exit.Error); ours {
+				return &flagError{err: err} // with its own hint
+			}
 			return &flagError{err: usagef(err.Error())}
 		}
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/termtext"
 )
@@ -48,7 +49,18 @@ piped, it is the file as written. Colours follow NO_COLOR and TERM=dumb.`,
 		Example: `  orch show plan
   orch show code-review --task 0007-add-retry
   orch show plan | grep -i retry`,
-		Args:      cobra.ExactArgs(1),
+		// Without an argument (or with a wrong one) the choices are the
+		// answer, in the syntax at hand (orch show plan, /show plan).
+		Args: func(_ *cobra.Command, args []string) error {
+			switch len(args) {
+			case 0:
+				return exit.New(exit.ErrUsage, "show: which artifact? one of %s", strings.Join(shownNames(), ", ")).
+					WithHint("for example `%s`", env.command("show plan"))
+			case 1:
+				return nil
+			}
+			return exit.New(exit.ErrUsage, "show: one artifact at a time (got %d): one of %s", len(args), strings.Join(shownNames(), ", "))
+		},
 		ValidArgs: shownNames(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range shown {
@@ -56,7 +68,11 @@ piped, it is the file as written. Colours follow NO_COLOR and TERM=dumb.`,
 					return env.showArtifact(cmd, id, s.path, s.writer)
 				}
 			}
-			return usagef(fmt.Sprintf("orch: show: unknown artifact %q: one of %s", args[0], strings.Join(shownNames(), ", ")))
+			e := exit.New(exit.ErrUsage, "show: unknown artifact %q", args[0])
+			if near := clip.Nearest(args[0], shownNames()); near != "" {
+				e = exit.New(exit.ErrUsage, "show: unknown artifact %q (did you mean %q?)", args[0], near)
+			}
+			return e.WithHint("one of %s", strings.Join(shownNames(), ", "))
 		},
 	}
 	taskFlag(cmd, &id)
@@ -97,6 +113,7 @@ func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer string) error {
 		return err
 	}
 	st := env.style(cmd.OutOrStdout())
+	st.Slash = env.REPL
 	path := filepath.Join(t.Dir, filepath.FromSlash(rel))
 	// Read before the pager starts: a missing file is an error on the
 	// terminal, not an empty pager.

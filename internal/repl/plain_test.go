@@ -76,3 +76,34 @@ func TestPlainSessionExitCode(t *testing.T) {
 		t.Errorf("/next refused then /status: exit %d, want 3\n%s", code, errw)
 	}
 }
+
+// /show without an argument lists the choices (not cobra's "accepts 1
+// arg(s)"), a mistyped one gets a did-you-mean, and the plan rendered in
+// the REPL names its commands in slash syntax (/answer, not orch answer).
+func TestPlainSessionShow(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	var out, errw strings.Builder
+	input := strings.Join([]string{"add retry with backoff", "/show", "/show paln"}, "\n")
+	cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
+	for _, want := range []string{
+		"orch: show: which artifact? one of brief, plan, plan-review, diff, code-review, advice, summary\nfor example `/show plan`\n",
+		"orch: show: unknown artifact \"paln\" (did you mean \"plan\"?)\none of ",
+	} {
+		if !strings.Contains(errw.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errw.String())
+		}
+	}
+	if s := errw.String(); strings.Contains(s, "accepts 1 arg") || strings.Contains(s, "orch show") {
+		t.Errorf("cobra's message or shell syntax in the REPL:\n%s", s)
+	}
+
+	id := "0001-add-retry-with-backoff"
+	p.write(".orch/tasks/"+id+"/planning/plan.md", "# Retry\n\n## Questions\n\n- **q1** (blocking): How many?\n  - **Open**: answer with `orch answer q1 \"…\"`\n")
+	out.Reset()
+	errw.Reset()
+	cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader("/show plan\n"), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
+	if s := out.String(); !strings.Contains(s, "answer with `/answer q1 \"…\"`") || strings.Contains(s, "orch answer") {
+		t.Errorf("the plan in the REPL:\n%s\n%s", s, errw.String())
+	}
+}

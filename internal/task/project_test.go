@@ -116,8 +116,15 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("Open(../x) = %v", err)
 	}
 	_, err = p.Open("0009-none")
-	if !errors.Is(err, ErrNoTask) || !strings.Contains(err.Error(), "orch list") {
+	// The message names the folder and no command: each front end says
+	// how to list the tasks in its own syntax.
+	if !errors.Is(err, ErrNoTask) || !strings.Contains(err.Error(), "no folder") || strings.Contains(err.Error(), "orch ") {
 		t.Fatalf("Open(missing) = %v", err)
+	}
+	for typed, want := range map[string]string{"0001-b": `did you mean "0001-a"?`, "0001": `did you mean "0001-a"?`} {
+		if _, err := p.Open(typed); !errors.Is(err, ErrNoTask) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open(%s) = %v, want %s", typed, err, want)
+		}
 	}
 	writeFile(t, filepath.Join(p.TasksDir(), "afile"), "")
 	if _, err := p.Open("afile"); !errors.Is(err, ErrNoTask) {

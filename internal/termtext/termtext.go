@@ -62,6 +62,10 @@ type Style struct {
 	Terminal bool // the output is a terminal: Markdown is laid out
 	Color    bool // ANSI colours allowed
 	Width    int  // columns; below 20 means 80
+	// Slash shows the orch commands an artifact names in inline code
+	// (`orch answer q1 "…"`) as the REPL's slash commands (`/answer q1
+	// "…"`): the syntax of where the text is read.
+	Slash bool
 }
 
 // ColorAllowed follows NO_COLOR (https://no-color.org: set to anything
@@ -80,6 +84,9 @@ func Markdown(text string, st Style) string {
 	// The notation of control characters is marked (markOn, markOff)
 	// through the layout, and shown in reverse video at the end.
 	text = sanitize(text, markOn, markOff, false)
+	if st.Slash {
+		text = strings.ReplaceAll(text, "`orch ", "`/")
+	}
 	if !st.Terminal {
 		return finishMarks(text, st.Color)
 	}
