@@ -149,6 +149,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	popt := autopilot.Options{Yes: true, Answers: map[string]string{}, Answer: func(ctx context.Context, id, q, text string) error {
 		return planner.Answer(ctx, o, id, q, text)
 	}}
+	cold := buildCacheCold(p.Root)
 	popt.Event = func(e autopilot.Event) {
 		switch {
 		case e.Event == "next":
@@ -157,7 +158,15 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			q := strings.TrimPrefix(e.Action, "answer ")
 			say("  you answer %s: %s", q, popt.Answers[q])
 		case e.Event == "work" && e.Phase == lifecycle.Test:
-			say("  running the tests in an isolated worktree (the first run builds Go's standard library into orch's cache once)…")
+			// The standard library is built once per repository's build
+			// cache: said before the first test run that builds it, not
+			// before every run.
+			if cold {
+				say("  running the tests in an isolated worktree (the first run builds Go's standard library into orch's cache once)…")
+				cold = false
+			} else {
+				say("  running the tests in an isolated worktree…")
+			}
 		}
 	}
 	popt.Worked = func(_ lifecycle.Phase, out worker.Outcome) {
@@ -334,4 +343,16 @@ func writeConfig(p *task.Project, provider string) error {
 		return fmt.Errorf("orch demo: --provider: expected script, openai or anthropic, got %q", provider)
 	}
 	return os.WriteFile(filepath.Join(p.Dir, config.FileName), []byte(cfg), 0o644)
+}
+
+// buildCacheCold reports whether the repository at root has no build
+// cache yet (testphase.BuildCacheDir): its first test run builds Go's
+// standard library.
+func buildCacheCold(root string) bool {
+	dir, err := testphase.BuildCacheDir(root)
+	if err != nil {
+		return true
+	}
+	_, err = os.Stat(dir)
+	return err != nil
 }
