@@ -3,6 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +21,7 @@ import (
 
 func newTestCmd(env *Env) *cobra.Command {
 	var id, sandbox string
-	var keep, asJSON, exitCode bool
+	var keep, asJSON, exitCode, verbose bool
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "test",
@@ -28,6 +31,9 @@ HEAD), apply code/diff.patch there, and run the suites of .orch/config.toml (or
 the ones detected from the repository) in it, under bubblewrap when available:
 no network, read-only root, only the worktree and a private /tmp writable.
 Writes test/report.json and test/logs/. Your working tree is never touched.
+How the suites ran — the sandbox, the environment, the limits, the warm
+worktree and build cache — is one line ("sandbox: bwrap, no network, …");
+-v prints those notes whole, and test/report.json keeps them all.
 
 From review, orch test first takes review → test (its condition must hold).
 Then ` + "`orch next`" + ` decides: failures go back to codegen, a pass goes to accept.
@@ -71,9 +77,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 				}
 			} else {
 				printEntered(out, w.Phase.Entered)
-				for _, n := range rep.Notes {
-					fmt.Fprintf(out, "note: %s\n", n)
-				}
+				printTestNotes(out, rep.Sandbox, rep.Notes, verbose, env.command("test -v"))
 				for _, s := range rep.Suites {
 					judged := ""
 					if s.JudgedBy == artifact.JudgedByExitCode {
@@ -114,6 +118,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the worktree and print its path")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", "auto, bwrap or none (default: .orch/config.toml's test.sandbox)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print test/report.json's content; suite output goes to stderr")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every note on how the suites ran (the sandbox, environment, limits, worktree and cache) whole")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 9 when the suites ran and a test failed (default: 0, read the summary)")
 	return cmd
 }
@@ -143,5 +148,80 @@ func (env *Env) environ() []string {
 func printEntered(w interface{ Write([]byte) (int, error) }, nr *orchestrator.NextResult) {
 	if nr != nil {
 		fmt.Fprintf(w, "%s: %s → %s (%s)\n", nr.Task, nr.From, nr.To, nr.Reason)
+	}
+}
+
+// routineNotes start the notes that describe how every run is made (the
+// sandbox, the environment passed, the limits, the warm worktree, the
+// warmed build cache): orch test sums them up in one line unless -v.
+// Every other note (no base commit, the repository changed, a warm-up
+// that failed) is printed whole.
+var routineNotes = []string{
+	"bwrap sandbox: ",
+	"sandbox disabled (",
+	"environment passed to the suites",
+	"limits: ",
+	"tests run in the warm test worktree ",
+	"tests run in a new warm test worktree ",
+	"go build cache warmed by",
+}
+
+func routineNote(n string) bool {
+	for _, p := range routineNotes {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// tmpfsSize finds the bound on each writable tmpfs in the sandbox's note.
+var tmpfsSize = regexp.MustCompile(`each tmpfs at most ([0-9.]+ [KMGT]?i?B)`)
+
+// sandboxLine sums up how the suites ran in one line.
+func sandboxLine(sandbox string, notes []string) string {
+	var line string
+	switch sandbox {
+	case "none":
+		line = "sandbox: none (an explicit opt-out): the suites ran with your full access to files, network and credentials"
+	case "":
+		line = "sandbox: not recorded"
+	default:
+		line = "sandbox: " + sandbox + ", no network, system folders read-only, writable: the worktree and a private /tmp"
+		for _, n := range notes {
+			if m := tmpfsSize.FindStringSubmatch(n); m != nil {
+				line += " (" + m[1] + " each)"
+				break
+			}
+		}
+	}
+	return line
+}
+
+// printTestNotes prints the run's notes: with verbose all of them; else
+// the one-line sandbox summary, where the rest is, and every note that
+// is not routine.
+func printTestNotes(out io.Writer, sandbox string, notes []string, verbose bool, verboseCmd string) {
+	if verbose {
+		for _, n := range notes {
+			fmt.Fprintf(out, "note: %s\n", n)
+		}
+		return
+	}
+	routine := 0
+	for _, n := range notes {
+		if routineNote(n) {
+			routine++
+		}
+	}
+	line := sandboxLine(sandbox, notes)
+	if routine > 0 {
+		line += fmt.Sprintf("; %d more notes: %s, or %s", routine, verboseCmd, artifact.TestReportFile)
+	}
+	fmt.Fprintln(out, line)
+	for _, n := range notes {
+		if !routineNote(n) {
+			fmt.Fprintf(out, "note: %s\n", n)
+		}
 	}
 }
