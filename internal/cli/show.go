@@ -68,11 +68,10 @@ piped, it is the file as written. Colours follow NO_COLOR and TERM=dumb.`,
 					return env.showArtifact(cmd, id, s.path, s.writer)
 				}
 			}
-			e := exit.New(exit.ErrUsage, "show: unknown artifact %q", args[0])
 			if near := clip.Nearest(args[0], shownNames()); near != "" {
-				e = exit.New(exit.ErrUsage, "show: unknown artifact %q (did you mean %q?)", args[0], near)
+				return exit.New(exit.ErrUsage, "show: unknown artifact %q (did you mean %q?): one of %s", args[0], near, strings.Join(shownNames(), ", "))
 			}
-			return e.WithHint("one of %s", strings.Join(shownNames(), ", "))
+			return exit.New(exit.ErrUsage, "show: unknown artifact %q: one of %s", args[0], strings.Join(shownNames(), ", "))
 		},
 	}
 	taskFlag(cmd, &id)

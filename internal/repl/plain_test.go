@@ -88,7 +88,7 @@ func TestPlainSessionShow(t *testing.T) {
 	cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
 	for _, want := range []string{
 		"orch: show: which artifact? one of brief, plan, plan-review, diff, code-review, advice, summary\nfor example `/show plan`\n",
-		"orch: show: unknown artifact \"paln\" (did you mean \"plan\"?)\none of ",
+		"orch: show: unknown artifact \"paln\" (did you mean \"plan\"?): one of brief, plan,",
 	} {
 		if !strings.Contains(errw.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errw.String())
