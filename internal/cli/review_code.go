@@ -77,12 +77,13 @@ stay invalid (no review is written).`,
 				if len(rec.Issues) > 0 {
 					fmt.Fprintln(out, "issues:")
 				}
-				for _, is := range rec.Issues {
+				// The same finding from several reviewers is listed once.
+				for _, f := range review.MergeFindings(rec.Issues) {
 					where := ""
-					if p := is.Place(); p != "" {
+					if p := f.Place(); p != "" {
 						where = termtext.Line(p) + " "
 					}
-					fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", termtext.Line(string(is.Severity)), termtext.Line(string(is.Kind)), where, termtext.Line(is.Message), termtext.Line(is.Reviewer))
+					fmt.Fprintf(out, "  [%s %s] %s%s (%s)\n", termtext.Line(string(f.Severity)), termtext.Line(string(f.Kind)), where, termtext.Line(f.Message), termtext.Line(f.By()))
 				}
 				fmt.Fprintf(out, "wrote %s, review/code-review.md\n", artifact.CodeReviewFile)
 				env.showHint(out, "code-review")

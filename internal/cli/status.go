@@ -61,6 +61,12 @@ func printStatus(w io.Writer, st termtext.Style, v orchestrator.StatusView) {
 	if v.Pending != nil {
 		fmt.Fprintf(w, "note: %s\n", v.Pending)
 	}
+	// A cancelled or failed run recorded nothing as the phase's result:
+	// say so first, or an older run's artifacts (an old test report's
+	// error) would read as this run's outcome.
+	if a, ok := v.Actors[v.Phase]; ok && a.LastRun != "" {
+		fmt.Fprintf(w, "last %s run: %s, nothing of it recorded as the result; what follows reads the artifacts from before it\n", v.Phase, st.Paint(string(a.LastRun), termtext.Red))
+	}
 	if len(v.Actors) > 0 {
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(v.Actors)) {

@@ -69,6 +69,9 @@ func For(v orchestrator.StatusView, open string) Step {
 	}
 	if w, ok := worker.Registry(worker.Deps{}).For(v.Phase); ok {
 		why := workWhy[v.Phase]
+		if a, ok := v.Actors[v.Phase]; ok && a.LastRun == lifecycle.RunCancelled {
+			why = "the last run was cancelled: run it again"
+		}
 		if len(v.Invalid) > 0 {
 			why = "re-run the phase, or fix the invalid file named above"
 		}

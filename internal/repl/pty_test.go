@@ -103,6 +103,8 @@ func TestTerminalCancelTest(t *testing.T) {
 	p.write(".orch/tasks/t1/code/files/notes.txt", "hello\n")
 	p.write(".orch/tasks/t1/code/diff.patch", "diff --git a/notes.txt b/notes.txt\nnew file mode 100644\n--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+hello\n")
 	p.mustOrch("next", "--override", "set up by the test", "--to", "test")
+	// An earlier run's report: the runner failed.
+	p.write(".orch/tasks/t1/test/report.json", `{"status":"error","overall_pass":false,"summary":{"passed":0,"failed":0,"skipped":0,"error":1},"suites":[],"error":"an earlier runner failure"}`)
 
 	// Open the FIFO read-write so that opening never blocks; the read does
 	// until the suite writes.
@@ -144,8 +146,9 @@ func TestTerminalCancelTest(t *testing.T) {
 		t.Fatalf("test actor still running after Ctrl-C: %v", actors["test"])
 	}
 
-	// The session goes on.
-	tm.step("/status"+enter, "task t1  phase test", "[test]> ")
+	// The session goes on; status leads with the cancellation, and the
+	// step is to run the tests again, not the earlier run's error.
+	tm.step("/status"+enter, "task t1  phase test", "last test run: cancelled, nothing of it recorded", "run: /test  (the last run was cancelled: run it again)", "[test]> ")
 	tm.quit()
 	if n := p.kinds("t1"); n["phase_started"] != 1 || n["phase_finished"] != 1 {
 		t.Errorf("transcript events: %v", n)

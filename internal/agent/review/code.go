@@ -351,14 +351,62 @@ func CodeMarkdown(rec CodeRecord) string {
 		return b.String()
 	}
 	b.WriteString("\n## Issues\n\n")
-	for _, is := range rec.Issues {
+	for _, f := range MergeFindings(rec.Issues) {
 		where := ""
-		if p := is.Place(); p != "" {
+		if p := f.Place(); p != "" {
 			where = " `" + p + "`"
 		}
-		fmt.Fprintf(&b, "- **%s** (%s, %s)%s: %s\n", is.Severity, is.Kind, is.Reviewer, where, strings.ReplaceAll(is.Message, "\n", "\n  "))
+		fmt.Fprintf(&b, "- **%s** (%s, %s)%s: %s\n", f.Severity, f.Kind, f.By(), where, strings.ReplaceAll(f.Message, "\n", "\n  "))
 	}
 	return b.String()
+}
+
+// Finding is one finding of the code review as people read it: an issue
+// that several reviewers raised (the same file, line and text, blanks and
+// case aside) once, with the reviewers who raised it and the most severe
+// of their severities. review/code-review.json keeps every reviewer's
+// issue: the gate counts them.
+type Finding struct {
+	artifact.Issue
+	Reviewers []string
+}
+
+// By names who raised the finding: "security", or "security, risk (2
+// reviewers)".
+func (f Finding) By() string {
+	if len(f.Reviewers) == 1 {
+		return f.Reviewers[0]
+	}
+	return fmt.Sprintf("%s (%d reviewers)", strings.Join(f.Reviewers, ", "), len(f.Reviewers))
+}
+
+// MergeFindings merges the issues that are the same finding, in the order
+// each was first raised.
+func MergeFindings(issues []CodeIssue) []Finding {
+	var out []Finding
+	at := map[string]int{}
+	for _, is := range issues {
+		key := is.Place() + "\x00" + strings.ToLower(strings.Join(strings.Fields(is.Message), " "))
+		i, seen := at[key]
+		if !seen {
+			at[key] = len(out)
+			out = append(out, Finding{Issue: is.Issue, Reviewers: []string{is.Reviewer}})
+			continue
+		}
+		f := &out[i]
+		if !slices.Contains(f.Reviewers, is.Reviewer) {
+			f.Reviewers = append(f.Reviewers, is.Reviewer)
+		}
+		if severityRank(is.Severity) > severityRank(f.Severity) {
+			f.Severity, f.Kind = is.Severity, is.Kind
+		}
+	}
+	return out
+}
+
+// severityRank orders severities, info lowest.
+func severityRank(s string) int {
+	return slices.Index([]string{artifact.SeverityInfo, artifact.SeverityMinor, artifact.SeverityMajor, artifact.SeverityBlocking}, s)
 }
 
 // mdCell makes text safe inside a Markdown table cell.

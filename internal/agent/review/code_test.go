@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -362,5 +363,50 @@ func TestReviewCodePanelDecidesAsPerPersona(t *testing.T) {
 				t.Errorf("code-review.json differs:\npanel:\n%s\nper persona:\n%s", files[0], files[1])
 			}
 		})
+	}
+}
+
+// The same finding from several reviewers (same place, same text, blanks
+// and case aside) is one finding with every reviewer and the most severe
+// severity; anything else stays apart. The Markdown lists it once.
+func TestMergeFindings(t *testing.T) {
+	is := func(rev, sev, file string, line int, msg string) CodeIssue {
+		return CodeIssue{Issue: artifact.Issue{Severity: sev, Kind: "code", File: file, Line: line, Message: msg}, Reviewer: rev}
+	}
+	for _, tc := range []struct {
+		name string
+		in   []CodeIssue
+		want []string // "severity place: message by"
+	}{
+		{"four reviewers, one finding", []CodeIssue{
+			is("security", "minor", "a.go", 3, "Unchecked error"),
+			is("risk", "major", "a.go", 3, "unchecked  error"),
+			is("testing", "minor", "a.go", 3, "unchecked error "),
+			is("architecture", "info", "a.go", 3, "Unchecked error"),
+		}, []string{"major a.go:3: Unchecked error by security, risk, testing, architecture (4 reviewers)"}},
+		{"another line, another file, another text", []CodeIssue{
+			is("security", "minor", "a.go", 3, "unchecked error"),
+			is("risk", "minor", "a.go", 4, "unchecked error"),
+			is("risk", "minor", "b.go", 3, "unchecked error"),
+			is("testing", "minor", "a.go", 3, "no test"),
+		}, []string{"minor a.go:3: unchecked error by security", "minor a.go:4: unchecked error by risk", "minor b.go:3: unchecked error by risk", "minor a.go:3: no test by testing"}},
+		{"one reviewer twice", []CodeIssue{
+			is("risk", "minor", "", 0, "too big"),
+			is("risk", "blocking", "", 0, "too big"),
+		}, []string{"blocking : too big by risk"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range MergeFindings(tc.in) {
+				got = append(got, fmt.Sprintf("%s %s: %s by %s", f.Severity, f.Place(), f.Message, f.By()))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("MergeFindings:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	md := CodeMarkdown(CodeRecord{Issues: []CodeIssue{is("security", "minor", "a.go", 3, "unchecked error"), is("risk", "minor", "a.go", 3, "unchecked error")}})
+	if strings.Count(md, "unchecked error") != 1 || !strings.Contains(md, "(code, security, risk (2 reviewers)) `a.go:3`: unchecked error") {
+		t.Errorf("CodeMarkdown:\n%s", md)
 	}
 }
