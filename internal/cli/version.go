@@ -68,6 +68,10 @@ func (b BuildInfo) String() string {
 		if b.Modified {
 			parts = append(parts, "modified")
 		}
+	} else if b.Version == "(devel)" {
+		// `go run` and builds outside a clone record no commit: say so
+		// rather than leave the reader to guess.
+		parts = append(parts, "no commit recorded: built by go run or outside a git clone")
 	}
 	if b.Time != "" {
 		parts = append(parts, b.Time)
