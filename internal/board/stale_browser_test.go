@@ -117,8 +117,13 @@ func TestBrowserStalePage(t *testing.T) {
 			if ph := textOf(t, ctx, "the phase", "#phase"); ph != string(before.Phase) {
 				t.Errorf("the page shows phase %s, the task is in %s", ph, before.Phase)
 			}
-			if loc := get(t, ctx, "location", chromedp.Location()); !strings.HasSuffix(strings.SplitN(loc, "#", 2)[0], "/task/"+id) {
-				t.Errorf("the page's address is %s, want the task's", loc)
+			// The page's deferred script replaces the address once it runs,
+			// which may be just after the refusal is visible: wait for it.
+			c2, cancel2 := context.WithTimeout(ctx, 10*time.Second)
+			err = chromedp.Do(c2, chromedp.Poll[chromedp.Void](`location.pathname === "/task/`+id+`"`))
+			cancel2()
+			if loc := get(t, ctx, "location", chromedp.Location()); err != nil || !strings.HasSuffix(strings.SplitN(loc, "#", 2)[0], "/task/"+id) {
+				t.Errorf("the page's address is %s, want the task's (%v)", loc, err)
 			}
 			after, err := f.O.Status(id)
 			if err != nil {
