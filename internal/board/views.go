@@ -94,8 +94,8 @@ func (s *Server) card(sum task.Summary) Card {
 	}
 	c.Title = taskTitle(t)
 	now := s.now()
-	st, _, err := t.CommittedState()
-	if err == nil {
+	st, pending, stErr := t.CommittedState()
+	if stErr == nil {
 		c.Age = ago(now.Sub(st.CreatedAt))
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
@@ -114,7 +114,11 @@ func (s *Server) card(sum task.Summary) Card {
 	// What orch status decides, from the task's observation cache
 	// (docs/artifacts.md): the same step as `orch status` names. The
 	// card shows no budget warnings and no commit, so it reads neither.
-	v, err := s.orch.Status(sum.ID)
+	if stErr != nil {
+		c.Err = stErr.Error()
+		return c
+	}
+	v, err := s.orch.StatusFrom(t, st, pending)
 	if err != nil {
 		c.Err = err.Error()
 		return c

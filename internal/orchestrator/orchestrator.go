@@ -99,6 +99,13 @@ func (o *Orchestrator) Status(id string) (StatusView, error) {
 	if err != nil {
 		return StatusView{}, err
 	}
+	return o.StatusFrom(t, st, pending)
+}
+
+// StatusFrom is Status of task t whose committed state the caller has
+// just read (task.Task.CommittedState): the board's cards read it once
+// for their ages and their decision.
+func (o *Orchestrator) StatusFrom(t *task.Task, st task.State, pending *task.Pending) (StatusView, error) {
 	phase := st.Phase
 	// A reader: what did not change is taken from the observation cache.
 	c := evidence.OpenCache(o.Project.Dir, t.Dir, t.ID)
