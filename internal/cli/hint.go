@@ -38,7 +38,7 @@ func (env *Env) listTasksHint() string {
 // stepLine is the status line naming the command to run.
 func (env *Env) stepLine(s step) string {
 	if s.Args == "" {
-		return s.Why
+		return env.words(s.Why)
 	}
 	return fmt.Sprintf("run: %s  (%s)", env.command(s.Args), strings.TrimSpace(s.Why))
 }

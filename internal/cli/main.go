@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -92,7 +93,7 @@ func Run(ctx context.Context, env Env) int {
 		return int(exit.OK)
 	}
 	code := exit.Of(err)
-	fmt.Fprintln(stderr, termtext.Sanitize(exit.Format(err)))
+	fmt.Fprintln(stderr, termtext.Sanitize(env.words(exit.Format(err))))
 	if errors.Is(err, task.ErrNoTask) {
 		fmt.Fprintln(stderr, env.listTasksHint())
 	}
@@ -100,4 +101,20 @@ func Run(ctx context.Context, env Env) int {
 		fmt.Fprintf(stderr, "run `%s` for usage\n", env.command("help"))
 	}
 	return int(code)
+}
+
+// words is msg in the syntax at hand: as written in a shell, replSyntax
+// in the REPL.
+func (env *Env) words(msg string) string {
+	if env.REPL {
+		return replSyntax(msg)
+	}
+	return msg
+}
+
+// replSyntax names in the REPL's syntax the orch commands a message quotes
+// (`orch redo test` → `/redo test`, `orch list` → `/task list`): messages
+// made below the command line are written in shell words.
+func replSyntax(msg string) string {
+	return strings.NewReplacer("`orch list`", "`/task list`", "`orch new ", "`/task new ", "`orch ", "`/").Replace(msg)
 }

@@ -84,7 +84,7 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 			}
 			if res.Override && res.To == lifecycle.Done {
 				if w := nextstep.DoneWithoutCommit(o.Project, tid); w != "" {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", env.words(w))
 				}
 			}
 			return nil

@@ -36,6 +36,12 @@ func newStatusCmd(env *Env) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(sj)
 			}
+			// Commands quoted in reasons and warnings, in the REPL's
+			// syntax there (`/redo accept`).
+			for i, w := range sj.Warnings {
+				sj.Warnings[i] = env.words(w)
+			}
+			sj.Reason = env.words(sj.Reason)
 			printStatus(cmd.OutOrStdout(), env.style(cmd.OutOrStdout()), sj.StatusView)
 			if sj.Commit != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "commit: %s (orch's commit of the change)\n", sj.Commit)

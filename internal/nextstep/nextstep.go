@@ -57,7 +57,7 @@ func For(v orchestrator.StatusView, open string) Step {
 	}
 	switch v.Phase {
 	case lifecycle.Done:
-		return Step{Why: "the task is done; `redo PHASE` reopens it"}
+		return Step{Why: "the task is done; `orch redo PHASE` re-opens it"}
 	case lifecycle.Planning:
 		if open != "" {
 			return Step{Args: "answer " + open + " TEXT", Why: "the planner asked a blocking question"}

@@ -107,3 +107,16 @@ func TestPlainSessionShow(t *testing.T) {
 		t.Errorf("the plan in the REPL:\n%s\n%s", s, errw.String())
 	}
 }
+
+// A refusal made below the command line quotes shell commands; the REPL
+// shows them in slash syntax.
+func TestPlainSessionRefusalInSlashSyntax(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	var out, errw strings.Builder
+	input := strings.Join([]string{"add retry with backoff", `/next --override "dropped" --to done`, "/test", "/status"}, "\n")
+	cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
+	if s := errw.String() + out.String(); !strings.Contains(s, "`/redo test` re-opens it") || !strings.Contains(s, "`/redo accept`") || strings.Contains(s, "`orch ") {
+		t.Errorf("stderr:\n%s\n%s", s, out.String())
+	}
+}
