@@ -23,7 +23,7 @@ type BudgetError struct {
 func (e *BudgetError) ExitCode() exit.Code { return exit.Refused }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("orch: budget exceeded: the %s's %s would go over its limit (spent %s, limit %s): nothing was sent to the model; raise %s in .orch/config.toml (0 = no limit) and run the phase again",
+	return fmt.Sprintf("budget exceeded: the %s's %s would go over its limit (spent %s, limit %s): nothing was sent to the model; raise %s in .orch/config.toml (0 = no limit) and run the phase again",
 		e.Scope, e.Limit, e.Spent, e.Max, e.Key)
 }
 
@@ -176,7 +176,7 @@ type UnpricedError struct {
 func (e *UnpricedError) ExitCode() exit.Code { return exit.Refused }
 
 func (e *UnpricedError) Error() string {
-	return fmt.Sprintf("orch: model %s has no known price and a cost budget is set (budgets.cost_usd): nothing was sent to it; price it in .orch/config.toml ([prices.%q] input = …, output = …, USD per million tokens; 0 for a free local model), or price every unpriced model with [prices.\"*\"], or set budgets.cost_usd = 0",
+	return fmt.Sprintf("model %s has no known price and a cost budget is set (budgets.cost_usd): nothing was sent to it; price it in .orch/config.toml ([prices.%q] input = …, output = …, USD per million tokens; 0 for a free local model), or price every unpriced model with [prices.\"*\"], or set budgets.cost_usd = 0",
 		e.Model, e.Model)
 }
 

@@ -21,7 +21,7 @@ type TurnLimitError struct {
 }
 
 func (e *TurnLimitError) Error() string {
-	return fmt.Sprintf("orch: the %s used %d model turns, the limit of [tools] max_turns, without finishing: raise it in .orch/config.toml or narrow the task, and run the phase again", e.Role, e.Turns)
+	return fmt.Sprintf("the %s used %d model turns, the limit of [tools] max_turns, without finishing: raise it in .orch/config.toml or narrow the task, and run the phase again", e.Role, e.Turns)
 }
 
 // Ask asks role for its structured answer. When ws is given and the

@@ -23,20 +23,8 @@ func DataBlock(name, content string) string {
 	return fmt.Sprintf("<data name=%q tag=%q>\n%s</data tag=%q>\n", name, tag, content, tag)
 }
 
-// planWrapped adds context to an error whose message may already start
-// with "orch: ", keeping one prefix: "orch: <context>: <message>".
-type planWrapped struct {
-	context string
-	err     error
-}
-
-func (w *planWrapped) Error() string {
-	return "orch: " + w.context + ": " + strings.TrimPrefix(w.err.Error(), "orch: ")
-}
-
-func (w *planWrapped) Unwrap() error { return w.err }
-
-func Wrap(context string, err error) error { return &planWrapped{context: context, err: err} }
+// Wrap adds context to err: "<context>: <message>".
+func Wrap(context string, err error) error { return fmt.Errorf("%s: %w", context, err) }
 
 // IndentJSON renders v as indented JSON with a final newline, the form of
 // every JSON artifact orch writes.

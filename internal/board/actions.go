@@ -112,7 +112,7 @@ func seenRevision(r *http.Request) (int64, error) {
 	v := strings.TrimSpace(r.PostForm.Get("revision"))
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, exit.UsageError(fmt.Sprintf("orch: the form names no task revision (field revision, got %q): reload the page and decide on what it shows", v))
+		return 0, exit.New(exit.ErrUsage, "the form names no task revision (field revision, got %q): reload the page and decide on what it shows", v)
 	}
 	return n, nil
 }
@@ -148,7 +148,7 @@ func (s *Server) settle(ctx context.Context) []string {
 		out = append(out, st.String())
 	}
 	if err != nil {
-		out = append(out, "orch: warning: "+err.Error())
+		out = append(out, exit.Prefix+"warning: "+err.Error())
 	}
 	return out
 }
@@ -288,7 +288,7 @@ func phaseField(r *http.Request, name string) (lifecycle.Phase, error) {
 	}
 	p, err := lifecycle.ParsePhase(v)
 	if err != nil {
-		return "", exit.UsageError("orch: --" + name + ": " + err.Error())
+		return "", exit.New(exit.ErrUsage, "--%s: %v", name, err)
 	}
 	return p, nil
 }
@@ -316,7 +316,7 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		opt.Target = r.PostForm.Get("target")
 	}
 	if err := landing.CheckDecision(opt); err != nil {
-		s.failed(w, r, id, exit.UsageError("orch: "+err.Error()))
+		s.failed(w, r, id, exit.New(exit.ErrUsage, "%v", err))
 		return
 	}
 	// What the page showed: its revision and the evidence hashes above the
@@ -334,7 +334,7 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := landing.CheckExpectation(opt.Expect); err != nil {
-		s.failed(w, r, id, exit.UsageError("orch: "+err.Error()))
+		s.failed(w, r, id, exit.New(exit.ErrUsage, "%v", err))
 		return
 	}
 	if err := landing.CheckExpected(s.orch, id, opt.Expect); err != nil {
@@ -384,7 +384,7 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 	}
 	reason := r.PostForm.Get("reason")
 	if strings.TrimSpace(reason) == "" {
-		s.failed(w, r, id, exit.UsageError("orch: revert needs a non-blank --reason"))
+		s.failed(w, r, id, exit.New(exit.ErrUsage, "revert needs a non-blank --reason"))
 		return
 	}
 	if err := s.checkSeen(r, id); err != nil {
@@ -416,12 +416,12 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := phaseField(r, "phase")
 	if err != nil || p == "" {
-		s.failed(w, r, id, exit.UsageError("orch: which phase's work? (the form names it)"))
+		s.failed(w, r, id, exit.New(exit.ErrUsage, "which phase's work? (the form names it)"))
 		return
 	}
 	wk, ok := s.workers().For(p)
 	if !ok || p == lifecycle.Accept || p == lifecycle.Revert {
-		s.failed(w, r, id, exit.UsageError(fmt.Sprintf("orch: %s has no worker to start from here", p)))
+		s.failed(w, r, id, exit.New(exit.ErrUsage, "%s has no worker to start from here", p))
 		return
 	}
 	s.startJob(w, r, id, wk.Command(), func(ctx context.Context, j *Job, cfg config.Config) (string, error) {
@@ -446,7 +446,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	}
 	j := s.jobs.get(id, r.PostForm.Get("job"))
 	if j == nil || !j.Running() {
-		s.done(w, r, id, flash{Text: "orch: no running job to cancel"})
+		s.done(w, r, id, flash{Text: exit.Prefix + "no running job to cancel"})
 		return
 	}
 	j.cancel()
@@ -459,7 +459,7 @@ func (s *Server) work(ctx context.Context, j *Job, cfg config.Config, p lifecycl
 	deps := worker.Deps{Orch: s.orch, Config: cfg, Agents: s.runtime(cfg, j), Test: s.testOptions(j)}
 	wk, ok := worker.Registry(deps).For(p)
 	if !ok {
-		return worker.Outcome{}, fmt.Errorf("orch: no worker for phase %s", p)
+		return worker.Outcome{}, fmt.Errorf("no worker for phase %s", p)
 	}
 	out, err := wk.Work(ctx, run)
 	if deps.Agents != nil {
@@ -491,7 +491,7 @@ func (s *Server) startJob(w http.ResponseWriter, r *http.Request, id, action str
 	j := &Job{ID: key[:12], Task: id, Action: action, Started: s.now(), cancel: cancel}
 	if !s.jobs.start(j) {
 		cancel()
-		s.failed(w, r, id, exit.RefusedError(fmt.Sprintf("orch: %s is already running for task %s from this board: wait for it or cancel it", s.jobs.last(id).Action, id)))
+		s.failed(w, r, id, exit.New(exit.ErrRefused, "%s is already running for task %s from this board: wait for it or cancel it", s.jobs.last(id).Action, id))
 		return
 	}
 	notes := s.settle(r.Context())

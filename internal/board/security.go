@@ -32,7 +32,7 @@ const csrfField = "csrf"
 func newSecret() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("orch: serve: random token: %w", err)
+		return "", fmt.Errorf("serve: random token: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }

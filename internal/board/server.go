@@ -93,7 +93,7 @@ type Server struct {
 // New builds a board; Start begins watching, Close ends it.
 func New(opt Options) (*Server, error) {
 	if opt.Project == nil {
-		return nil, fmt.Errorf("orch: serve: no project")
+		return nil, fmt.Errorf("serve: no project")
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -110,12 +110,12 @@ func New(opt Options) (*Server, error) {
 	}
 	hosts, err := Hosts(opt.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("orch: serve: address %q: %w", opt.Addr, err)
+		return nil, fmt.Errorf("serve: address %q: %w", opt.Addr, err)
 	}
 	_, port, _ := net.SplitHostPort(opt.Addr)
 	tmpl, err := template.New("").Funcs(funcs).ParseFS(assets, "templates/*.tmpl")
 	if err != nil {
-		return nil, fmt.Errorf("orch: serve: templates: %w", err)
+		return nil, fmt.Errorf("serve: templates: %w", err)
 	}
 	s := &Server{opt: opt, orch: orchestrator.New(opt.Project), guard: newGuard(opt.Token, hosts, port), tmpl: tmpl,
 		static: map[string][]byte{}, watch: newWatcher(opt.Project.TasksDir()), jobs: newJobs(), flashes: map[string]flash{}}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/testphase"
@@ -73,7 +74,7 @@ and the hashes it judged.`,
 			out := cmd.OutOrStdout()
 			want, err := landing.ParseExpect(expect)
 			if err != nil {
-				return usagef("orch: " + err.Error())
+				return exit.New(exit.ErrUsage, "%v", err)
 			}
 			dec := artifact.Decider{Kind: "human", Name: deciderName(env, decider)}
 			// A decision written by hand is applied as it stands.
@@ -99,7 +100,7 @@ and the hashes it judged.`,
 			}
 			if verdict == "" {
 				if !isTerminal(env.Stdin) {
-					return usagef("orch: accept needs --verdict (accepted, changes_requested, rejected or revert) and --reason when not run in a terminal")
+					return exit.New(exit.ErrUsage, "accept needs --verdict (accepted, changes_requested, rejected or revert) and --reason when not run in a terminal")
 				}
 				shown, err := landing.Shown(o, tid)
 				if err != nil {
@@ -123,7 +124,7 @@ and the hashes it judged.`,
 				Decider: dec,
 				Test:    testphase.Options{Sandbox: sandbox, Stream: cmd.ErrOrStderr(), Env: env.environ()}}
 			if err := landing.CheckDecision(opt); err != nil {
-				return usagef("orch: " + err.Error())
+				return exit.New(exit.ErrUsage, "%v", err)
 			}
 			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Accept, worker.Run{Task: tid, Accept: &opt})
 			if err != nil {
@@ -191,12 +192,12 @@ func printEvidence(w io.Writer, id string, ev landing.Evidence) {
 func askDecision(ctx context.Context, in *bufio.Reader, w io.Writer, ev landing.Evidence) (verdict, target string, reasons []string, allowIncomplete bool, err error) {
 	ask := func(q string) (string, error) {
 		if err := ctx.Err(); err != nil {
-			return "", fmt.Errorf("orch: cancelled: nothing recorded: %w", err)
+			return "", fmt.Errorf("cancelled: nothing recorded: %w", err)
 		}
 		fmt.Fprint(w, q)
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
-			return "", fmt.Errorf("orch: no answer: %w", err)
+			return "", fmt.Errorf("no answer: %w", err)
 		}
 		return strings.TrimSpace(line), nil
 	}
@@ -230,7 +231,7 @@ func askDecision(ctx context.Context, in *bufio.Reader, w io.Writer, ev landing.
 			return "", "", nil, false, err
 		}
 		if a != "yes" {
-			return "", "", nil, false, usagef("orch: not confirmed: nothing recorded")
+			return "", "", nil, false, exit.New(exit.ErrUsage, "not confirmed: nothing recorded")
 		}
 		allowIncomplete = true
 	}

@@ -96,7 +96,7 @@ func (a *agentCall) work(ctx context.Context, p lifecycle.Phase) (worker.Outcome
 func work(ctx context.Context, deps worker.Deps, p lifecycle.Phase, run worker.Run) (worker.Outcome, error) {
 	w, ok := worker.Registry(deps).For(p)
 	if !ok {
-		return worker.Outcome{}, fmt.Errorf("orch: no worker for phase %s", p)
+		return worker.Outcome{}, fmt.Errorf("no worker for phase %s", p)
 	}
 	return w.Work(ctx, run)
 }

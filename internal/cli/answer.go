@@ -47,7 +47,7 @@ The task must be in planning, with no planning round running. The next
 			if len(args) == 2 && args[1] == "-" {
 				data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), planner.MaxAnswerBytes+1))
 				if err != nil {
-					return fmt.Errorf("orch: read the answer from stdin: %w", err)
+					return fmt.Errorf("read the answer from stdin: %w", err)
 				}
 				text = strings.TrimRight(string(data), "\r\n")
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 func newConfigCmd(env *Env) *cobra.Command {
@@ -54,7 +55,7 @@ value prints nothing. Tab completes the keys.`,
 					if slices.Contains(config.Keys(), args[0]) {
 						return nil // a key of orch's with no value: unset
 					}
-					return usagef(fmt.Sprintf("orch: config: %s: %s", args[0], config.UnknownKey(args[0])))
+					return exit.New(exit.ErrUsage, "config: %s: %s", args[0], config.UnknownKey(args[0]))
 				}
 			}
 			if s, ok := v.(string); ok && !asJSON {
@@ -92,11 +93,11 @@ func (env *Env) effectiveConfig() (map[string]any, error) {
 	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(cfg); err != nil {
-		return nil, fmt.Errorf("orch: config: %w", err)
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	tree := map[string]any{}
 	if _, err := toml.Decode(b.String(), &tree); err != nil {
-		return nil, fmt.Errorf("orch: config: %w", err)
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	return tree, nil
 }

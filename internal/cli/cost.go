@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/view"
 )
 
@@ -31,7 +32,7 @@ never guessed). Tokens and cost count only calls that reached a model.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if all && id != "" {
-				return usagef("orch: --all and --task exclude each other")
+				return exit.New(exit.ErrUsage, "--all and --task exclude each other")
 			}
 			p, err := env.project()
 			if err != nil {

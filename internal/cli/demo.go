@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/demo"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 func newDemoCmd(env *Env) *cobra.Command {
@@ -27,7 +28,7 @@ the same sample with a real model (OPENAI_API_KEY or ANTHROPIC_API_KEY).`,
 			switch provider {
 			case "script", "openai", "anthropic":
 			default:
-				return usagef("orch: --provider: expected script, openai or anthropic, got " + provider)
+				return exit.New(exit.ErrUsage, "--provider: expected script, openai or anthropic, got %s", provider)
 			}
 			_, err := demo.Run(cmd.Context(), demo.Options{Dir: dir, Provider: provider, Sandbox: sandbox,
 				Out: cmd.OutOrStdout(), Getenv: env.Getenv, Environ: env.environ()})

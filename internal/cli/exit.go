@@ -12,9 +12,6 @@ import (
 	"github.com/orchdev/orch/internal/exit"
 )
 
-// usagef marks a message as a usage error (exit 2).
-func usagef(msg string) error { return exit.UsageError(msg) }
-
 // flagError wraps errors raised by flag and argument parsing (exit 2);
 // they are followed by a hint to run `orch help`.
 type flagError struct{ err error }
@@ -64,5 +61,5 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 			msg += "\t" + c + "\n"
 		}
 	}
-	return exit.UsageError(msg)
+	return exit.New(exit.ErrUsage, "%s", msg)
 }

@@ -63,9 +63,9 @@ func (env *Env) wrongPhase(o *orchestrator.Orchestrator, tid string, p lifecycle
 			return nil
 		}
 	}
-	msg := fmt.Sprintf("orch: task %s is in %s, not %s: %s runs once the task reaches %s\n%s",
-		tid, v.Phase, p, "`"+env.command(lifecycle.PhaseCommand(p))+"`", p, env.stepLine(s))
-	msg += fmt.Sprintf("\n(to skip the gates on purpose, with a reason that is logged: %s)",
-		env.command(fmt.Sprintf("next --override \"REASON\" --to %s", p)))
-	return &exit.Error{Kind: exit.ErrRefused, Msg: msg}
+	return exit.New(exit.ErrRefused, "task %s is in %s, not %s: %s runs once the task reaches %s",
+		tid, v.Phase, p, "`"+env.command(lifecycle.PhaseCommand(p))+"`", p).
+		WithHint("%s", env.stepLine(s)).
+		WithHint("(to skip the gates on purpose, with a reason that is logged: %s)",
+			env.command(fmt.Sprintf("next --override \"REASON\" --to %s", p)))
 }

@@ -51,10 +51,10 @@ func newInitCmd(env *Env) *cobra.Command {
 func gitTopLevel(ctx context.Context, dir string) (string, error) {
 	repo, err := gitx.Open(ctx, dir)
 	if errors.Is(err, gitx.ErrNotRepo) {
-		return "", fmt.Errorf("orch: %s is not inside a git repository: run `git init` first: %w", dir, errNotGitRepo)
+		return "", fmt.Errorf("%s is not inside a git repository: run `git init` first: %w", dir, errNotGitRepo)
 	}
 	if err != nil {
-		return "", fmt.Errorf("orch: run git: %w (is git installed?)", err)
+		return "", fmt.Errorf("run git: %w (is git installed?)", err)
 	}
 	return repo.Dir, nil
 }

@@ -59,7 +59,7 @@ exits 4 naming each broken task, as orch status does for one.`,
 				if len(broken) == 0 {
 					return nil
 				}
-				return exit.InvalidError("orch: "+strings.Join(broken, "\norch: "), nil)
+				return exit.New(exit.ErrInvalid, "%s", strings.Join(broken, "\n"+exit.Prefix))
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {

@@ -58,7 +58,7 @@ func Main() int {
 	defer stop()
 	dir, err := os.Getwd()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "orch: %v\n", err)
+		fmt.Fprintln(os.Stderr, exit.Format(err))
 		return int(exit.Internal)
 	}
 	return Run(ctx, Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now})

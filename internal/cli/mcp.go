@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/mcpserver"
 )
 
@@ -39,7 +40,7 @@ characters) or a random one printed on standard error at start.`,
 			if dir != "" {
 				abs, err := filepath.Abs(dir)
 				if err != nil {
-					return usagef(fmt.Sprintf("orch: --dir %q: %v", dir, err))
+					return exit.New(exit.ErrUsage, "--dir %q: %v", dir, err)
 				}
 				env.Dir = abs
 			}
@@ -61,7 +62,7 @@ characters) or a random one printed on standard error at start.`,
 			}
 			token := env.Getenv("ORCH_MCP_TOKEN")
 			if token != "" && len(token) < mcpserver.MinTokenBytes {
-				return usagef(fmt.Sprintf("orch: ORCH_MCP_TOKEN is %d characters; use at least %d (or unset it for a random token)", len(token), mcpserver.MinTokenBytes))
+				return exit.New(exit.ErrUsage, "ORCH_MCP_TOKEN is %d characters; use at least %d (or unset it for a random token)", len(token), mcpserver.MinTokenBytes)
 			}
 			printed := token == ""
 			if printed {
@@ -77,7 +78,7 @@ characters) or a random one printed on standard error at start.`,
 			}
 			ln, err := net.Listen("tcp", httpAddr)
 			if err != nil {
-				return usagef(fmt.Sprintf("orch: --http %s: %v", httpAddr, err))
+				return exit.New(exit.ErrUsage, "--http %s: %v", httpAddr, err)
 			}
 			errw := cmd.ErrOrStderr()
 			fmt.Fprintf(errw, "orch mcp: streamable HTTP at http://%s%s\n", ln.Addr(), mcpserver.HTTPPath)

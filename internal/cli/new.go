@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -33,7 +34,7 @@ current task. BRIEF is the arguments joined by spaces, or standard input when it
 				brief = string(b)
 			}
 			if strings.TrimSpace(brief) == "" {
-				return usagef("orch: the brief is blank: say what the change should do, e.g. orch new \"add a --verbose flag\"")
+				return exit.New(exit.ErrUsage, "the brief is blank: say what the change should do, e.g. orch new \"add a --verbose flag\"")
 			}
 			p, err := env.project()
 			if err != nil {

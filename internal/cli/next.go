@@ -43,12 +43,12 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 			var err error
 			if to != "" {
 				if req.To, err = lifecycle.ParsePhase(to); err != nil {
-					return usagef("orch: --to: " + err.Error())
+					return exit.New(exit.ErrUsage, "--to: %v", err)
 				}
 			}
 			if from != "" {
 				if req.From, err = lifecycle.ParsePhase(from); err != nil {
-					return usagef("orch: --from: " + err.Error())
+					return exit.New(exit.ErrUsage, "--from: %v", err)
 				}
 			}
 			if cmd.Flags().Changed("override") {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
@@ -28,7 +29,7 @@ task is done). The transcript is kept. This is the only way out of done.`,
 			if len(args) == 1 {
 				var err error
 				if p, err = lifecycle.ParsePhase(args[0]); err != nil {
-					return usagef("orch: redo: " + err.Error())
+					return exit.New(exit.ErrUsage, "redo: %v", err)
 				}
 			}
 			o, tid, err := env.orchestratorFor(wait, id)

@@ -62,7 +62,7 @@ func RunREPL(ctx context.Context, env Env) int {
 		env.Getenv = func(string) string { return "" }
 	}
 	if err := env.repl(ctx, env.Stdout, env.Stderr); err != nil {
-		fmt.Fprintln(env.Stderr, termtext.Sanitize(err.Error()))
+		fmt.Fprintln(env.Stderr, termtext.Sanitize(exit.Format(err)))
 		return int(exit.Of(err))
 	}
 	return int(exit.OK)
@@ -92,11 +92,11 @@ func (env *Env) repl(ctx context.Context, stdout, stderr io.Writer) error {
 	})
 	if code != repl.ExitOK {
 		if cause := context.Cause(ctx); cause != nil {
-			return fmt.Errorf("orch: repl: %w", cause)
+			return fmt.Errorf("repl: %w", cause)
 		}
 		// A piped session: the code of its last failing command, whose
 		// message was already printed.
-		return &exit.Error{Kind: exit.NewSentinel(exit.Code(code), "repl"), Msg: fmt.Sprintf("orch: repl: the last failing command exited %d", code)}
+		return exit.New(exit.NewSentinel(exit.Code(code), "repl"), "repl: the last failing command exited %d", code)
 	}
 	return nil
 }

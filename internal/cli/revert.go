@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/worker"
 )
@@ -40,7 +41,7 @@ then reverts. To revert at the accept gate instead, record that decision:
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if strings.TrimSpace(reason) == "" {
-				return usagef("orch: revert needs a non-blank --reason")
+				return exit.New(exit.ErrUsage, "revert needs a non-blank --reason")
 			}
 			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {

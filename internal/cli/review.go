@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/orchdev/orch/internal/exit"
+	"github.com/spf13/cobra"
+)
 
 // newReviewCmd groups `orch review plan` and `orch review code`, the seed's
 // "/review plan" and "/review code".
@@ -10,7 +13,7 @@ func newReviewCmd(env *Env) *cobra.Command {
 		Short: "run the plan reviewers or the code reviewers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("orch: review what? `orch review plan` or `orch review code`")
+			return exit.New(exit.ErrUsage, "review what? `orch review plan` or `orch review code`")
 		},
 	}
 	for _, c := range reviewSubcommands(env) {

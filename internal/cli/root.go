@@ -28,7 +28,9 @@ transcript.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().BoolVar(&env.noPager, "no-pager", false, "never page long output (orch log, orch diff, orch show); a pager runs only in a terminal: ORCH_PAGER, else PAGER, else less -FRX")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &flagError{err: usagef(flagSuggestion(c, err))} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &flagError{err: exit.New(exit.ErrUsage, "%s", flagSuggestion(c, err))}
+	})
 	root.AddCommand(
 		newInitCmd(env),
 		newNewCmd(env),
@@ -82,7 +84,7 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 			if _, ours := err.(*exit.Error); ours {
 				return &flagError{err: err} // with its own hint
 			}
-			return &flagError{err: usagef(err.Error())}
+			return &flagError{err: exit.New(exit.ErrUsage, "%s", err.Error())}
 		}
 		return nil
 	}

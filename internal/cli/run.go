@@ -50,14 +50,14 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 			if until != "" {
 				p, err := lifecycle.ParsePhase(until)
 				if err != nil {
-					return usagef("orch: --until: " + err.Error())
+					return exit.New(exit.ErrUsage, "--until: %v", err)
 				}
 				opt.Until = p
 			}
 			for _, a := range answers {
 				k, v, ok := strings.Cut(a, "=")
 				if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-					return usagef(fmt.Sprintf("orch: --answer: expected ID=TEXT, got %q", a))
+					return exit.New(exit.ErrUsage, "--answer: expected ID=TEXT, got %q", a)
 				}
 				opt.Answers[strings.TrimSpace(k)] = v
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/board"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 func newServeCmd(env *Env) *cobra.Command {
@@ -48,10 +49,10 @@ Ctrl-C stops the board (and cancels a phase run it started).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
-				return usagef(fmt.Sprintf("orch: --addr %q: expected host:port, such as 127.0.0.1:7777 (%v)", addr, err))
+				return exit.New(exit.ErrUsage, "--addr %q: expected host:port, such as 127.0.0.1:7777 (%v)", addr, err)
 			}
 			if !board.Loopback(addr) && !allowRemote {
-				return usagef(fmt.Sprintf("orch: --addr %s is not a loopback address: the board would be reachable from other machines, and with the URL's token anyone there could read every task and accept changes into this repository over plain HTTP; pass --allow-remote to do that on purpose, or use 127.0.0.1", addr))
+				return exit.New(exit.ErrUsage, "--addr %s is not a loopback address: the board would be reachable from other machines, and with the URL's token anyone there could read every task and accept changes into this repository over plain HTTP; pass --allow-remote to do that on purpose, or use 127.0.0.1", addr)
 			}
 			p, err := env.project()
 			if err != nil {
@@ -59,7 +60,7 @@ Ctrl-C stops the board (and cancels a phase run it started).`,
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return fmt.Errorf("orch: serve: listen on %s: %w", addr, err)
+				return fmt.Errorf("serve: listen on %s: %w", addr, err)
 			}
 			// The address as bound (a port 0 becomes the real one), with
 			// the host as given.
@@ -90,7 +91,7 @@ Ctrl-C stops the board (and cancels a phase run it started).`,
 			case err := <-errc:
 				b.Close()
 				if !errors.Is(err, http.ErrServerClosed) {
-					return fmt.Errorf("orch: serve: %w", err)
+					return fmt.Errorf("serve: %w", err)
 				}
 				return nil
 			case <-cmd.Context().Done():

@@ -120,9 +120,9 @@ func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer string) error {
 	// a named pipe or a device, and without blocking on one.
 	f, _, err := artifact.OpenRegular(t.Dir, rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return exit.InvalidError(fmt.Sprintf("orch: task %s has no %s yet: `%s` writes it", t.ID, rel, env.command(strings.TrimPrefix(writer, "orch "))), err)
+		return &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("task %s has no %s yet: `%s` writes it", t.ID, rel, env.command(strings.TrimPrefix(writer, "orch "))), Err: err}
 	} else if err != nil {
-		return exit.InvalidError(fmt.Sprintf("orch: task %s: %v", t.ID, err), err)
+		return exit.New(exit.ErrInvalid, "task %s: %w", t.ID, err)
 	}
 	f.Close()
 	out := env.paged(cmd)

@@ -51,7 +51,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 			switch sandbox {
 			case "", "auto", "bwrap", "none":
 			default:
-				return usagef(fmt.Sprintf("orch: --sandbox: expected auto, bwrap or none, got %q", sandbox))
+				return exit.New(exit.ErrUsage, "--sandbox: expected auto, bwrap or none, got %q", sandbox)
 			}
 			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {

@@ -269,9 +269,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Key == "" {
-		return fmt.Sprintf("orch: %s: %s", e.File, e.Msg)
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
 	}
-	return fmt.Sprintf("orch: %s: %s: %s", e.File, e.Key, e.Msg)
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Msg)
 }
 
 // ErrInvalid is matched by every *Error.

@@ -163,11 +163,8 @@ func Format(err error) string {
 		return ""
 	}
 	var b strings.Builder
-	msg := err.Error()
-	if !strings.HasPrefix(msg, Prefix) { // until every message is converted
-		b.WriteString(Prefix)
-	}
-	b.WriteString(msg)
+	b.WriteString(Prefix)
+	b.WriteString(err.Error())
 	for _, h := range Hints(err) {
 		b.WriteString("\n")
 		b.WriteString(h)
@@ -201,34 +198,3 @@ func Hints(err error) []string {
 	walk(err)
 	return hints
 }
-
-// UsageError is New(ErrUsage, "%s", msg).
-//
-// Deprecated: use New.
-func UsageError(msg string) error { return &Error{Kind: ErrUsage, Msg: msg} }
-
-// RefusedError is New(ErrRefused, "%s", msg).
-//
-// Deprecated: use New.
-func RefusedError(msg string) error { return &Error{Kind: ErrRefused, Msg: msg} }
-
-// InvalidError is an invalid state or artifact (exit 4) saying msg, caused
-// by err.
-//
-// Deprecated: use New with %w.
-func InvalidError(msg string, err error) error { return &Error{Kind: ErrInvalid, Msg: msg, Err: err} }
-
-// GateError is New(ErrGate, "%s", msg).
-//
-// Deprecated: use New.
-func GateError(msg string) error { return &Error{Kind: ErrGate, Msg: msg} }
-
-// AttemptsError is New(ErrAttempts, "%s", msg).
-//
-// Deprecated: use New.
-func AttemptsError(msg string) error { return &Error{Kind: ErrAttempts, Msg: msg} }
-
-// FailedError is New(ErrFailed, "%s", msg).
-//
-// Deprecated: use New.
-func FailedError(msg string) error { return &Error{Kind: ErrFailed, Msg: msg} }

@@ -113,7 +113,7 @@ func refuseEscapedRun(taskDir string) error {
 	for _, s := range tr.Value.Suites {
 		for _, c := range s.Cases {
 			if c.Name == testrun.CaseGitChanged {
-				return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: %s: suite %s: %s; orch accepts nothing after such a run, even with --allow-incomplete: check .git/hooks and .git/config of the repository, then run orch test again", artifact.TestReportFile, s.ID, c.Message)}
+				return exit.New(exit.ErrRefused, "%s: suite %s: %s; orch accepts nothing after such a run, even with --allow-incomplete: check .git/hooks and .git/config of the repository, then run orch test again", artifact.TestReportFile, s.ID, c.Message)
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func (a *Acceptor) Check(ctx context.Context, in work.Input) error {
 	}
 	opt, id := a.Options, in.Task
 	if err := CheckExpectation(opt.Expect); err != nil {
-		return exit.UsageError("orch: " + err.Error())
+		return exit.New(exit.ErrUsage, "%v", err)
 	}
 	if !opt.Expect.Empty() {
 		// Refused before anything changes; checked again on the run's own
@@ -177,7 +177,7 @@ func (a *Acceptor) Check(ctx context.Context, in work.Input) error {
 	}
 	ev := GatherEvidence(in.Dir)
 	if !ev.Complete && !opt.AllowIncomplete {
-		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)}
+		return exit.New(exit.ErrRefused, "the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)
 	}
 	repo, err := openRepo(ctx, in.Root)
 	if err != nil {
@@ -207,11 +207,6 @@ func (a *Acceptor) Work(ctx context.Context, in work.Input) (work.Result[AcceptR
 	return res, nil
 }
 
-// refuse builds a refusal that changes nothing.
-func refuse(format string, args ...any) error {
-	return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf(format, args...)}
-}
-
 // checkRepoForApply refuses to apply during a rebase, merge or
 // cherry-pick, on a detached HEAD, or when a file the patch touches has
 // uncommitted changes. A change already committed for this task passes:
@@ -228,26 +223,26 @@ func checkRepoForApply(ctx context.Context, repo *gitx.Repo, taskDir, id string)
 	if op, err := repo.InProgress(ctx); err != nil {
 		return err
 	} else if op != "" {
-		return refuse("orch: a %s is in progress in %s: finish or abort it before accepting", op, repo.Dir)
+		return exit.New(exit.ErrRefused, "a %s is in progress in %s: finish or abort it before accepting", op, repo.Dir)
 	}
 	if _, detached, err := repo.Branch(ctx); err != nil {
 		return err
 	} else if detached {
-		return refuse("orch: HEAD is detached: check out the branch the change should land on, then run orch accept again")
+		return exit.New(exit.ErrRefused, "HEAD is detached: check out the branch the change should land on, then run orch accept again")
 	}
 	d := artifact.LoadDiff(taskDir)
 	if d.Err != nil {
 		return d.Err
 	}
 	if !d.Present || len(d.Value.Files) == 0 {
-		return refuse("orch: %s is missing or empty: nothing to apply", artifact.DiffFile)
+		return exit.New(exit.ErrRefused, "%s is missing or empty: nothing to apply", artifact.DiffFile)
 	}
 	dirty, err := repo.DirtyPaths(ctx, diffPaths(d.Value))
 	if err != nil {
 		return err
 	}
 	if len(dirty) > 0 {
-		return refuse("orch: uncommitted changes in file(s) the change touches: %s: commit or stash them, then run orch accept again", strings.Join(dirty, ", "))
+		return exit.New(exit.ErrRefused, "uncommitted changes in file(s) the change touches: %s: commit or stash them, then run orch accept again", strings.Join(dirty, ", "))
 	}
 	return nil
 }
@@ -270,7 +265,7 @@ func checkRepoUnchanged(ctx context.Context, repo *gitx.Repo, taskDir string) er
 	}
 	const what = "a test suite may have planted code that would run outside the sandbox (a hook, a config entry) or moved a branch. Inspect .git/hooks, .git/config and the refs, undo what you did not do, then run the tests again: orch redo test && orch test"
 	if len(rep.RepoChanged) > 0 {
-		return refuse("orch: the repository changed while the tests ran (%s, field repo_changed: %s): %s; nothing was committed", artifact.TestReportFile, strings.Join(rep.RepoChanged, ", "), what)
+		return exit.New(exit.ErrRefused, "the repository changed while the tests ran (%s, field repo_changed: %s): %s; nothing was committed", artifact.TestReportFile, strings.Join(rep.RepoChanged, ", "), what)
 	}
 	if rep.RepoFingerprint == nil {
 		return nil
@@ -280,7 +275,7 @@ func checkRepoUnchanged(ctx context.Context, repo *gitx.Repo, taskDir string) er
 		return err
 	}
 	if changes := rep.RepoFingerprint.Changes(cur, 0); len(changes) > 0 {
-		return refuse("orch: the repository's hooks or config changed since the tests ran (%s, compared with %s field repo_fingerprint): %s; nothing was committed", strings.Join(changes, ", "), artifact.TestReportFile, what)
+		return exit.New(exit.ErrRefused, "the repository's hooks or config changed since the tests ran (%s, compared with %s field repo_fingerprint): %s; nothing was committed", strings.Join(changes, ", "), artifact.TestReportFile, what)
 	}
 	return nil
 }
@@ -324,8 +319,7 @@ func landedChange(ctx context.Context, repo *gitx.Repo, taskDir, id string) (str
 // report changed after their gate (evidence.CheckCommit).
 func checkEvidence(taskDir, id string, patch []byte) error {
 	if err := evidence.CheckCommit(taskDir, patch); err != nil {
-		return &exit.Error{Kind: exit.ErrInvalid, Err: err,
-			Msg: fmt.Sprintf("orch: task %s: %v; nothing was committed", id, err)}
+		return exit.New(exit.ErrInvalid, "task %s: %w; nothing was committed", id, err)
 	}
 	return nil
 }
@@ -427,10 +421,10 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 		// The suites must run again on the commit: refuse now, before
 		// anything changes, when they could not be sandboxed.
 		if a.Tests == nil {
-			return d, refuse("orch: HEAD moved since the base %.12s, so the tests must run again on the new commit, but no test runner was given; nothing was changed", base)
+			return d, exit.New(exit.ErrRefused, "HEAD moved since the base %.12s, so the tests must run again on the new commit, but no test runner was given; nothing was changed", base)
 		}
 		if err := a.Tests.Ready(); err != nil {
-			return d, refuse("orch: HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
+			return d, exit.New(exit.ErrRefused, "HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
 		}
 	}
 	// The commit is built from objects only (a temporary index): HEAD, the
@@ -439,7 +433,7 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 	built, err := repo.BuildCommit(ctx, head, patch, moved, msg)
 	if err != nil {
 		if errors.Is(err, gitx.ErrApplyConflict) {
-			return d, refuse("orch: the change does not apply to HEAD %.12s (base %.12s): %v; nothing was changed. Redo codegen on the new HEAD: orch redo codegen", head, base, err)
+			return d, exit.New(exit.ErrRefused, "the change does not apply to HEAD %.12s (base %.12s): %v; nothing was changed. Redo codegen on the new HEAD: orch redo codegen", head, base, err)
 		}
 		return d, err
 	}
@@ -450,7 +444,7 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 		return d, fmt.Errorf("commit the change: %w", err)
 	}
 	if done.Outcome != OutcomeCommitted {
-		return d, refuse("orch: %s; nothing was committed: run orch accept again", done.Note)
+		return d, exit.New(exit.ErrRefused, "%s; nothing was committed: run orch accept again", done.Note)
 	}
 	if len(done.Left) > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("committed; %s", done.Note))

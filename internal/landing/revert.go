@@ -44,13 +44,13 @@ func (Reverter) Phase() lifecycle.Phase { return lifecycle.Revert }
 // effect, and refuses a task already reverted.
 func (r Reverter) Check(ctx context.Context, in work.Input) error {
 	if strings.TrimSpace(r.Reason) == "" {
-		return &exit.Error{Kind: exit.ErrUsage, Msg: "orch: revert needs a non-blank reason: --reason \"why\""}
+		return exit.New(exit.ErrUsage, "revert needs a non-blank reason: --reason \"why\"")
 	}
 	if err := r.Engine.SettleGit(ctx, in.Task); err != nil {
 		return err
 	}
 	if rec := artifact.LoadRevertRecord(in.Dir); rec.OK() && rec.Value.Status == artifact.RevertReverted {
-		return refuse("orch: task %s is already reverted (%s): `orch next` moves it to done", in.Task, rec.Value.RevertCommit)
+		return exit.New(exit.ErrRefused, "task %s is already reverted (%s): `orch next` moves it to done", in.Task, rec.Value.RevertCommit)
 	}
 	return nil
 }
@@ -119,11 +119,11 @@ func (r Reverter) revertWork(ctx context.Context, run work.Input, reason string)
 	if op, err := repo.InProgress(ctx); err != nil {
 		return rec, err
 	} else if op != "" {
-		return rec, refuse("orch: a %s is in progress in %s: finish or abort it, then run orch revert again; nothing was changed", op, repo.Dir)
+		return rec, exit.New(exit.ErrRefused, "a %s is in progress in %s: finish or abort it, then run orch revert again; nothing was changed", op, repo.Dir)
 	}
 	ref, err := repo.HeadRef(ctx)
 	if errors.Is(err, gitx.ErrDetached) {
-		return rec, refuse("orch: HEAD is detached: check out the branch holding %.12s, then run orch revert again; nothing was changed", commit)
+		return rec, exit.New(exit.ErrRefused, "HEAD is detached: check out the branch holding %.12s, then run orch revert again; nothing was changed", commit)
 	} else if err != nil {
 		return rec, err
 	}
@@ -152,7 +152,7 @@ func (r Reverter) revertWork(ctx context.Context, run work.Input, reason string)
 		return rec, err
 	}
 	if len(dirty) > 0 {
-		return rec, refuse("orch: uncommitted changes in file(s) the revert touches: %s: commit, stash or unstage them, then run orch revert again; nothing was changed", strings.Join(dirty, ", "))
+		return rec, exit.New(exit.ErrRefused, "uncommitted changes in file(s) the revert touches: %s: commit, stash or unstage them, then run orch revert again; nothing was changed", strings.Join(dirty, ", "))
 	}
 	done, err := r.Engine.GitEffect(ctx, run.Task, repo, event.GitIntent{
 		Op: OpRevert, Run: run.Run, Ref: ref, Old: head, New: built.Commit, Paths: built.Paths, Reverts: commit,
@@ -161,7 +161,7 @@ func (r Reverter) revertWork(ctx context.Context, run work.Input, reason string)
 		return rec, fmt.Errorf("revert %.12s: %w", commit, err)
 	}
 	if done.Outcome != OutcomeCommitted {
-		return rec, refuse("orch: %s; nothing was reverted: run orch revert again", done.Note)
+		return rec, exit.New(exit.ErrRefused, "%s; nothing was reverted: run orch revert again", done.Note)
 	}
 	if len(done.Left) > 0 {
 		rec.Notes = append(rec.Notes, "reverted; "+done.Note)

@@ -95,7 +95,7 @@ func (p *commandProvider) Complete(parent context.Context, req Request) (Respons
 	}
 
 	if parent.Err() != nil {
-		return Response{}, fmt.Errorf("orch: provider %s: call abandoned: %w", p.name, context.Cause(parent))
+		return Response{}, fmt.Errorf("provider %s: call abandoned: %w", p.name, context.Cause(parent))
 	}
 	if ctx.Err() != nil {
 		return Response{}, &TimeoutError{Provider: p.name, Timeout: p.timeout}

@@ -74,7 +74,7 @@ func FromEnvironment(getenv func(string) string) (Config, string, error) {
 		raw := strings.TrimSpace(getenv("OLLAMA_HOST"))
 		base, err := ollamaBaseURL(raw)
 		if err != nil {
-			return Config{}, "", fmt.Errorf("orch: OLLAMA_HOST=%q: %w", raw, err)
+			return Config{}, "", fmt.Errorf("OLLAMA_HOST=%q: %w", raw, err)
 		}
 		cfg := Config{Type: TypeOpenAI, Name: "ollama", BaseURL: base, Model: DefaultOllamaModel}
 		why := "orch's default for Ollama"

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"github.com/orchdev/orch/internal/exit"
 	"strings"
 	"testing"
 )
@@ -121,7 +122,7 @@ func TestFromEnvironment(t *testing.T) {
 			getenv := env(tc.env...)
 			cfg, note, err := FromEnvironment(getenv)
 			if tc.errHas != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+				if err == nil || !strings.Contains(exit.Format(err), tc.errHas) {
 					t.Fatalf("error %v, want one containing %q", err, tc.errHas)
 				}
 				if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
@@ -174,7 +175,7 @@ func TestNewConfigErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.cfg, env(tc.env...))
-			if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+			if err == nil || !strings.Contains(exit.Format(err), tc.errHas) {
 				t.Fatalf("error %v, want one containing %q", err, tc.errHas)
 			}
 			var ke *KeyError

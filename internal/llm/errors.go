@@ -13,7 +13,7 @@ import (
 // ErrNoProvider is returned by FromEnvironment when no environment variable
 // selects a provider. Like a missing or rejected key it is a provider
 // failure: exit 8 (README, "Exit codes").
-var ErrNoProvider = exit.NewSentinel(exit.Provider, "orch: no model provider configured")
+var ErrNoProvider = exit.NewSentinel(exit.Provider, "no model provider configured")
 
 // KeyError is a missing or rejected API key. It names the environment
 // variable, never the key.
@@ -28,14 +28,14 @@ type KeyError struct {
 
 func (e *KeyError) Error() string {
 	if e.Rejected && e.EnvVar == "" {
-		return fmt.Sprintf("orch: provider %s: the server requires an API key (HTTP %d %s) and none is configured; name the environment variable holding it in the provider's configuration",
+		return fmt.Sprintf("provider %s: the server requires an API key (HTTP %d %s) and none is configured; name the environment variable holding it in the provider's configuration",
 			e.Provider, e.StatusCode, http.StatusText(e.StatusCode))
 	}
 	if e.Rejected {
-		return fmt.Sprintf("orch: provider %s: the API key in environment variable %s was rejected (HTTP %d %s); check the key and its permissions",
+		return fmt.Sprintf("provider %s: the API key in environment variable %s was rejected (HTTP %d %s); check the key and its permissions",
 			e.Provider, e.EnvVar, e.StatusCode, http.StatusText(e.StatusCode))
 	}
-	return fmt.Sprintf("orch: provider %s: environment variable %s is not set", e.Provider, e.EnvVar)
+	return fmt.Sprintf("provider %s: environment variable %s is not set", e.Provider, e.EnvVar)
 }
 
 // ConfigError is an unusable provider configuration or request.
@@ -45,7 +45,7 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string {
-	return fmt.Sprintf("orch: provider %s: %s", e.Provider, e.Msg)
+	return fmt.Sprintf("provider %s: %s", e.Provider, e.Msg)
 }
 
 // APIError is an HTTP error answer of a model API other than a rejected
@@ -63,7 +63,7 @@ type APIError struct {
 
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "orch: provider %s: HTTP %d %s", e.Provider, e.StatusCode, http.StatusText(e.StatusCode))
+	fmt.Fprintf(&b, "provider %s: HTTP %d %s", e.Provider, e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	}
@@ -92,7 +92,7 @@ type ConnectionError struct {
 }
 
 func (e *ConnectionError) Error() string {
-	s := fmt.Sprintf("orch: provider %s: connection failed: %s", e.Provider, e.Msg)
+	s := fmt.Sprintf("provider %s: connection failed: %s", e.Provider, e.Msg)
 	if e.Attempts > 1 {
 		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
@@ -109,7 +109,7 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("orch: provider %s: no answer within %s; raise the provider's timeout or try again", e.Provider, e.Timeout)
+	return fmt.Sprintf("provider %s: no answer within %s; raise the provider's timeout or try again", e.Provider, e.Timeout)
 }
 
 func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
@@ -122,9 +122,9 @@ type RefusalError struct {
 
 func (e *RefusalError) Error() string {
 	if e.Message == "" {
-		return fmt.Sprintf("orch: provider %s: the model refused to answer", e.Provider)
+		return fmt.Sprintf("provider %s: the model refused to answer", e.Provider)
 	}
-	return fmt.Sprintf("orch: provider %s: the model refused to answer: %s", e.Provider, e.Message)
+	return fmt.Sprintf("provider %s: the model refused to answer: %s", e.Provider, e.Message)
 }
 
 // ProtocolError is an answer that does not have the shape the provider's
@@ -138,9 +138,9 @@ type ProtocolError struct {
 
 func (e *ProtocolError) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("orch: provider %s: %s: %v", e.Provider, e.Msg, e.Err)
+		return fmt.Sprintf("provider %s: %s: %v", e.Provider, e.Msg, e.Err)
 	}
-	return fmt.Sprintf("orch: provider %s: %s", e.Provider, e.Msg)
+	return fmt.Sprintf("provider %s: %s", e.Provider, e.Msg)
 }
 
 func (e *ProtocolError) Unwrap() error { return e.Err }
@@ -158,7 +158,7 @@ type InvalidResponseError struct {
 func (e *InvalidResponseError) ExitCode() exit.Code { return exit.Invalid }
 
 func (e *InvalidResponseError) Error() string {
-	return fmt.Sprintf("orch: the model's answer is still invalid after %d attempts: %v", e.Attempts, e.Err)
+	return fmt.Sprintf("the model's answer is still invalid after %d attempts: %v", e.Attempts, e.Err)
 }
 
 func (e *InvalidResponseError) Unwrap() error { return e.Err }
@@ -176,7 +176,7 @@ type CommandError struct {
 
 func (e *CommandError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "orch: provider %s: command %s", e.Provider, e.Command)
+	fmt.Fprintf(&b, "provider %s: command %s", e.Provider, e.Command)
 	switch {
 	case e.Status >= 0:
 		fmt.Fprintf(&b, " exited with status %d", e.Status)
@@ -203,7 +203,7 @@ type ScriptExhaustedError struct {
 }
 
 func (e *ScriptExhaustedError) Error() string {
-	return fmt.Sprintf("orch: provider %s: script %s has no answer left for role %q (%d given); add entries with that role to its \"responses\" list",
+	return fmt.Sprintf("provider %s: script %s has no answer left for role %q (%d given); add entries with that role to its \"responses\" list",
 		e.Provider, e.File, e.Role, e.Used)
 }
 
@@ -237,7 +237,7 @@ func (e *TruncatedError) Error() string {
 	if role == "" {
 		role = "<role>"
 	}
-	return fmt.Sprintf("orch: provider %s: the model's answer for %s was cut off at %s (stop reason %s, %d output tokens); it was not sent again: raise max_output_tokens.%s in .orch/config.toml ([max_output_tokens] %s = …) and run the phase again",
+	return fmt.Sprintf("provider %s: the model's answer for %s was cut off at %s (stop reason %s, %d output tokens); it was not sent again: raise max_output_tokens.%s in .orch/config.toml ([max_output_tokens] %s = …) and run the phase again",
 		e.Provider, roleLabel(e.Role), limit, e.StopReason, e.OutputTokens, role, role)
 }
 

@@ -72,7 +72,7 @@ func (c *httpCore) run(parent context.Context, attempt attemptFunc) (Response, e
 			if cerr := c.contextError(parent, ctx); cerr != nil {
 				return Response{}, cerr
 			}
-			return Response{}, fmt.Errorf("orch: provider %s: wait before retry: %w", c.name, serr)
+			return Response{}, fmt.Errorf("provider %s: wait before retry: %w", c.name, serr)
 		}
 	}
 }
@@ -80,7 +80,7 @@ func (c *httpCore) run(parent context.Context, attempt attemptFunc) (Response, e
 // contextError reports a cancelled caller or an expired per-call timeout.
 func (c *httpCore) contextError(parent, ctx context.Context) error {
 	if err := parent.Err(); err != nil {
-		return fmt.Errorf("orch: provider %s: call abandoned: %w", c.name, context.Cause(parent))
+		return fmt.Errorf("provider %s: call abandoned: %w", c.name, context.Cause(parent))
 	}
 	if ctx.Err() != nil {
 		return &TimeoutError{Provider: c.name, Timeout: c.timeout}

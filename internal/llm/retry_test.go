@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -108,7 +109,7 @@ func TestErrorTexts(t *testing.T) {
 		{&CommandError{Provider: "p", Command: "m", Status: 2, Stderr: "boom\n"}, "orch: provider p: command m exited with status 2; stderr:\nboom"},
 		{&ScriptExhaustedError{Provider: "script", File: "s.json", Role: "planner", Used: 2}, `orch: provider script: script s.json has no answer left for role "planner" (2 given); add entries with that role to its "responses" list`},
 	} {
-		if got := tc.err.Error(); got != tc.want {
+		if got := exit.Format(tc.err); got != tc.want { // as orch prints it
 			t.Errorf("got  %q\nwant %q", got, tc.want)
 		}
 	}

@@ -69,7 +69,7 @@ func (p *scriptProvider) Name() string { return p.name }
 
 func (p *scriptProvider) Complete(ctx context.Context, req Request) (Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, fmt.Errorf("orch: provider %s: call abandoned: %w", p.name, context.Cause(ctx))
+		return Response{}, fmt.Errorf("provider %s: call abandoned: %w", p.name, context.Cause(ctx))
 	}
 	start := p.opts.now()
 	p.mu.Lock()
@@ -153,15 +153,15 @@ func (p *scriptProvider) takePersistent(ctx context.Context, role string) (scrip
 	locked, err := lock.TryLockContext(ctx, scriptLockRetry)
 	if err != nil || !locked {
 		if ctx.Err() != nil {
-			return scriptEntry{}, fmt.Errorf("orch: provider %s: call abandoned while waiting for %s: %w", p.name, lock.Path(), context.Cause(ctx))
+			return scriptEntry{}, fmt.Errorf("provider %s: call abandoned while waiting for %s: %w", p.name, lock.Path(), context.Cause(ctx))
 		}
-		return scriptEntry{}, fmt.Errorf("orch: provider %s: lock %s: %w", p.name, lock.Path(), err)
+		return scriptEntry{}, fmt.Errorf("provider %s: lock %s: %w", p.name, lock.Path(), err)
 	}
 	defer func() { _ = lock.Unlock() }()
 
 	st, err := readScriptState(p.stateFile)
 	if err != nil {
-		return scriptEntry{}, fmt.Errorf("orch: provider %s: %w", p.name, err)
+		return scriptEntry{}, fmt.Errorf("provider %s: %w", p.name, err)
 	}
 	e, err := p.take(st.Cursors, role)
 	if err != nil {
@@ -169,10 +169,10 @@ func (p *scriptProvider) takePersistent(ctx context.Context, role string) (scrip
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
-		return scriptEntry{}, fmt.Errorf("orch: provider %s: encode script state: %w", p.name, err)
+		return scriptEntry{}, fmt.Errorf("provider %s: encode script state: %w", p.name, err)
 	}
 	if err := durable.WriteFile(p.stateFile, append(data, '\n'), 0o644); err != nil {
-		return scriptEntry{}, fmt.Errorf("orch: provider %s: save script state: %w", p.name, err)
+		return scriptEntry{}, fmt.Errorf("provider %s: save script state: %w", p.name, err)
 	}
 	return e, nil
 }

@@ -22,7 +22,7 @@ type ToolsRefusedError struct {
 }
 
 func (e *ToolsRefusedError) Error() string {
-	return fmt.Sprintf("orch: provider %s refused tool calling: %s", e.Provider, e.Message)
+	return fmt.Sprintf("provider %s refused tool calling: %s", e.Provider, e.Message)
 }
 
 func (e *ToolsRefusedError) Unwrap() error { return e.Err }

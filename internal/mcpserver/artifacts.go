@@ -134,7 +134,7 @@ func readFile(taskDir, rel string, offset, limit int64) (fileRead, error) {
 		return fr, err
 	}
 	if err != nil {
-		return fr, exit.InvalidError(fmt.Sprintf("orch: %v", err), err)
+		return fr, exit.New(exit.ErrInvalid, "%w", err)
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -156,7 +156,7 @@ func readFile(taskDir, rel string, offset, limit int64) (fileRead, error) {
 			break
 		}
 		if err != nil {
-			return fr, fmt.Errorf("orch: read %s: %w", rel, err)
+			return fr, fmt.Errorf("read %s: %w", rel, err)
 		}
 	}
 	fr.data, fr.size, fr.sha256 = page, pos, hex.EncodeToString(h.Sum(nil))
@@ -198,15 +198,14 @@ func (s *Server) writeArtifact(ctx context.Context, req *mcp.CallToolRequest, in
 // next` would give for the file (exit 4) and nothing is written.
 func (s *Server) write(ctx context.Context, id, rel string, data []byte) error {
 	if !slices.Contains(Writable, rel) {
-		return exit.UsageError(fmt.Sprintf("orch: write_artifact: path: expected one of %s, got %q; reviews, test reports and decisions come from run_phase and the human gates, state.json and the transcript are orch's own",
-			strings.Join(Writable, ", "), rel))
+		return exit.New(exit.ErrUsage, "write_artifact: path: expected one of %s, got %q; reviews, test reports and decisions come from run_phase and the human gates, state.json and the transcript are orch's own", strings.Join(Writable, ", "), rel)
 	}
 	limit := int64(artifact.MaxJSONBytes)
 	if rel == artifact.PlanMarkdownFile {
 		limit = maxMarkdownBytes
 	}
 	if int64(len(data)) > limit {
-		return exit.InvalidError(fmt.Sprintf("orch: %s: expected at most %d bytes, got %d: nothing written", rel, limit, len(data)), nil)
+		return exit.New(exit.ErrInvalid, "%s: expected at most %d bytes, got %d: nothing written", rel, limit, len(data))
 	}
 	t, err := s.project.Open(id)
 	if err != nil {
@@ -226,27 +225,27 @@ func (s *Server) write(ctx context.Context, id, rel string, data []byte) error {
 		return err
 	}
 	if st.Phase != lifecycle.Planning {
-		return exit.RefusedError(fmt.Sprintf("orch: task %s is in %s, not planning: %s is written while the task plans (a redo of planning needs a person: `orch redo planning`); nothing written", id, st.Phase, rel))
+		return exit.New(exit.ErrRefused, "task %s is in %s, not planning: %s is written while the task plans (a redo of planning needs a person: `orch redo planning`); nothing written", id, st.Phase, rel)
 	}
 	if pid, ok := st.Actor(lifecycle.Planning).LivePID(); ok {
-		return exit.RefusedError(fmt.Sprintf("orch: a planning round is running for task %s (pid %d): wait for it to finish; nothing written", id, pid))
+		return exit.New(exit.ErrRefused, "a planning round is running for task %s (pid %d): wait for it to finish; nothing written", id, pid)
 	}
 	if err := checkContent(t.Dir, rel, data); err != nil {
 		return err
 	}
 	dir := filepath.Join(t.Dir, "planning")
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return exit.InvalidError(fmt.Sprintf("orch: task %s: planning/ is not a folder: nothing written", id), err)
+		return &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("task %s: planning/ is not a folder: nothing written", id), Err: err}
 	}
 	// A write killed before its rename left its temporary file; under the
 	// lock no write is in progress (answer does the same).
 	durable.RemoveTemps(dir, "")
 	target := filepath.Join(t.Dir, filepath.FromSlash(rel))
 	if fi, err := os.Lstat(target); err == nil && !fi.Mode().IsRegular() {
-		return exit.InvalidError(fmt.Sprintf("orch: %s: expected a regular file, got %s: nothing written", rel, fi.Mode().Type()), nil)
+		return exit.New(exit.ErrInvalid, "%s: expected a regular file, got %s: nothing written", rel, fi.Mode().Type())
 	}
 	if err := durable.WriteFile(target, data, 0o644); err != nil {
-		return fmt.Errorf("orch: write %s: %w", rel, err)
+		return fmt.Errorf("write %s: %w", rel, err)
 	}
 	return nil
 }
@@ -257,7 +256,7 @@ func (s *Server) write(ctx context.Context, id, rel string, data []byte) error {
 func checkContent(taskDir, rel string, data []byte) error {
 	if rel == artifact.PlanMarkdownFile {
 		if !utf8.Valid(data) || strings.ContainsRune(string(data), 0) {
-			return exit.InvalidError(fmt.Sprintf("orch: %s: expected UTF-8 text without NUL bytes: nothing written", rel), nil)
+			return exit.New(exit.ErrInvalid, "%s: expected UTF-8 text without NUL bytes: nothing written", rel)
 		}
 		return nil
 	}
@@ -298,7 +297,7 @@ func checkContent(taskDir, rel string, data []byte) error {
 
 // invalid is an artifact error as write_artifact reports it.
 func invalid(err error) error {
-	return exit.InvalidError(fmt.Sprintf("orch: %v: nothing written", err), err)
+	return exit.New(exit.ErrInvalid, "%w: nothing written", err)
 }
 
 func fileExists(p string) bool {

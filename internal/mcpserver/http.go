@@ -27,7 +27,7 @@ const MinTokenBytes = 16
 func NewToken() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("orch: make a token: %w", err)
+		return "", fmt.Errorf("make a token: %w", err)
 	}
 	return hex.EncodeToString(b), nil
 }
@@ -37,7 +37,7 @@ func NewToken() (string, error) {
 func CheckAddr(addr string, allowRemote bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return exit.UsageError(fmt.Sprintf("orch: --http %q: expected HOST:PORT (127.0.0.1:8765, localhost:0): %v", addr, err))
+		return exit.New(exit.ErrUsage, "--http %q: expected HOST:PORT (127.0.0.1:8765, localhost:0): %v", addr, err)
 	}
 	if allowRemote {
 		return nil
@@ -48,7 +48,7 @@ func CheckAddr(addr string, allowRemote bool) error {
 	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return exit.UsageError(fmt.Sprintf("orch: --http %q listens beyond this machine (host %q is not a loopback address): use 127.0.0.1:PORT, or add --allow-remote if you mean it (the token is then all that guards the project)", addr, host))
+	return exit.New(exit.ErrUsage, "--http %q listens beyond this machine (host %q is not a loopback address): use 127.0.0.1:PORT, or add --allow-remote if you mean it (the token is then all that guards the project)", addr, host)
 }
 
 // Handler serves the streamable HTTP transport at HTTPPath to requests
@@ -61,7 +61,7 @@ func (s *Server) Handler(token string) http.Handler {
 	mux.Handle(HTTPPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !bearerOK(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="orch mcp"`)
-			http.Error(w, "orch: missing or wrong bearer token: send the header Authorization: Bearer <token> that orch mcp --http printed", http.StatusUnauthorized)
+			http.Error(w, exit.Prefix+"missing or wrong bearer token: send the header Authorization: Bearer <token> that orch mcp --http printed", http.StatusUnauthorized)
 			return
 		}
 		protected.ServeHTTP(w, r)

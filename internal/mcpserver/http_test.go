@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 func TestCheckAddr(t *testing.T) {
@@ -32,7 +33,7 @@ func TestCheckAddr(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckAddr(%q, %v) = %v", tc.addr, tc.remote, err)
 		}
-		if err != nil && !strings.HasPrefix(err.Error(), "orch: --http") {
+		if err != nil && !strings.HasPrefix(exit.Format(err), "orch: --http") {
 			t.Errorf("message: %v", err)
 		}
 	}

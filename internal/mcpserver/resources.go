@@ -51,7 +51,7 @@ func ArtifactURI(id, rel string) string {
 // the artifact areas.
 func ParseURI(uri string) (id, rel string, err error) {
 	bad := func(why string) error {
-		return exit.UsageError(fmt.Sprintf("orch: resource %q: %s; expected %s<task id>/<path in planning/, review/, code/, test/, accept/ or revert/>", clipURI(uri), why, uriPrefix))
+		return exit.New(exit.ErrUsage, "resource %q: %s; expected %s<task id>/<path in planning/, review/, code/, test/, accept/ or revert/>", clipURI(uri), why, uriPrefix)
 	}
 	if len(uri) > maxURIBytes {
 		return "", "", bad(fmt.Sprintf("longer than %d bytes", maxURIBytes))
@@ -80,7 +80,7 @@ func ParseURI(uri string) (id, rel string, err error) {
 	}
 	rel = strings.Join(parts, "/")
 	if err := CheckArtifactPath(rel); err != nil {
-		return "", "", bad(strings.TrimPrefix(err.Error(), "orch: "))
+		return "", "", bad(err.Error())
 	}
 	return id, rel, nil
 }
@@ -90,7 +90,7 @@ func ParseURI(uri string) (id, rel string, err error) {
 // element, no NUL or backslash, under one of lifecycle.ArtifactAreas.
 func CheckArtifactPath(rel string) error {
 	bad := func(why string) error {
-		return exit.UsageError(fmt.Sprintf("orch: path %q: %s", clipURI(rel), why))
+		return exit.New(exit.ErrUsage, "path %q: %s", clipURI(rel), why)
 	}
 	switch {
 	case rel == "":

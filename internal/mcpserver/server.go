@@ -30,6 +30,7 @@ import (
 
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -224,7 +225,7 @@ func (s *Server) logCall(ctx context.Context, req *mcp.CallToolRequest, tool, id
 	}
 	ev := event.MCPCall{Client: clientName(req), Transport: s.opt.Transport, Tool: tool, Args: args, Outcome: "ok"}
 	if callErr != nil {
-		ev.Outcome, ev.Error = outcomeOf(callErr), callErr.Error()
+		ev.Outcome, ev.Error = outcomeOf(callErr), exit.Format(callErr) // as the client was shown it
 	}
 	// The log must not be lost because the client went away.
 	ctx = context.WithoutCancel(ctx)

@@ -318,7 +318,7 @@ func optPhase(arg, v string) (lifecycle.Phase, error) {
 	}
 	p, err := lifecycle.ParsePhase(v)
 	if err != nil {
-		return "", exit.UsageError("orch: " + arg + ": " + err.Error())
+		return "", exit.New(exit.ErrUsage, "%s: %v", arg, err)
 	}
 	return p, nil
 }
@@ -340,10 +340,10 @@ type NewTaskOutput struct {
 
 func (s *Server) newTask(ctx context.Context, req *mcp.CallToolRequest, in NewTaskInput) (*mcp.CallToolResult, NewTaskOutput, error) {
 	if strings.TrimSpace(in.Brief) == "" {
-		return nil, NewTaskOutput{}, s.refuse("", exit.UsageError("orch: the brief is blank: say what the change should do"))
+		return nil, NewTaskOutput{}, s.refuse("", exit.New(exit.ErrUsage, "the brief is blank: say what the change should do"))
 	}
 	if len(in.Brief) > 1<<20 {
-		return nil, NewTaskOutput{}, s.refuse("", exit.UsageError(fmt.Sprintf("orch: the brief is %d bytes; at most %d are accepted", len(in.Brief), 1<<20)))
+		return nil, NewTaskOutput{}, s.refuse("", exit.New(exit.ErrUsage, "the brief is %d bytes; at most %d are accepted", len(in.Brief), 1<<20))
 	}
 	s.settle(ctx)
 	if err := s.project.CleanStrays(); err != nil {
@@ -471,7 +471,7 @@ type RunPhaseOutput struct {
 func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunPhaseInput) (*mcp.CallToolResult, RunPhaseOutput, error) {
 	p, err := lifecycle.ParsePhase(string(in.Phase))
 	if err != nil || !isPhase(p) {
-		return nil, RunPhaseOutput{}, s.refuse(in.Task, exit.UsageError(fmt.Sprintf("orch: phase: expected planning, plan_review, codegen, review or test, got %q (accept and revert are human gates)", in.Phase)))
+		return nil, RunPhaseOutput{}, s.refuse(in.Task, exit.New(exit.ErrUsage, "phase: expected planning, plan_review, codegen, review or test, got %q (accept and revert are human gates)", in.Phase))
 	}
 	cfg, err := s.config()
 	if err != nil {
@@ -548,7 +548,7 @@ func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in Su
 	}
 	raw, err := json.Marshal(a)
 	if err != nil {
-		return nil, SubmitCodeOutput{}, s.refuse(in.Task, exit.UsageError("orch: submit_code: "+err.Error()))
+		return nil, SubmitCodeOutput{}, s.refuse(in.Task, exit.New(exit.ErrUsage, "submit_code: %v", err))
 	}
 	paths := make([]string, 0, len(a.Edits)+len(a.Files)+len(a.Deletes))
 	for _, e := range a.Edits {
@@ -586,7 +586,7 @@ func (s *Server) gate(name string) error {
 		return err
 	}
 	if !cfg.MCP.Allows(name) {
-		return exit.RefusedError(fmt.Sprintf("orch: %s is a human gate and .orch/config.toml's [mcp] allow does not name it: ask the user to run it", name))
+		return exit.New(exit.ErrRefused, "%s is a human gate and .orch/config.toml's [mcp] allow does not name it: ask the user to run it", name)
 	}
 	return nil
 }
@@ -633,7 +633,7 @@ func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in Accept
 			opt.Expect.SHA256 = map[string]string{lifecycle.HashDiff: in.DiffSHA256}
 		}
 		if err := landing.CheckDecision(opt); err != nil {
-			return exit.UsageError("orch: " + err.Error())
+			return exit.New(exit.ErrUsage, "%v", err)
 		}
 		w, _ := worker.Registry(worker.Deps{Orch: s.orchestrator(), Config: cfg}).For(lifecycle.Accept)
 		out, err := w.Work(ctx, worker.Run{Task: id, Accept: &opt})
@@ -669,7 +669,7 @@ func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in Revert
 			return err
 		}
 		if strings.TrimSpace(in.Reason) == "" {
-			return exit.UsageError("orch: revert needs a non-blank reason")
+			return exit.New(exit.ErrUsage, "revert needs a non-blank reason")
 		}
 		if err := s.orchestrator().CheckSeen(ctx, id, in.Revision); err != nil {
 			return err

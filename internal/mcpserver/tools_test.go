@@ -317,7 +317,7 @@ func TestOptPhase(t *testing.T) {
 		{"to", "accepted", "", "orch: to: "},
 	} {
 		p, err := optPhase(tc.arg, tc.v)
-		if string(p) != tc.want || (err == nil) != (tc.err == "") || (err != nil && (!strings.HasPrefix(err.Error(), tc.err) || exit.Of(err) != exit.Usage)) {
+		if string(p) != tc.want || (err == nil) != (tc.err == "") || (err != nil && (!strings.HasPrefix(exit.Format(err), tc.err) || exit.Of(err) != exit.Usage)) {
 			t.Errorf("optPhase(%q, %q) = %q, %v; want %q, error %q (exit 2)", tc.arg, tc.v, p, err, tc.want, tc.err)
 		}
 	}

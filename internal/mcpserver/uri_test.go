@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"github.com/orchdev/orch/internal/exit"
 	"strings"
 	"testing"
 )
@@ -56,8 +57,8 @@ func FuzzParseURI(f *testing.F) {
 	f.Fuzz(func(t *testing.T, uri string) {
 		id, rel, err := ParseURI(uri)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "orch: ") {
-				t.Fatalf("message without orch: prefix: %v", err)
+			if !strings.HasPrefix(exit.Format(err), "orch: ") || strings.HasPrefix(err.Error(), "orch: ") {
+				t.Fatalf("message not shown with exactly one orch: prefix: %v", err)
 			}
 			return
 		}

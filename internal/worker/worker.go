@@ -14,7 +14,6 @@ package worker
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/agent/codegen"
@@ -156,7 +155,7 @@ func Registry(d Deps) Set {
 				opt = d.Accept
 			}
 			if opt == nil {
-				return Outcome{}, exit.UsageError(fmt.Sprintf("orch: accept for task %s needs a decision: `orch accept --verdict V --reason R`", run.Task))
+				return Outcome{}, exit.New(exit.ErrUsage, "accept for task %s needs a decision: `orch accept --verdict V --reason R`", run.Task)
 			}
 			dec := *opt
 			if run.Seen != 0 && dec.Expect.Empty() {

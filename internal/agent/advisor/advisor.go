@@ -128,7 +128,7 @@ func Advise(ctx context.Context, rt *agent.Runtime, tasks work.Tasks, id string)
 		return adv, err
 	}
 	if t.Phase != lifecycle.Accept {
-		return adv, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, t.Phase)}
+		return adv, exit.New(exit.ErrRefused, "task %s is in %s: the accept advisor works in accept (after the tests)", t.ID, t.Phase)
 	}
 	ev := evidence.Gather(t.Dir)
 	in := buildAdviceInput(rt, t, ev)
@@ -287,7 +287,7 @@ func commitAdvice(ctx context.Context, tasks work.Tasks, t taskView, adv Advice)
 	data = append(data, '\n')
 	return tasks.Edit(ctx, t.ID, func(l work.Locked) error {
 		if l.Phase() != lifecycle.Accept || l.Revision() != t.Revision {
-			return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s changed while the advisor worked (now %s, revision %d → %d): the advice was discarded; run `orch advise` again", t.ID, l.Phase(), t.Revision, l.Revision())}
+			return exit.New(exit.ErrRefused, "task %s changed while the advisor worked (now %s, revision %d → %d): the advice was discarded; run `orch advise` again", t.ID, l.Phase(), t.Revision, l.Revision())
 		}
 		dir := filepath.Join(l.Dir(), "accept")
 		if err := os.MkdirAll(dir, 0o755); err != nil {

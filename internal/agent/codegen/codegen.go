@@ -153,10 +153,10 @@ func (Submitter) Phase() lifecycle.Phase { return lifecycle.Codegen }
 // it records.
 func (w Submitter) Check(ctx context.Context, in work.Input) error {
 	if in.Current != lifecycle.Codegen {
-		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not codegen: code is submitted in codegen; `orch status` says what moves the task on", in.Task, in.Current)}
+		return exit.New(exit.ErrRefused, "task %s is in %s, not codegen: code is submitted in codegen; `orch status` says what moves the task on", in.Task, in.Current)
 	}
 	if pid, ok := in.Running[lifecycle.Codegen]; ok {
-		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: codegen is already running for task %s (pid %d); wait for it or stop that process", in.Task, pid)}
+		return exit.New(exit.ErrRefused, "codegen is already running for task %s (pid %d); wait for it or stop that process", in.Task, pid)
 	}
 	if err := checkPlanForCodegen(in.Dir); err != nil {
 		return err
@@ -168,8 +168,7 @@ func (w Submitter) Check(ctx context.Context, in work.Input) error {
 	if _, problem, infra := checkSubmitted(ctx, w.RT, repo, in.Dir, w.Answer); infra != nil {
 		return fmt.Errorf("codegen: checking the answer: %w", infra)
 	} else if problem != nil {
-		return &exit.Error{Kind: exit.ErrInvalid, Err: problem,
-			Msg: fmt.Sprintf("orch: the submitted code is refused (nothing written): %v", problem)}
+		return exit.New(exit.ErrInvalid, "the submitted code is refused (nothing written): %w", problem)
 	}
 	return nil
 }
@@ -234,16 +233,16 @@ func checkPlanForCodegen(taskDir string) error {
 	plan := artifact.LoadPlan(taskDir)
 	switch {
 	case !plan.Present:
-		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a plan: %s is missing", artifact.PlanFile)}
+		return exit.New(exit.ErrRefused, "codegen needs a plan: %s is missing", artifact.PlanFile)
 	case plan.Err != nil:
-		return &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: codegen needs a valid plan: " + plan.Err.Error(), Err: plan.Err}
+		return exit.New(exit.ErrInvalid, "codegen needs a valid plan: %w", plan.Err)
 	}
 	fp := artifact.LoadFilePlan(taskDir, plan)
 	switch {
 	case fp.Err != nil:
-		return &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: codegen needs a valid file plan: " + fp.Err.Error(), Err: fp.Err}
+		return exit.New(exit.ErrInvalid, "codegen needs a valid file plan: %w", fp.Err)
 	case !fp.Present || len(fp.Value.Files) == 0:
-		return &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: codegen needs a file plan: %s is missing and %s has no file_plan; `orch next` routes the task to plan_review", artifact.FilePlanFile, artifact.PlanFile)}
+		return exit.New(exit.ErrRefused, "codegen needs a file plan: %s is missing and %s has no file_plan; `orch next` routes the task to plan_review", artifact.FilePlanFile, artifact.PlanFile)
 	}
 	// Codegen works from exactly the plan plan_review → codegen recorded
 	// (README, "Evidence is bound to the change"): an edited plan goes back to review first.
@@ -253,8 +252,7 @@ func checkPlanForCodegen(taskDir string) error {
 	}
 	ev := lifecycle.Evidence{Gates: gates, Now: map[string]string{lifecycle.HashPlan: plan.SHA256}}
 	if err := ev.Changed(lifecycle.HashPlan); err != nil {
-		return &exit.Error{Kind: exit.ErrRefused, Err: err,
-			Msg: fmt.Sprintf("orch: codegen works from the reviewed plan: %v; `orch next` takes the task back to plan_review", err)}
+		return exit.New(exit.ErrRefused, "codegen works from the reviewed plan: %w; `orch next` takes the task back to plan_review", err)
 	}
 	return nil
 }

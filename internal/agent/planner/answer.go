@@ -45,10 +45,10 @@ func Answer(ctx context.Context, tasks work.Tasks, id, questionID, text string) 
 func AnswerQuestion(ctx context.Context, tasks work.Tasks, id, questionID, text string) (AnswerResult, error) {
 	var res AnswerResult
 	if strings.TrimSpace(text) == "" {
-		return res, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: the answer to %s is blank: give the answer as text, or - to read it from stdin", questionID)}
+		return res, exit.New(exit.ErrUsage, "the answer to %s is blank: give the answer as text, or - to read it from stdin", questionID)
 	}
 	if len(text) > MaxAnswerBytes {
-		return res, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: the answer is %d bytes; at most %d are accepted", len(text), MaxAnswerBytes)}
+		return res, exit.New(exit.ErrUsage, "the answer is %d bytes; at most %d are accepted", len(text), MaxAnswerBytes)
 	}
 	err := tasks.Edit(ctx, id, func(t work.Locked) error {
 		var err error
@@ -63,10 +63,10 @@ func answerLocked(t work.Locked, questionID, text string) (AnswerResult, error) 
 	var res AnswerResult
 	id, now := t.ID(), t.Now()
 	if t.Phase() != lifecycle.Planning {
-		return res, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, t.Phase())}
+		return res, exit.New(exit.ErrRefused, "task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, t.Phase())
 	}
 	if pid, ok := t.Running(lifecycle.Planning); ok {
-		return res, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)}
+		return res, exit.New(exit.ErrRefused, "a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)
 	}
 	planningDir := filepath.Join(t.Dir(), "planning")
 	durable.RemoveTemps(planningDir, "")
@@ -74,9 +74,9 @@ func answerLocked(t work.Locked, questionID, text string) (AnswerResult, error) 
 	plan := artifact.LoadPlan(t.Dir())
 	switch {
 	case !plan.Present:
-		return res, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: task %s has no plan yet, so no question to answer: run `orch plan` first", id)}
+		return res, exit.New(exit.ErrRefused, "task %s has no plan yet, so no question to answer: run `orch plan` first", id)
 	case plan.Err != nil:
-		return res, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: cannot record the answer: %v", plan.Err), Err: plan.Err}
+		return res, exit.New(exit.ErrInvalid, "cannot record the answer: %w", plan.Err)
 	}
 	idx := -1
 	known := make([]string, 0, len(plan.Value.Questions))
@@ -91,7 +91,7 @@ func answerLocked(t work.Locked, questionID, text string) (AnswerResult, error) 
 		if len(known) > 0 {
 			list = "known ids: " + strings.Join(known, ", ")
 		}
-		return res, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: task %s: no question %q in %s (%s)", id, questionID, artifact.PlanFile, list)}
+		return res, exit.New(exit.ErrUsage, "task %s: no question %q in %s (%s)", id, questionID, artifact.PlanFile, list)
 	}
 
 	planPath := filepath.Join(t.Dir(), filepath.FromSlash(artifact.PlanFile))
@@ -101,7 +101,7 @@ func answerLocked(t work.Locked, questionID, text string) (AnswerResult, error) 
 	}
 	updated, err := setAnswer(data, idx, text)
 	if err != nil {
-		return res, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: cannot record the answer in %s: %v", artifact.PlanFile, err), Err: err}
+		return res, exit.New(exit.ErrInvalid, "cannot record the answer in %s: %w", artifact.PlanFile, err)
 	}
 	after, err := artifact.DecodePlan(artifact.PlanFile, updated)
 	if err != nil {

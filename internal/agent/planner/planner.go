@@ -142,11 +142,11 @@ func readPlanningInputs(taskDir string) (planningInputs, error) {
 	var in planningInputs
 	brief, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.BriefFile)))
 	if err != nil {
-		return in, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: cannot read the brief %s: %v", artifact.BriefFile, err), Err: err}
+		return in, exit.New(exit.ErrInvalid, "cannot read the brief %s: %w", artifact.BriefFile, err)
 	}
 	in.Brief = strings.TrimSpace(string(brief))
 	if in.Brief == "" {
-		return in, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: the brief %s is empty: write what the change should do", artifact.BriefFile)}
+		return in, exit.New(exit.ErrInvalid, "the brief %s is empty: write what the change should do", artifact.BriefFile)
 	}
 	in.Plan = artifact.LoadPlan(taskDir)
 	if in.Plan.Present {

@@ -225,9 +225,9 @@ func codeReviewWork(ctx context.Context, rt *agent.Runtime, run work.Input, pers
 	d := artifact.LoadDiff(dir)
 	switch {
 	case !d.Present:
-		return CodeRecord{}, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: nothing to review: %s is missing (run `orch codegen`)", artifact.DiffFile)}
+		return CodeRecord{}, exit.New(exit.ErrRefused, "nothing to review: %s is missing (run `orch codegen`)", artifact.DiffFile)
 	case d.Err != nil:
-		return CodeRecord{}, &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: cannot review: " + d.Err.Error(), Err: d.Err}
+		return CodeRecord{}, exit.New(exit.ErrInvalid, "cannot review: %w", d.Err)
 	}
 	paths := map[string]bool{}
 	var list []string

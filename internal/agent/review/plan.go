@@ -112,11 +112,11 @@ func (w PlanWorker) Check(ctx context.Context, in work.Input) error {
 func planPersonas(rt *agent.Runtime) ([]string, error) {
 	personas := rt.Config.Review.PlanPersonas
 	if len(personas) == 0 {
-		return nil, &exit.Error{Kind: exit.ErrUsage, Msg: "orch: [review] plan_personas is empty: name at least one plan reviewer"}
+		return nil, exit.New(exit.ErrUsage, "[review] plan_personas is empty: name at least one plan reviewer")
 	}
 	for _, p := range personas {
 		if !personaPattern.MatchString(p) {
-			return nil, &exit.Error{Kind: exit.ErrUsage, Msg: fmt.Sprintf("orch: [review] plan_personas: %q is not a usable name (letters, digits, '_' or '-')", p)}
+			return nil, exit.New(exit.ErrUsage, "[review] plan_personas: %q is not a usable name (letters, digits, '_' or '-')", p)
 		}
 		if _, _, _, err := rt.Provider(reviewerRole(p)); err != nil {
 			return nil, err
@@ -218,20 +218,20 @@ func reviewPlanWork(ctx context.Context, rt *agent.Runtime, run work.Input, pers
 func readReviewablePlan(taskDir string) ([]byte, artifact.Plan, error) {
 	data, err := os.ReadFile(filepath.Join(taskDir, filepath.FromSlash(artifact.PlanFile)))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, artifact.Plan{}, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: there is no plan to review: %s is missing (run `orch plan`)", artifact.PlanFile)}
+		return nil, artifact.Plan{}, exit.New(exit.ErrRefused, "there is no plan to review: %s is missing (run `orch plan`)", artifact.PlanFile)
 	}
 	if err != nil {
 		return nil, artifact.Plan{}, fmt.Errorf("read %s: %w", artifact.PlanFile, err)
 	}
 	if len(data) > artifact.MaxJSONBytes {
-		return nil, artifact.Plan{}, &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("orch: %s is larger than %d bytes", artifact.PlanFile, artifact.MaxJSONBytes)}
+		return nil, artifact.Plan{}, exit.New(exit.ErrInvalid, "%s is larger than %d bytes", artifact.PlanFile, artifact.MaxJSONBytes)
 	}
 	plan, err := artifact.DecodePlan(artifact.PlanFile, data)
 	if err != nil {
-		return nil, plan, &exit.Error{Kind: exit.ErrInvalid, Msg: "orch: the plan cannot be reviewed: " + err.Error(), Err: err}
+		return nil, plan, exit.New(exit.ErrInvalid, "the plan cannot be reviewed: %w", err)
 	}
 	if open := plan.OpenQuestions(); len(open) > 0 {
-		return nil, plan, &exit.Error{Kind: exit.ErrRefused, Msg: fmt.Sprintf("orch: the plan has open blocking question(s) %s: answer them (`orch answer ID TEXT`) and run `orch plan` before the review", strings.Join(planner.QuestionIDs(open), ", "))}
+		return nil, plan, exit.New(exit.ErrRefused, "the plan has open blocking question(s) %s: answer them (`orch answer ID TEXT`) and run `orch plan` before the review", strings.Join(planner.QuestionIDs(open), ", "))
 	}
 	return data, plan, nil
 }

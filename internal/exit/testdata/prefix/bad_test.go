@@ -1,0 +1,5 @@
+package prefix
+
+import "errors"
+
+var inTest = errors.New("orch: tests may say it")
