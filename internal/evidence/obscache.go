@@ -22,6 +22,8 @@ import (
 // observed about its big artifacts, kept like git keeps its index, so that
 // a refresh re-does no work on files that did not change:
 //
+//   - planning/planning.ai.json, when valid: its sha256, questions and
+//     file_plan (what the decisions read of it);
 //   - code/diff.patch: its sha256 and what patch.Parse read of it;
 //   - code/files/: the folders and files the scan found valid, and the
 //     sha256 of each file;
@@ -83,8 +85,18 @@ type fileObs struct {
 // applied to the base, by content.
 type agreeKey struct{ Diff, Files, Base string }
 
+// planObs is what was observed of a valid planning/planning.ai.json: what
+// the decisions read of it (its questions and file_plan), not the rest.
+type planObs struct {
+	stamp
+	SHA256    string
+	Questions []artifact.Question
+	FilePlan  []artifact.FileEntry
+}
+
 // observations is the content of a cache file.
 type observations struct {
+	Plan *planObs
 	Diff *diffObs
 	// Dirs are the folders of code/files/ (task-relative: "code",
 	// "code/files", "code/files/pkg", …) and Files its files (repository
@@ -194,6 +206,48 @@ func (c *Cache) lstatID(rel string) (fileID, bool) {
 		c.dir = d
 	}
 	return lstatAt(c.dir, rel)
+}
+
+// LoadPlan is artifact.LoadPlan of taskDir for the decisions, answered
+// from the cache when planning/planning.ai.json did not change since it
+// was found valid. A plan from the cache holds only what the decisions
+// read: its questions and file_plan (Title, Brief and the rest are empty).
+func (c *Cache) LoadPlan(taskDir string) artifact.Loaded[artifact.Plan] {
+	if c == nil {
+		return artifact.LoadPlan(taskDir)
+	}
+	id, ok := c.lstatID(artifact.PlanFile)
+	if ok && c.old.Plan != nil && c.old.Plan.trusted(id) && id.isRegular() && id.Size <= artifact.MaxJSONBytes {
+		c.Hits++
+		c.cur.Plan = c.old.Plan
+		p := c.old.Plan
+		return artifact.Loaded[artifact.Plan]{Present: true, SHA256: p.SHA256, Value: artifact.Plan{Questions: p.Questions, FilePlan: p.FilePlan}}
+	}
+	c.Misses++
+	stamped := ok && c.begin()
+	l := artifact.LoadPlan(taskDir)
+	if stamped && l.OK() {
+		if after, ok := c.lstatID(artifact.PlanFile); ok && after == id {
+			c.cur.Plan = &planObs{stamp: stamp{ID: id, Since: c.since}, SHA256: l.SHA256, Questions: l.Value.Questions, FilePlan: l.Value.FilePlan}
+			c.dirty = true
+		}
+	}
+	return l
+}
+
+// LoadFilePlan is artifact.LoadFilePlan for a plan that LoadPlan returned
+// (from the cache or from artifact.LoadPlan): when planning/plan.files.json
+// is absent the file plan is the plan's file_plan, whose paths DecodePlan
+// checked, so they are not checked a second time. A nil c does the same.
+func (c *Cache) LoadFilePlan(taskDir string, plan artifact.Loaded[artifact.Plan]) artifact.Loaded[artifact.FilePlan] {
+	if l := artifact.LoadFilePlan(taskDir, artifact.Loaded[artifact.Plan]{}); l.Present {
+		return l
+	}
+	if !plan.OK() || len(plan.Value.FilePlan) == 0 {
+		return artifact.Loaded[artifact.FilePlan]{}
+	}
+	files := append([]artifact.FileEntry(nil), plan.Value.FilePlan...)
+	return artifact.Loaded[artifact.FilePlan]{Present: true, Value: artifact.FilePlan{Files: files, Inferred: true}, SHA256: plan.SHA256}
 }
 
 // LoadDiff is artifact.LoadDiff of taskDir, answered from the cache when

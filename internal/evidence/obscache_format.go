@@ -20,6 +20,9 @@ import (
 // lines of space-separated fields, paths Go-quoted, numbers in decimal:
 //
 //	orch observations 1
+//	plan SINCE ID SHA256 NQ NF                   then NQ and NF lines:
+//	question ID TEXT BLOCKING ANSWER             ANSWER "-" for null, else quoted
+//	planned PATH INTENT SUMMARY
 //	diff SINCE ID SHA256 BYTES ADDED REMOVED N   then N lines:
 //	entry OP OLDPATH NEWPATH
 //	dir PATH SINCE ID                            task-relative folder
@@ -41,6 +44,19 @@ func encodeObservations(o observations) []byte {
 	b.WriteString(cacheHeader + "\n")
 	id := func(s stamp) string {
 		return fmt.Sprintf("%d %d %d %d %d %d %d", s.Since, s.ID.Size, s.ID.Mtime, s.ID.Ctime, s.ID.Ino, s.ID.Dev, s.ID.Mode)
+	}
+	if p := o.Plan; p != nil {
+		fmt.Fprintf(&b, "plan %s %s %d %d\n", id(p.stamp), p.SHA256, len(p.Questions), len(p.FilePlan))
+		for _, q := range p.Questions {
+			answer := "-"
+			if q.Answer != nil {
+				answer = strconv.Quote(*q.Answer)
+			}
+			fmt.Fprintf(&b, "question %s %s %t %s\n", strconv.Quote(q.ID), strconv.Quote(q.Text), q.Blocking, answer)
+		}
+		for _, e := range p.FilePlan {
+			fmt.Fprintf(&b, "planned %s %s %s\n", strconv.Quote(e.Path), e.Intent, strconv.Quote(e.Summary))
+		}
 	}
 	if d := o.Diff; d != nil {
 		fmt.Fprintf(&b, "diff %s %s %d %d %d %d\n", id(d.stamp), d.SHA256, d.Diff.Bytes, d.Diff.Added, d.Diff.Removed, len(d.Diff.Files))
@@ -87,6 +103,44 @@ func parseObservations(data []byte) (observations, error) {
 			return o, bad(err.Error())
 		}
 		switch f[0] {
+		case "plan":
+			if o.Plan != nil || len(f) != 11 {
+				return o, bad("a second or malformed plan line")
+			}
+			s, err := parseStamp(f[1:8])
+			if err != nil || !isSHA256(f[8]) {
+				return o, bad("malformed plan line")
+			}
+			nums, err := parseInts(f[9:11])
+			if err != nil || nums[0] < 0 || nums[1] < 0 || nums[0]+nums[1] > int64(len(lines)-n-1) {
+				return o, bad("malformed plan counts")
+			}
+			p := &planObs{stamp: s, SHA256: f[8]}
+			for range nums[0] {
+				n++
+				q, err := splitFields(lines[n])
+				if err != nil || len(q) != 5 || q[0] != "question" || (q[3] != "true" && q[3] != "false") {
+					return o, bad("malformed question line")
+				}
+				var answer *string
+				if q[4] != "-" || strings.HasSuffix(lines[n], "\"-\"") {
+					a := q[4]
+					answer = &a
+				}
+				p.Questions = append(p.Questions, artifact.Question{ID: q[1], Text: q[2], Blocking: q[3] == "true", Answer: answer})
+			}
+			seen := make(map[string]bool, nums[1])
+			for range nums[1] {
+				n++
+				e, err := splitFields(lines[n])
+				if err != nil || len(e) != 4 || e[0] != "planned" || !localPath(e[1]) || seen[e[1]] ||
+					(e[2] != "create" && e[2] != "update" && e[2] != "delete") {
+					return o, bad("malformed planned line")
+				}
+				seen[e[1]] = true
+				p.FilePlan = append(p.FilePlan, artifact.FileEntry{Path: e[1], Intent: e[2], Summary: e[3]})
+			}
+			o.Plan = p
 		case "diff":
 			if o.Diff != nil || len(f) != 13 {
 				return o, bad("a second or malformed diff line")

@@ -37,16 +37,17 @@ func Observe(taskDir string, p lifecycle.Phase) lifecycle.Snapshot {
 	return observeWith(nil, taskDir, p)
 }
 
-// observeWith is Observe reading code/diff.patch and code/files/ through
-// the observation cache c (nil: no cache).
+// observeWith is Observe reading planning/planning.ai.json,
+// code/diff.patch and code/files/ through the observation cache c (nil: no
+// cache).
 func observeWith(c *evidence.Cache, taskDir string, p lifecycle.Phase) lifecycle.Snapshot {
 	var s lifecycle.Snapshot
 	for _, rel := range lifecycle.DecisionInputs(p) {
 		switch rel {
 		case artifact.PlanFile:
-			s.Plan = artifact.LoadPlan(taskDir)
+			s.Plan = c.LoadPlan(taskDir)
 		case artifact.FilePlanFile:
-			s.FilePlan = artifact.LoadFilePlan(taskDir, s.Plan)
+			s.FilePlan = c.LoadFilePlan(taskDir, s.Plan)
 		case artifact.PlanReviewFile:
 			s.PlanReview = artifact.LoadPlanReview(taskDir)
 		case artifact.CodegenFile:
