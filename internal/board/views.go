@@ -124,47 +124,12 @@ func (s *Server) card(sum task.Summary) Card {
 		return c
 	}
 	step := nextstep.For(v, nextstep.OpenQuestion(t, v.Phase))
-	c.Waits, c.Human = waits(step, v)
+	c.Waits, c.Human = nextstep.Waits(step, v) // the words orch list uses
 	c.Why = step.Why
 	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {
 		_, c.Running = a.LivePID()
 	}
 	return c
-}
-
-// waits says in a few words what a task waits for, and whether that is a
-// person.
-func waits(step nextstep.Step, v orchestrator.StatusView) (string, bool) {
-	args := step.Args
-	switch {
-	case v.Phase == lifecycle.Done:
-		return "done", false
-	case args == "":
-		return step.Why, false
-	case strings.HasPrefix(args, "answer "):
-		return "waits for your answer to " + strings.Fields(args)[1], true
-	case strings.HasPrefix(args, "accept "):
-		return "waits for your accept decision", true
-	case strings.HasPrefix(args, "revert "):
-		return "waits for a revert with your reason", true
-	case strings.HasPrefix(args, "next --from"):
-		return "an interrupted commit waits to be rolled forward", false
-	case args == "next" && v.Suggested != nil:
-		return "ready: orch next → " + string(*v.Suggested), false
-	}
-	if w, ok := workerWords[args]; ok {
-		return "waits for " + w, false
-	}
-	return "waits for orch " + args, false
-}
-
-// workerWords names the work a phase waits for.
-var workerWords = map[string]string{
-	"plan":        "the planner",
-	"review plan": "the plan reviewers",
-	"codegen":     "codegen",
-	"review code": "the code reviewers",
-	"test":        "a test run",
 }
 
 // taskTitle is the plan's title, else the brief's first line.
