@@ -459,7 +459,7 @@ func (s *Server) work(ctx context.Context, j *Job, cfg config.Config, p lifecycl
 	deps := worker.Deps{Orch: s.orch, Config: cfg, Agents: s.runtime(cfg, j), Test: s.testOptions(j)}
 	wk, ok := worker.Registry(deps).For(p)
 	if !ok {
-		return worker.Outcome{}, fmt.Errorf("no worker for phase %s", p)
+		return worker.Outcome{}, exit.New(exit.ErrInternal, "no worker for phase %s", p)
 	}
 	out, err := wk.Work(ctx, run)
 	if deps.Agents != nil {

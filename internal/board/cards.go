@@ -12,6 +12,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -53,7 +54,7 @@ func (ct *costTails) of(t *task.Task) (agent.CostSummary, Span, error) {
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		delete(ct.m, t.ID)
-		return agent.CostSummary{}, Span{}, errors.Join(err, errors.New(task.TranscriptFile+" is not a regular file"))
+		return agent.CostSummary{}, Span{}, errors.Join(err, exit.New(exit.ErrInvalid, "%s is not a regular file", task.TranscriptFile))
 	}
 	prev := ct.m[t.ID]
 	if prev == nil || !prev.continues(f, fi) {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -93,7 +94,7 @@ type Server struct {
 // New builds a board; Start begins watching, Close ends it.
 func New(opt Options) (*Server, error) {
 	if opt.Project == nil {
-		return nil, fmt.Errorf("serve: no project")
+		return nil, exit.New(exit.ErrInternal, "serve: no project")
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now

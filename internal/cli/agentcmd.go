@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -96,7 +97,7 @@ func (a *agentCall) work(ctx context.Context, p lifecycle.Phase) (worker.Outcome
 func work(ctx context.Context, deps worker.Deps, p lifecycle.Phase, run worker.Run) (worker.Outcome, error) {
 	w, ok := worker.Registry(deps).For(p)
 	if !ok {
-		return worker.Outcome{}, fmt.Errorf("no worker for phase %s", p)
+		return worker.Outcome{}, exit.New(exit.ErrInternal, "no worker for phase %s", p)
 	}
 	return w.Work(ctx, run)
 }

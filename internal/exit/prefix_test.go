@@ -173,3 +173,62 @@ func TestPrefixLiteralsFinds(t *testing.T) {
 		t.Errorf("found in %d files, want only prefix/bad.go: %v", len(found), found)
 	}
 }
+
+// TestEdgeErrorsHaveKinds: in the front ends (the command line, the REPL,
+// the board, the MCP server) an error is made with exit.New and its kind;
+// fmt.Errorf only wraps a cause with %w (the kind comes from the cause),
+// and errors.New is not used.
+func TestEdgeErrorsHaveKinds(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	for _, dir := range []string{"internal/cli", "internal/repl", "internal/board", "internal/mcpserver"} {
+		paths, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("%s: no Go files (%v)", dir, err)
+		}
+		for _, path := range paths {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Package-level sentinels (var ErrX = errors.New(...)) are
+			// matched with errors.Is; only errors made in functions count.
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+					checkEdgeBody(t, fset, fd.Body)
+				}
+			}
+		}
+	}
+}
+
+func checkEdgeBody(t *testing.T, fset *token.FileSet, body *ast.BlockStmt) {
+	t.Helper()
+	ast.Inspect(body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		switch pkg.Name + "." + sel.Sel.Name {
+		case "errors.New":
+			t.Errorf("%s: errors.New in a front end: make it exit.New(kind, ...)", fset.Position(call.Pos()))
+		case "fmt.Errorf":
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if ok && !strings.Contains(lit.Value, "%w") {
+				t.Errorf("%s: fmt.Errorf without a %%w cause in a front end: make it exit.New(kind, ...)", fset.Position(call.Pos()))
+			}
+		}
+		return true
+	})
+}

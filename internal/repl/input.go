@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/chzyer/readline"
+	"github.com/orchdev/orch/internal/exit"
 )
 
 // maxLine bounds a line read without a terminal.
@@ -37,7 +38,7 @@ type editor struct {
 func newEditor(in io.Reader, out io.Writer, historyFile string, src sources) (*editor, error) {
 	f, ok := in.(*os.File)
 	if !ok {
-		return nil, errors.New("line editing needs a terminal as standard input")
+		return nil, exit.New(exit.ErrUsage, "line editing needs a terminal as standard input")
 	}
 	stdin := readline.NewCancelableStdin(f)
 	rl, err := readline.NewEx(&readline.Config{

@@ -99,7 +99,7 @@ func Run(ctx context.Context, cfg Config) int {
 			questions: func() []string { return questionIDs(cfg.Dir) },
 		})
 		if err != nil {
-			fmt.Fprintf(cfg.Stderr, "orch: %s\n", termtext.Sanitize(err.Error()))
+			fmt.Fprintln(cfg.Stderr, termtext.Sanitize(exit.Format(err)))
 			return ExitError
 		}
 		s.in = ed
@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg Config) int {
 		case ctx.Err() != nil:
 			return ExitError
 		case err != nil:
-			fmt.Fprintf(cfg.Stderr, "orch: %s\n", termtext.Sanitize(err.Error()))
+			fmt.Fprintln(cfg.Stderr, termtext.Sanitize(exit.Format(err)))
 			return ExitError
 		}
 		if s.do(ctx, parse(line, v.context()), line) {
@@ -263,7 +263,7 @@ func (s *session) switchTask(id string) {
 		return
 	}
 	if err := p.SetCurrent(t.ID); err != nil {
-		fmt.Fprintf(s.cfg.Stderr, "orch: %s\n", termtext.Sanitize(err.Error()))
+		fmt.Fprintln(s.cfg.Stderr, termtext.Sanitize(exit.Format(err)))
 		return
 	}
 	v := observe(s.cfg.Dir)
