@@ -25,7 +25,7 @@ func TestTimeline(t *testing.T) {
 		{"model_call", map[string]any{"role": "codegen", "provider": "openai", "model": "gpt-x", "tokens_in": num("1200"), "tokens_out": num("40"), "latency_ms": num("900"), "cost_usd": num("0.0123"), "tool_calls": []any{"read_file"}}, "codegen: openai gpt-x", []string{"1200 in / 40 out tokens", "900 ms", "$0.01", "tools [read_file]"}, "model_call"},
 		{"model_call", map[string]any{"role": "planner", "provider": "p", "model": "m", "error": "timeout"}, "planner: p m", []string{"error: timeout"}, "model_call bad"},
 		{"phase_finished", map[string]any{"phase": "test", "status": "failed", "error": "suite crashed"}, "test finished: failed", []string{"suite crashed"}, "phase_finished bad"},
-		{"phase_finished", map[string]any{"phase": "test", "status": "passed", "summary": map[string]any{"passed": num("3")}}, "test finished: passed", []string{"passed=3"}, "phase_finished"},
+		{"phase_finished", map[string]any{"phase": "test", "status": "passed", "summary": map[string]any{"overall_pass": true, "summary": map[string]any{"passed": num("3")}}}, "test finished: passed", []string{"overall_pass=true", `summary={"passed":3`}, "phase_finished"},
 		{"user_input", map[string]any{"question": "q1", "answer": "runes"}, "answered q1", []string{"runes"}, "user_input"},
 		{"git_done", map[string]any{"op": "accept", "outcome": "committed", "commit": "abc123"}, "git accept: committed", []string{"abc123"}, "git_done"},
 	} {

@@ -114,7 +114,7 @@ type PhaseFinished struct {
 	Kept     string          `json:"kept,omitempty" doc:"history folder keeping a failed run's partial output"`
 	Archived string          `json:"archived,omitempty" doc:"history folder the previous attempt's artifacts went to"`
 	Files    []string        `json:"files,omitzero" doc:"the artifacts moved into place (on success)"`
-	Summary  map[string]any  `json:"summary,omitzero" doc:"the phase's own summary of its result"`
+	Summary  *PhaseSummary   `json:"summary,omitzero" doc:"the phase's own summary of its result"`
 }
 
 // ModelCall: a model was called (or its answer read from the cache).

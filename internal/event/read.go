@@ -5,76 +5,80 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strconv"
 
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
-// ModelCallOf reads a model_call event's fields as stored (numbers as
-// json.Number when read back from a transcript, Go numbers when written by
-// this process). It is lenient, as a cost reader must be: a field of the
-// wrong type counts as absent and a negative count as 0; an "error" field
-// that is present marks the call failed even when empty.
-func ModelCallOf(data map[string]any) ModelCall {
-	var c ModelCall
-	phase, _ := data["phase"].(string)
-	c.Phase = lifecycle.Phase(phase)
-	c.Role, _ = data["role"].(string)
-	c.Provider, _ = data["provider"].(string)
-	c.Model, _ = data["model"].(string)
-	c.Cached, _ = data["cached"].(bool)
-	c.TokensIn = intField(data, "tokens_in")
-	c.TokensOut = intField(data, "tokens_out")
-	c.CachedTokensIn = intField(data, "cached_tokens_in")
-	c.CacheWriteTokens = intField(data, "cache_write_tokens")
-	c.LatencyMS = intField(data, "latency_ms")
-	if f, ok := floatField(data, "cost_usd"); ok {
+// ReadModelCall decodes a model_call event's stored fields (its payload
+// as a JSON object) into its type, leniently, as a cost reader must be:
+// a field of the wrong type counts as absent and a negative count as 0;
+// an "error" field that is present marks the call failed even when empty.
+// (Decode, the strict reader, refuses such an event; transcripts written
+// by older versions may hold one.)
+func ReadModelCall(data []byte) ModelCall {
+	var s struct {
+		Phase            lenient[string]  `json:"phase"`
+		Role             lenient[string]  `json:"role"`
+		Provider         lenient[string]  `json:"provider"`
+		Model            lenient[string]  `json:"model"`
+		Cached           lenient[bool]    `json:"cached"`
+		TokensIn         count            `json:"tokens_in"`
+		TokensOut        count            `json:"tokens_out"`
+		CachedTokensIn   count            `json:"cached_tokens_in"`
+		CacheWriteTokens count            `json:"cache_write_tokens"`
+		LatencyMS        count            `json:"latency_ms"`
+		CostUSD          lenient[float64] `json:"cost_usd"`
+		Error            *lenient[string] `json:"error"`
+	}
+	_ = json.Unmarshal(data, &s) // not an object: nothing is known
+	c := ModelCall{
+		Phase: lifecycle.Phase(s.Phase.V), Role: s.Role.V, Provider: s.Provider.V, Model: s.Model.V, Cached: s.Cached.V,
+		TokensIn: int64(s.TokensIn), TokensOut: int64(s.TokensOut), CachedTokensIn: int64(s.CachedTokensIn),
+		CacheWriteTokens: int64(s.CacheWriteTokens), LatencyMS: int64(s.LatencyMS),
+	}
+	if s.CostUSD.OK && s.CostUSD.V >= 0 {
+		f := s.CostUSD.V
 		c.CostUSD = &f
 	}
-	if e, present := data["error"]; present {
-		s, _ := e.(string)
-		if s == "" {
-			s = "failed"
+	if s.Error != nil {
+		c.Error = s.Error.V
+		if c.Error == "" {
+			c.Error = "failed"
 		}
-		c.Error = s
 	}
 	return c
 }
 
-// intField reads a number written by this process (int64, int, float64)
-// or read back from the transcript (json.Number); negative counts are 0.
-func intField(data map[string]any, key string) int64 {
-	var n int64
-	switch v := data[key].(type) {
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			n = i
-		} else if f, err := v.Float64(); err == nil {
-			n = int64(f)
-		}
-	case int64:
-		n = v
-	case int:
-		n = int64(v)
-	case float64:
-		n = int64(v)
-	}
-	return max(n, 0)
+// lenient is a field of type T that reads as absent (OK false, V zero)
+// when the stored value has another type.
+type lenient[T any] struct {
+	V  T
+	OK bool
 }
 
-func floatField(data map[string]any, key string) (float64, bool) {
-	switch v := data[key].(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		return f, err == nil && f >= 0
-	case float64:
-		return v, v >= 0
-	case int64:
-		return float64(v), v >= 0
-	case int:
-		return float64(v), v >= 0
+func (l *lenient[T]) UnmarshalJSON(b []byte) error {
+	var v T
+	if json.Unmarshal(b, &v) == nil && string(bytes.TrimSpace(b)) != "null" {
+		l.V, l.OK = v, true
 	}
-	return 0, false
+	return nil
+}
+
+// count is a non-negative count: a number (a fraction is cut), anything
+// else or a negative number reads as 0.
+type count int64
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	var f float64
+	if json.Unmarshal(b, &f) == nil {
+		var i int64
+		if json.Unmarshal(b, &i) == nil {
+			*c = count(max(i, 0))
+			return nil
+		}
+		*c = count(max(int64(f), 0))
+	}
+	return nil
 }
 
 // Decode returns the typed payload of an event of kind k whose fields are

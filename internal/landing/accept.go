@@ -200,9 +200,9 @@ func (a *Acceptor) Work(ctx context.Context, in work.Input) (work.Result[AcceptR
 	if err := in.Out.Write(artifact.AcceptSummaryFile, []byte(summaryMarkdown(in.Task, d))); err != nil {
 		return res, err
 	}
-	res.Output = work.Output{Status: lifecycle.AcceptDecided, Summary: map[string]any{
-		"verdict": d.Verdict, "target": d.Target, "commit": d.Commit, "regression": d.Regression, "decider": d.Decider,
-		"judged": d.Judged,
+	res.Output = work.Output{Status: lifecycle.AcceptDecided, Summary: &event.PhaseSummary{
+		Verdict: d.Verdict, Target: d.Target, Commit: d.Commit, Regression: event.Ref(d.Regression), Decider: event.Ref(d.Decider),
+		Judged: event.Ref(d.Judged),
 	}}
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/work"
@@ -32,10 +33,7 @@ func (e Expectation) Empty() bool { return e.Revision == 0 && len(e.SHA256) == 0
 // Judged is what a decision judged, recorded in accept/decision.json and
 // in the transcript: the revision the task was at when the person decided
 // and the sha256 of each evidence file then.
-type Judged struct {
-	Revision int64             `json:"revision"`
-	SHA256   map[string]string `json:"sha256"`
-}
+type Judged = event.Judged
 
 // ParseExpect reads `orch accept --expect`: a revision (digits) or the
 // sha256 of code/diff.patch (hex, at least MinHashPrefix digits).

@@ -66,7 +66,7 @@ func (r Reverter) Work(ctx context.Context, in work.Input) (work.Result[RevertRe
 	if err := in.Out.WriteJSON(artifact.RevertRecordFile, rec); err != nil {
 		return res, err
 	}
-	res.Output = work.Output{Status: lifecycle.Status(rec.Status), Summary: map[string]any{"status": rec.Status, "reverted_commit": rec.RevertedCommit, "revert_commit": rec.RevertCommit}}
+	res.Output = work.Output{Status: lifecycle.Status(rec.Status), Summary: &event.PhaseSummary{Status: rec.Status, RevertedCommit: rec.RevertedCommit, RevertCommit: rec.RevertCommit}}
 	return res, nil
 }
 

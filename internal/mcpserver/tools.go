@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/codegen"
 	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -461,7 +462,7 @@ type RunPhaseOutput struct {
 	Phase    lifecycle.Phase          `json:"phase"`
 	Status   string                   `json:"status"`
 	Entered  *orchestrator.NextResult `json:"entered,omitempty"`
-	Summary  map[string]any           `json:"summary,omitempty"`
+	Summary  *event.PhaseSummary      `json:"summary,omitempty"`
 	Archived string                   `json:"archived,omitempty"`
 	Revision int64                    `json:"revision"`
 	Notes    []string                 `json:"notes,omitempty"`
@@ -527,18 +528,18 @@ type SubmitCodeInput struct {
 
 // SubmitCodeOutput is submit_code's result.
 type SubmitCodeOutput struct {
-	Task      string          `json:"task"`
-	Phase     lifecycle.Phase `json:"phase"`
-	Status    string          `json:"status"`
-	Summary   map[string]any  `json:"summary,omitempty"`
-	Archived  string          `json:"archived,omitempty"`
-	Revision  int64           `json:"revision"`
-	Base      string          `json:"base"`
-	Attempt   int             `json:"attempt"`
-	Files     []string        `json:"files"`
-	Deletes   []string        `json:"deletes"`
-	Untouched []string        `json:"untouched,omitempty"`
-	Next      Next            `json:"next"`
+	Task      string              `json:"task"`
+	Phase     lifecycle.Phase     `json:"phase"`
+	Status    string              `json:"status"`
+	Summary   *event.PhaseSummary `json:"summary,omitempty"`
+	Archived  string              `json:"archived,omitempty"`
+	Revision  int64               `json:"revision"`
+	Base      string              `json:"base"`
+	Attempt   int                 `json:"attempt"`
+	Files     []string            `json:"files"`
+	Deletes   []string            `json:"deletes"`
+	Untouched []string            `json:"untouched,omitempty"`
+	Next      Next                `json:"next"`
 }
 
 func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in SubmitCodeInput) (*mcp.CallToolResult, SubmitCodeOutput, error) {

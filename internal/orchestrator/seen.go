@@ -2,11 +2,11 @@ package orchestrator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -77,25 +77,28 @@ func staleSince(t *task.Task, seen, now int64) *StaleError {
 		if ev.State == nil || ev.State.Revision <= seen {
 			continue
 		}
-		str := func(k string) string { return dataString(ev.Data[k]) }
 		var c string
-		switch ev.Kind {
-		case event.KindRedo:
-			c = fmt.Sprintf("%s was redone", str("to"))
-			switch str("to") {
-			case "planning", "plan_review", "codegen":
+		p, err := ev.Decode()
+		if err != nil { // an event of an unknown kind (a newer orch): named
+			p = nil
+		}
+		switch p := p.(type) {
+		case event.Redo:
+			c = fmt.Sprintf("%s was redone", p.To)
+			switch p.To {
+			case lifecycle.Planning, lifecycle.PlanReview, lifecycle.Codegen:
 				e.Redone = true
 			}
-		case event.KindTransition:
-			c = fmt.Sprintf("moved %s → %s", str("from"), str("to"))
-		case event.KindOverride:
-			c = fmt.Sprintf("moved %s → %s by override", str("from"), str("to"))
-		case event.KindPhaseStarted:
-			c = fmt.Sprintf("%s ran", str("phase"))
-			if p := str("phase"); p == "codegen" || p == "planning" {
+		case event.Transition:
+			c = fmt.Sprintf("moved %s → %s", p.From, p.To)
+		case event.Override:
+			c = fmt.Sprintf("moved %s → %s by override", p.From, p.To)
+		case event.PhaseStarted:
+			c = fmt.Sprintf("%s ran", p.Phase)
+			if p.Phase == lifecycle.Codegen || p.Phase == lifecycle.Planning {
 				e.Redone = true
 			}
-		case event.KindPhaseFinished:
+		case event.PhaseFinished:
 			continue
 		default:
 			c = string(ev.Kind)
@@ -109,23 +112,6 @@ func staleSince(t *task.Task, seen, now int64) *StaleError {
 	}
 	e.Changes = changes
 	return e
-}
-
-// dataString reads a field of an event as text.
-func dataString(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case json.RawMessage:
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return s
-		}
-		return string(v)
-	case nil:
-		return "?"
-	}
-	return fmt.Sprint(v)
 }
 
 // checkSeen refuses when the task is no longer at revision seen; seen 0

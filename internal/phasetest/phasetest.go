@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -75,20 +76,26 @@ func New(t testing.TB, phase lifecycle.Phase) Fixture {
 
 // LastFinished returns the summary of the task's last phase_finished
 // event.
-func LastFinished(t testing.TB, tk *task.Task) map[string]any {
+func LastFinished(t testing.TB, tk *task.Task) event.PhaseSummary {
 	t.Helper()
 	events, err := tk.Transcript()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Kind == "phase_finished" {
-			sum, _ := events[i].Data["summary"].(map[string]any)
-			return sum
+		if events[i].Kind == event.KindPhaseFinished {
+			p, err := events[i].Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum := p.(event.PhaseFinished).Summary; sum != nil {
+				return *sum
+			}
+			return event.PhaseSummary{}
 		}
 	}
 	t.Fatal("no phase_finished event")
-	return nil
+	return event.PhaseSummary{}
 }
 
 // PathWithoutBwrap makes PATH hold git and sh only, for the rest of t.

@@ -41,7 +41,7 @@ func TestTestRecordsTheOptOut(t *testing.T) {
 	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.Sandbox != "none" || len(onDisk.Notes) == 0 {
 		t.Errorf("test/report.json: sandbox %q notes %q (%v)", onDisk.Sandbox, onDisk.Notes, err)
 	}
-	if sum := phasetest.LastFinished(t, f.Task); sum["sandbox"] != "none" {
+	if sum := phasetest.LastFinished(t, f.Task); sum.Sandbox != "none" {
 		t.Errorf("phase_finished summary %v lacks sandbox none", sum)
 	}
 }
@@ -66,7 +66,7 @@ func TestTestRefusesWithoutSandbox(t *testing.T) {
 				t.Errorf("sandbox %q: error %q lacks %q", sandbox, rep.Error, want)
 			}
 		}
-		if sum := phasetest.LastFinished(t, f.Task); sum["status"] != artifact.TestError {
+		if sum := phasetest.LastFinished(t, f.Task); sum.Status != string(artifact.TestError) {
 			t.Errorf("phase_finished summary %v", sum)
 		}
 	}

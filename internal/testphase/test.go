@@ -10,6 +10,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -66,8 +67,8 @@ func (w Worker) Work(ctx context.Context, in work.Input) (work.Result[Result], e
 			status = lifecycle.TestPassed
 		}
 	}
-	res.Output = work.Output{Status: status, Summary: map[string]any{
-		"status": rep.Status, "overall_pass": rep.OverallPass, "summary": rep.Summary, "sandbox": rep.Sandbox, "base": rep.Base,
+	res.Output = work.Output{Status: status, Summary: &event.PhaseSummary{
+		Status: string(rep.Status), OverallPass: event.Ref(rep.OverallPass), Tests: event.Ref(rep.Summary), Sandbox: rep.Sandbox, Base: rep.Base,
 	}}
 	return res, nil
 }

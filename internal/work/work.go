@@ -98,7 +98,7 @@ type Output struct {
 	// (planning rounds, codegen attempts).
 	Round, Attempt int
 	// Summary is recorded in the phase_finished event.
-	Summary map[string]any
+	Summary *event.PhaseSummary
 }
 
 // Result is a worker's output with its phase's own typed result R (what

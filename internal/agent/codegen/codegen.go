@@ -14,6 +14,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/agent/tools"
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
@@ -220,9 +221,9 @@ func runPhase(ctx context.Context, in work.Input, fn func(context.Context, *gitx
 	if err != nil {
 		return res, err
 	}
-	res.Output = work.Output{Status: lifecycle.Status(rec.Status), Attempt: rec.Attempt, Summary: map[string]any{
-		"status": rec.Status, "base": rec.Base, "files": len(rec.Files), "deletes": len(rec.Deletes),
-		"unplanned": rec.Unplanned, "attempt": rec.Attempt,
+	res.Output = work.Output{Status: lifecycle.Status(rec.Status), Attempt: rec.Attempt, Summary: &event.PhaseSummary{
+		Status: rec.Status, Base: rec.Base, Files: event.Ref(len(rec.Files)), Deletes: event.Ref(len(rec.Deletes)),
+		Unplanned: rec.Unplanned, Attempt: event.Ref(rec.Attempt),
 	}}
 	return res, nil
 }

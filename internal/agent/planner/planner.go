@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -114,9 +115,9 @@ func planRound(ctx context.Context, rt *agent.Runtime, run work.Input, res *Resu
 	return work.Output{
 		Status: status,
 		Round:  round,
-		Summary: map[string]any{
-			"round": round, "status": string(status), "open_questions": QuestionIDs(open),
-			"files": len(plan.Value.FilePlan), "restored_answers": planNonNil(built.Restored),
+		Summary: &event.PhaseSummary{
+			Round: event.Ref(round), Status: string(status), OpenQuestions: planNonNil(QuestionIDs(open)),
+			Files: event.Ref(len(plan.Value.FilePlan)), RestoredAnswers: planNonNil(built.Restored),
 		},
 	}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -213,8 +214,8 @@ func (w CodeWorker) Work(ctx context.Context, in work.Input) (work.Result[CodeRe
 	for _, v := range rec.Reviewers {
 		blocking += v.Blocking
 	}
-	res.Output = work.Output{Status: status, Summary: map[string]any{
-		"ok": rec.OK, "issues": len(rec.Issues), "blocking": blocking, "reviewers": len(rec.Reviewers),
+	res.Output = work.Output{Status: status, Summary: &event.PhaseSummary{
+		OK: event.Ref(rec.OK), Issues: event.Ref(len(rec.Issues)), Blocking: event.Ref(blocking), Reviewers: event.Ref(len(rec.Reviewers)),
 	}}
 	return res, nil
 }

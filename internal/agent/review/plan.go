@@ -16,6 +16,7 @@ import (
 	"github.com/orchdev/orch/internal/agent/planner"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
@@ -144,8 +145,8 @@ func (w PlanWorker) Work(ctx context.Context, in work.Input) (work.Result[PlanRe
 	case !review.OK:
 		status = lifecycle.PlanChangesRequested
 	}
-	res.Output = work.Output{Status: status, Summary: map[string]any{
-		"ok": review.OK, "blocked": review.Blocked, "plan_sha256": review.PlanSHA256, "reviewers": len(review.Reviewers),
+	res.Output = work.Output{Status: status, Summary: &event.PhaseSummary{
+		OK: event.Ref(review.OK), Blocked: event.Ref(review.Blocked), PlanSHA256: review.PlanSHA256, Reviewers: event.Ref(len(review.Reviewers)),
 	}}
 	return res, nil
 }
