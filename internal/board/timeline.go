@@ -1,10 +1,7 @@
 package board
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -120,22 +117,9 @@ func joinNonEmpty(parts ...string) string {
 
 // summaryText renders a phase's summary as key=value pairs, sorted.
 func summaryText(s *event.PhaseSummary) string {
-	if s == nil {
-		return ""
-	}
-	// Shown as the phase_finished line of the transcript shows it: each
-	// field the phase reported, by its JSON name, in name order.
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return ""
-	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
-		return ""
-	}
 	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		parts = append(parts, k+"="+clip.Runes(string(fields[k]), 80))
+	for _, f := range s.Fields() {
+		parts = append(parts, f.Name+"="+clip.Runes(f.Value, 80))
 	}
 	return strings.Join(parts, " ")
 }

@@ -176,7 +176,7 @@ func describeEvent(ev task.Event) logLine {
 	case event.Recovered:
 		l.what, l.actor, l.tone = "recovered after a crash", "orch", termtext.Yellow
 	default:
-		l.detail = summaryPairs(ev.Data)
+		l.detail = dataPairs(ev.Data)
 	}
 	return l
 }
@@ -272,12 +272,22 @@ func shortSHA(s string) string {
 	return s
 }
 
-// summaryPairs is a map as key=value pairs in key order.
-func summaryPairs(m map[string]any) string {
+// dataPairs shows the fields of an event of a kind this orch does not
+// know (a newer orch wrote it) as name=JSON pairs, by name.
+func dataPairs(m map[string]any) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b, _ := json.Marshal(m[k])
 		parts = append(parts, k+"="+string(b))
+	}
+	return strings.Join(parts, " ")
+}
+
+// summaryPairs shows a phase's summary as name=JSON pairs, by name.
+func summaryPairs(s *event.PhaseSummary) string {
+	var parts []string
+	for _, f := range s.Fields() {
+		parts = append(parts, f.Name+"="+f.Value)
 	}
 	return strings.Join(parts, " ")
 }

@@ -1,6 +1,12 @@
 package event
 
-import "github.com/orchdev/orch/internal/artifact"
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/orchdev/orch/internal/artifact"
+)
 
 // PhaseSummary is a phase's own summary of its result, carried by its
 // phase_finished event and handed to the front ends (orch mcp's run_phase)
@@ -63,3 +69,30 @@ type Judged struct {
 
 // Ref returns a pointer to v, for PhaseSummary's counts and flags.
 func Ref[T any](v T) *T { return &v }
+
+// SummaryField is one field a phase reported in its summary: its JSON
+// name and its value as JSON text.
+type SummaryField struct {
+	Name, Value string
+}
+
+// Fields lists the fields s reports, by name, as its phase_finished
+// event holds them (for the log and the board's timeline).
+func (s *PhaseSummary) Fields() []SummaryField {
+	if s == nil {
+		return nil
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	out := make([]SummaryField, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, SummaryField{Name: k, Value: string(m[k])})
+	}
+	return out
+}
