@@ -28,3 +28,26 @@ func TestReadModelCall(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadModelCall: a stored model_call of any shape (a transcript is
+// untrusted: a person or another tool may have written it) reads without
+// panicking, and never as negative counts or a negative cost.
+func FuzzReadModelCall(f *testing.F) {
+	for _, s := range []string{
+		`{"phase":"codegen","tokens_in":120,"tokens_out":30,"cost_usd":0.25,"cached":true}`,
+		`{"tokens_in":"12","cost_usd":-1,"error":null}`,
+		`{"tokens_in":1e400,"latency_ms":-9223372036854775808}`,
+		`[]`, `null`, `{"error":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := ReadModelCall(data)
+		if c.TokensIn < 0 || c.TokensOut < 0 || c.CachedTokensIn < 0 || c.CacheWriteTokens < 0 || c.LatencyMS < 0 {
+			t.Fatalf("negative count from %q: %+v", data, c)
+		}
+		if c.CostUSD != nil && *c.CostUSD < 0 {
+			t.Fatalf("negative cost from %q", data)
+		}
+	})
+}
