@@ -12,7 +12,11 @@
 // parsed). Each builds the index of
 // the tracked files (like `orch plan` in the work tree) and renders a
 // 2,000-token map for a brief naming one function. The repository is
-// written once into -dir and reused when it is there.
+// written once into -dir and reused when it is there; -warm-only keeps
+// the cache of an earlier run. MAPBENCH_CPUPROFILE=p and
+// MAPBENCH_MEMPROFILE=p write each step's CPU profile and its heap profile
+// at the heap's high point to p.STEP; MAPBENCH_VERBOSE=1 prints each
+// step's resident memory by mapping.
 package main
 
 import (
@@ -150,6 +154,24 @@ func step(name, repo, cache string) error {
 		}
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
+	}
+	if p := os.Getenv("MAPBENCH_MEMPROFILE"); p != "" {
+		// A heap profile whenever the heap in use reaches a new high.
+		go func() {
+			high := uint64(0)
+			for {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if ms.HeapInuse > high+(4<<20) {
+					high = ms.HeapInuse
+					if f, err := os.Create(p + "." + name); err == nil {
+						pprof.WriteHeapProfile(f)
+						f.Close()
+					}
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
 	}
 	t0, c0 := time.Now(), cpu()
 	ctx := context.Background()

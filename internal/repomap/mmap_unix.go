@@ -7,17 +7,13 @@ import (
 	"syscall"
 )
 
-// mapFile maps the first size bytes of f read-only. The reads of a
-// ranking are scattered (an entry here, a posting there): without
-// MADV_RANDOM the kernel maps the pages around each one in too, and the
-// process's resident memory grows to the whole file.
+// mapFile maps the first size bytes of f read-only. Only small, densely
+// read sections are read through the mapping: the kernel maps the pages
+// around every page touched (fault-around), so scattered reads of a
+// large section would make it all resident (segment.entry reads entries
+// with pread).
 func mapFile(f *os.File, size int64) ([]byte, error) {
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, err
-	}
-	syscall.Madvise(b, syscall.MADV_RANDOM)
-	return b, nil
+	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 }
 
 func unmapFile(b []byte) { syscall.Munmap(b) }
