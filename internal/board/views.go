@@ -92,7 +92,12 @@ func (s *Server) card(sum task.Summary) Card {
 		c.Err = err.Error()
 		return c
 	}
-	c.Title = taskTitle(t)
+	// The task's observation cache (docs/artifacts.md): the plan is loaded
+	// through it once, for the title and the decision.
+	obs := evidence.OpenCache(s.orch.Project.Dir, t.Dir, t.ID)
+	defer obs.Save()
+	plan := obs.LoadPlan(t.Dir)
+	c.Title = taskTitle(t, plan)
 	now := s.now()
 	st, pending, stErr := t.CommittedState()
 	if stErr == nil {
@@ -118,12 +123,20 @@ func (s *Server) card(sum task.Summary) Card {
 		c.Err = stErr.Error()
 		return c
 	}
-	v, err := s.orch.StatusFrom(t, st, pending)
-	if err != nil {
-		c.Err = err.Error()
-		return c
+	v := orchestrator.StatusView{Task: t.ID, Phase: st.Phase, Revision: st.Revision, UpdatedAt: st.UpdatedAt, Actors: st.Actors, Pending: pending}
+	if v.Actors == nil {
+		v.Actors = task.Actors{}
 	}
-	step := nextstep.For(v, nextstep.OpenQuestion(t, v.Phase))
+	a := st.Actor(st.Phase)
+	if _, live := a.LivePID(); pending == nil && (a.Status != lifecycle.StatusRunning || !live) {
+		// An interrupted commit or a running phase is all the step
+		// says (nextstep.For): only otherwise is the decision made.
+		if v, err = s.orch.StatusCached(obs, t, st, pending); err != nil {
+			c.Err = err.Error()
+			return c
+		}
+	}
+	step := nextstep.For(v, nextstep.OpenQuestionOf(plan, v.Phase))
 	c.Waits, c.Human = nextstep.Waits(step, v) // the words orch list uses
 	c.Why = step.Why
 	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {
@@ -133,8 +146,8 @@ func (s *Server) card(sum task.Summary) Card {
 }
 
 // taskTitle is the plan's title, else the brief's first line.
-func taskTitle(t *task.Task) string {
-	if p := artifact.LoadPlan(t.Dir); p.OK() && strings.TrimSpace(p.Value.Title) != "" {
+func taskTitle(t *task.Task, p artifact.Loaded[artifact.Plan]) string {
+	if p.OK() && strings.TrimSpace(p.Value.Title) != "" {
 		return p.Value.Title
 	}
 	if b, err := readTaskFile(t.Dir, artifact.BriefFile, 4096); err == nil {

@@ -86,10 +86,12 @@ type fileObs struct {
 type agreeKey struct{ Diff, Files, Base string }
 
 // planObs is what was observed of a valid planning/planning.ai.json: what
-// the decisions read of it (its questions and file_plan), not the rest.
+// the decisions read of it (its questions and file_plan) and the title the
+// board's card shows, not the rest.
 type planObs struct {
 	stamp
 	SHA256    string
+	Title     string
 	Questions []artifact.Question
 	FilePlan  []artifact.FileEntry
 }
@@ -130,6 +132,9 @@ type Cache struct {
 	scan     artifact.Loaded[[]string]
 	digest   string
 	contents CodeFiles
+	// The plan as this run loaded it (LoadPlan loads it once per run).
+	planLoaded bool
+	plan       artifact.Loaded[artifact.Plan]
 	// Hits and Misses count the observations taken from the cache and
 	// made again (for tests and benchmarks).
 	Hits, Misses int
@@ -211,24 +216,33 @@ func (c *Cache) lstatID(rel string) (fileID, bool) {
 // LoadPlan is artifact.LoadPlan of taskDir for the decisions, answered
 // from the cache when planning/planning.ai.json did not change since it
 // was found valid. A plan from the cache holds only what the decisions
-// read: its questions and file_plan (Title, Brief and the rest are empty).
+// read and the board shows: its title, questions and file_plan (Brief and
+// the rest are empty). A run loads the plan once: later calls return what
+// the first one loaded.
 func (c *Cache) LoadPlan(taskDir string) artifact.Loaded[artifact.Plan] {
 	if c == nil {
 		return artifact.LoadPlan(taskDir)
 	}
+	if !c.planLoaded {
+		c.plan, c.planLoaded = c.loadPlan(taskDir), true
+	}
+	return c.plan
+}
+
+func (c *Cache) loadPlan(taskDir string) artifact.Loaded[artifact.Plan] {
 	id, ok := c.lstatID(artifact.PlanFile)
 	if ok && c.old.Plan != nil && c.old.Plan.trusted(id) && id.isRegular() && id.Size <= artifact.MaxJSONBytes {
 		c.Hits++
 		c.cur.Plan = c.old.Plan
 		p := c.old.Plan
-		return artifact.Loaded[artifact.Plan]{Present: true, SHA256: p.SHA256, Value: artifact.Plan{Questions: p.Questions, FilePlan: p.FilePlan}}
+		return artifact.Loaded[artifact.Plan]{Present: true, SHA256: p.SHA256, Value: artifact.Plan{Title: p.Title, Questions: p.Questions, FilePlan: p.FilePlan}}
 	}
 	c.Misses++
 	stamped := ok && c.begin()
 	l := artifact.LoadPlan(taskDir)
 	if stamped && l.OK() {
 		if after, ok := c.lstatID(artifact.PlanFile); ok && after == id {
-			c.cur.Plan = &planObs{stamp: stamp{ID: id, Since: c.since}, SHA256: l.SHA256, Questions: l.Value.Questions, FilePlan: l.Value.FilePlan}
+			c.cur.Plan = &planObs{stamp: stamp{ID: id, Since: c.since}, SHA256: l.SHA256, Title: l.Value.Title, Questions: l.Value.Questions, FilePlan: l.Value.FilePlan}
 			c.dirty = true
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // lines of space-separated fields, paths Go-quoted, numbers in decimal:
 //
 //	orch observations 1
-//	plan SINCE ID SHA256 NQ NF                   then NQ and NF lines:
+//	plan SINCE ID SHA256 TITLE NQ NF             then NQ and NF lines:
 //	question ID TEXT BLOCKING ANSWER             ANSWER "-" for null, else quoted
 //	planned PATH INTENT SUMMARY
 //	diff SINCE ID SHA256 BYTES ADDED REMOVED N   then N lines:
@@ -46,7 +46,7 @@ func encodeObservations(o observations) []byte {
 		return fmt.Sprintf("%d %d %d %d %d %d %d", s.Since, s.ID.Size, s.ID.Mtime, s.ID.Ctime, s.ID.Ino, s.ID.Dev, s.ID.Mode)
 	}
 	if p := o.Plan; p != nil {
-		fmt.Fprintf(&b, "plan %s %s %d %d\n", id(p.stamp), p.SHA256, len(p.Questions), len(p.FilePlan))
+		fmt.Fprintf(&b, "plan %s %s %s %d %d\n", id(p.stamp), p.SHA256, strconv.Quote(p.Title), len(p.Questions), len(p.FilePlan))
 		for _, q := range p.Questions {
 			answer := "-"
 			if q.Answer != nil {
@@ -104,18 +104,18 @@ func parseObservations(data []byte) (observations, error) {
 		}
 		switch f[0] {
 		case "plan":
-			if o.Plan != nil || len(f) != 11 {
+			if o.Plan != nil || len(f) != 12 {
 				return o, bad("a second or malformed plan line")
 			}
 			s, err := parseStamp(f[1:8])
 			if err != nil || !isSHA256(f[8]) {
 				return o, bad("malformed plan line")
 			}
-			nums, err := parseInts(f[9:11])
+			nums, err := parseInts(f[10:12])
 			if err != nil || nums[0] < 0 || nums[1] < 0 || nums[0]+nums[1] > int64(len(lines)-n-1) {
 				return o, bad("malformed plan counts")
 			}
-			p := &planObs{stamp: s, SHA256: f[8]}
+			p := &planObs{stamp: s, SHA256: f[8], Title: f[9]}
 			for range nums[0] {
 				n++
 				q, err := splitFields(lines[n])

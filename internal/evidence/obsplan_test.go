@@ -43,7 +43,7 @@ func checkPlan(t *testing.T, ct cacheTask, what string, wantHits, wantMisses int
 	p, fp, hits, misses := planRun(t, ct)
 	want := artifact.LoadPlan(ct.dir)
 	wantFP := artifact.LoadFilePlan(ct.dir, want)
-	if !want.OK() || !p.OK() || p.SHA256 != want.SHA256 || !reflect.DeepEqual(p.Value.Questions, want.Value.Questions) ||
+	if !want.OK() || !p.OK() || p.SHA256 != want.SHA256 || p.Value.Title != want.Value.Title || !reflect.DeepEqual(p.Value.Questions, want.Value.Questions) ||
 		!reflect.DeepEqual(p.Value.FilePlan, want.Value.FilePlan) || !reflect.DeepEqual(fp, wantFP) {
 		t.Fatalf("%s: the cached plan differs from the file:\ngot  %+v %+v\nwant %+v %+v", what, p, fp, want, wantFP)
 	}
@@ -150,8 +150,8 @@ func TestObservationsRoundTripPlan(t *testing.T) {
 	}
 	s := stamp{ID: fileID{Size: 3, Mtime: 5, Ctime: 6, Ino: 1, Dev: 9, Mode: 0o644}, Since: 7}
 	for _, p := range []*planObs{
-		{stamp: s, SHA256: l.SHA256, Questions: l.Value.Questions, FilePlan: l.Value.FilePlan},
-		{stamp: s, SHA256: l.SHA256},
+		{stamp: s, SHA256: l.SHA256, Title: l.Value.Title, Questions: l.Value.Questions, FilePlan: l.Value.FilePlan},
+		{stamp: s, SHA256: l.SHA256, Title: "x"},
 	} {
 		o := observations{Plan: p}
 		got, err := parseObservations(encodeObservations(o))

@@ -95,8 +95,12 @@ func OpenQuestion(t *task.Task, phase lifecycle.Phase) string {
 	if phase != lifecycle.Planning {
 		return ""
 	}
-	plan := artifact.LoadPlan(t.Dir)
-	if !plan.OK() {
+	return OpenQuestionOf(artifact.LoadPlan(t.Dir), phase)
+}
+
+// OpenQuestionOf is OpenQuestion of a plan the caller loaded.
+func OpenQuestionOf(plan artifact.Loaded[artifact.Plan], phase lifecycle.Phase) string {
+	if phase != lifecycle.Planning || !plan.OK() {
 		return ""
 	}
 	if qs := plan.Value.OpenQuestions(); len(qs) > 0 {

@@ -106,11 +106,19 @@ func (o *Orchestrator) Status(id string) (StatusView, error) {
 // just read (task.Task.CommittedState): the board's cards read it once
 // for their ages and their decision.
 func (o *Orchestrator) StatusFrom(t *task.Task, st task.State, pending *task.Pending) (StatusView, error) {
-	phase := st.Phase
 	// A reader: what did not change is taken from the observation cache.
 	c := evidence.OpenCache(o.Project.Dir, t.Dir, t.ID)
+	defer c.Save()
+	return o.StatusCached(c, t, st, pending)
+}
+
+// StatusCached is StatusFrom observing through c, the task's observation
+// cache, which the caller opened (evidence.OpenCache) and saves: the
+// board's card loads the plan through it once, for its title and the
+// decision.
+func (o *Orchestrator) StatusCached(c *evidence.Cache, t *task.Task, st task.State, pending *task.Pending) (StatusView, error) {
+	phase := st.Phase
 	snap, err := o.observeCached(context.Background(), c, t, phase)
-	c.Save()
 	if err != nil {
 		return StatusView{}, err
 	}
