@@ -7,6 +7,7 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // BudgetError: a model call was refused before it was made because it
@@ -33,23 +34,33 @@ type spend struct {
 	byPhase map[string]CostLine
 }
 
-// ledger returns the task's spend, read once from its transcript and then
-// kept up to date by the calls of this runtime.
-func (rt *Runtime) ledger(taskID string) (*spend, error) {
-	if l, ok := rt.spent[taskID]; ok {
-		return l, nil
+// ledger returns run in's spend: the task's spend as the engine committed
+// it when the run started (in.Spent), kept up to date by the run's calls.
+// It is kept per task and run, so that the calls of one run (reviewers in
+// parallel, a second ask after tools were refused) see each other's
+// bookings; nothing is read from the project. Called with rt.mu held.
+func (rt *Runtime) ledger(in work.Input) *spend {
+	key := in.Task + "\x00" + in.Run
+	if l, ok := rt.spent[key]; ok {
+		return l
 	}
-	calls, err := rt.Project.ModelCalls(taskID)
-	if err != nil {
-		return nil, err
+	line := func(s work.Spend) CostLine {
+		return CostLine{Calls: s.Calls, TokensIn: s.TokensIn, TokensOut: s.TokensOut, CostUSD: s.CostUSD, LatencyMS: s.LatencyMS}
 	}
-	sum := SumCosts(calls)
-	l := &spend{total: sum.Total, byPhase: map[string]CostLine{}}
-	for _, p := range sum.Phases {
-		l.byPhase[p.Phase] = p.CostLine
+	l := &spend{total: line(in.Spent.Total), byPhase: map[string]CostLine{}}
+	for p, s := range in.Spent.Phases {
+		l.byPhase[string(p)] = line(s)
 	}
-	rt.spent[taskID] = l
-	return l, nil
+	rt.spent[key] = l
+	return l
+}
+
+// Forget drops run in's ledger: a later run with the same key starts
+// again from its own Input (the accept advisor, which has no run id).
+func (rt *Runtime) Forget(in work.Input) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	delete(rt.spent, in.Task+"\x00"+in.Run)
 }
 
 // EstimateTokens is a deliberately generous estimate of a prompt's tokens
@@ -68,16 +79,13 @@ func EstimateTokens(req llm.Request) int64 {
 	return int64(n/3 + 1)
 }
 
-// Reserve checks the budgets before a call and, when it may go ahead,
+// Reserve checks the budgets before a call of run in and, when it may go ahead,
 // books it (the booking is corrected by settle). Concurrent calls of one
 // phase (reviewers) see each other's bookings.
-func (rt *Runtime) Reserve(taskID, phase, model string, req llm.Request) (CostLine, error) {
+func (rt *Runtime) Reserve(in work.Input, model string, req llm.Request) (CostLine, error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	l, err := rt.ledger(taskID)
-	if err != nil {
-		return CostLine{}, err
-	}
+	l, phase := rt.ledger(in), string(in.Phase)
 	est := CostLine{Calls: 1, TokensIn: EstimateTokens(req), TokensOut: int64(req.MaxTokens)}
 	if c, ok := rt.Cost(model, llm.Usage{InputTokens: est.TokensIn, OutputTokens: est.TokensOut}); ok {
 		est.CostUSD = c
@@ -95,19 +103,16 @@ func (rt *Runtime) Reserve(taskID, phase, model string, req llm.Request) (CostLi
 	return est, nil
 }
 
-// Settle replaces a booking with what the call answered by resp really
+// Settle replaces run in's booking with what the call answered by resp really
 // used.
-func (rt *Runtime) Settle(taskID, phase string, booked CostLine, resp llm.Response) {
+func (rt *Runtime) Settle(in work.Input, booked CostLine, resp llm.Response) {
 	used := CostLine{Calls: 1, TokensIn: resp.Usage.InputTokens, TokensOut: resp.Usage.OutputTokens, LatencyMS: resp.Latency.Milliseconds()}
 	if c, ok := rt.Cost(resp.Model, resp.Usage); ok {
 		used.CostUSD = c
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	l, ok := rt.spent[taskID]
-	if !ok {
-		return
-	}
+	l, phase := rt.ledger(in), string(in.Phase)
 	l.book(phase, booked, -1)
 	l.book(phase, used, 1)
 }

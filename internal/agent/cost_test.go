@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/config"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // costEvents decodes transcript lines the way Task.Transcript does
@@ -71,6 +73,20 @@ func TestSumCosts(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := SumCosts(task.ModelCalls(tc.events))
+			// The engine's sum of the spend (work.SpentBy, which budgets
+			// start from) agrees with the cost summary.
+			spent := work.SpentBy(task.ModelCalls(tc.events))
+			same := func(what string, s work.Spend, l CostLine) {
+				if s.Calls != l.Calls || s.TokensIn != l.TokensIn || s.TokensOut != l.TokensOut || s.LatencyMS != l.LatencyMS || math.Abs(s.CostUSD-l.CostUSD) > 1e-9 {
+					t.Errorf("%s: spent %+v, cost line %+v", what, s, l)
+				}
+			}
+			same("total", spent.Total, got.Total)
+			for _, p := range got.Phases {
+				if p.Phase != "unknown" {
+					same(p.Phase, spent.Phase(lifecycle.Phase(p.Phase)), p.CostLine)
+				}
+			}
 			// Costs are sums of floats: compare them with a tolerance.
 			if math.Abs(got.Total.CostUSD-tc.want.Total.CostUSD) > 1e-9 {
 				t.Errorf("total cost %v, want %v", got.Total.CostUSD, tc.want.Total.CostUSD)

@@ -66,7 +66,7 @@ type Runtime struct {
 
 	mu        sync.Mutex
 	providers map[string]resolved
-	spent     map[string]*spend // per task, guarded by mu
+	spent     map[string]*spend // per task and run, guarded by mu
 	refused   map[string]bool   // toolsKey → tools refused, guarded by mu
 }
 
@@ -229,13 +229,11 @@ func (rt *Runtime) projectPath(p string) string {
 }
 
 // Project is what the runtime uses of orch's project (a *task.Project):
-// its folders and the model calls a task has recorded.
+// its folders. A task's spend comes in each run's work.Input.
 type Project interface {
 	// RootDir is the repository's folder; OrchDir orch's folder in it.
 	RootDir() string
 	OrchDir() string
-	// ModelCalls returns the model calls recorded for task id.
-	ModelCalls(id string) ([]event.ModelCall, error)
 }
 
 // Call is one model call of a phase run: cached by a hash of (provider,
@@ -297,7 +295,7 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 			lp.c.logBudget(ctx, req, err)
 			return llm.Response{}, err
 		}
-		b, err := lp.c.rt.Reserve(run.Task, string(run.Phase), model, req)
+		b, err := lp.c.rt.Reserve(*run, model, req)
 		if err != nil {
 			lp.c.logBudget(ctx, req, err)
 			return llm.Response{}, err
@@ -317,7 +315,7 @@ func (lp *loggedProvider) Complete(ctx context.Context, req llm.Request) (llm.Re
 		lp.c.rt.rememberToolsRefused(lp.cfg, req.Model, e)
 	}
 	if run := lp.c.run; run != nil {
-		lp.c.rt.Settle(run.Task, string(run.Phase), booked, resp)
+		lp.c.rt.Settle(*run, booked, resp)
 	}
 	lp.c.log(ctx, lp.inner.Name(), req, resp, err, false)
 	if err == nil && cacheable {

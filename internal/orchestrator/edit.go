@@ -33,4 +33,5 @@ func (l locked) Now() time.Time         { return l.o.Now().UTC() }
 func (l locked) Append(p event.Payload) error {
 	return l.t.Append(task.Event{TS: l.o.now(), Payload: p})
 }
+func (l locked) Spent() (work.Spent, error)            { return spentOf(l.t) }
 func (l locked) Running(p lifecycle.Phase) (int, bool) { return l.st.Actor(p).LivePID() }

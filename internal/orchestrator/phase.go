@@ -38,6 +38,7 @@ type run struct {
 	phase   lifecycle.Phase
 	id      string     // run id, unique per run
 	state   task.State // the state after the phase was marked running
+	spent   work.Spent // the task's spend once earlier runs' records were salvaged
 	staging string     // absolute path of the staging folder
 	o       *Orchestrator
 	// prevStatus is the actor's status before the run, restored when the
@@ -248,12 +249,26 @@ func (o *Orchestrator) Input(ctx context.Context, id string, p lifecycle.Phase) 
 	if err != nil {
 		return work.Input{}, err
 	}
-	return o.input(ctx, t, p, st), nil
+	spent, err := spentOf(t)
+	if err != nil {
+		return work.Input{}, err
+	}
+	return o.input(ctx, t, p, st, spent), nil
 }
 
-// input builds the input of phase p's work on t in state st.
-func (o *Orchestrator) input(ctx context.Context, t *task.Task, p lifecycle.Phase, st task.State) work.Input {
-	in := work.Input{Task: t.ID, Phase: p, Revision: st.Revision, Dir: t.Dir, Root: o.Project.Root, Now: o.now(), Counters: map[lifecycle.Phase]work.Counter{}}
+// spentOf sums the model calls recorded in t's transcript (work.Spent).
+func spentOf(t *task.Task) (work.Spent, error) {
+	events, err := t.Transcript()
+	if err != nil {
+		return work.Spent{}, err
+	}
+	return work.SpentBy(task.ModelCalls(events)), nil
+}
+
+// input builds the input of phase p's work on t in state st, with the
+// task's spend as committed.
+func (o *Orchestrator) input(ctx context.Context, t *task.Task, p lifecycle.Phase, st task.State, spent work.Spent) work.Input {
+	in := work.Input{Task: t.ID, Phase: p, Revision: st.Revision, Dir: t.Dir, Root: o.Project.Root, Now: o.now(), Counters: map[lifecycle.Phase]work.Counter{}, Spent: spent}
 	in.Current, in.Running = st.Phase, map[lifecycle.Phase]int{}
 	for ph, a := range st.Actors {
 		in.Counters[ph] = work.Counter{Round: a.Round, Attempt: a.Attempt}
@@ -323,6 +338,12 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		if err := o.salvage(t, p, run.id); err != nil {
 			return err
 		}
+		// The budget spent, those salvaged records included.
+		spent, err := spentOf(t)
+		if err != nil {
+			return err
+		}
+		run.spent = spent
 		ev := task.NewEvent(event.PhaseStarted{Phase: p, Run: run.id, PID: os.Getpid()})
 		if err := t.Commit(ev, next); err != nil {
 			return err
@@ -339,7 +360,7 @@ func (o *Orchestrator) RunPhase(ctx context.Context, id string, p lifecycle.Phas
 		return res, fmt.Errorf("create %s: %w", run.staging, err)
 	}
 
-	in := o.input(ctx, run.task, p, run.state)
+	in := o.input(ctx, run.task, p, run.state, run.spent)
 	in.Run, in.Out, in.Records = run.id, work.Stage{Dir: run.staging}, run
 	out, workErr := fn(ctx, in)
 

@@ -84,9 +84,20 @@ func TestKilledRunRecordsEachCallOnce(t *testing.T) {
 				killed = lastRun(t, tk)
 			}
 
-			res, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, recordingWork(1, false))
+			// The budget the re-run is given counts the killed run's
+			// calls once (100 and 101 tokens in).
+			var spent work.Spent
+			rerun := recordingWork(1, false)
+			res, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
+				spent = in.Spent
+				return rerun(ctx, in)
+			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			want := work.Spend{Calls: 2, TokensIn: 201, TokensOut: 20}
+			if spent.Total != want || spent.Phase(lifecycle.Planning) != want || len(spent.Phases) != 1 {
+				t.Errorf("the re-run's input spent %+v, want %+v in total and in planning", spent, want)
 			}
 			calls := map[string]int{}
 			for _, c := range modelCalls(t, tk) {
@@ -106,9 +117,21 @@ func TestKilledRunRecordsEachCallOnce(t *testing.T) {
 			if entries, _ := os.ReadDir(filepath.Join(tk.Dir, StagingDir)); len(entries) != 0 {
 				t.Errorf("staging left behind: %v", entries)
 			}
-			// A third run salvages nothing more.
-			if _, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, recordingWork(0, false)); err != nil {
+			// A third run salvages nothing more; its check and its work
+			// are given the three calls.
+			in, err := o.Input(context.Background(), "t", lifecycle.Planning)
+			if err != nil || in.Spent.Total.Calls != 3 || in.Spent.Total.TokensIn != 301 {
+				t.Errorf("the check's input spent %+v (%v), want 3 calls, 301 tokens in", in.Spent, err)
+			}
+			third := recordingWork(0, false)
+			if _, err := o.RunPhase(context.Background(), "t", lifecycle.Planning, func(ctx context.Context, in work.Input) (Outcome, error) {
+				spent = in.Spent
+				return third(ctx, in)
+			}); err != nil {
 				t.Fatal(err)
+			}
+			if spent.Total.Calls != 3 {
+				t.Errorf("the third run's input spent %+v, want 3 calls", spent.Total)
 			}
 			if n := len(modelCalls(t, tk)); n != 3 {
 				t.Errorf("%d model calls after a third run, want 3", n)

@@ -2,7 +2,7 @@
 // (docs/workers.md). A worker is
 // Work(ctx, Input) (Output, error): everything it may use comes in its
 // Input — the task's committed folder (read only), the repository and the
-// base commit, its run's id and counters — and everything it produces goes
+// base commit, its run's id, counters and the budget spent — and everything it produces goes
 // out through the Input's stage (the files) and recorder (the records) and
 // its Output (the status). The engine (internal/orchestrator) alone locks
 // the task, enters the phase, marks it running, commits the staged files
@@ -56,6 +56,10 @@ type Input struct {
 	Counters map[lifecycle.Phase]Counter
 	// Now is when the run started.
 	Now time.Time
+	// Spent is what the task's model calls used, as committed when the
+	// run started (a killed run's records included, once): the worker's
+	// budget left is its limits less this, plus what its own calls use.
+	Spent Spent
 	// Out is where the run's files are staged (task-relative paths);
 	// nothing written there is visible in the task folder before the
 	// engine commits the run. Zero in a Check.
@@ -185,4 +189,6 @@ type Locked interface {
 	Now() time.Time
 	// Append records p in the task's transcript.
 	Append(p event.Payload) error
+	// Spent is what the task's recorded model calls used.
+	Spent() (Spent, error)
 }

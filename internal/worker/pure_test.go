@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,9 +60,8 @@ func (r *recorder) modelCalls() []event.ModelCall {
 // here a state folder for its caches, which is not an orch project.
 type project struct{ root, state string }
 
-func (p project) RootDir() string                              { return p.root }
-func (p project) OrchDir() string                              { return p.state }
-func (p project) ModelCalls(string) ([]event.ModelCall, error) { return nil, nil }
+func (p project) RootDir() string { return p.root }
+func (p project) OrchDir() string { return p.state }
 
 // pureEnv is a repository, a task folder and a scripted model.
 type pureEnv struct {
@@ -220,6 +220,58 @@ func TestWorkersOnInputsBuiltInMemory(t *testing.T) {
 				t.Errorf("an orch folder exists: %s", p)
 			}
 			return err
+		})
+	}
+}
+
+// TestBudgetLeftComesInTheInput: a worker's budget left is its limits less
+// the spend its Input carries — no transcript is read. With the task's
+// calls spent (in total, then in the phase), the planner stops before
+// calling the model, with the budget error and a budget_exceeded record;
+// with the same limits and nothing spent, it plans.
+func TestBudgetLeftComesInTheInput(t *testing.T) {
+	planAnswer := agenttest.ScriptEntry("planner", agenttest.PlannerAnswer("Make Add add",
+		[]map[string]any{agenttest.FileEntry("calc.go", "update")}))
+	for _, tc := range []struct {
+		name  string
+		spent work.Spent
+		scope string
+	}{
+		{"task", work.Spent{Total: work.Spend{Calls: 5, TokensIn: 900}}, "task"},
+		{"phase", work.Spent{Total: work.Spend{Calls: 2}, Phases: map[lifecycle.Phase]work.Spend{lifecycle.Planning: {Calls: 2}}}, "phase planning"},
+		{"none", work.Spent{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newPureEnv(t, planAnswer)
+			e.rt.Config.Budgets.Calls = 5
+			e.rt.Config.Budgets.Phase = map[string]config.Budget{"planning": {Calls: 2}}
+			in, rec := e.input(lifecycle.Planning, "r1", map[lifecycle.Phase]work.Counter{})
+			in.Spent = tc.spent
+			res, err := planner.Worker{RT: e.rt}.Work(context.Background(), in)
+			if tc.scope == "" {
+				if err != nil || len(rec.modelCalls()) != 1 || res.Output.Round != 1 {
+					t.Fatalf("nothing spent: %v, %d calls, round %d; want a plan from one call", err, len(rec.modelCalls()), res.Output.Round)
+				}
+				return
+			}
+			var be *agent.BudgetError
+			if !errors.As(err, &be) || be.Scope != tc.scope || be.Limit != "calls" {
+				t.Fatalf("err = %v, want the %s's calls budget exceeded", err, tc.scope)
+			}
+			if n := len(rec.modelCalls()); n != 0 {
+				t.Errorf("%d model calls recorded, want none (nothing sent)", n)
+			}
+			refused := 0
+			rec.mu.Lock()
+			for _, p := range rec.records {
+				if b, ok := p.(event.BudgetExceeded); ok && b.Phase == lifecycle.Planning {
+					refused++
+				}
+			}
+			rec.mu.Unlock()
+			if refused != 1 {
+				t.Errorf("%d budget_exceeded records, want 1: %v", refused, rec.records)
+			}
 		})
 	}
 }

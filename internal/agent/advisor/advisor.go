@@ -121,9 +121,12 @@ type adviceInput struct {
 func Advise(ctx context.Context, rt *agent.Runtime, tasks work.Tasks, id string) (Advice, error) {
 	var adv Advice
 	var t taskView
+	var spent work.Spent
 	if err := tasks.Edit(ctx, id, func(l work.Locked) error {
 		t = taskView{ID: l.ID(), Dir: l.Dir(), Phase: l.Phase(), Revision: l.Revision()}
-		return nil
+		var err error
+		spent, err = l.Spent()
+		return err
 	}); err != nil {
 		return adv, err
 	}
@@ -143,7 +146,10 @@ func Advise(ctx context.Context, rt *agent.Runtime, tasks work.Tasks, id string)
 	if req.Model == "" {
 		req.Model = model
 	}
-	logged := &adviceProvider{inner: p, rt: rt, tasks: tasks, id: t.ID}
+	// The advice's budget: the task's spend as committed when it started.
+	budget := work.Input{Task: t.ID, Phase: lifecycle.Accept, Spent: spent}
+	defer rt.Forget(budget)
+	logged := &adviceProvider{inner: p, rt: rt, tasks: tasks, id: t.ID, budget: budget}
 	ans, resps, err := llm.CompleteJSON(ctx, logged, req, CheckAnswer, llm.DefaultJSONAttempts)
 	if err != nil {
 		var ie *llm.InvalidResponseError
@@ -353,20 +359,21 @@ type adviceProvider struct {
 	rt    *agent.Runtime
 	tasks work.Tasks
 	id    string
+	// budget is the advice's ledger key and committed spend.
+	budget work.Input
 }
 
 func (p *adviceProvider) Name() string { return p.inner.Name() }
 
 func (p *adviceProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	p.rt.Limits(&req)
-	phase := string(lifecycle.Accept)
-	booked, berr := p.rt.Reserve(p.id, phase, req.Model, req)
+	booked, berr := p.rt.Reserve(p.budget, req.Model, req)
 	if berr != nil {
 		p.append(ctx, agent.BudgetEvent(lifecycle.Accept, req.Role, berr))
 		return llm.Response{}, berr
 	}
 	resp, err := p.inner.Complete(ctx, req)
-	p.rt.Settle(p.id, phase, booked, resp)
+	p.rt.Settle(p.budget, booked, resp)
 	p.append(ctx, p.rt.ModelCallEvent(lifecycle.Accept, p.inner.Name(), req, resp, err, false))
 	return resp, err
 }
