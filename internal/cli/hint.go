@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -54,18 +53,5 @@ func (env *Env) wrongPhase(o *orchestrator.Orchestrator, tid string, p lifecycle
 	if err != nil {
 		return nil // the command itself reports an unreadable task
 	}
-	v := sj.StatusView
-	if v.Phase == p || v.Phase.Terminal() || v.Pending != nil {
-		return nil
-	}
-	for _, e := range v.Edges {
-		if e.To == p {
-			return nil
-		}
-	}
-	return exit.New(exit.ErrRefused, "task %s is in %s, not %s: %s runs once the task reaches %s",
-		tid, v.Phase, p, "`"+env.command(lifecycle.PhaseCommand(p))+"`", p).
-		WithHint("%s", env.stepLine(s)).
-		WithHint("(to skip the gates on purpose, with a reason that is logged: %s)",
-			env.command(fmt.Sprintf("next --override \"REASON\" --to %s", p)))
+	return nextstep.WrongPhase(sj.StatusView, p, env.command, env.stepLine(s))
 }

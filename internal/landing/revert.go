@@ -43,8 +43,8 @@ func (Reverter) Phase() lifecycle.Phase { return lifecycle.Revert }
 // Check refuses a blank reason, settles an earlier run killed in its git
 // effect, and refuses a task already reverted.
 func (r Reverter) Check(ctx context.Context, in work.Input) error {
-	if strings.TrimSpace(r.Reason) == "" {
-		return exit.New(exit.ErrUsage, "revert needs a non-blank reason: --reason \"why\"")
+	if err := CheckRevertReason(r.Reason); err != nil {
+		return err
 	}
 	if err := r.Engine.SettleGit(ctx, in.Task); err != nil {
 		return err
@@ -168,4 +168,13 @@ func (r Reverter) revertWork(ctx context.Context, run work.Input, reason string)
 	}
 	rec.Status, rec.RevertCommit = artifact.RevertReverted, built.Commit
 	return rec, nil
+}
+
+// CheckRevertReason refuses a blank revert reason, as the revert worker
+// does (the fleet's revert gate validates with it).
+func CheckRevertReason(reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return exit.New(exit.ErrUsage, "revert needs a non-blank reason: --reason \"why\"")
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -177,4 +178,38 @@ var workerWords = map[string]string{
 	"codegen":     "codegen",
 	"review code": "the code reviewers",
 	"test":        "a test run",
+}
+
+// WrongPhase refuses phase p's command (exit 3, nothing changed) for a
+// task whose status is v, when its phase is neither p nor one step before
+// it; nil otherwise. The advice is step, the status's line naming the
+// command that moves the task on, never a way past the gates; skipping
+// phases with --override is named only as the deliberate escape hatch.
+// From the phase before p, from done and during an interrupted commit the
+// command's own checks answer. command renders CLI words as the user
+// types them (`orch accept`, or `/accept` in the REPL). The CLI's phase
+// commands and the fleet's accept and revert gates refuse with it.
+func WrongPhase(v orchestrator.StatusView, p lifecycle.Phase, command func(string) string, step string) error {
+	if v.Phase == p || v.Phase.Terminal() || v.Pending != nil {
+		return nil
+	}
+	for _, e := range v.Edges {
+		if e.To == p {
+			return nil
+		}
+	}
+	return exit.New(exit.ErrRefused, "task %s is in %s, not %s: %s runs once the task reaches %s",
+		v.Task, v.Phase, p, "`"+command(lifecycle.PhaseCommand(p))+"`", p).
+		WithHint("%s", step).
+		WithHint("(to skip the gates on purpose, with a reason that is logged: %s)",
+			command(fmt.Sprintf("next --override \"REASON\" --to %s", p)))
+}
+
+// StepLine is the status's line naming the command that moves the task
+// on, in shell words (orch status prints it).
+func StepLine(s Step) string {
+	if s.Args == "" {
+		return s.Why
+	}
+	return fmt.Sprintf("run: orch %s  (%s)", s.Args, strings.TrimSpace(s.Why))
 }

@@ -186,7 +186,7 @@ func (o *Orchestrator) withTask(ctx context.Context, id string, fn func(t *task.
 // Next decides and takes one transition of task id.
 func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (NextResult, error) {
 	if req.Override != nil && strings.TrimSpace(*req.Override) == "" {
-		return NextResult{}, exit.New(exit.ErrUsage, "--override needs a non-blank reason: say why the conditions are skipped, e.g. --override \"hotfix reviewed by hand\"")
+		return NextResult{}, blankOverride()
 	}
 	var res NextResult
 	err := o.withTask(ctx, id, func(t *task.Task, st task.State) error {
@@ -198,7 +198,7 @@ func (o *Orchestrator) Next(ctx context.Context, id string, req NextRequest) (Ne
 			return exit.New(exit.ErrRefused, "task %s is in %s, not %s: nothing changed", t.ID, from, req.From)
 		}
 		if from.Terminal() {
-			return exit.New(exit.ErrRefused, "task %s is done (terminal): only `orch redo [PHASE]` re-opens it", t.ID)
+			return terminal(t.ID)
 		}
 		if pid, ok := st.Actor(from).LivePID(); ok && req.Override == nil {
 			return exit.New(exit.ErrRefused, "%s is running for task %s (pid %d): wait for it to finish", from, t.ID, pid)
@@ -283,24 +283,9 @@ func (o *Orchestrator) noEdge(id string, d lifecycle.Decision) error {
 // override moves without checking conditions.
 func (o *Orchestrator) override(t *task.Task, st task.State, d lifecycle.Decision, snap lifecycle.Snapshot, req NextRequest, reason string) (NextResult, error) {
 	from := d.Phase
-	if from == lifecycle.Revert {
-		return NextResult{}, exit.New(exit.ErrRefused, "nothing leaves revert by override: record the revert in revert/record.json (or run `orch revert`) and `orch next`")
-	}
-	to := req.To
-	label := ""
-	if to == "" {
-		fwd, ok := o.Table.Forward(from)
-		if !ok {
-			return NextResult{}, exit.New(exit.ErrRefused, "%s has no forward edge; pass --to PHASE", from)
-		}
-		to, label = fwd.To, fwd.Label
-	}
-	if to == from {
-		return NextResult{}, exit.New(exit.ErrRefused, "the task is already in %s; to re-run it use `orch redo %s`", from, from)
-	}
-	path, ok := o.Table.Path(from, to)
-	if !ok {
-		return NextResult{}, exit.New(exit.ErrRefused, "%s is not reachable from %s through the lifecycle graph", to, from)
+	to, label, path, err := overrideRoute(o.Table, from, req.To)
+	if err != nil {
+		return NextResult{}, err
 	}
 	skipped := []string{}
 	for _, p := range path[1 : len(path)-1] {
@@ -418,18 +403,9 @@ func (o *Orchestrator) RedoSeen(ctx context.Context, id string, p lifecycle.Phas
 			return err
 		}
 		cur := st.Phase
-		target := p
-		if target == "" {
-			target = cur
-			if cur == lifecycle.Done {
-				target = lifecycle.Planning
-			}
-		}
-		if target == lifecycle.Done {
-			return exit.New(exit.ErrUsage, "done cannot be redone: name a phase, e.g. `orch redo codegen`")
-		}
-		if cur != lifecycle.Done && target.Index() > cur.Index() {
-			return exit.New(exit.ErrRefused, "cannot redo %s from %s: redo goes back to the current or an earlier phase (use `orch next` to move on)", target, cur)
+		target, err := RedoTarget(cur, p)
+		if err != nil {
+			return err
 		}
 		moves, dest, err := archiveMoves(t.Dir, target, false, target)
 		if err != nil {
@@ -455,4 +431,72 @@ func (o *Orchestrator) RedoSeen(ctx context.Context, id string, p lifecycle.Phas
 		return nil
 	})
 	return res, err
+}
+
+// CheckOverride refuses, with `orch next --override`'s own messages and
+// exit codes, an override of task id from phase from to phase to ("" =
+// the forward edge) that Next would refuse, reading nothing: the fleet's
+// override gate validates with it (docs/fleet.md). A revision the caller
+// saw and a --from are checked by Next only.
+func CheckOverride(t *lifecycle.Table, id string, from, to lifecycle.Phase, reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return blankOverride()
+	}
+	if from.Terminal() {
+		return terminal(id)
+	}
+	_, _, _, err := overrideRoute(t, from, to)
+	return err
+}
+
+func blankOverride() error {
+	return exit.New(exit.ErrUsage, "--override needs a non-blank reason: say why the conditions are skipped, e.g. --override \"hotfix reviewed by hand\"")
+}
+
+func terminal(id string) error {
+	return exit.New(exit.ErrRefused, "task %s is done (terminal): only `orch redo [PHASE]` re-opens it", id)
+}
+
+// overrideRoute is the route of an override from phase from to phase to
+// ("" = the forward edge): the target, its edge's label, and the path.
+func overrideRoute(t *lifecycle.Table, from, to lifecycle.Phase) (lifecycle.Phase, string, []lifecycle.Phase, error) {
+	if from == lifecycle.Revert {
+		return "", "", nil, exit.New(exit.ErrRefused, "nothing leaves revert by override: record the revert in revert/record.json (or run `orch revert`) and `orch next`")
+	}
+	label := ""
+	if to == "" {
+		fwd, ok := t.Forward(from)
+		if !ok {
+			return "", "", nil, exit.New(exit.ErrRefused, "%s has no forward edge; pass --to PHASE", from)
+		}
+		to, label = fwd.To, fwd.Label
+	}
+	if to == from {
+		return "", "", nil, exit.New(exit.ErrRefused, "the task is already in %s; to re-run it use `orch redo %s`", from, from)
+	}
+	path, ok := t.Path(from, to)
+	if !ok {
+		return "", "", nil, exit.New(exit.ErrRefused, "%s is not reachable from %s through the lifecycle graph", to, from)
+	}
+	return to, label, path, nil
+}
+
+// RedoTarget is the phase `orch redo [p]` goes back to from phase cur (p
+// "" = the current phase; from done, planning), or Redo's refusal. It
+// reads nothing: the fleet's redo gate validates with it.
+func RedoTarget(cur, p lifecycle.Phase) (lifecycle.Phase, error) {
+	target := p
+	if target == "" {
+		target = cur
+		if cur == lifecycle.Done {
+			target = lifecycle.Planning
+		}
+	}
+	if target == lifecycle.Done {
+		return "", exit.New(exit.ErrUsage, "done cannot be redone: name a phase, e.g. `orch redo codegen`")
+	}
+	if cur != lifecycle.Done && target.Index() > cur.Index() {
+		return "", exit.New(exit.ErrRefused, "cannot redo %s from %s: redo goes back to the current or an earlier phase (use `orch next` to move on)", target, cur)
+	}
+	return target, nil
 }

@@ -44,11 +44,8 @@ func Answer(ctx context.Context, tasks work.Tasks, id, questionID, text string) 
 // AnswerQuestion is Answer returning what was recorded.
 func AnswerQuestion(ctx context.Context, tasks work.Tasks, id, questionID, text string) (AnswerResult, error) {
 	var res AnswerResult
-	if strings.TrimSpace(text) == "" {
-		return res, exit.New(exit.ErrUsage, "the answer to %s is blank: give the answer as text, or - to read it from stdin", questionID)
-	}
-	if len(text) > MaxAnswerBytes {
-		return res, exit.New(exit.ErrUsage, "the answer is %d bytes; at most %d are accepted", len(text), MaxAnswerBytes)
+	if err := checkAnswerText(questionID, text); err != nil {
+		return res, err
 	}
 	err := tasks.Edit(ctx, id, func(t work.Locked) error {
 		var err error
@@ -63,7 +60,7 @@ func answerLocked(t work.Locked, questionID, text string) (AnswerResult, error) 
 	var res AnswerResult
 	id, now := t.ID(), t.Now()
 	if t.Phase() != lifecycle.Planning {
-		return res, exit.New(exit.ErrRefused, "task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, t.Phase())
+		return res, notPlanning(id, t.Phase())
 	}
 	if pid, ok := t.Running(lifecycle.Planning); ok {
 		return res, exit.New(exit.ErrRefused, "a planning round is running for task %s (pid %d): answer once it has finished, so the round does not overwrite your answer", id, pid)
@@ -72,26 +69,9 @@ func answerLocked(t work.Locked, questionID, text string) (AnswerResult, error) 
 	durable.RemoveTemps(planningDir, "")
 
 	plan := artifact.LoadPlan(t.Dir())
-	switch {
-	case !plan.Present:
-		return res, exit.New(exit.ErrRefused, "task %s has no plan yet, so no question to answer: run `orch plan` first", id)
-	case plan.Err != nil:
-		return res, exit.New(exit.ErrInvalid, "cannot record the answer: %w", plan.Err)
-	}
-	idx := -1
-	known := make([]string, 0, len(plan.Value.Questions))
-	for i, q := range plan.Value.Questions {
-		known = append(known, q.ID)
-		if q.ID == questionID {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		list := "the plan has no questions"
-		if len(known) > 0 {
-			list = "known ids: " + strings.Join(known, ", ")
-		}
-		return res, exit.New(exit.ErrUsage, "task %s: no question %q in %s (%s)", id, questionID, artifact.PlanFile, list)
+	idx, err := questionIndex(id, plan, questionID)
+	if err != nil {
+		return res, err
 	}
 
 	planPath := filepath.Join(t.Dir(), filepath.FromSlash(artifact.PlanFile))
@@ -180,4 +160,56 @@ func appendMeeting(path string, line meetingLine) error {
 		return err
 	}
 	return durable.WriteFile(path, append(prev, data...), 0o644)
+}
+
+// CheckAnswer refuses, with Answer's own messages and exit codes, an
+// answer that Answer would refuse on task id in phase with plan (read
+// as committed), without a lock and without writing: the fleet's answer
+// gate validates with it (docs/fleet.md). A planning round running is
+// checked by Answer only.
+func CheckAnswer(id string, phase lifecycle.Phase, plan artifact.Loaded[artifact.Plan], questionID, text string) error {
+	if err := checkAnswerText(questionID, text); err != nil {
+		return err
+	}
+	if phase != lifecycle.Planning {
+		return notPlanning(id, phase)
+	}
+	_, err := questionIndex(id, plan, questionID)
+	return err
+}
+
+func checkAnswerText(questionID, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return exit.New(exit.ErrUsage, "the answer to %s is blank: give the answer as text, or - to read it from stdin", questionID)
+	}
+	if len(text) > MaxAnswerBytes {
+		return exit.New(exit.ErrUsage, "the answer is %d bytes; at most %d are accepted", len(text), MaxAnswerBytes)
+	}
+	return nil
+}
+
+func notPlanning(id string, phase lifecycle.Phase) error {
+	return exit.New(exit.ErrRefused, "task %s is in %s, not planning: answers go to the plan during planning (to revise the plan now, go back with `orch next --override \"REASON\" --to planning`, which keeps the plan)", id, phase)
+}
+
+// questionIndex finds question questionID in task id's plan.
+func questionIndex(id string, plan artifact.Loaded[artifact.Plan], questionID string) (int, error) {
+	switch {
+	case !plan.Present:
+		return -1, exit.New(exit.ErrRefused, "task %s has no plan yet, so no question to answer: run `orch plan` first", id)
+	case plan.Err != nil:
+		return -1, exit.New(exit.ErrInvalid, "cannot record the answer: %w", plan.Err)
+	}
+	known := make([]string, 0, len(plan.Value.Questions))
+	for i, q := range plan.Value.Questions {
+		known = append(known, q.ID)
+		if q.ID == questionID {
+			return i, nil
+		}
+	}
+	list := "the plan has no questions"
+	if len(known) > 0 {
+		list = "known ids: " + strings.Join(known, ", ")
+	}
+	return -1, exit.New(exit.ErrUsage, "task %s: no question %q in %s (%s)", id, questionID, artifact.PlanFile, list)
 }
