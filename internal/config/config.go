@@ -49,7 +49,36 @@ type Config struct {
 	ReasoningEffort map[string]string `toml:"reasoning_effort"`
 	// MCP configures `orch mcp`.
 	MCP MCP `toml:"mcp"`
+	// Fleet is the Temporal service tasks are submitted to (orch
+	// submit, orch worker; docs/fleet.md). Empty: no fleet, nothing of
+	// Temporal is loaded.
+	Fleet Fleet `toml:"fleet"`
 }
+
+// Fleet configures the fleet: how to reach its Temporal service and the
+// shared remote that carries the tasks' refs.
+type Fleet struct {
+	// Address is the Temporal frontend's host:port; Namespace defaults
+	// to "default".
+	Address   string `toml:"address"`
+	Namespace string `toml:"namespace"`
+	// TLS turns TLS on (implied by an API key); CAFile, CertFile and
+	// KeyFile are PEM files (relative to the repository), ServerName the
+	// name the server's certificate is checked against.
+	TLS        bool   `toml:"tls"`
+	CAFile     string `toml:"ca_file"`
+	CertFile   string `toml:"cert_file"`
+	KeyFile    string `toml:"key_file"`
+	ServerName string `toml:"server_name"`
+	// APIKeyEnv is the NAME of the environment variable holding the API
+	// key (Temporal Cloud); the key itself is never written in a file.
+	APIKeyEnv string `toml:"api_key_env"`
+	// Remote is the git remote shared by the machines (default "origin").
+	Remote string `toml:"remote"`
+}
+
+// Configured reports whether a fleet is configured.
+func (f Fleet) Configured() bool { return f.Address != "" }
 
 // ModelRoles are the roles that call models, as named in [roles],
 // [max_output_tokens] and [reasoning_effort].
@@ -332,6 +361,9 @@ func (c *Config) validate(file string) error {
 			return bad(fmt.Sprintf("mcp.allow[%d]", i), fmt.Sprintf("expected one of %s, got %q", strings.Join(MCPGates, ", "), g))
 		}
 	}
+	if err := c.Fleet.validate(bad); err != nil {
+		return err
+	}
 	switch c.Test.Sandbox {
 	case "auto", "bwrap", "none":
 	default:
@@ -610,4 +642,37 @@ func (c Command) String() string {
 		return c[2]
 	}
 	return strings.Join(c, " ")
+}
+
+// fleetAddressRE is [fleet] address: host:port.
+var fleetAddressRE = lazyre.New(`^[A-Za-z0-9._\-\[\]:]+:[0-9]{1,5}$`)
+
+// envNameRE is the name of an environment variable.
+var envNameRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (f Fleet) validate(bad func(key, msg string) error) error {
+	if f.Address == "" {
+		for _, kv := range [][2]string{{"namespace", f.Namespace}, {"ca_file", f.CAFile}, {"cert_file", f.CertFile}, {"key_file", f.KeyFile}, {"server_name", f.ServerName}, {"api_key_env", f.APIKeyEnv}, {"remote", f.Remote}} {
+			if kv[1] != "" {
+				return bad("fleet."+kv[0], "set without fleet.address: expected address = \"HOST:PORT\" of the Temporal service too")
+			}
+		}
+		if f.TLS {
+			return bad("fleet.tls", "set without fleet.address: expected address = \"HOST:PORT\" of the Temporal service too")
+		}
+		return nil
+	}
+	if !fleetAddressRE.MatchString(f.Address) {
+		return bad("fleet.address", fmt.Sprintf("expected HOST:PORT of the Temporal frontend (e.g. \"127.0.0.1:7233\" or \"NS.ACCT.tmprl.cloud:7233\"), got %q", f.Address))
+	}
+	if f.APIKeyEnv != "" && !envNameRE.MatchString(f.APIKeyEnv) {
+		return bad("fleet.api_key_env", "expected the NAME of an environment variable, not its value")
+	}
+	if (f.CertFile == "") != (f.KeyFile == "") {
+		return bad("fleet.cert_file", "expected cert_file and key_file together (mutual TLS), or neither")
+	}
+	if (f.CAFile != "" || f.CertFile != "" || f.ServerName != "") && !f.TLS && f.APIKeyEnv == "" {
+		return bad("fleet.tls", "expected tls = true with ca_file, cert_file or server_name")
+	}
+	return nil
 }
