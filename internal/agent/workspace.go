@@ -8,14 +8,15 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/agent/tools"
-	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/repomap"
+	"github.com/orchdev/orch/internal/work"
 )
 
-// ReadOnlyWorkspace returns the read-only tools' workspace at HEAD when
-// role's provider speaks tool calling, else nil (the role answers once,
-// from what its prompt carries).
-func ReadOnlyWorkspace(ctx context.Context, rt *Runtime, root, role string) (*tools.Workspace, error) {
+// ReadOnlyWorkspace returns the read-only tools' workspace over run in's
+// view of the repository at its base (in.Repo) when role's provider
+// speaks tool calling, else nil (the role answers once, from what its
+// prompt carries). The tools read the repository only through that view.
+func ReadOnlyWorkspace(ctx context.Context, rt *Runtime, in work.Input, role string) (*tools.Workspace, error) {
 	if !rt.ToolsFor(role) {
 		return nil, nil
 	}
@@ -23,16 +24,14 @@ func ReadOnlyWorkspace(ctx context.Context, rt *Runtime, root, role string) (*to
 	if err != nil {
 		return nil, err
 	}
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		return nil, err
+	if in.Repo == nil {
+		if in.BaseErr != nil {
+			return nil, fmt.Errorf("the repository at the base commit: %w", in.BaseErr)
+		}
+		return nil, fmt.Errorf("the run was given no view of the repository at its base commit")
 	}
-	head, err := repo.Head(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("the repository's HEAD: %w", err)
-	}
-	ws := tools.New(repo, head, policy)
-	rt.WithOutline(ctx, ws, root, "") // the map's index: built once for both
+	ws := tools.NewView(in.Repo, policy)
+	rt.WithOutline(ctx, ws, in.Root, "") // the map's index: built once for both
 	return ws, nil
 }
 

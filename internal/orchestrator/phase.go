@@ -276,17 +276,22 @@ func (o *Orchestrator) input(ctx context.Context, t *task.Task, p lifecycle.Phas
 			in.Running[ph] = pid
 		}
 	}
-	in.Base, in.BaseErr = head(ctx, o.Project.Root)
+	in.Base, in.Repo, in.BaseErr = head(ctx, o.Project.Root)
 	return in
 }
 
-// head reads the repository's HEAD commit.
-func head(ctx context.Context, root string) (string, error) {
+// head reads the repository's HEAD commit and returns the read-only view
+// of the repository at it.
+func head(ctx context.Context, root string) (string, work.Repo, error) {
 	repo, err := gitx.Open(ctx, root)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return repo.Head(ctx)
+	base, err := repo.Head(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return base, work.LocalRepo(repo, base), nil
 }
 
 // RunPhase runs phase p's work for task id, following the protocol of

@@ -40,6 +40,9 @@ type Input struct {
 	// why).
 	Base    string
 	BaseErr error
+	// Repo is the repository at Base, read only (nil when Base could not
+	// be read): workers read tracked files through it, not from Root.
+	Repo Repo
 	// Dir is the task's folder as committed. Work reads it and never
 	// writes it: what it produces goes to Out.
 	Dir string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/gittest"
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/work"
@@ -101,8 +103,12 @@ func newPureEnv(t *testing.T, entries ...any) *pureEnv {
 // input builds the Input of phase p's run n by hand.
 func (e *pureEnv) input(p lifecycle.Phase, run string, counters map[lifecycle.Phase]work.Counter) (work.Input, *recorder) {
 	rec := &recorder{}
+	repo, err := gitx.Open(context.Background(), e.root)
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	return work.Input{
-		Task: "t", Phase: p, Run: run, Revision: 1, Base: e.base, Dir: e.dir, Root: e.root,
+		Task: "t", Phase: p, Run: run, Revision: 1, Base: e.base, Repo: work.LocalRepo(repo, e.base), Dir: e.dir, Root: e.root,
 		Current: p, Running: map[lifecycle.Phase]int{}, Counters: counters, Now: time.Now(),
 		Out: work.Stage{Dir: e.t.TempDir()}, Records: rec,
 	}, rec
@@ -273,5 +279,108 @@ func TestBudgetLeftComesInTheInput(t *testing.T) {
 				t.Errorf("%d budget_exceeded records, want 1: %v", refused, rec.records)
 			}
 		})
+	}
+}
+
+// memRepo is a repository view held in memory (work.Repo): the files of
+// one commit. It counts what it is asked.
+type memRepo struct {
+	commit string
+	files  map[string]string
+	mu     sync.Mutex
+	asked  []string
+}
+
+func (m *memRepo) ask(what string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.asked = append(m.asked, what)
+}
+
+func (m *memRepo) Commit() string { return m.commit }
+
+func (m *memRepo) Files(ctx context.Context) ([]gitx.TreeEntry, error) {
+	m.ask("files")
+	var out []gitx.TreeEntry
+	for p, c := range m.files {
+		out = append(out, gitx.TreeEntry{Path: p, Mode: "100644", Type: "blob", SHA: fmt.Sprintf("%040x", len(c))})
+	}
+	return out, nil
+}
+
+func (m *memRepo) ReadFile(ctx context.Context, p string) ([]byte, bool, error) {
+	m.ask("read " + p)
+	c, ok := m.files[p]
+	return []byte(c), ok, nil
+}
+
+func (m *memRepo) Grep(ctx context.Context, pattern string, opt gitx.GrepOptions) (gitx.GrepResult, error) {
+	m.ask("grep " + pattern)
+	var res gitx.GrepResult
+	for p, c := range m.files {
+		for i, line := range strings.Split(c, "\n") {
+			if strings.Contains(line, pattern) {
+				res.Matches = append(res.Matches, gitx.GrepMatch{Path: p, Line: i + 1, Text: line})
+			}
+		}
+	}
+	return res, nil
+}
+
+// TestPlannerReadsTheRepositoryThroughItsView: the planner's tools
+// (list_files, read_file, search) read the repository through the
+// Input's view at its commit — here one held in memory, whose files
+// differ from the repository on disk — and nowhere else.
+func TestPlannerReadsTheRepositoryThroughItsView(t *testing.T) {
+	e := newPureEnv(t)
+	view := &memRepo{commit: strings.Repeat("c", 40), files: map[string]string{
+		"calc.go":         "package calc\n\n// Add is only in the view.\nfunc Add(a, b int) int { return a - b }\n",
+		"only_in_view.go": "package calc\n",
+	}}
+	m := &agenttest.ToolModel{T: t, Turn: agenttest.Scripted(
+		agenttest.Calls(
+			agenttest.ToolCall(t, "list_files", map[string]any{}),
+			agenttest.ToolCall(t, "read_file", map[string]any{"path": "calc.go"}),
+			agenttest.ToolCall(t, "search", map[string]any{"pattern": "only in the view"}),
+			agenttest.ToolCall(t, "read_file", map[string]any{"path": "README.md"}),
+		),
+		agenttest.Calls(agenttest.ToolCall(t, "finish", agenttest.PlannerAnswer("Make Add add",
+			[]map[string]any{agenttest.FileEntry("calc.go", "update")}))),
+	)}
+	m.Use(e.rt)
+	in, _ := e.input(lifecycle.Planning, "r1", map[lifecycle.Phase]work.Counter{})
+	in.Repo = view
+	res := run(t, planner.Worker{RT: e.rt}, in)
+	if res.Output.Round != 1 {
+		t.Fatalf("planning: %+v", res.Output)
+	}
+	reqs := m.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests, want the tools' turn and the answer", len(reqs))
+	}
+	results := agenttest.ToolResults(reqs[1])
+	if len(results) != 4 {
+		t.Fatalf("%d tool results, want 4", len(results))
+	}
+	list, read, search, readme := results[0].Content, results[1].Content, results[2].Content, results[3].Content
+	if !strings.Contains(list, "only_in_view.go") || strings.Contains(list, "README.md") || strings.Contains(list, "go.mod") {
+		t.Errorf("list_files answered from elsewhere than the view:\n%s", list)
+	}
+	if !strings.Contains(read, "only in the view") {
+		t.Errorf("read_file calc.go answered from elsewhere than the view:\n%s", read)
+	}
+	if !strings.Contains(search, "calc.go") || !strings.Contains(search, "only in the view") {
+		t.Errorf("search answered from elsewhere than the view:\n%s", search)
+	}
+	if strings.Contains(readme, "Arithmetic helpers") {
+		t.Errorf("read_file README.md read the repository on disk:\n%s", readme)
+	}
+	view.mu.Lock()
+	asked := strings.Join(view.asked, "; ")
+	view.mu.Unlock()
+	for _, want := range []string{"files", "read calc.go", "grep only in the view"} {
+		if !strings.Contains(asked, want) {
+			t.Errorf("the view was not asked %q (asked: %s)", want, asked)
+		}
 	}
 }

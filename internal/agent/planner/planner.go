@@ -77,7 +77,7 @@ func planRound(ctx context.Context, rt *agent.Runtime, run work.Input, res *Resu
 		return work.Output{}, err
 	}
 	round := run.Round(lifecycle.Planning) + 1
-	ws, err := agent.ReadOnlyWorkspace(ctx, rt, run.Root, agent.RolePlanner)
+	ws, err := agent.ReadOnlyWorkspace(ctx, rt, run, agent.RolePlanner)
 	if err != nil {
 		return work.Output{}, err
 	}

@@ -165,7 +165,7 @@ func reviewPlanWork(ctx context.Context, rt *agent.Runtime, run work.Input, pers
 	out.PlanSHA256 = hex.EncodeToString(sum[:])
 	out.PlanningRound = run.Round(lifecycle.Planning)
 
-	ws, err := agent.ReadOnlyWorkspace(ctx, rt, run.Root, reviewerRole(personas[0]))
+	ws, err := agent.ReadOnlyWorkspace(ctx, rt, run, reviewerRole(personas[0]))
 	if err != nil {
 		return out, err
 	}

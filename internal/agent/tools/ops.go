@@ -213,7 +213,7 @@ func (w *Workspace) Search(ctx context.Context, pattern, dir, glob string) (stri
 	w.mu.Unlock()
 
 	var matches []gitx.GrepMatch
-	res, err := w.repo.Grep(ctx, w.base, pattern, gitx.GrepOptions{MaxPerFile: 20})
+	res, err := w.view.Grep(ctx, pattern, gitx.GrepOptions{MaxPerFile: 20})
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", err
@@ -277,7 +277,7 @@ func (w *Workspace) grepInGo(ctx context.Context, re *regexp.Regexp, keep func(s
 		if !keep(f) {
 			continue
 		}
-		data, ok, err := w.repo.ShowFile(ctx, w.base, f)
+		data, ok, err := w.view.ReadFile(ctx, f)
 		if err != nil || !ok || strings.IndexByte(string(data), 0) >= 0 {
 			continue
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/visibility"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // Limits of what one tool result carries back to the model.
@@ -47,6 +48,10 @@ type TestRunner func(ctx context.Context, patch []byte) (string, error)
 // Workspace is the repository as one agent run sees it. Read-only unless
 // a file plan is given.
 type Workspace struct {
+	// view is what the tools read: the repository at base. repo is the
+	// local repository a writable workspace diffs against (nil for a
+	// read-only view given by the engine).
+	view   work.Repo
 	repo   *gitx.Repo
 	base   string
 	policy visibility.Policy
@@ -103,7 +108,14 @@ type Options struct {
 // New returns a read-only workspace over repo at commit base, showing the
 // files policy lets reach a model.
 func New(repo *gitx.Repo, base string, policy visibility.Policy) *Workspace {
-	return &Workspace{repo: repo, base: base, policy: policy}
+	return &Workspace{view: work.LocalRepo(repo, base), repo: repo, base: base, policy: policy}
+}
+
+// NewView returns a read-only workspace over view (a run's work.Repo),
+// showing the files policy lets reach a model: every read goes through
+// view.
+func NewView(view work.Repo, policy visibility.Policy) *Workspace {
+	return &Workspace{view: view, base: view.Commit(), policy: policy}
 }
 
 // NewWritable returns a codegen workspace: reads see the edits so far,
@@ -174,10 +186,15 @@ func (w *Workspace) listLocked(ctx context.Context) ([]string, error) {
 	if w.visible != nil {
 		return w.files, nil
 	}
-	v, err := visibility.ListAt(ctx, w.repo, w.base, w.policy)
+	entries, err := w.view.Files(ctx)
 	if err != nil {
 		return nil, err
 	}
+	dir := ""
+	if w.repo != nil {
+		dir = w.repo.Dir
+	}
+	v := visibility.FromEntries(dir, entries, w.policy)
 	w.visible, w.files = v, v.Paths()
 	return w.files, nil
 }
@@ -224,7 +241,7 @@ func (w *Workspace) contentLocked(ctx context.Context, p string) (data string, e
 	if !w.shownLocked(p) {
 		return "", false, nil
 	}
-	b, ok, err := w.repo.ShowFile(ctx, w.base, p)
+	b, ok, err := w.view.ReadFile(ctx, p)
 	if err != nil {
 		var gerr *gitx.Error
 		if errors.As(err, &gerr) || errors.Is(err, context.Canceled) {
@@ -291,6 +308,9 @@ func (w *Workspace) Patch(ctx context.Context) ([]byte, error) {
 	files, deletes := w.Edits()
 	if len(files) == 0 && len(deletes) == 0 {
 		return nil, nil
+	}
+	if w.repo == nil {
+		return nil, fmt.Errorf("a patch needs the local repository: this workspace reads a view of %s", w.base)
 	}
 	return w.repo.DiffFiles(ctx, w.base, files, deletes)
 }
