@@ -263,7 +263,7 @@ func codeReviewWork(ctx context.Context, rt *agent.Runtime, run work.Input, pers
 	if err != nil {
 		return CodeRecord{}, err
 	}
-	ws, err := changeWorkspace(ctx, rt, run.Dir, agent.RoleCodeReviewer+":"+personas[0])
+	ws, err := changeWorkspace(ctx, rt, run, agent.RoleCodeReviewer+":"+personas[0])
 	if err != nil {
 		return CodeRecord{}, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/safepath"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // personaPattern is what a reviewer persona may be called (plan and code
@@ -265,8 +266,11 @@ func (p reviewPanel[T]) validatePanel(personas []string, raw []byte) ([]T, error
 // changeWorkspace returns, when role's provider speaks tool calling, the
 // read-only workspace of the change under review: the base commit of
 // code/codegen.json with code/files/ and the patch's deletions laid over
-// it, so read_file shows the changed files as the change leaves them.
-func changeWorkspace(ctx context.Context, rt *agent.Runtime, taskDir, role string) (*tools.Workspace, error) {
+// it, so read_file shows the changed files as the change leaves them. The
+// base is read through run's view of the repository (run.Repo) when the
+// change was made on the run's base; a change made on an older commit is
+// read from the local repository at that commit.
+func changeWorkspace(ctx context.Context, rt *agent.Runtime, run work.Input, role string) (*tools.Workspace, error) {
 	if !rt.ToolsFor(role) {
 		return nil, nil
 	}
@@ -274,18 +278,26 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, taskDir, role strin
 	if err != nil {
 		return nil, err
 	}
-	repo, err := gitx.Open(ctx, rt.Project.RootDir())
-	if err != nil {
-		return nil, err
-	}
+	taskDir := run.Dir
 	base := ""
 	if cg := artifact.LoadCodegen(taskDir); cg.OK() {
 		base = cg.Value.Base
 	}
-	if base == "" {
-		if base, err = repo.Head(ctx); err != nil {
-			return nil, fmt.Errorf("the repository's HEAD: %w", err)
+	var ws *tools.Workspace
+	switch {
+	case run.Repo != nil && (base == "" || base == run.Repo.Commit()):
+		ws, base = tools.NewView(run.Repo, policy), run.Repo.Commit()
+	case base == "":
+		if run.BaseErr != nil {
+			return nil, fmt.Errorf("the repository at the base commit: %w", run.BaseErr)
 		}
+		return nil, fmt.Errorf("the run was given no view of the repository at its base commit")
+	default:
+		repo, err := gitx.Open(ctx, run.Root)
+		if err != nil {
+			return nil, err
+		}
+		ws = tools.New(repo, base, policy)
 	}
 	files := map[string][]byte{}
 	var deletes []string
@@ -300,9 +312,8 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, taskDir, role strin
 			}
 		}
 	}
-	ws := tools.New(repo, base, policy)
 	ws.Overlay(files, deletes)
-	rt.WithOutline(ctx, ws, rt.Project.RootDir(), base)
+	rt.WithOutline(ctx, ws, run.Root, base)
 	return ws, nil
 }
 
