@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/pager"
+	"github.com/orchdev/orch/internal/repl"
 	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/termtext"
 )
@@ -113,8 +115,30 @@ func (env *Env) words(msg string) string {
 }
 
 // replSyntax names in the REPL's syntax the orch commands a message quotes
-// (`orch redo test` → `/redo test`, `orch list` → `/task list`): messages
-// made below the command line are written in shell words.
+// (`orch redo test` → `/redo test`, `orch list` → `/task list`, `orch new`
+// → `/task new BRIEF`): messages made below the command line are written
+// in shell words. A command the REPL has no slash form of (`orch config`,
+// `orch serve`) stays as a shell command, and "pass --task" becomes the
+// REPL's way to pick a task.
 func replSyntax(msg string) string {
-	return strings.NewReplacer("`orch list`", "`/task list`", "`orch new ", "`/task new ", "`orch ", "`/").Replace(msg)
+	msg = quotedOrch.Get().ReplaceAllStringFunc(msg, func(q string) string {
+		m := quotedOrch.FindStringSubmatch(q)
+		name, rest := m[1], m[2]
+		switch {
+		case name == "list":
+			return "`/task list" + rest + "`"
+		case name == "new" && rest == "":
+			return "`/task new BRIEF`"
+		case name == "new":
+			return "`/task new" + rest + "`"
+		case repl.Knows("/" + name):
+			return "`/" + name + rest + "`"
+		}
+		return q
+	})
+	return strings.ReplaceAll(msg, " or pass --task", " or pick one with `/task switch ID`")
 }
+
+// quotedOrch is an orch command line quoted in a message: its command
+// name and the rest of the line.
+var quotedOrch = lazyre.New("`orch ([a-z][a-z-]*)([^`]*)`")

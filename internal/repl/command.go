@@ -61,6 +61,9 @@ func passThrough() []string {
 	return append(out, "/next", "/redo", "/status", "/log", "/diff", "/show", "/cost", "/advise", "/run", "/verify", "/init")
 }
 
+// Knows reports whether name ("/next") is one of the REPL's commands.
+func Knows(name string) bool { return slices.Contains(commandNames(), name) }
+
 // shownAfter is the artifact rendered after a successful slash command.
 func shownAfter(name string) string {
 	if name == "/plan" {
