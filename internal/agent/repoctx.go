@@ -15,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/repomap"
 	"github.com/orchdev/orch/internal/visibility"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // RepoContext is what a model is told about the repository, bounded by a
@@ -75,9 +76,11 @@ func (c RepoContext) Render() string {
 	return b.String()
 }
 
-// GatherContext lists the repository's tracked, visible files and includes
+// GatherContext lists the work tree's tracked, visible files and includes
 // the README and the files whose path or content best match the keywords,
-// within budget bytes. priority files come first, in order.
+// within budget bytes. priority files come first, in order. Codegen builds
+// its prompt from its workspace with it; the read-only roles list the
+// files of their view (ViewFileList).
 func GatherContext(ctx context.Context, root string, policy visibility.Policy, keywords []string, priority []string, budget int) (RepoContext, error) {
 	var rc RepoContext
 	repo, err := gitx.Open(ctx, root)
@@ -90,18 +93,7 @@ func GatherContext(ctx context.Context, root string, policy visibility.Policy, k
 	if err != nil {
 		return rc, err
 	}
-	files := visible.Paths()
-	sort.Strings(files)
-	treeBudget := budget / 4
-	used := 0
-	for i, f := range files {
-		if used+len(f)+3 > treeBudget {
-			rc.Omitted = len(files) - i
-			break
-		}
-		rc.Tree = append(rc.Tree, f)
-		used += len(f) + 3
-	}
+	files, used := rc.listTree(visible, budget)
 	left := budget - used
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -196,6 +188,37 @@ func rankFiles(visible *visibility.Files, files, keywords []string) []string {
 	return paths
 }
 
+// ViewFileList lists the visible files of the view's commit (work.Repo,
+// the read-only roles' Input.Repo) as GatherContext does, without files'
+// contents: the list a role is shown when the map is empty.
+func ViewFileList(ctx context.Context, view work.Repo, policy visibility.Policy, budget int) (RepoContext, error) {
+	var rc RepoContext
+	entries, err := view.Files(ctx)
+	if err != nil {
+		return rc, err
+	}
+	rc.listTree(visibility.FromEntries("", entries, policy), budget)
+	return rc, nil
+}
+
+// listTree puts into rc.Tree the visible files, sorted, within a quarter
+// of budget bytes, and returns them all and the bytes used.
+func (rc *RepoContext) listTree(visible *visibility.Files, budget int) ([]string, int) {
+	files := visible.Paths()
+	sort.Strings(files)
+	treeBudget := budget / 4
+	used := 0
+	for i, f := range files {
+		if used+len(f)+3 > treeBudget {
+			rc.Omitted = len(files) - i
+			break
+		}
+		rc.Tree = append(rc.Tree, f)
+		used += len(f) + 3
+	}
+	return files, used
+}
+
 // Keywords splits text into lower-case words worth matching.
 func Keywords(text string) []string {
 	stop := map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "from": true, "into": true, "add": true, "make": true, "should": true, "when": true, "use": true}
@@ -219,49 +242,122 @@ const MapTokens = 2048
 // map leaves out, so it starts from the top of the ranking only.
 const ToolMapTokens = 1024
 
-// RepoMap renders the ranked repository map of commit ("" = the index)
-// for the seeds, within MapTokens, with the tags cached under
-// .orch/cache/repomap.
-func (rt *Runtime) RepoMap(ctx context.Context, root, commit string, seeds repomap.Seeds) (string, error) {
-	return rt.repoMap(ctx, root, commit, seeds, MapTokens)
+// mapRequest asks a view for the map's index of the files the policy
+// shows, with the tags cached under .orch/cache/repomap.
+func (rt *Runtime) mapRequest() (work.MapRequest, error) {
+	policy, err := rt.Policy()
+	if err != nil {
+		return work.MapRequest{}, err
+	}
+	return work.MapRequest{
+		Policy:   policy,
+		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
+		Progress: rt.MapProgress,
+	}, nil
 }
 
-func (rt *Runtime) repoMap(ctx context.Context, root, commit string, seeds repomap.Seeds, tokens int) (string, error) {
-	policy, err := rt.Policy()
+// ViewIndex is the repository map's index at the view's commit.
+func (rt *Runtime) ViewIndex(ctx context.Context, view work.Repo) (work.Map, error) {
+	req, err := rt.mapRequest()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := view.Map(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("repository map: %w", err)
+	}
+	return ix, nil
+}
+
+// localIndex is the map's index of the local repository at root, at
+// commit ("" = the index): codegen's, over its workspace.
+func (rt *Runtime) localIndex(ctx context.Context, root, commit string) (*repomap.Index, error) {
+	req, err := rt.mapRequest()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := repomap.Build(ctx, root, repomap.Options{CacheDir: req.CacheDir, Commit: commit, Policy: req.Policy, Progress: req.Progress})
+	if err != nil {
+		return nil, fmt.Errorf("repository map: %w", err)
+	}
+	return ix, nil
+}
+
+// RepoMap renders the ranked repository map of the view's commit for the
+// seeds, within MapTokens.
+func (rt *Runtime) RepoMap(ctx context.Context, view work.Repo, seeds repomap.Seeds) (string, error) {
+	ix, err := rt.ViewIndex(ctx, view)
 	if err != nil {
 		return "", err
 	}
-	ix, err := repomap.Build(ctx, root, repomap.Options{
-		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
-		Commit:   commit,
-		Policy:   policy,
-		Progress: rt.MapProgress,
-	})
-	if err != nil {
-		return "", fmt.Errorf("repository map: %w", err)
-	}
-	return ix.Map(ctx, seeds, tokens)
+	return ix.Map(ctx, seeds, MapTokens)
 }
 
-// WithTaskContext puts into rc the repository map and, for a role without
-// tools (snippets true), the lines around the task's identifiers instead
-// of whole files (TaskContext); without a map the plain file list stays.
-func (rt *Runtime) WithTaskContext(ctx context.Context, rc *RepoContext, root, commit string, seeds repomap.Seeds, snippets bool) {
-	if !snippets {
-		rt.WithMap(ctx, rc, root, commit, seeds)
+// WithTaskContext puts into rc the repository map of the view's commit
+// and, for a role without tools (snippets true), the lines around the
+// task's identifiers instead of whole files (TaskContext), all read
+// through the view; without a map the plain file list stays.
+func (rt *Runtime) WithTaskContext(ctx context.Context, rc *RepoContext, view work.Repo, seeds repomap.Seeds, snippets bool) {
+	ix, err := rt.ViewIndex(ctx, view)
+	if err != nil {
 		return
 	}
-	if tc, err := rt.TaskContext(ctx, root, commit, seeds, SnippetBytes, nil); err == nil {
+	if !snippets {
+		if m, err := ix.Map(ctx, seeds, ToolMapTokens); err == nil {
+			rc.Map = m
+		}
+		return
+	}
+	if tc, err := taskContext(ctx, ix, seeds, SnippetBytes, func(order []string) func(string) ([]byte, bool) {
+		return viewReader(ctx, view, order, 4<<20)
+	}); err == nil {
 		rc.Map, rc.Snippets = tc.Map, tc.Snippets
 	}
 }
 
 // WithMap puts the repository map of a role with tools (ToolMapTokens)
-// into rc; without one (an empty map, or a repository the index cannot
-// read) the plain file list stays.
+// of the local repository at root, at commit, into rc (codegen's, over
+// its workspace); without one (an empty map, or a repository the index
+// cannot read) the plain file list stays.
 func (rt *Runtime) WithMap(ctx context.Context, rc *RepoContext, root, commit string, seeds repomap.Seeds) {
-	if m, err := rt.repoMap(ctx, root, commit, seeds, ToolMapTokens); err == nil {
+	ix, err := rt.localIndex(ctx, root, commit)
+	if err != nil {
+		return
+	}
+	if m, err := ix.Map(ctx, seeds, ToolMapTokens); err == nil {
 		rc.Map = m
+	}
+}
+
+// readChunk is how many files one batch of viewReader holds.
+const readChunk = 32
+
+// viewReader reads the files of order through the view, readChunk files
+// per batch from the first one asked for, at most max bytes each.
+func viewReader(ctx context.Context, view work.Repo, order []string, max int64) func(string) ([]byte, bool) {
+	at := make(map[string]int, len(order))
+	for i, p := range order {
+		at[p] = i
+	}
+	got := map[string][]byte{}
+	tried := map[string]bool{}
+	return func(p string) ([]byte, bool) {
+		if !tried[p] {
+			i, ok := at[p]
+			chunk := []string{p}
+			if ok {
+				chunk = order[i:min(i+readChunk, len(order))]
+			}
+			for _, q := range chunk {
+				tried[q] = true
+			}
+			_ = view.ReadFiles(ctx, chunk, max, func(q string, data []byte, size int64) error {
+				got[q] = bytes.Clone(data)
+				return nil
+			})
+		}
+		data, ok := got[p]
+		return data, ok
 	}
 }
 
@@ -282,32 +378,16 @@ type TaskContext struct {
 	Ranked   []string
 }
 
-// TaskContext builds the map of commit ("" = the index) for the seeds and
-// the lines (SnippetContextLines either side, numbered) around the
-// identifiers' occurrences, within snippetBytes, read through read (the
-// file at commit; nil reads the visible work-tree file).
+// TaskContext builds the map of the local repository at root at commit
+// ("" = the index) for the seeds and the lines (SnippetContextLines either
+// side, numbered) around the identifiers' occurrences, within
+// snippetBytes, read through read (the file at commit; nil reads the
+// visible work-tree file). Codegen's, over its workspace; the read-only
+// roles' is WithTaskContext, through their view.
 func (rt *Runtime) TaskContext(ctx context.Context, root, commit string, seeds repomap.Seeds, snippetBytes int, read func(path string) ([]byte, bool)) (TaskContext, error) {
-	var tc TaskContext
-	policy, err := rt.Policy()
+	ix, err := rt.localIndex(ctx, root, commit)
 	if err != nil {
-		return tc, err
-	}
-	ix, err := repomap.Build(ctx, root, repomap.Options{
-		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
-		Commit:   commit,
-		Policy:   policy,
-		Progress: rt.MapProgress,
-	})
-	if err != nil {
-		return tc, fmt.Errorf("repository map: %w", err)
-	}
-	m, occ, ranked, err := ix.Context(ctx, seeds, MapTokens)
-	if err != nil {
-		return tc, fmt.Errorf("repository map: %w", err)
-	}
-	tc.Map = m
-	for _, r := range ranked {
-		tc.Ranked = append(tc.Ranked, r.Path)
+		return TaskContext{}, err
 	}
 	if read == nil {
 		files := ix.Files()
@@ -316,7 +396,30 @@ func (rt *Runtime) TaskContext(ctx context.Context, root, commit string, seeds r
 			return data, err == nil
 		}
 	}
-	tc.Snippets = renderSnippets(occ, snippetBytes, read)
+	return taskContext(ctx, ix, seeds, snippetBytes, func([]string) func(string) ([]byte, bool) { return read })
+}
+
+// taskContext renders the map of ix and the snippets, reading the files
+// the occurrences name (in order) through reader(order).
+func taskContext(ctx context.Context, ix work.Map, seeds repomap.Seeds, snippetBytes int, reader func(order []string) func(string) ([]byte, bool)) (TaskContext, error) {
+	var tc TaskContext
+	m, occ, ranked, err := ix.Context(ctx, seeds, MapTokens)
+	if err != nil {
+		return tc, fmt.Errorf("repository map: %w", err)
+	}
+	tc.Map = m
+	for _, r := range ranked {
+		tc.Ranked = append(tc.Ranked, r.Path)
+	}
+	var order []string
+	seen := map[string]bool{}
+	for _, o := range occ {
+		if !seen[o.Path] {
+			seen[o.Path] = true
+			order = append(order, o.Path)
+		}
+	}
+	tc.Snippets = renderSnippets(occ, snippetBytes, reader(order))
 	return tc, nil
 }
 

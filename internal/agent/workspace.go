@@ -3,12 +3,10 @@ package agent
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/orchdev/orch/internal/agent/tools"
-	"github.com/orchdev/orch/internal/repomap"
 	"github.com/orchdev/orch/internal/work"
 )
 
@@ -24,15 +22,27 @@ func ReadOnlyWorkspace(ctx context.Context, rt *Runtime, in work.Input, role str
 	if err != nil {
 		return nil, err
 	}
+	view, err := RunView(in)
+	if err != nil {
+		return nil, err
+	}
+	ws := tools.NewView(view, policy)
+	rt.WithOutline(ctx, ws, in.Repo) // the map's index: built once for both
+	return ws, nil
+}
+
+// RunView is the run's view of the repository at its base commit
+// (Input.Repo), through which the read-only roles read the repository,
+// its map and their prompts' context; an error when the run was given
+// none.
+func RunView(in work.Input) (work.Repo, error) {
 	if in.Repo == nil {
 		if in.BaseErr != nil {
 			return nil, fmt.Errorf("the repository at the base commit: %w", in.BaseErr)
 		}
 		return nil, fmt.Errorf("the run was given no view of the repository at its base commit")
 	}
-	ws := tools.NewView(in.Repo, policy)
-	rt.WithOutline(ctx, ws, in.Root, "") // the map's index: built once for both
-	return ws, nil
+	return in.Repo, nil
 }
 
 // PromptCacheKey groups the requests of one task and role that share a
@@ -42,21 +52,12 @@ func PromptCacheKey(taskID, role string) string {
 	return "orch-" + taskID + "-" + base
 }
 
-// WithOutline gives ws the definitions of the files at commit ("" = the
-// index) from the repository map's index, for read_file's outline of a
-// large file; without an index (it cannot be built) read_file answers a
-// window alone.
-func (rt *Runtime) WithOutline(ctx context.Context, ws *tools.Workspace, root, commit string) {
-	policy, err := rt.Policy()
-	if err != nil {
-		return
-	}
-	ix, err := repomap.Build(ctx, root, repomap.Options{
-		CacheDir: filepath.Join(rt.Project.OrchDir(), "cache", "repomap"),
-		Commit:   commit,
-		Policy:   policy,
-		Progress: rt.MapProgress,
-	})
+// WithOutline gives ws the definitions of the files at the view's commit
+// from the repository map's index, for read_file's outline of a large
+// file; without an index (it cannot be built) read_file answers a window
+// alone.
+func (rt *Runtime) WithOutline(ctx context.Context, ws *tools.Workspace, view work.Repo) {
+	ix, err := rt.ViewIndex(ctx, view)
 	if err != nil {
 		return
 	}

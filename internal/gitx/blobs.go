@@ -58,6 +58,16 @@ func (r *Repo) TreeFiles(ctx context.Context, commit string) ([]TreeEntry, error
 // skipped (fn gets nil data and its size); a missing object is an error.
 // An error from fn stops the stream and is returned.
 func (r *Repo) CatBlobs(ctx context.Context, shas []string, maxBytes int64, fn func(i int, data []byte, size int64) error) error {
+	return r.catBlobs(ctx, shas, maxBytes, false, fn)
+}
+
+// CatBlobHeads is CatBlobs giving the first maxBytes of a larger blob
+// instead of skipping it (fn still gets its whole size).
+func (r *Repo) CatBlobHeads(ctx context.Context, shas []string, maxBytes int64, fn func(i int, data []byte, size int64) error) error {
+	return r.catBlobs(ctx, shas, maxBytes, true, fn)
+}
+
+func (r *Repo) catBlobs(ctx context.Context, shas []string, maxBytes int64, head bool, fn func(i int, data []byte, size int64) error) error {
 	if len(shas) == 0 {
 		return nil
 	}
@@ -96,7 +106,7 @@ func (r *Repo) CatBlobs(ctx context.Context, shas []string, maxBytes int64, fn f
 		w.Flush()
 		stdin.Close()
 	}()
-	readErr := readBatch(bufio.NewReaderSize(stdout, 256<<10), shas, maxBytes, fn)
+	readErr := readBatch(bufio.NewReaderSize(stdout, 256<<10), shas, maxBytes, head, fn)
 	if readErr != nil {
 		cancel()
 	}
@@ -115,8 +125,9 @@ func (r *Repo) CatBlobs(ctx context.Context, shas []string, maxBytes int64, fn f
 }
 
 // readBatch parses `cat-file --batch` output: "<sha> <type> <size>\n
-// <content>\n" per object, "<name> missing\n" for an absent one.
-func readBatch(br *bufio.Reader, shas []string, maxBytes int64, fn func(int, []byte, int64) error) error {
+// <content>\n" per object, "<name> missing\n" for an absent one. A blob
+// larger than maxBytes gets nil data, or with head its first maxBytes.
+func readBatch(br *bufio.Reader, shas []string, maxBytes int64, head bool, fn func(int, []byte, int64) error) error {
 	var buf []byte
 	for i, want := range shas {
 		header, err := br.ReadString('\n')
@@ -135,15 +146,24 @@ func readBatch(br *bufio.Reader, shas []string, maxBytes int64, fn func(int, []b
 			return fmt.Errorf("cat-file: object %s: bad size in %q", want, strings.TrimSpace(header))
 		}
 		var data []byte
-		if size <= maxBytes {
-			if int64(cap(buf)) < size {
-				buf = make([]byte, size)
+		n := size // the bytes read into data
+		switch {
+		case size <= maxBytes:
+		case head:
+			n = max(maxBytes, 0)
+		default:
+			n = 0
+		}
+		if size <= maxBytes || head {
+			if int64(cap(buf)) < n {
+				buf = make([]byte, n)
 			}
-			data = buf[:size]
+			data = buf[:n]
 			if _, err := io.ReadFull(br, data); err != nil {
 				return fmt.Errorf("cat-file: object %s: %w", want, errShort(err))
 			}
-		} else if _, err := br.Discard(int(size)); err != nil {
+		}
+		if _, err := br.Discard(int(size - n)); err != nil {
 			return fmt.Errorf("cat-file: object %s: %w", want, errShort(err))
 		}
 		if b, err := br.ReadByte(); err != nil || b != '\n' {

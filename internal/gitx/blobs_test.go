@@ -76,7 +76,7 @@ func TestReadBatchRefusesDamagedStreams(t *testing.T) {
 		strings.Repeat("b", 40) + " blob 3\nabc\n",
 		sha + " missing\n",
 	} {
-		err := readBatch(bufio.NewReader(strings.NewReader(stream)), []string{sha}, 100, func(int, []byte, int64) error { return nil })
+		err := readBatch(bufio.NewReader(strings.NewReader(stream)), []string{sha}, 100, false, func(int, []byte, int64) error { return nil })
 		if err == nil {
 			t.Errorf("readBatch(%q) accepted a damaged stream", stream)
 		}
@@ -114,5 +114,27 @@ func TestGrepWords(t *testing.T) {
 	}
 	if err := r.GrepWords(testCtx(t), []string{"a\nb"}, "", func(string, int, string) {}); err == nil {
 		t.Error("GrepWords accepted a word with a newline")
+	}
+}
+
+// TestReadBatchHeads: with head, a blob larger than maxBytes gives its
+// first maxBytes and its whole size, and the stream goes on; without, it
+// is skipped (nil data).
+func TestReadBatchHeads(t *testing.T) {
+	a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	stream := a + " blob 10\n0123456789\n" + b + " blob 3\nxyz\n"
+	for _, head := range []bool{true, false} {
+		var got []string
+		err := readBatch(bufio.NewReader(strings.NewReader(stream)), []string{a, b}, 4, head, func(i int, data []byte, size int64) error {
+			got = append(got, string(data)+"/"+itoa(size))
+			return nil
+		})
+		want := "0123/10 xyz/3"
+		if !head {
+			want = "/10 xyz/3"
+		}
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("head=%v: %q, %v; want %q", head, got, err, want)
+		}
 	}
 }

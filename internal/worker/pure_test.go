@@ -24,6 +24,8 @@ import (
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/llm"
+	"github.com/orchdev/orch/internal/repomap"
 	"github.com/orchdev/orch/internal/testphase"
 	"github.com/orchdev/orch/internal/work"
 )
@@ -382,5 +384,117 @@ func TestPlannerReadsTheRepositoryThroughItsView(t *testing.T) {
 		if !strings.Contains(asked, want) {
 			t.Errorf("the view was not asked %q (asked: %s)", want, asked)
 		}
+	}
+}
+
+// ReadFiles reads several files of the view at once (the prompts'
+// repository context).
+func (m *memRepo) ReadFiles(ctx context.Context, paths []string, maxBytes int64, fn func(string, []byte, int64) error) error {
+	m.ask("read files " + strings.Join(paths, ","))
+	for _, p := range paths {
+		c, ok := m.files[p]
+		if !ok {
+			continue
+		}
+		data := []byte(c)
+		if err := fn(p, data[:min(int64(len(data)), maxBytes)], int64(len(data))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Map is the view's map: text no index of the repository on disk could
+// render, and the occurrences of the identifier the seeds name in the
+// view's files.
+func (m *memRepo) Map(ctx context.Context, req work.MapRequest) (work.Map, error) {
+	m.ask("map")
+	return memMap{m}, nil
+}
+
+type memMap struct{ r *memRepo }
+
+const viewMapText = "view-map.go:\n│func OnlyInTheViewMap()\n"
+
+func (mm memMap) Map(ctx context.Context, s repomap.Seeds, budget int) (string, error) {
+	return viewMapText, nil
+}
+
+func (mm memMap) Context(ctx context.Context, s repomap.Seeds, budget int) (string, []repomap.Occurrence, []repomap.Ranked, error) {
+	var occ []repomap.Occurrence
+	for p, c := range mm.r.files {
+		for i, line := range strings.Split(c, "\n") {
+			if strings.Contains(line, "Add") {
+				occ = append(occ, repomap.Occurrence{Ident: "Add", Path: p, Line: i + 1})
+			}
+		}
+	}
+	return viewMapText, occ, []repomap.Ranked{{Path: "calc.go", Rank: 1}}, nil
+}
+
+func (mm memMap) FileDefinitions(p string) ([]repomap.Def, bool) { return nil, false }
+
+// TestPlannerPromptShowsTheViewsMapAndContext: the repository part of the
+// planner's prompt — the map, the file list and, without tools, the lines
+// around the task's identifiers — comes from the Input's view (here one
+// held in memory whose files and map differ from the repository on disk),
+// never from the work tree or an index of it.
+func TestPlannerPromptShowsTheViewsMapAndContext(t *testing.T) {
+	for _, tools := range []bool{true, false} {
+		t.Run(fmt.Sprintf("tools=%v", tools), func(t *testing.T) {
+			e := newPureEnv(t)
+			view := &memRepo{commit: strings.Repeat("c", 40), files: map[string]string{
+				"calc.go": "package calc\n\n// Add is only in the view.\nfunc Add(a, b int) int { return a - b }\n",
+			}}
+			answer := agenttest.PlannerAnswer("Make Add add", []map[string]any{agenttest.FileEntry("calc.go", "update")})
+			turn := agenttest.Calls(agenttest.ToolCall(t, "finish", answer))
+			if !tools {
+				data, err := json.Marshal(answer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				turn = llm.Response{Text: string(data)}
+			}
+			m := &agenttest.ToolModel{T: t, NoTools: !tools, Turn: agenttest.Scripted(turn)}
+			m.Use(e.rt)
+			in, _ := e.input(lifecycle.Planning, "r1", map[lifecycle.Phase]work.Counter{})
+			in.Repo = view
+			if res := run(t, planner.Worker{RT: e.rt}, in); res.Output.Round != 1 {
+				t.Fatalf("planning: %+v", res.Output)
+			}
+			reqs := m.Requests()
+			if len(reqs) == 0 {
+				t.Fatal("no request sent")
+			}
+			var user string
+			for _, msg := range reqs[0].Messages {
+				if msg.Role == "user" {
+					user += msg.Content
+				}
+			}
+			if !strings.Contains(user, "OnlyInTheViewMap") {
+				t.Errorf("the prompt lacks the view's map:\n%s", user)
+			}
+			for _, disk := range []string{"README.md", "go.mod", "Arithmetic helpers", "Add returns the sum"} {
+				if strings.Contains(user, disk) {
+					t.Errorf("the prompt shows %q of the repository on disk:\n%s", disk, user)
+				}
+			}
+			if !tools && !strings.Contains(user, "only in the view") {
+				t.Errorf("the lines around Add were not read through the view:\n%s", user)
+			}
+			view.mu.Lock()
+			asked := strings.Join(view.asked, "; ")
+			view.mu.Unlock()
+			want := []string{"files", "map"}
+			if !tools {
+				want = append(want, "read files calc.go")
+			}
+			for _, w := range want {
+				if !strings.Contains(asked, w) {
+					t.Errorf("the view was not asked %q (asked: %s)", w, asked)
+				}
+			}
+		})
 	}
 }

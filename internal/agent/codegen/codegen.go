@@ -360,7 +360,7 @@ func codegenAsk(ctx context.Context, rt *agent.Runtime, runner work.TestRunner, 
 		return codegenOutput{}, fmt.Errorf("codegen: %w", err)
 	}
 	defer ws.Close()
-	rt.WithOutline(ctx, ws, repo.Dir, base)
+	rt.WithOutline(ctx, ws, work.LocalRepo(repo, base))
 	return askChecked(ctx, "checking the result", func(ctx context.Context, validate func([]byte) (codegenOutput, error)) (codegenOutput, error) {
 		return agent.Loop(ctx, rt.For(run), req, ws, "End the run with your result; your edits so far are the change.", validate)
 	}, func(ctx context.Context, raw []byte) (codegenOutput, error, error) {

@@ -81,7 +81,11 @@ func planRound(ctx context.Context, rt *agent.Runtime, run work.Input, res *Resu
 	if err != nil {
 		return work.Output{}, err
 	}
-	req, err := plannerRequest(ctx, rt, run.Root, run.Task, round, in, ws == nil)
+	view, err := agent.RunView(run)
+	if err != nil {
+		return work.Output{}, err
+	}
+	req, err := plannerRequest(ctx, rt, view, run.Task, round, in, ws == nil)
 	if err != nil {
 		return work.Output{}, err
 	}
@@ -222,7 +226,7 @@ type plannerPromptData struct {
 // delimited; the prefix worth caching), then the planner's instructions.
 // The repository part is the ranked map; with withFiles (the planner has
 // no tools) also the lines around the identifiers the brief names.
-func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, round int, in planningInputs, withFiles bool) (llm.Request, error) {
+func plannerRequest(ctx context.Context, rt *agent.Runtime, view work.Repo, id string, round int, in planningInputs, withFiles bool) (llm.Request, error) {
 	system, err := rt.Prompt("system", nil)
 	if err != nil {
 		return llm.Request{}, err
@@ -283,18 +287,17 @@ func plannerRequest(ctx context.Context, rt *agent.Runtime, root, id string, rou
 	if err != nil {
 		return llm.Request{}, err
 	}
-	rc, err := agent.GatherContext(ctx, root, policy, agent.Keywords(kw.String()), priority, agent.ContextBudget(rt.Config, b.Len()+len(system)+len(role)))
+	rc, err := agent.ViewFileList(ctx, view, policy, agent.ContextBudget(rt.Config, b.Len()+len(system)+len(role)))
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("gather repository context: %w", err)
 	}
 	// The map, and without tools the lines around the task's
 	// identifiers: never whole files (README, "What a model sees").
-	rc.Files = nil
 	seeds := repomap.Seeds{Brief: kw.String(), Paths: priority}
 	if in.PlanData != nil {
 		seeds.Plan = string(in.PlanData)
 	}
-	rt.WithTaskContext(ctx, &rc, root, "", seeds, withFiles)
+	rt.WithTaskContext(ctx, &rc, view, seeds, withFiles)
 	b.WriteString("\n## Repository\n\n")
 	b.WriteString(agent.DataBlock("repository", rc.Render()))
 

@@ -13,9 +13,11 @@ import (
 	"github.com/orchdev/orch/internal/agent/agenttest"
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phasetest"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // TestPlanClarifyAnswerReady walks the planning loop with the script
@@ -249,7 +251,15 @@ func TestPlanPromptInjection(t *testing.T) {
 	}
 	// The same system message as for an innocent brief.
 	clean := agenttest.NewPlanEnv(t, nil, agenttest.Brief, "")
-	req, err := plannerRequest(agenttest.Ctx, clean.Runtime(), clean.Root, "t1", 1, planningInputs{Brief: agenttest.Brief}, true)
+	repo, err := gitx.Open(agenttest.Ctx, clean.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := repo.Head(agenttest.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := plannerRequest(agenttest.Ctx, clean.Runtime(), work.LocalRepo(repo, head), "t1", 1, planningInputs{Brief: agenttest.Brief}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

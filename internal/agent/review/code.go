@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/repomap"
@@ -256,8 +257,19 @@ func codeReviewWork(ctx context.Context, rt *agent.Runtime, run work.Input, pers
 	if cg := artifact.LoadCodegen(dir); cg.OK() {
 		base = cg.Value.Base
 	}
-	if m, err := rt.RepoMap(ctx, rt.Project.RootDir(), base, repomap.Seeds{Plan: in.Plan, Paths: list}); err == nil {
-		in.Map = m
+	// The map of the change's base: through the run's view when the
+	// change was made on the run's base, else of the local repository at
+	// the older commit (as the reviewers' tools read it).
+	var view work.Repo
+	if run.Repo != nil && (base == "" || base == run.Repo.Commit()) {
+		view = run.Repo
+	} else if repo, err := gitx.Open(ctx, rt.Project.RootDir()); err == nil {
+		view = work.LocalRepo(repo, base)
+	}
+	if view != nil {
+		if m, err := rt.RepoMap(ctx, view, repomap.Seeds{Plan: in.Plan, Paths: list}); err == nil {
+			in.Map = m
+		}
 	}
 	shared, err := rt.Prompt("code_review", in)
 	if err != nil {

@@ -284,9 +284,11 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, run work.Input, rol
 		base = cg.Value.Base
 	}
 	var ws *tools.Workspace
+	var view work.Repo
 	switch {
 	case run.Repo != nil && (base == "" || base == run.Repo.Commit()):
-		ws, base = tools.NewView(run.Repo, policy), run.Repo.Commit()
+		view, base = run.Repo, run.Repo.Commit()
+		ws = tools.NewView(view, policy)
 	case base == "":
 		if run.BaseErr != nil {
 			return nil, fmt.Errorf("the repository at the base commit: %w", run.BaseErr)
@@ -297,7 +299,7 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, run work.Input, rol
 		if err != nil {
 			return nil, err
 		}
-		ws = tools.New(repo, base, policy)
+		ws, view = tools.New(repo, base, policy), work.LocalRepo(repo, base)
 	}
 	files := map[string][]byte{}
 	var deletes []string
@@ -313,7 +315,7 @@ func changeWorkspace(ctx context.Context, rt *agent.Runtime, run work.Input, rol
 		}
 	}
 	ws.Overlay(files, deletes)
-	rt.WithOutline(ctx, ws, run.Root, base)
+	rt.WithOutline(ctx, ws, view)
 	return ws, nil
 }
 
