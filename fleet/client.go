@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -128,6 +130,16 @@ func Serve(ctx context.Context, c client.Client, steps *Steps, capa Capacity) er
 // pushed to the shared remote as the first commit of its ref, and its
 // workflow is started. A task already submitted is refused.
 func Submit(ctx context.Context, c client.Client, root, remote, id string, p Params) (string, error) {
+	// Re-submitting builds the same commit (same tree, message and
+	// second), so the push below would succeed as a no-op: the ref's
+	// presence on the remote is the refusal.
+	have, err := git(ctx, root, nil, "ls-remote", "--refs", remote, TaskRef(id))
+	if err != nil {
+		return "", fmt.Errorf("task %s: look for its ref on %s: %w", id, remote, err)
+	}
+	if have != "" {
+		return "", exit.New(exit.ErrRefused, "task %s is already in the fleet: its ref %s exists on %s", id, TaskRef(id), remote)
+	}
 	msg := fmt.Sprintf("orch fleet: submit %s\n\nOrch-Fleet-Task: %s\n", id, id)
 	commit, err := CommitFolder(ctx, root, id, "", msg)
 	if err != nil {
@@ -136,11 +148,15 @@ func Submit(ctx context.Context, c client.Client, root, remote, id string, p Par
 	if _, err := git(ctx, root, nil, "push", "--quiet", remote, commit+":"+TaskRef(id)); err != nil {
 		return "", exit.New(exit.ErrRefused, "task %s cannot be submitted: its ref %s exists in %s (already submitted?): %v", id, TaskRef(id), remote, err)
 	}
-	if _, err := git(ctx, root, nil, "update-ref", TaskRef(id), commit); err != nil {
+	if _, err := git(ctx, root, nil, "update-ref", LocalRef(id), commit); err != nil {
 		return "", err
 	}
 	p.Task, p.Head = id, commit
-	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID(id), TaskQueue: QueueModel}, WorkflowName, p)
+	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID(id), TaskQueue: QueueModel, WorkflowExecutionErrorWhenAlreadyStarted: true}, WorkflowName, p)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return "", exit.New(exit.ErrRefused, "task %s is already in the fleet: its workflow %s is running", id, WorkflowID(id))
+	}
 	if err != nil {
 		return "", fmt.Errorf("start task %s's workflow: %w", id, err)
 	}

@@ -49,7 +49,11 @@ func fleetScript(t testing.TB) []byte {
 		role := r["role"].(string)
 		switch {
 		case role == "planner":
+			// The demo's plans ask a blocking question (the demo
+			// answers it); the fleet's plan asks none, so the task
+			// moves on without a person.
 			if planners++; planners == 2 {
+				r["json"].(map[string]any)["questions"] = []any{}
 				keep = append(keep, r)
 			}
 		case strings.HasPrefix(role, "plan_reviewer"):
@@ -155,6 +159,9 @@ func newCluster(t testing.TB) *cluster {
 	gittest.CommitAll(t, cl.submitter, "orch init")
 	cl.remote = filepath.Join(t.TempDir(), "shared.git")
 	gittest.Git(t, "", "init", "--quiet", "--bare", cl.remote)
+	// The remote's HEAD names the branch pushed below, so that a clone
+	// checks it out (git's default initial branch may be another).
+	gittest.Git(t, cl.remote, "symbolic-ref", "HEAD", "refs/heads/main")
 	gittest.Git(t, cl.submitter, "remote", "add", "origin", cl.remote)
 	gittest.Git(t, cl.submitter, "push", "--quiet", "origin", "HEAD:refs/heads/main")
 	return cl
@@ -482,7 +489,9 @@ func checkTranscript(t *testing.T, cl *cluster, clone, id string) {
 			}
 			seen[key{run, n}] = true
 		case event.PhaseFinished:
-			if e.Phase == lifecycle.Codegen && e.Status == "" {
+			// A run that finished records its status (codegen's own
+			// finish status, "completed"); a failed one "failed".
+			if e.Phase == lifecycle.Codegen && e.Status == string(lifecycle.StatusCompleted) {
 				codegens++
 			}
 		}

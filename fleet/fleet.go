@@ -57,6 +57,14 @@ func WorkflowID(id string) string { return "orch-task-" + id }
 // TaskRef is the ref of the shared remote that holds task id's folder.
 func TaskRef(id string) string { return "refs/orch/tasks/" + id }
 
+// LocalRef is a clone's copy of task id's ref. It lives under
+// refs/remotes/, as a remote-tracking ref does: it moves whenever a step
+// of any task fetches or pushes in the clone, and orch's check that a test
+// run left the repository alone (accept's regression run on the landing
+// worker, while other tasks' steps run there) leaves remote-tracking refs
+// out.
+func LocalRef(id string) string { return "refs/remotes/orch-fleet/tasks/" + id }
+
 // Params start a task's workflow.
 type Params struct {
 	// Task is the task's id; Head the commit of its ref when submitted.

@@ -20,11 +20,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// The sample's test runs keep the user's Go build cache (gittest.Main
-	// gives the test a home of its own).
-	if os.Getenv("GOCACHE") == "" {
-		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	// The sample's test runs and the end-to-end test's builds (orch,
+	// orch-fleet, Temporal's development server) keep the user's Go build
+	// and module caches: gittest.Main gives the test a home of its own,
+	// and caches under it would download every module again and, at new
+	// paths, compile everything again.
+	for _, v := range []string{"GOCACHE", "GOMODCACHE"} {
+		if os.Getenv(v) == "" {
+			if out, err := exec.Command("go", "env", v).Output(); err == nil {
+				os.Setenv(v, strings.TrimSpace(string(out)))
+			}
 		}
 	}
 	os.Exit(gittest.Main(m))

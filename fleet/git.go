@@ -48,14 +48,13 @@ func (s *Steps) fetch(ctx context.Context, id string) (string, error) {
 	return FetchRef(ctx, s.Root, s.Remote, id)
 }
 
-// FetchRef brings task id's ref from remote into the clone at root and
-// returns its commit.
+// FetchRef brings task id's ref from remote into the clone at root (as
+// LocalRef) and returns its commit.
 func FetchRef(ctx context.Context, root, remote, id string) (string, error) {
-	ref := TaskRef(id)
-	if _, err := git(ctx, root, nil, "fetch", "--quiet", remote, "+"+ref+":"+ref); err != nil {
+	if _, err := git(ctx, root, nil, "fetch", "--quiet", remote, "+"+TaskRef(id)+":"+LocalRef(id)); err != nil {
 		return "", err
 	}
-	return git(ctx, root, nil, "rev-parse", "--verify", ref+"^{commit}")
+	return git(ctx, root, nil, "rev-parse", "--verify", LocalRef(id)+"^{commit}")
 }
 
 // materialize replaces task id's folder in the clone by the tree of the
@@ -158,7 +157,7 @@ func (s *Steps) push(ctx context.Context, st Step, head, key string) (string, er
 		// the ref again.
 		return "", fmt.Errorf("%w: %v", errMoved, err)
 	}
-	if _, err := git(ctx, s.Root, nil, "update-ref", TaskRef(st.Task), commit); err != nil {
+	if _, err := git(ctx, s.Root, nil, "update-ref", LocalRef(st.Task), commit); err != nil {
 		return "", err
 	}
 	return commit, nil
