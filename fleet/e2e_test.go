@@ -542,7 +542,8 @@ func checkTranscript(t *testing.T, cl *cluster, clone, id string) {
 // BenchmarkFleetThroughput measures tasks per hour through every phase up
 // to the accept gate with 1, 2 and 3 workers (each --models 4 --tests 1,
 // in its own clone) on the scripted model; ORCH_FLEET_TASKS sets the
-// number of tasks (default 6). README, "Performance", has the numbers.
+// number of tasks (default 6). docs/fleet.md ("Throughput") and the
+// README's "The fleet" have the numbers.
 func BenchmarkFleetThroughput(b *testing.B) {
 	needServer(b)
 	n := tasksFor(b, 6)
