@@ -19,7 +19,21 @@ import (
 // Digest. files is code/files/ as read (empty when it is missing, nil when it is
 // invalid).
 func Now(taskDir string, s *lifecycle.Snapshot) (now map[string]string, files CodeFiles) {
-	now = map[string]string{}
+	now = fileHashes(taskDir, s)
+	if fs, present, err := ReadCodeFiles(taskDir); err == nil {
+		files = fs // empty when code/files/ is missing: a patch that only deletes agrees with it
+		if present {
+			now[lifecycle.HashFiles] = fs.Digest()
+		}
+	}
+	return now, files
+}
+
+// fileHashes returns the sha256 of the plan, patch, code review and test
+// report by key, reusing the hashes the snapshot already holds; a missing
+// or unreadable artifact has no key.
+func fileHashes(taskDir string, s *lifecycle.Snapshot) map[string]string {
+	now := map[string]string{}
 	put := func(key, file, have string) {
 		if have == "" {
 			have = hashFile(taskDir, file)
@@ -32,13 +46,7 @@ func Now(taskDir string, s *lifecycle.Snapshot) (now map[string]string, files Co
 	put(lifecycle.HashDiff, artifact.DiffFile, s.Diff.SHA256)
 	put(lifecycle.HashReview, artifact.CodeReviewFile, s.CodeReview.SHA256)
 	put(lifecycle.HashReport, artifact.TestReportFile, s.TestReport.SHA256)
-	if fs, present, err := ReadCodeFiles(taskDir); err == nil {
-		files = fs // empty when code/files/ is missing: a patch that only deletes agrees with it
-		if present {
-			now[lifecycle.HashFiles] = fs.Digest()
-		}
-	}
-	return now, files
+	return now
 }
 
 // hashFile returns the sha256 of a task file's bytes, or "" when it is
@@ -127,19 +135,7 @@ func ObserveCached(ctx context.Context, c *Cache, repoDir, taskDir string, p lif
 
 // nowCached is Now with code/files/'s digest from c.
 func nowCached(c *Cache, taskDir string, s *lifecycle.Snapshot) map[string]string {
-	now := map[string]string{}
-	put := func(key, file, have string) {
-		if have == "" {
-			have = hashFile(taskDir, file)
-		}
-		if have != "" {
-			now[key] = have
-		}
-	}
-	put(lifecycle.HashPlan, artifact.PlanFile, s.Plan.SHA256)
-	put(lifecycle.HashDiff, artifact.DiffFile, s.Diff.SHA256)
-	put(lifecycle.HashReview, artifact.CodeReviewFile, s.CodeReview.SHA256)
-	put(lifecycle.HashReport, artifact.TestReportFile, s.TestReport.SHA256)
+	now := fileHashes(taskDir, s)
 	if d, ok := c.filesDigest(); ok {
 		now[lifecycle.HashFiles] = d
 	}
