@@ -66,20 +66,32 @@ type result struct {
 	maxRSS int64 // KiB
 }
 
+// fixtureRoot makes the folder the fixtures are built in and builds orch
+// into it; cleanup removes it unless keep (then its path is printed).
+func fixtureRoot(keep bool) (root, bin string, cleanup func(), err error) {
+	root, err = os.MkdirTemp("", "orchbench-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(root) }
+	if keep {
+		fmt.Println("fixtures in", root)
+		cleanup = func() {}
+	}
+	bin = filepath.Join(root, "orch")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/orch").CombinedOutput(); err != nil {
+		cleanup()
+		return "", "", nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return root, bin, cleanup, nil
+}
+
 func run(runs int, keep bool) error {
-	root, err := os.MkdirTemp("", "orchbench-")
+	root, bin, cleanup, err := fixtureRoot(keep)
 	if err != nil {
 		return err
 	}
-	if !keep {
-		defer os.RemoveAll(root)
-	} else {
-		fmt.Println("fixtures in", root)
-	}
-	bin := filepath.Join(root, "orch")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/orch").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
+	defer cleanup()
 	var results []result
 
 	// 1. status on one task vs git status.
@@ -476,19 +488,11 @@ func measureMain(js string) error {
 // runPaired measures `orch status --json` against `git status --porcelain`
 // in alternation on a small task and on the 20 MB codegen task.
 func runPaired(runs int, keep bool) error {
-	root, err := os.MkdirTemp("", "orchbench-")
+	root, bin, cleanup, err := fixtureRoot(keep)
 	if err != nil {
 		return err
 	}
-	if !keep {
-		defer os.RemoveAll(root)
-	} else {
-		fmt.Println("fixtures in", root)
-	}
-	bin := filepath.Join(root, "orch")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/orch").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
+	defer cleanup()
 	repo := filepath.Join(root, "repo")
 	if err := newRepo(repo, bin); err != nil {
 		return err
