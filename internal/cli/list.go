@@ -8,12 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/exit"
-	"github.com/orchdev/orch/internal/nextstep"
-	"github.com/orchdev/orch/internal/orchestrator"
-	"github.com/orchdev/orch/internal/task"
 	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/view"
 )
@@ -39,14 +35,12 @@ exits 4 naming each broken task, as orch status does for one.`,
 			if err != nil {
 				return err
 			}
-			entries, err := view.List(o.Project)
+			rows, err := view.List(o)
 			if err != nil {
 				return err
 			}
-			rows := make([]listRow, len(entries))
 			var broken []string
-			for i, e := range entries {
-				rows[i] = describeTask(o, e)
+			for _, e := range rows {
 				switch {
 				case e.Error != "":
 					broken = append(broken, e.Error)
@@ -68,7 +62,7 @@ exits 4 naming each broken task, as orch status does for one.`,
 				}
 				return flagged()
 			}
-			if len(entries) == 0 {
+			if len(rows) == 0 {
 				fmt.Fprintln(out, "no tasks yet: orch new \"describe the change\"")
 				return nil
 			}
@@ -104,45 +98,3 @@ exits 4 naming each broken task, as orch status does for one.`,
 
 // listTitleWidth is where orch list cuts a title (--json has it whole).
 const listTitleWidth = 60
-
-// listRow is a task as orch list shows it: view.ListEntry with its title
-// and what it waits for.
-type listRow struct {
-	view.ListEntry
-	Title string `json:"title,omitempty"` // the plan's title, else the brief's first line
-	Waits string `json:"waits,omitempty"` // what moves it on, in words ("waits for your answer to q1")
-}
-
-// describeTask adds e's title and what it waits for (the words the
-// board's cards use, nextstep.Waits). A task whose state cannot be read
-// has neither.
-func describeTask(o *orchestrator.Orchestrator, e view.ListEntry) listRow {
-	r := listRow{ListEntry: e}
-	if e.Error != "" {
-		return r
-	}
-	t, err := o.Project.Open(e.ID)
-	if err != nil {
-		return r
-	}
-	r.Title = taskTitle(t)
-	v, err := o.Status(e.ID)
-	if err != nil {
-		return r
-	}
-	r.Waits, _ = nextstep.Waits(nextstep.For(v, nextstep.OpenQuestion(t, v.Phase)), v)
-	return r
-}
-
-// taskTitle is the plan's title, else the brief's first line, else "".
-func taskTitle(t *task.Task) string {
-	if p := artifact.LoadPlan(t.Dir); p.OK() && strings.TrimSpace(p.Value.Title) != "" {
-		return strings.TrimSpace(p.Value.Title)
-	}
-	b, _, err := artifact.ReadRegular(t.Dir, artifact.BriefFile, 4096)
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	return strings.TrimSpace(strings.TrimLeft(line, "# "))
-}

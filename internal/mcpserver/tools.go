@@ -118,7 +118,7 @@ type SeenArg struct {
 // tools lists every tool in the order docs/mcp.md shows them.
 func (s *Server) tools() []toolDef {
 	return []toolDef{
-		def(ToolListTasks, "", "List every task of the project: id, phase, revision, last change, which one is current (orch list --json).",
+		def(ToolListTasks, "", "List every task of the project: id, phase, revision, last change, which one is current, its title and what it waits for (orch list --json).",
 			"`tasks` as `orch list --json`", reads, s.listTasks),
 		def(ToolStatus, "", "A task's phase, actors, every outgoing edge with whether its condition holds and why, the suggested edge and the command that moves it on (orch status --json).",
 			"the object `orch status --json` prints (the same fields)", reads, s.status),
@@ -196,7 +196,7 @@ type ListOutput struct {
 }
 
 func (s *Server) listTasks(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, ListOutput, error) {
-	entries, err := view.List(s.project)
+	entries, err := view.List(s.orchestrator())
 	if err != nil {
 		return nil, ListOutput{}, s.refuse("", err)
 	}

@@ -59,6 +59,20 @@ func TestReadOnlyTools(t *testing.T) {
 	if len(tasks) != 1 || tasks[0].(map[string]any)["id"] != "t1" || tasks[0].(map[string]any)["current"] != true {
 		t.Errorf("list_tasks: %v", out)
 	}
+	// list_tasks' tasks are orch list --json's (view.List): the title and
+	// what the task waits for included.
+	entries, err := view.List(f.srv.orchestrator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantTasks any
+	json.Unmarshal([]byte(mustJSON(t, entries)), &wantTasks)
+	if gb, wb := mustJSON(t, out["tasks"]), mustJSON(t, wantTasks); gb != wb {
+		t.Errorf("list_tasks' tasks:\n%s\nwant (orch list --json):\n%s", gb, wb)
+	}
+	if task := tasks[0].(map[string]any); task["title"] != "add a --verbose flag" || task["waits"] != "waits for the planner" {
+		t.Errorf("list_tasks: title %q, waits %q; want the brief's first line and the planner", task["title"], task["waits"])
+	}
 
 	// status is orch status --json (view.StatusOf) plus next.
 	st := f.call(ToolStatus, map[string]any{"task": "t1"})
@@ -403,6 +417,36 @@ func TestToolSchemasAndHints(t *testing.T) {
 	}
 	if seen != len(hintsOf) {
 		t.Errorf("%d tools listed, want %d", seen, len(hintsOf))
+	}
+	// list_tasks' output schema describes a task's title and what it
+	// waits for, as orch list --json prints them.
+	for tool, err := range f.cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name != ToolListTasks {
+			continue
+		}
+		var out struct {
+			Properties struct {
+				Tasks struct {
+					Items struct {
+						Properties map[string]struct {
+							Type        string `json:"type"`
+							Description string `json:"description"`
+						} `json:"properties"`
+					} `json:"items"`
+				} `json:"tasks"`
+			} `json:"properties"`
+		}
+		b, _ := json.Marshal(tool.OutputSchema)
+		json.Unmarshal(b, &out)
+		props := out.Properties.Tasks.Items.Properties
+		for _, name := range []string{"id", "phase", "revision", "updated_at", "current", "title", "waits", "error", "state_disagrees"} {
+			if p, ok := props[name]; !ok || (name == "title" || name == "waits") && (p.Type != "string" || p.Description == "") {
+				t.Errorf("list_tasks' output schema: tasks[].%s is %+v (present %v), want it described", name, p, ok)
+			}
+		}
 	}
 	// A result names a phase among the enum too: status' output schema.
 	f.call(ToolNewTask, map[string]any{"brief": "add a flag", "id": "t1"})
