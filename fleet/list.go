@@ -10,22 +10,17 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/orchdev/orch/internal/fleetlink"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
 // Listing is what `orch fleet` shows: the running tasks by phase, and the
-// workers polling each queue.
-type Listing struct {
-	Phases  map[lifecycle.Phase][]TaskLine `json:"phases"`
-	Workers map[string][]string            `json:"workers"`
-}
+// workers polling each queue. It is orch-fleet list --json's answer, so
+// its type is the one orch reads it with (internal/fleetlink).
+type Listing = fleetlink.Listing
 
 // TaskLine is one task of the listing.
-type TaskLine struct {
-	Task     string `json:"task"`
-	Revision int64  `json:"revision"`
-	Waiting  string `json:"waiting,omitempty"`
-}
+type TaskLine = fleetlink.TaskLine
 
 // List lists the fleet's running tasks by phase and its workers by queue.
 func List(ctx context.Context, c client.Client) (Listing, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/orchdev/orch/fleet"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/fleetlink"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -27,23 +28,41 @@ import (
 func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot(os.Stdout, os.Stderr)
+	var o opts
+	root := newRoot(&o, os.Stdout, os.Stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, exit.Format(err))
+	printError(os.Stderr, o.json, err)
 	return int(exit.Of(err))
 }
 
-// opts are the connection flags every command has.
-type opts struct {
-	address, namespace, remote string
+// printError writes err as orch does (exit.Format), or with --json as
+// one line holding fleetlink.Failure: orch's commands decode it and show
+// the same message, hints and exit code (internal/fleetlink).
+func printError(w io.Writer, asJSON bool, err error) {
+	if !asJSON {
+		fmt.Fprintln(w, exit.Format(err))
+		return
+	}
+	line, merr := json.Marshal(fleetlink.FailureOf(err))
+	if merr != nil {
+		fmt.Fprintln(w, exit.Format(err))
+		return
+	}
+	fmt.Fprintln(w, string(line))
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	var o opts
+// opts are the flags every command has: how to reach the fleet, and
+// --json (the answers as fleetlink's types, errors as fleetlink.Failure).
+type opts struct {
+	address, namespace, remote string
+	json                       bool
+}
+
+func newRoot(o *opts, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "orch-fleet",
 		Short:         "orch's fleet on Temporal: workers, submit, pull, and the gates through the fleet",
@@ -55,8 +74,21 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&o.address, "temporal", "", "the Temporal frontend's HOST:PORT (default: [fleet] address)")
 	root.PersistentFlags().StringVar(&o.namespace, "namespace", "", "the Temporal namespace (default: [fleet] namespace, else \"default\")")
 	root.PersistentFlags().StringVar(&o.remote, "remote", "", "the git remote the machines share (default: [fleet] remote, else origin)")
-	root.AddCommand(newWorkerCmd(&o), newSubmitCmd(&o), newStatusCmd(&o), newLogCmd(&o), newPullCmd(&o), newListCmd(&o),
-		newAnswerCmd(&o), newAcceptCmd(&o), newOverrideCmd(&o), newRedoCmd(&o), newRevertCmd(&o))
+	root.PersistentFlags().BoolVar(&o.json, "json", false, "print each answer as one JSON value (internal/fleetlink's types) and an error as one JSON line on stderr")
+	root.AddCommand(newWorkerCmd(o), newSubmitCmd(o), newStatusCmd(o), newLogCmd(o), newPullCmd(o), newListCmd(o),
+		newAnswerCmd(o), newAcceptCmd(o), newOverrideCmd(o), newRedoCmd(o), newRevertCmd(o))
+	// Bad flags and arguments are usage errors (exit 2), as in orch.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exit.New(exit.ErrUsage, "%v", err) })
+	for _, c := range root.Commands() {
+		if args := c.Args; args != nil {
+			c.Args = func(cmd *cobra.Command, a []string) error {
+				if err := args(cmd, a); err != nil {
+					return exit.New(exit.ErrUsage, "%v", err)
+				}
+				return nil
+			}
+		}
+	}
 	return root
 }
 
@@ -194,6 +226,9 @@ func newSubmitCmd(o *opts) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if o.json {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(fleetlink.Submitted{Task: id, Ref: fleet.TaskRef(id), Commit: commit, Workflow: fleet.WorkflowID(id)})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "submitted %s: %s at %.12s, workflow %s\n", id, fleet.TaskRef(id), commit, fleet.WorkflowID(id))
 			return nil
 		},
@@ -268,7 +303,11 @@ func newPullCmd(o *opts) *cobra.Command {
 			if err := fleet.Materialize(cmd.Context(), s.project.Root, id, head); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "pulled %s at %.12s into %s\n", id, head, filepath.Join(task.OrchDir, "tasks", id))
+			dir := filepath.Join(task.OrchDir, "tasks", id)
+			if o.json {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(fleetlink.Pulled{Task: id, Commit: head, Dir: filepath.ToSlash(dir)})
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "pulled %s at %.12s into %s\n", id, head, dir)
 			return nil
 		},
 	}
@@ -305,7 +344,9 @@ func newListCmd(o *opts) *cobra.Command {
 				return err
 			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
+			if !o.json {
+				enc.SetIndent("", "  ")
+			}
 			return enc.Encode(l)
 		},
 	}
@@ -334,7 +375,7 @@ func gate(cmd *cobra.Command, o *opts, flag, name string, req any) error {
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(fleetlink.GateResult{Task: id, Phase: res.Phase, Revision: res.Revision, Commit: res.Commit})
 	})
 }
 
@@ -430,3 +471,4 @@ func newRevertCmd(o *opts) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why the change is reverted")
 	return cmd
 }
+

@@ -75,6 +75,10 @@ type Fleet struct {
 	APIKeyEnv string `toml:"api_key_env"`
 	// Remote is the git remote shared by the machines (default "origin").
 	Remote string `toml:"remote"`
+	// Binary is the orch-fleet binary orch runs for the fleet's tasks
+	// (relative to the repository); empty: orch-fleet next to orch, else
+	// on PATH (internal/fleetlink).
+	Binary string `toml:"binary"`
 }
 
 // Configured reports whether a fleet is configured.
@@ -652,7 +656,7 @@ var envNameRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (f Fleet) validate(bad func(key, msg string) error) error {
 	if f.Address == "" {
-		for _, kv := range [][2]string{{"namespace", f.Namespace}, {"ca_file", f.CAFile}, {"cert_file", f.CertFile}, {"key_file", f.KeyFile}, {"server_name", f.ServerName}, {"api_key_env", f.APIKeyEnv}, {"remote", f.Remote}} {
+		for _, kv := range [][2]string{{"namespace", f.Namespace}, {"ca_file", f.CAFile}, {"cert_file", f.CertFile}, {"key_file", f.KeyFile}, {"server_name", f.ServerName}, {"api_key_env", f.APIKeyEnv}, {"remote", f.Remote}, {"binary", f.Binary}} {
 			if kv[1] != "" {
 				return bad("fleet."+kv[0], "set without fleet.address: expected address = \"HOST:PORT\" of the Temporal service too")
 			}

@@ -26,6 +26,8 @@ func TestFleet(t *testing.T) {
 		{"key instead of its name", "[fleet]\naddress = \"h:7233\"\napi_key_env = \"abc=def\"\n", false, `fleet.api_key_env: expected the NAME of an environment variable`},
 		{"cert without key", "[fleet]\naddress = \"h:7233\"\ntls = true\ncert_file = \"c.pem\"\n", false, `fleet.cert_file: expected cert_file and key_file together`},
 		{"ca without tls", "[fleet]\naddress = \"h:7233\"\nca_file = \"ca.pem\"\n", false, `fleet.tls: expected tls = true`},
+		{"binary", "[fleet]\naddress = \"127.0.0.1:7233\"\nbinary = \"bin/orch-fleet\"\n", true, ""},
+		{"binary without address", "[fleet]\nbinary = \"bin/orch-fleet\"\n", false, `fleet.binary: set without fleet.address`},
 		{"unknown key", "[fleet]\nadress = \"h:7233\"\n", false, `did you mean "address"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -92,6 +92,7 @@ var Packages = map[string]Layer{
 	"internal/autopilot": Steering,
 	"internal/nextstep":  Steering,
 	"internal/view":      Steering,
+	"internal/fleetlink": Steering,
 
 	"internal/cli":       Front,
 	"internal/repl":      Front,
