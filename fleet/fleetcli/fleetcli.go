@@ -471,4 +471,3 @@ func newRevertCmd(o *opts) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why the change is reverted")
 	return cmd
 }
-
