@@ -137,15 +137,23 @@ func TestConcurrentNext(t *testing.T) {
 // that state.json parses, and that after the next command the transcript
 // verifies (state and log agree).
 func TestCrashRecovery(t *testing.T) {
-	iterations := 200
+	// 200 kills, or as many as two minutes allow but never fewer than 40:
+	// under -race on a loaded machine each iteration's three processes
+	// can take a second, and the package's other tests share its timeout.
+	iterations, least := 200, 40
 	if testing.Short() {
-		iterations = 40
+		iterations = least
 	}
+	budget := time.Now().Add(2 * time.Minute)
 	dir, taskDir := newProject(t)
 	review := filepath.Join(taskDir, "review", "plan-review.json")
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := map[string]int{}
 	for i := range iterations {
+		if i >= least && time.Now().After(budget) {
+			t.Logf("stopped after %d iterations: the two minutes are spent", i)
+			break
+		}
 		// In planning the plan is ready (revised since the review sent it
 		// back); in plan_review the review blocks, which sends the task
 		// back to planning and archives the review.
