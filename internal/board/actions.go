@@ -14,6 +14,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/fleetlink"
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/nextstep"
@@ -83,6 +84,10 @@ func (s *Server) takeFlash(key string) (flash, bool) {
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, id string, err error) {
 	var stale *orchestrator.StaleError
 	if errors.As(err, &stale) {
+		if s.fleetOwns(id) {
+			s.fleetConflict(w, r, id, stale)
+			return
+		}
 		s.conflict(w, r, id, stale)
 		return
 	}
@@ -159,6 +164,10 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if s.fleetOwns(id) {
+		s.fleetAnswer(w, r, id)
+		return
+	}
 	if err := s.checkSeen(r, id); err != nil {
 		s.failed(w, r, id, err)
 		return
@@ -188,6 +197,10 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleNext(w http.ResponseWriter, r *http.Request) {
 	id, ok := taskOf(w, r)
 	if !ok {
+		return
+	}
+	if s.fleetOwns(id) {
+		s.failed(w, r, id, fleetRefusedHere(id, "takes the transitions that hold"))
 		return
 	}
 	var req orchestrator.NextRequest
@@ -221,6 +234,10 @@ func (s *Server) handleOverride(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reason := r.PostForm.Get("reason")
+	if s.fleetOwns(id) {
+		s.fleetOverride(w, r, id, reason, to)
+		return
+	}
 	s.next(w, r, id, orchestrator.NextRequest{To: to, Override: &reason, Revision: seen})
 }
 
@@ -264,6 +281,10 @@ func (s *Server) handleRedo(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.failed(w, r, id, err)
+		return
+	}
+	if s.fleetOwns(id) {
+		s.fleetRedo(w, r, id, p, r.PostForm.Get("reason"))
 		return
 	}
 	notes := s.settle(r.Context())
@@ -317,6 +338,18 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := landing.CheckDecision(opt); err != nil {
 		s.failed(w, r, id, exit.New(exit.ErrUsage, "%v", err))
+		return
+	}
+	if s.fleetOwns(id) {
+		// The revision the page showed goes with the decision (orch-fleet
+		// accept --expect); the evidence is the fleet's.
+		seen, err := seenRevision(r)
+		if err != nil {
+			s.failed(w, r, id, err)
+			return
+		}
+		s.fleetAccept(w, r, id, fleetlink.Decision{Verdict: opt.Verdict, Target: opt.Target, Reasons: opt.Reasons,
+			Decider: s.opt.Decider, AllowIncomplete: opt.AllowIncomplete, Revision: seen})
 		return
 	}
 	// What the page showed: its revision and the evidence hashes above the
@@ -387,6 +420,10 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, id, exit.New(exit.ErrUsage, "revert needs a non-blank --reason"))
 		return
 	}
+	if s.fleetOwns(id) {
+		s.fleetRevert(w, r, id, reason)
+		return
+	}
 	if err := s.checkSeen(r, id); err != nil {
 		s.failed(w, r, id, err)
 		return
@@ -412,6 +449,10 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) {
 	id, ok := taskOf(w, r)
 	if !ok {
+		return
+	}
+	if s.fleetOwns(id) {
+		s.failed(w, r, id, fleetRefusedHere(id, "runs the phases"))
 		return
 	}
 	p, err := phaseField(r, "phase")
@@ -482,6 +523,14 @@ func (s *Server) startJob(w http.ResponseWriter, r *http.Request, id, action str
 		s.failed(w, r, id, err)
 		return
 	}
+	settle := func() []string { return s.settle(r.Context()) }
+	s.launch(w, r, id, action, settle, func(ctx context.Context, j *Job) (string, error) { return fn(ctx, j, cfg) })
+}
+
+// launch registers a job of task id (one at a time per task), says first
+// what before returns (nil: nothing), runs fn in the background and
+// sends the browser to the task page, where its progress streams.
+func (s *Server) launch(w http.ResponseWriter, r *http.Request, id, action string, before func() []string, fn func(ctx context.Context, j *Job) (string, error)) {
 	key, err := newSecret()
 	if err != nil {
 		s.failed(w, r, id, err)
@@ -494,16 +543,17 @@ func (s *Server) startJob(w http.ResponseWriter, r *http.Request, id, action str
 		s.failed(w, r, id, exit.New(exit.ErrRefused, "%s is already running for task %s from this board: wait for it or cancel it", s.jobs.last(id).Action, id))
 		return
 	}
-	notes := s.settle(r.Context())
-	for _, n := range notes {
-		j.say(n)
+	if before != nil {
+		for _, n := range before() {
+			j.say(n)
+		}
 	}
 	j.say("orch " + action + " for task " + id)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer cancel()
-		res, err := fn(ctx, j, cfg)
+		res, err := fn(ctx, j)
 		if err != nil && errors.Is(err, context.Canceled) {
 			j.say("cancelled")
 		}

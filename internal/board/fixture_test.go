@@ -26,6 +26,11 @@ import (
 // sandboxed go test would otherwise build the standard library from
 // scratch (orch's cache lives under the user's cache folder).
 func TestMain(m *testing.M) {
+	if os.Getenv(standinRoot) != "" {
+		// This binary runs as orch-fleet for the fleet's tests
+		// (fleetstandin_test.go).
+		os.Exit(fleetStandin(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if os.Getenv("XDG_CACHE_HOME") == "" {
 		if dir, err := os.UserCacheDir(); err == nil {
 			os.Setenv("XDG_CACHE_HOME", dir)

@@ -38,6 +38,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/fleetlink"
 	"github.com/orchdev/orch/internal/llm"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
@@ -70,6 +71,14 @@ type Options struct {
 	Now func() time.Time
 	// Poll forces the polling watcher (no file-system notifications).
 	Poll bool
+	// Fleet is the link to the fleet when [fleet] is configured (nil:
+	// none, and nothing of the fleet is asked); FleetErr is why it could
+	// not be opened (orch-fleet not found), shown on the board.
+	// FleetPoll is how often the fleet's listing is read while a page is
+	// open (0: every 2 s). docs/board.md, "The board and the fleet".
+	Fleet     *fleetlink.Link
+	FleetErr  error
+	FleetPoll time.Duration
 }
 
 // Server is one board.
@@ -82,6 +91,8 @@ type Server struct {
 	watch  *watcher
 	jobs   *jobs
 	costs  costTails
+	// fleet is the fleet's tasks' source (nil without [fleet]).
+	fleet *fleetSource
 
 	flashMu sync.Mutex
 	flashes map[string]flash
@@ -121,6 +132,9 @@ func New(opt Options) (*Server, error) {
 	s := &Server{opt: opt, orch: orchestrator.New(opt.Project), guard: newGuard(opt.Token, hosts, port), tmpl: tmpl,
 		static: map[string][]byte{}, watch: newWatcher(opt.Project.TasksDir()), jobs: newJobs(), flashes: map[string]flash{}}
 	s.orch.Now = opt.Now
+	if opt.Fleet != nil || opt.FleetErr != nil {
+		s.fleet = newFleetSource(opt.Fleet, opt.FleetErr, opt.FleetPoll)
+	}
 	s.watch.forcePoll = opt.Poll
 	err = fs.WalkDir(assets, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -144,6 +158,13 @@ func (s *Server) Start() {
 		defer s.wg.Done()
 		s.watch.run(s.ctx)
 	}()
+	if s.fleet != nil && s.fleet.broken == nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.pollFleet(s.ctx)
+		}()
+	}
 }
 
 // Close stops the watcher and cancels running jobs, waiting for them.
@@ -202,7 +223,10 @@ type page struct {
 	Flash   *flash
 	Board   []Column
 	T       *TaskPage
-	Watch   string
+	F       *FleetPage // a fleet task's page
+	// Notice is said above the board (the fleet did not answer).
+	Notice string
+	Watch  string
 	// Stamp is the watcher's generation when the page was read: the
 	// page's script reloads it when the events stream says it is older.
 	Stamp int64
@@ -234,13 +258,18 @@ func (s *Server) handleBoard(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.render(w, "board.tmpl", page{Title: "orch board", Board: cols, Stamp: stamp})
+	cols, notice := s.withFleet(r.Context(), cols)
+	s.render(w, "board.tmpl", page{Title: "orch board", Board: cols, Stamp: stamp, Notice: notice})
 }
 
 func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if task.ValidID(id) != nil {
 		refuse(w, http.StatusNotFound, "orch serve: no task "+fmt.Sprintf("%q", id))
+		return
+	}
+	if s.fleetOwns(id) {
+		s.handleFleetTask(w, r, id)
 		return
 	}
 	if _, err := os.Stat(path.Join(s.opt.Project.TasksDir(), id)); err != nil {

@@ -47,6 +47,7 @@ type Card struct {
 	Running bool
 	Human   bool   // the next step is a person's (an answer, a decision)
 	Err     string // the task could not be read
+	Fleet   bool   // the fleet's task (docs/board.md, "The board and the fleet")
 }
 
 // boardColumns reads every task into the phase columns, in lifecycle
@@ -414,21 +415,7 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	if w, ok := s.workers().For(phase); ok && phase != lifecycle.Accept && phase != lifecycle.Revert && !running {
 		pg.Work = w.Command()
 	}
-	if phase != lifecycle.Done && phase != lifecycle.Revert {
-		for _, p := range lifecycle.Phases() {
-			if p == phase {
-				continue
-			}
-			if _, ok := s.orch.Table.Path(phase, p); ok {
-				pg.OverrideTo = append(pg.OverrideTo, p)
-			}
-		}
-	}
-	for _, p := range lifecycle.Phases() {
-		if p != lifecycle.Done && p.Index() <= max(phase.Index(), 0) || phase == lifecycle.Done && p != lifecycle.Done {
-			pg.RedoTo = append(pg.RedoTo, p)
-		}
-	}
+	pg.OverrideTo, pg.RedoTo = gateTargets(s.orch.Table, phase)
 	pg.Targets = []string{"codegen", "review", "planning"}
 	return pg, nil
 }
@@ -438,6 +425,7 @@ type NavTask struct {
 	ID      string
 	Phase   lifecycle.Phase
 	Current bool // the project's current task (.orch/current)
+	Fleet   bool // the fleet's task
 }
 
 // navTasks lists the project's tasks for the task page's list (nil when

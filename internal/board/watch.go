@@ -204,17 +204,7 @@ func (w *watcher) scan() []string {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var changed []string
-	for id, s := range now {
-		if old, ok := w.seen[id]; !ok || old != s {
-			changed = append(changed, id)
-		}
-	}
-	for id := range w.seen {
-		if _, ok := now[id]; !ok {
-			changed = append(changed, id)
-		}
-	}
+	changed := changedKeys(w.seen, now)
 	w.seen = now
 	return changed
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchdev/orch/internal/board"
+	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/fleetlink"
 )
 
 func newServeCmd(env *Env) *cobra.Command {
@@ -66,8 +68,19 @@ Ctrl-C stops the board (and cancels a phase run it started).`,
 			// the host as given.
 			_, port, _ := net.SplitHostPort(ln.Addr().String())
 			bound := net.JoinHostPort(host, port)
-			b, err := board.New(board.Options{Project: p, Addr: bound, Decider: deciderName(env, ""), Getenv: env.Getenv,
-				Environ: env.environ(), LLMOptions: env.LLMOptions, Now: env.Now, Poll: poll})
+			opt := board.Options{Project: p, Addr: bound, Decider: deciderName(env, ""), Getenv: env.Getenv,
+				Environ: env.environ(), LLMOptions: env.LLMOptions, Now: env.Now, Poll: poll}
+			// With [fleet], the fleet's tasks are on the board too, read
+			// and acted on through orch-fleet (docs/board.md).
+			if cfg, err := config.Load(p.Dir); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s\n(the fleet's tasks, if any, are not shown)\n", exit.Format(err))
+			} else if cfg.Fleet.Configured() {
+				opt.Fleet, opt.FleetErr = fleetlink.Open(p.Root, cfg.Fleet)
+				if opt.Fleet != nil {
+					opt.Fleet.Env = env.environ()
+				}
+			}
+			b, err := board.New(opt)
 			if err != nil {
 				ln.Close()
 				return err
@@ -76,6 +89,12 @@ Ctrl-C stops the board (and cancels a phase run it started).`,
 			srv := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "orch serve: the board of %s\n  %s\n", p.Root, b.URL())
+			switch {
+			case opt.Fleet != nil:
+				fmt.Fprintf(out, "  with the fleet's tasks (%s through %s)\n", opt.Fleet.Fleet.Address, opt.Fleet.Binary)
+			case opt.FleetErr != nil:
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s\n(the board shows the local tasks; the fleet's cannot be asked)\n", exit.Format(opt.FleetErr))
+			}
 			if !board.Loopback(bound) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: listening on %s, not loopback: anyone who can reach it and has the token can read every task's plan, diff, logs and transcript, answer, override, accept (commit) and revert; the traffic is plain HTTP\n", bound)
 			}
