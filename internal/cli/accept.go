@@ -25,6 +25,7 @@ func newAcceptCmd(env *Env) *cobra.Command {
 	var reasons []string
 	var allowIncomplete, asJSON bool
 	var wait time.Duration
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "accept",
 		Short: "record the explicit decision; on accepted, apply the change and commit it",
@@ -63,6 +64,12 @@ and the hashes it judged.`,
   orch accept --verdict rejected --reason "wrong approach"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if l, tid, err := env.fleetTask(ff, id); err != nil || l != nil {
+				if err != nil {
+					return err
+				}
+				return env.fleetAccept(cmd, l, tid, landing.AcceptOptions{Verdict: verdict, Target: target, Reasons: reasons, AllowIncomplete: allowIncomplete}, decider, expect, asJSON)
+			}
 			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {
 				return err
@@ -156,6 +163,7 @@ and the hashes it judged.`,
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	fleetFlagsOn(cmd, &ff)
 	cmd.Flags().StringVar(&verdict, "verdict", "", "accepted, changes_requested, rejected or revert")
 	cmd.Flags().StringVar(&target, "to", "", "with changes_requested: codegen, review or planning")
 	cmd.Flags().StringArrayVar(&reasons, "reason", nil, "why (repeatable; at least one)")

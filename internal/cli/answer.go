@@ -27,6 +27,7 @@ func newAnswerCmd(env *Env) *cobra.Command {
 	var id string
 	var asJSON bool
 	var wait time.Duration
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "answer ID TEXT",
 		Short: "answer a planner's question (no model is called)",
@@ -50,6 +51,16 @@ The task must be in planning, with no planning round running. The next
 					return fmt.Errorf("read the answer from stdin: %w", err)
 				}
 				text = strings.TrimRight(string(data), "\r\n")
+			}
+			if l, tid, err := env.fleetTask(ff, id); err != nil || l != nil {
+				if err != nil {
+					return err
+				}
+				res, err := l.Answer(cmd.Context(), tid, qid, text)
+				if err != nil {
+					return err
+				}
+				return printGate(cmd.OutOrStdout(), asJSON, "answered "+termtext.Line(qid), res)
 			}
 			o, tid, err := env.orchestratorFor(wait, id)
 			if err != nil {
@@ -83,6 +94,7 @@ The task must be in planning, with no planning round running. The next
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	fleetFlagsOn(cmd, &ff)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the recorded answer as one JSON object")
 	return cmd
 }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/fleetlink"
 	"github.com/orchdev/orch/internal/termtext"
 	"github.com/orchdev/orch/internal/view"
 )
 
 func newListCmd(env *Env) *cobra.Command {
-	var asJSON bool
+	var asJSON, local bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list every task: its phase, last change, what it waits for and its title",
@@ -26,7 +27,10 @@ marked with *.
 
 A task whose state cannot be read (an invalid state.json or transcript) is
 listed as INVALID with the reason, the others as usual, and orch list then
-exits 4 naming each broken task, as orch status does for one.`,
+exits 4 naming each broken task, as orch status does for one.
+
+With [fleet] in .orch/config.toml, the fleet's running tasks by phase and its
+workers by queue follow (docs/fleet.md); --local lists this clone's tasks only.`,
 		Example: `  orch list
   orch list --json | jq -r '.tasks[] | select(.phase=="review") | .id'`,
 		Args: cobra.NoArgs,
@@ -38,6 +42,20 @@ exits 4 naming each broken task, as orch status does for one.`,
 			rows, err := view.List(o)
 			if err != nil {
 				return err
+			}
+			var fleet *fleetlink.Listing
+			if !local {
+				l, err := env.fleetLink(o.Project, false)
+				if err != nil {
+					return err
+				}
+				if l != nil {
+					fl, err := l.List(cmd.Context())
+					if err != nil {
+						return exit.New(exit.KindOf(exit.Of(err)), "list the fleet's tasks: %w", err).WithHint("`%s` lists this clone's tasks only", env.command("list --local"))
+					}
+					fleet = &fl
+				}
 			}
 			var broken []string
 			for _, e := range rows {
@@ -57,10 +75,17 @@ exits 4 naming each broken task, as orch status does for one.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				if err := json.NewEncoder(out).Encode(map[string]any{"tasks": rows}); err != nil {
+				obj := map[string]any{"tasks": rows}
+				if fleet != nil {
+					obj["fleet"] = fleet
+				}
+				if err := json.NewEncoder(out).Encode(obj); err != nil {
 					return err
 				}
 				return flagged()
+			}
+			if fleet != nil {
+				defer printFleetListing(out, *fleet)
 			}
 			if len(rows) == 0 {
 				fmt.Fprintln(out, "no tasks yet: orch new \"describe the change\"")
@@ -92,7 +117,8 @@ exits 4 naming each broken task, as orch status does for one.`,
 			return flagged()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {tasks: [{id, phase, revision, updated_at, current, title?, waits?, error?, state_disagrees?}]}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {tasks: [{id, phase, revision, updated_at, current, title?, waits?, error?, state_disagrees?}], fleet?: {phases, workers}}")
+	cmd.Flags().BoolVar(&local, "local", false, "list this clone's tasks only, not the fleet's")
 	return cmd
 }
 

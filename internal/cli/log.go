@@ -22,6 +22,7 @@ import (
 func newLogCmd(env *Env) *cobra.Command {
 	var id string
 	var asJSON, verbose bool
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "show the task's transcript",
@@ -38,13 +39,24 @@ as they are stored.`,
   orch log --json | jq 'select(.kind=="override")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := env.openTask(id)
+			l, tid, err := env.fleetTask(ff, id)
 			if err != nil {
 				return err
 			}
-			events, err := t.Transcript()
-			if err != nil {
-				return err
+			var t *task.Task
+			var events []task.Event
+			if l != nil {
+				// A fleet task's transcript, as its workflow holds it.
+				if events, err = l.Log(cmd.Context(), tid); err != nil {
+					return err
+				}
+			} else {
+				if t, err = env.openTask(id); err != nil {
+					return err
+				}
+				if events, err = t.Transcript(); err != nil {
+					return err
+				}
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -67,6 +79,9 @@ as they are stored.`,
 			for _, ev := range events {
 				fmt.Fprintln(out, describeEvent(ev).render(st, width))
 			}
+			if t == nil {
+				return nil
+			}
 			// The log is what is committed; say so when state.json has
 			// not caught up with it yet.
 			// A state.json changed by hand is not the task's state.
@@ -79,6 +94,7 @@ as they are stored.`,
 		},
 	}
 	taskFlag(cmd, &id)
+	fleetFlagsOn(cmd, &ff)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the transcript's events as JSON lines")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print every line whole (not cut to the terminal's width)")
 	return cmd

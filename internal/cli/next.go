@@ -20,6 +20,7 @@ func newNextCmd(env *Env) *cobra.Command {
 	var id, to, from, override string
 	var asJSON bool
 	var wait time.Duration
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "next",
 		Short: "inspect the artifacts and take the first transition whose condition holds",
@@ -53,6 +54,22 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 			}
 			if cmd.Flags().Changed("override") {
 				req.Override = &override
+			}
+			if l, tid, err := env.fleetTask(ff, id); err != nil || l != nil {
+				if err != nil {
+					return err
+				}
+				// The workflow takes the transitions that hold by itself;
+				// a person only overrides.
+				if req.Override == nil || req.From != "" {
+					return exit.New(exit.ErrUsage, "task %s is in the fleet: its workflow takes the transitions that hold; through the fleet, next takes --override \"REASON\" [--to PHASE] (no --from)", tid).
+						WithHint("`%s` shows where it is; --local works on this clone's folder", env.command("status"))
+				}
+				res, err := l.Override(cmd.Context(), tid, override, req.To)
+				if err != nil {
+					return err
+				}
+				return printGate(cmd.OutOrStdout(), asJSON, "override", res)
 			}
 			o, tid, err := env.orchestratorFor(wait, id)
 			if err != nil {
@@ -92,6 +109,7 @@ Exit codes: 0 moved, 2 usage, 3 refused (nothing holds, --from mismatch, done),
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	fleetFlagsOn(cmd, &ff)
 	cmd.Flags().StringVar(&to, "to", "", "target phase")
 	cmd.Flags().StringVar(&from, "from", "", "act only if the task is in this phase")
 	cmd.Flags().StringVar(&override, "override", "", "move without checking conditions; the reason is logged")

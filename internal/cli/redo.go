@@ -15,6 +15,7 @@ func newRedoCmd(env *Env) *cobra.Command {
 	var id, reason string
 	var asJSON bool
 	var wait time.Duration
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "redo [PHASE]",
 		Short: "re-run a phase: archive its artifacts and every later phase's into history/",
@@ -31,6 +32,16 @@ task is done). The transcript is kept. This is the only way out of done.`,
 				if p, err = lifecycle.ParsePhase(args[0]); err != nil {
 					return exit.New(exit.ErrUsage, "redo: %v", err)
 				}
+			}
+			if l, tid, err := env.fleetTask(ff, id); err != nil || l != nil {
+				if err != nil {
+					return err
+				}
+				res, err := l.Redo(cmd.Context(), tid, p, reason)
+				if err != nil {
+					return err
+				}
+				return printGate(cmd.OutOrStdout(), asJSON, "redo", res)
 			}
 			o, tid, err := env.orchestratorFor(wait, id)
 			if err != nil {
@@ -53,6 +64,7 @@ task is done). The transcript is kept. This is the only way out of done.`,
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	fleetFlagsOn(cmd, &ff)
 	cmd.Flags().StringVar(&reason, "reason", "", "why the phase is redone (logged)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {task, from, to, archived, reason, revision}")
 	return cmd

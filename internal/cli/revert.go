@@ -18,6 +18,7 @@ func newRevertCmd(env *Env) *cobra.Command {
 	var id, reason string
 	var asJSON bool
 	var wait time.Duration
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "revert --reason R",
 		Short: "undo the accepted change with git revert, record it, and finish the task",
@@ -42,6 +43,16 @@ then reverts. To revert at the accept gate instead, record that decision:
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if strings.TrimSpace(reason) == "" {
 				return exit.New(exit.ErrUsage, "revert needs a non-blank --reason")
+			}
+			if l, tid, err := env.fleetTask(ff, id); err != nil || l != nil {
+				if err != nil {
+					return err
+				}
+				res, err := l.Revert(cmd.Context(), tid, reason)
+				if err != nil {
+					return err
+				}
+				return printGate(cmd.OutOrStdout(), asJSON, "revert", res)
 			}
 			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {

@@ -59,6 +59,9 @@ transcript.`,
 		newVersionCmd(env),
 		newServeCmd(env),
 		newMCPCmd(env),
+		newSubmitCmd(env),
+		newPullCmd(env),
+		newWorkerCmd(env),
 	)
 	// Bare `orch` in a terminal is the REPL; elsewhere it prints help.
 	root.RunE = replOrHelp(env)

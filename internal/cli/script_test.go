@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"orch": func() { os.Exit(Main()) },
+		// orch-fleet's stand-in (fleet_script_test.go).
+		"orch-fleet": func() { os.Exit(fleetStandIn()) },
 	})
 }
 

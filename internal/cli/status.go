@@ -18,13 +18,21 @@ import (
 func newStatusCmd(env *Env) *cobra.Command {
 	var id string
 	var asJSON bool
+	var ff fleetFlags
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "show the phase, each outgoing edge and why it holds or not, and the suggestion",
 		Example: `  orch status
-  orch status --task 0007-add-retry --json`,
+  orch status --task 0007-add-retry --json
+  orch status --local      # a fleet task: this clone's folder, not its workflow`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if l, tid, err := env.fleetTask(ff, id); err != nil || l != nil {
+				if err != nil {
+					return err
+				}
+				return env.fleetStatus(cmd.Context(), cmd, l, tid, asJSON)
+			}
 			o, tid, err := env.orchestratorFor(0, id)
 			if err != nil {
 				return err
@@ -51,6 +59,7 @@ func newStatusCmd(env *Env) *cobra.Command {
 		},
 	}
 	taskFlag(cmd, &id)
+	fleetFlagsOn(cmd, &ff)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {task, phase, revision, actors, edges[], suggested, reason}")
 	return cmd
 }
