@@ -18,7 +18,7 @@ import (
 // for a brief touches the rows, names and postings the ranking visits, not
 // the whole file.
 //
-//	header:   "ORCHRMAP" version:u32le(2) reserved:u32le
+//	header:   "ORCHRMAP" version:u32le(3) reserved:u32le
 //	sections: each 8-byte aligned, little-endian
 //	  rows      nrows × 56 bytes, sorted by path then blob:
 //	            pathOff:u32 pathLen:u32 entryOff:u32 entryLen:u32
@@ -36,6 +36,9 @@ import (
 //	trailer:  numSections × (off:u64 len:u64) nrows:u32 nnames:u32
 //	          crc32c(everything before it):u32 reserved:u32 "RMAPEND\x00"
 //
+// Version 3 indexes every name of a Go constant spec (`const a, b = 1,
+// 2`; version 2 kept the first only): a version 2 file is rebuilt.
+//
 // Opening a file checks its checksum (streamed through a buffer, so the
 // pages are not mapped in), its shape and every section's bounds; every
 // read of a row, entry or posting is bounds-checked again, so a damaged or
@@ -49,7 +52,7 @@ const (
 	indexName    = "repomap.idx"
 	indexMagic   = "ORCHRMAP"
 	indexEnd     = "RMAPEND\x00"
-	indexVersion = 2
+	indexVersion = 3
 	rowBytes     = 56
 	headerBytes  = 16
 	trailerBytes = numSections*16 + 24
@@ -504,6 +507,21 @@ func (fw *fileWriter) end() {
 func (fw *fileWriter) u32(v uint32) error {
 	binary.LittleEndian.PutUint32(fw.buf[:4], v)
 	return fw.write(fw.buf[:4])
+}
+
+// u32s writes vs through a small buffer.
+func (fw *fileWriter) u32s(vs []uint32) error {
+	b := make([]byte, 0, 64<<10)
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, v)
+		if len(b) == cap(b) {
+			if err := fw.write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	return fw.write(b)
 }
 
 // copyFrom copies n bytes of r at off into the current section.

@@ -108,7 +108,8 @@ var defQueries = [numLangs]string{
 (method_declaration name: (field_identifier) @name) @def.method
 (type_spec name: (type_identifier) @name) @def.type
 (type_alias name: (type_identifier) @name) @def.type
-(source_file (const_declaration (const_spec name: (identifier) @name) @def.const))
+; every name of a spec (with name: only its first would match)
+(source_file (const_declaration (const_spec (identifier) @name) @def.const))
 (source_file (var_declaration (var_spec name: (identifier) @name) @def.var))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.var)))
 (field_declaration name: (field_identifier) @name) @def.field

@@ -122,25 +122,39 @@ func (e *extractor) close() {
 // errParseLimit marks a file whose parse took too long.
 var errParseLimit = errors.New("parse took too long")
 
-// definitions parses src and returns its definitions in source order.
+// definitions parses src and returns its definitions in source order: a
+// Go file with go/parser (goDefinitions) unless it has a syntax error,
+// everything else with tree-sitter.
 func (e *extractor) definitions(ctx context.Context, l Lang, src []byte) ([]Def, error) {
+	if l == LangGo {
+		if defs, ok := goDefinitions(src); ok {
+			return defs, nil
+		}
+	}
+	defs, _, err := e.treeDefinitions(ctx, l, src)
+	return defs, err
+}
+
+// treeDefinitions finds the definitions of src with tree-sitter; clean
+// reports a tree without syntax errors.
+func (e *extractor) treeDefinitions(ctx context.Context, l Lang, src []byte) (defs []Def, clean bool, err error) {
 	g, err := loadGrammar(l)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	parser := e.parser(l, g)
 	tree, err := parser.ParseCtx(ctx, nil, src)
 	if err != nil {
 		parser.Reset()
 		if errors.Is(err, sitter.ErrOperationLimit) {
-			return nil, errParseLimit
+			return nil, false, errParseLimit
 		}
-		return nil, err
+		return nil, false, err
 	}
 	defer tree.Close()
 	root := tree.RootNode()
+	clean = !root.HasError()
 	e.cursor.Exec(g.query, root)
-	var defs []Def
 	seen := map[uint32]bool{} // one definition per name position
 	for {
 		m, ok := e.cursor.NextMatch()
@@ -175,7 +189,7 @@ func (e *extractor) definitions(ctx context.Context, l Lang, src []byte) ([]Def,
 		})
 	}
 	sortDefs(defs)
-	return defs, nil
+	return defs, clean, nil
 }
 
 // functionNodes are the node types whose bodies hold local definitions.
@@ -197,41 +211,11 @@ func local(l Lang, kind string, def *sitter.Node) bool {
 	return false
 }
 
-// signature is the definition's head on one line: up to its body when it
-// has one, else its first line; whitespace collapsed.
+// signature is the definition's head on one line (signatureText).
 func signature(l Lang, kind string, def *sitter.Node, src []byte) string {
-	start, end := def.StartByte(), def.EndByte()
-	if body := def.ChildByFieldName("body"); body != nil && body.StartByte() > start {
-		end = body.StartByte()
-	} else if i := indexByteIn(src, start, end, '\n'); i >= 0 {
-		end = uint32(i)
+	body := -1
+	if b := def.ChildByFieldName("body"); b != nil {
+		body = int(b.StartByte())
 	}
-	if end > uint32(len(src)) || start > end {
-		return ""
-	}
-	s := strings.Join(strings.Fields(printable(src[start:end])), " ")
-	s = strings.TrimRight(s, " {(:=;,")
-	if l == LangGo {
-		switch kind {
-		case KindType:
-			if !strings.HasPrefix(s, "type ") {
-				s = "type " + s
-			}
-		case KindConst, KindVar:
-			s = kind + " " + s
-		}
-	}
-	return cutUTF8(s, maxSigBytes)
-}
-
-func indexByteIn(src []byte, start, end uint32, c byte) int {
-	if end > uint32(len(src)) {
-		end = uint32(len(src))
-	}
-	for i := start; i < end; i++ {
-		if src[i] == c {
-			return int(i)
-		}
-	}
-	return -1
+	return signatureText(l, kind, src, int(def.StartByte()), int(def.EndByte()), body)
 }

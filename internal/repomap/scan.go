@@ -1,6 +1,10 @@
 package repomap
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sync"
+)
 
 // Identifier limits: shorter names (i, x, ok) and absurdly long ones carry
 // no signal and would bloat the index.
@@ -15,7 +19,11 @@ const (
 // scanRefs returns the identifiers src mentions (code, comments and
 // strings alike) with their counts, most used first, capped.
 func scanRefs(src []byte) []Ref {
-	counts := map[string]int{}
+	counts := countsPool.Get().(map[string]int)
+	defer func() {
+		clear(counts)
+		countsPool.Put(counts)
+	}()
 	for i := 0; i < len(src); {
 		c := src[i]
 		if !identStart(c) {
@@ -50,17 +58,21 @@ func scanRefs(src []byte) []Ref {
 	for name, n := range counts {
 		refs = append(refs, Ref{Name: name, Count: n})
 	}
-	sort.Slice(refs, func(i, j int) bool {
-		if refs[i].Count != refs[j].Count {
-			return refs[i].Count > refs[j].Count
+	slices.SortFunc(refs, func(a, b Ref) int {
+		if a.Count != b.Count {
+			return cmp.Compare(b.Count, a.Count)
 		}
-		return refs[i].Name < refs[j].Name
+		return cmp.Compare(a.Name, b.Name)
 	})
 	if len(refs) > maxRefsPerFile {
 		refs = refs[:maxRefsPerFile]
 	}
 	return refs
 }
+
+// countsPool keeps scanRefs' maps: a first index scans every file, and
+// a cleared map keeps its room for the next.
+var countsPool = sync.Pool{New: func() any { return map[string]int{} }}
 
 func identStart(c byte) bool {
 	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'

@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +37,34 @@ type fileTags struct {
 
 func sortDefs(defs []Def) {
 	sort.SliceStable(defs, func(i, j int) bool { return defs[i].Line < defs[j].Line })
+}
+
+// signatureText is the head of the definition spanning src[start:end]
+// on one line: up to its body when it has one (body > start, else -1),
+// else its first line; whitespace collapsed, and Go's type, const and var
+// specs prefixed with their keyword.
+func signatureText(l Lang, kind string, src []byte, start, end, body int) string {
+	if body > start {
+		end = body
+	} else if i := bytes.IndexByte(src[min(start, len(src)):min(max(start, end), len(src))], '\n'); i >= 0 {
+		end = start + i
+	}
+	if end > len(src) || start < 0 || start > end {
+		return ""
+	}
+	s := strings.Join(strings.Fields(printable(src[start:end])), " ")
+	s = strings.TrimRight(s, " {(:=;,")
+	if l == LangGo {
+		switch kind {
+		case KindType:
+			if !strings.HasPrefix(s, "type ") {
+				s = "type " + s
+			}
+		case KindConst, KindVar:
+			s = kind + " " + s
+		}
+	}
+	return cutUTF8(s, maxSigBytes)
 }
 
 // isIdent reports whether s is an ASCII identifier the index keeps as a

@@ -3,6 +3,7 @@ package repomap
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -254,39 +255,27 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 	}
 
 	// The hash table: old's with the new names added while it stays at
-	// most two thirds full, else a new one twice the names.
+	// most two thirds full (streamed: old's slots read through a buffer,
+	// the new names' slots kept aside), else a new one twice the names.
 	if err := fw.begin(secHash); err != nil {
 		return err
 	}
-	var table []uint32
 	if old != nil && uint64(nnames)*3 < (old.mask+1)*2 {
-		table = make([]uint32, old.mask+1)
-		for i := range table {
-			table[i] = old.u32(secHash, i)
+		if err := writeGrownHash(fw, old, newNames, n0, copyBuf); err != nil {
+			return err
 		}
 	} else {
-		table = make([]uint32, max(8, 1<<bits.Len(uint(2*nnames))))
+		table := make([]uint32, max(8, 1<<bits.Len(uint(2*nnames))))
 		for id := 0; id < n0; id++ {
 			insertName(table, string(old.name(uint32(id))), uint32(id))
 		}
-	}
-	for i, s := range newNames {
-		insertName(table, s, uint32(n0+i))
-	}
-	tb := make([]byte, 0, 64<<10)
-	for _, v := range table {
-		tb = binary.LittleEndian.AppendUint32(tb, v)
-		if len(tb) == cap(tb) {
-			if err := fw.write(tb); err != nil {
-				return err
-			}
-			tb = tb[:0]
+		for i, s := range newNames {
+			insertName(table, s, uint32(n0+i))
+		}
+		if err := fw.u32s(table); err != nil {
+			return err
 		}
 	}
-	if err := fw.write(tb); err != nil {
-		return err
-	}
-	table = nil
 
 	// Postings: old rows renumbered, merged with the fresh entries'.
 	newOf := make([]int32, 0)
@@ -297,7 +286,12 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 			newOf[i] = -1
 		}
 	}
-	var defPairs, refPairs []uint64
+	nd, nr := 0, 0
+	for _, fe := range fresh {
+		nd += len(fe.names[0])
+		nr += len(fe.names[1])
+	}
+	defPairs, refPairs := make([]uint64, 0, nd), make([]uint64, 0, nr)
 	for i, r := range rows {
 		if r.old >= 0 {
 			if newOf[r.old] < 0 {
@@ -330,11 +324,7 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 		if err := fw.begin(p.start); err != nil {
 			return err
 		}
-		sb := make([]byte, 0, 4*len(starts))
-		for _, v := range starts {
-			sb = binary.LittleEndian.AppendUint32(sb, v)
-		}
-		if err := fw.write(sb); err != nil {
+		if err := fw.u32s(starts); err != nil {
 			return err
 		}
 	}
@@ -403,6 +393,51 @@ func writePostings(fw *fileWriter, old *segment, startSec, rowSec int, pairs []u
 		starts[id+1] = count
 	}
 	return starts, fw.write(out)
+}
+
+// writeGrownHash writes old's hash table with the new names (ids from
+// n0 on) inserted, without holding the table: the new names' slots are
+// found by probing old's slots and the ones already taken, then old's
+// slots are streamed through buf with those filled in.
+func writeGrownHash(fw *fileWriter, old *segment, newNames []string, n0 int, buf []byte) error {
+	taken := make(map[uint64]uint32, len(newNames))
+	for i, s := range newNames {
+		slot := fnv1a(s) & old.mask
+		for old.u32(secHash, int(slot)) != 0 || taken[slot] != 0 {
+			slot = (slot + 1) & old.mask
+		}
+		taken[slot] = uint32(n0+i) + 1
+	}
+	type filled struct {
+		slot uint64
+		v    uint32 // id+1
+	}
+	fill := make([]filled, 0, len(taken))
+	for slot, v := range taken {
+		fill = append(fill, filled{slot, v})
+	}
+	taken = nil
+	slices.SortFunc(fill, func(a, b filled) int { return cmp.Compare(a.slot, b.slot) })
+	rd := bufio.NewReaderSize(io.NewSectionReader(old.file, old.off[secHash], int64(len(old.sec[secHash]))), len(buf))
+	out := make([]byte, 0, 64<<10)
+	var word [4]byte
+	for slot := uint64(0); slot <= old.mask; slot++ {
+		if _, err := io.ReadFull(rd, word[:]); err != nil {
+			return damagedf("hash table: %v", err)
+		}
+		if len(fill) > 0 && fill[0].slot == slot {
+			binary.LittleEndian.PutUint32(word[:], fill[0].v)
+			fill = fill[1:]
+		}
+		out = append(out, word[:]...)
+		if len(out) == cap(out) {
+			if err := fw.write(out); err != nil {
+				return err
+			}
+			out = out[:0]
+		}
+	}
+	return fw.write(out)
 }
 
 func insertName(table []uint32, name string, id uint32) {
