@@ -101,7 +101,9 @@ func printStatus(w io.Writer, st termtext.Style, v orchestrator.StatusView) {
 		fmt.Fprintf(w, "actors: %s\n", strings.Join(parts, " "))
 	}
 	if len(v.Edges) == 0 {
-		fmt.Fprintf(w, "%s\n", v.Reason)
+		// Done, the one phase without edges: the step line orch status
+		// prints last says so and names orch redo; the decision's own
+		// reason ("done is terminal…") would say it a second time.
 		return
 	}
 	fmt.Fprintln(w, "edges:")
