@@ -79,6 +79,7 @@ func (r *Repo) run(ctx context.Context, c call) ([]byte, error) {
 func (r *Repo) command(ctx context.Context, args, env []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Env = r.environ(env)
+	cmd.ExtraFiles = r.Inherit
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	return cmd

@@ -20,6 +20,12 @@ import (
 type Repo struct {
 	Dir string
 	Env []string
+	// Inherit are open files every git command inherits (as descriptors
+	// 3, 4, … of the child). A git effect hands its lock to its git
+	// commands this way, so that a git that outlives a killed orch (git
+	// runs in a process group of its own) keeps the lock until it exits
+	// (docs/git-effects.md, "Recovery").
+	Inherit []*os.File
 	// Fault, when set (tests only), is called before every git command
 	// with its subcommand and arguments; a non-nil error is returned as
 	// that command's failure without running it.

@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -35,6 +37,13 @@ import (
 // holds: NEW means committed (the sync is finished), OLD means aborted
 // (nothing changed), anything else is decided by ancestry. Effects happen
 // only under the lock, so a lock holder never races a live effect.
+//
+// The git commands of an effect run in process groups of their own, so a
+// git outlives an orch killed while it ran and may still move the branch
+// or write the index after orch is gone. The effect therefore also holds
+// an flock on its marker file, whose descriptor every one of its git
+// commands inherits (gitx.Repo.Inherit): the lock is released only when
+// orch and every git it started are gone, and settling takes it first.
 
 // openRepo opens the user's repository to settle an interrupted effect.
 var openRepo = gitx.Open
@@ -53,26 +62,92 @@ func pendingPath(p *task.Project, id string) string {
 	return filepath.Join(p.Dir, PendingDir, id)
 }
 
-// markPending creates the marker durably (file, then folder fsynced).
-func markPending(p *task.Project, id, run string) error {
+// markPending creates the marker durably (file, then folder fsynced) and
+// returns it open and locked (lockPending).
+func markPending(ctx context.Context, p *task.Project, id, run string, wait time.Duration) (*os.File, error) {
 	dir := filepath.Join(p.Dir, PendingDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("mark pending git effect: %w", err)
+		return nil, fmt.Errorf("mark pending git effect: %w", err)
 	}
-	f, err := os.OpenFile(pendingPath(p, id), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := lockPending(ctx, p, id, true, wait)
 	if err != nil {
-		return fmt.Errorf("mark pending git effect: %w", err)
+		return nil, err
 	}
-	_, werr := f.WriteString(run + "\n")
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("mark pending git effect: %w", err)
+	terr := f.Truncate(0)
+	_, werr := f.WriteAt([]byte(run+"\n"), 0)
+	if err := errors.Join(terr, werr, f.Sync()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("mark pending git effect: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
-		return err
+	if err := errors.Join(syncDir(dir), syncDir(p.Dir)); err != nil {
+		f.Close()
+		return nil, err
 	}
-	return syncDir(p.Dir)
+	return f, nil
+}
+
+// lockPending opens task id's marker (creating it when create is set) and
+// takes its flock, the effect's lock, trying until wait has elapsed. The
+// lock is held until the file is closed and every git command that
+// inherited it has exited. Without create, an absent marker is nil, nil.
+// A lock that stays busy is ErrBusy: a git command of an effect is still
+// running, possibly on its own after its orch was killed.
+func lockPending(ctx context.Context, p *task.Project, id string, create bool, wait time.Duration) (*os.File, error) {
+	flag := os.O_RDWR
+	if create {
+		flag |= os.O_CREATE
+	}
+	f, err := os.OpenFile(pendingPath(p, id), flag, 0o644)
+	if !create && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock pending git effect: %w", err)
+	}
+	deadline := time.Now().Add(wait)
+	poll := lockPollMin
+	for {
+		ok, err := tryFlock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock pending git effect %s: %w", f.Name(), err)
+		}
+		if ok {
+			return f, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			f.Close()
+			return nil, exit.New(task.ErrBusy, "task %s is busy: a git command of its accept or revert is still running (its orch may be gone); retry when it has finished", id)
+		}
+		timer := time.NewTimer(min(poll, left))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			f.Close()
+			return nil, fmt.Errorf("lock pending git effect of task %s: %w", id, ctx.Err())
+		case <-timer.C:
+		}
+		poll = min(2*poll, lockPollMax)
+	}
+}
+
+// How often lockPending tries a busy lock: from lockPollMin, doubling up
+// to lockPollMax.
+const (
+	lockPollMin = 5 * time.Millisecond
+	lockPollMax = 100 * time.Millisecond
+)
+
+// holding is repo whose git commands inherit the effect's lock f (none
+// when f is nil).
+func holding(repo *gitx.Repo, f *os.File) *gitx.Repo {
+	if f == nil {
+		return repo
+	}
+	r := *repo
+	r.Inherit = append(slices.Clip(repo.Inherit), f)
+	return &r
 }
 
 // clearPending removes the marker (absent is fine).
@@ -103,10 +178,13 @@ func syncDir(dir string) error {
 // lock. It returns the git_done event it logged. An error after the
 // intent was logged leaves the marker (and the intent open) for the next
 // command to settle.
-func effectLocked(ctx context.Context, p *task.Project, t *task.Task, repo *gitx.Repo, in event.GitIntent) (event.GitDone, error) {
-	if err := markPending(p, t.ID, in.Run); err != nil {
+func effectLocked(ctx context.Context, p *task.Project, t *task.Task, wait time.Duration, repo *gitx.Repo, in event.GitIntent) (event.GitDone, error) {
+	held, err := markPending(ctx, p, t.ID, in.Run, wait)
+	if err != nil {
 		return event.GitDone{}, err
 	}
+	defer held.Close()
+	repo = holding(repo, held)
 	if err := t.Append(task.Event{TS: time.Now().UTC(), Payload: in}); err != nil {
 		_ = clearPending(p, t.ID)
 		return event.GitDone{}, err
@@ -282,11 +360,13 @@ func recoverTaskGit(ctx context.Context, p *task.Project, id string, wait time.D
 		return nil, err
 	}
 	defer lock.Unlock()
-	return settleLocked(ctx, p, t)
+	return settleLocked(ctx, p, t, wait)
 }
 
-// settleLocked settles t's open intent; the caller holds t's lock.
-func settleLocked(ctx context.Context, p *task.Project, t *task.Task) (*Settled, error) {
+// settleLocked settles t's open intent; the caller holds t's lock. It
+// waits at most wait for the effect's own lock (lockPending), held while
+// a git command of the interrupted effect still runs.
+func settleLocked(ctx context.Context, p *task.Project, t *task.Task, wait time.Duration) (*Settled, error) {
 	if _, err := t.Recover(time.Now().UTC()); err != nil {
 		return nil, err
 	}
@@ -297,11 +377,18 @@ func settleLocked(ctx context.Context, p *task.Project, t *task.Task) (*Settled,
 	if in == nil {
 		return nil, clearPending(p, t.ID)
 	}
+	held, err := lockPending(ctx, p, t.ID, false, wait)
+	if err != nil {
+		return nil, err
+	}
+	if held != nil {
+		defer held.Close()
+	}
 	repo, err := openRepo(ctx, p.Root)
 	if err != nil {
 		return nil, err
 	}
-	done, err := settle(context.WithoutCancel(ctx), repo, *in)
+	done, err := settle(context.WithoutCancel(ctx), holding(repo, held), *in)
 	if err != nil {
 		return nil, fmt.Errorf("the interrupted %s of task %s (commit %.12s on %s) could not be finished: %w; nothing else is changed, the next orch command tries again", in.Op, t.ID, in.New, in.Ref, err)
 	}
@@ -339,10 +426,10 @@ func gitEffect(ctx context.Context, p *task.Project, t *task.Task, wait time.Dur
 		return event.GitDone{}, err
 	}
 	defer lock.Unlock()
-	if _, err := settleLocked(ctx, p, t); err != nil {
+	if _, err := settleLocked(ctx, p, t, wait); err != nil {
 		return event.GitDone{}, err
 	}
-	return effectLocked(ctx, p, t, repo, in)
+	return effectLocked(ctx, p, t, wait, repo, in)
 }
 
 // Stale is the refusal of an action on task id that named revision seen
