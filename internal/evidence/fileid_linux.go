@@ -7,28 +7,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// idOf is a file's identity as an observation is keyed by (see fileID),
-// from an lstat. ok is false when the platform gives no such identity.
-func idOf(fi os.FileInfo) (fileID, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return idOfStat(st), true
-}
-
-func idOfStat(st *syscall.Stat_t) fileID {
-	return fileID{
-		Size:  st.Size,
-		Mtime: st.Mtim.Nano(),
-		Ctime: st.Ctim.Nano(),
-		Ino:   st.Ino,
-		Dev:   uint64(st.Dev), //nolint:unconvert // int on some architectures
-		Mode:  st.Mode,
+// fstatID is the identity of the open file f as an observation is keyed
+// by (see fileID). ok is false when the platform gives no such identity.
+func fstatID(f *os.File) (fileID, bool) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstat(int(f.Fd()), &st)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fileID{}, false
+		}
+		return idOfStat(&st), true
 	}
 }
 
-func idOfUnixStat(st *unix.Stat_t) fileID {
+// idOfStat is the identity a stat call gave.
+func idOfStat(st *unix.Stat_t) fileID {
 	return fileID{
 		Size:  st.Size,
 		Mtime: st.Mtim.Nano(),
@@ -53,7 +49,7 @@ func lstatAt(dir *os.File, rel string) (fileID, bool) {
 		if err != nil {
 			return fileID{}, false
 		}
-		return idOfUnixStat(&st), true
+		return idOfStat(&st), true
 	}
 }
 

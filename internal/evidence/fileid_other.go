@@ -4,9 +4,9 @@ package evidence
 
 import "os"
 
-// idOf gives no identity off Linux: nothing is taken from the cache there,
-// every observation is made again.
-func idOf(os.FileInfo) (fileID, bool) { return fileID{}, false }
+// fstatID gives no identity off Linux: nothing is taken from the cache
+// there, every observation is made again.
+func fstatID(*os.File) (fileID, bool) { return fileID{}, false }
 
 func lstatAt(*os.File, string) (fileID, bool) { return fileID{}, false }
 

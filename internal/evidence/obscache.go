@@ -186,11 +186,7 @@ func (c *Cache) begin() bool {
 	if err != nil {
 		return false
 	}
-	fi, err := f.Stat()
-	id, ok := fileID{}, false
-	if err == nil {
-		id, ok = idOf(fi)
-	}
+	id, ok := fstatID(f)
 	if !ok {
 		f.Close()
 		os.Remove(f.Name())

@@ -128,9 +128,9 @@ func (ct cacheTask) checkSome(t *testing.T, what string, minMisses, maxMisses in
 func (ct cacheTask) settle(t *testing.T) {
 	t.Helper()
 	var newest int64
-	_ = filepath.Walk(ct.dir, func(_ string, fi os.FileInfo, err error) error {
+	_ = filepath.Walk(ct.dir, func(path string, _ os.FileInfo, err error) error {
 		if err == nil {
-			if id, ok := idOf(fi); ok {
+			if id, ok := pathID(path); ok {
 				newest = max(newest, id.Ctime)
 			}
 		}
@@ -141,15 +141,21 @@ func (ct cacheTask) settle(t *testing.T) {
 		if err := os.WriteFile(probe, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		fi, err := os.Stat(probe)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if id, _ := idOf(fi); id.Mtime > newest {
+		if id, _ := pathID(probe); id.Mtime > newest {
 			return
 		}
 	}
 	t.Fatal("the file system's clock did not move in 10 s")
+}
+
+// pathID is path's identity as the cache takes it (lstatAt in its folder).
+func pathID(path string) (fileID, bool) {
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fileID{}, false
+	}
+	defer d.Close()
+	return lstatAt(d, filepath.Base(path))
 }
 
 func TestCacheReusesUnchangedObservations(t *testing.T) {
