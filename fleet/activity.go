@@ -109,11 +109,13 @@ func (s *Steps) Step(ctx context.Context, st Step) (StepResult, error) {
 // anything else is a conflict, not retried.
 func (s *Steps) reuse(ctx context.Context, st Step, head, key string) (StepResult, error) {
 	res := StepResult{Worker: s.Identity}
-	msg, err := git(ctx, s.Root, nil, "log", "-1", "--format=%B", head)
+	// git's own reading of the commit message's trailers, one value a
+	// line (the output's last newline is cut by git()).
+	pushedBy, err := git(ctx, s.Root, nil, "log", "-1", "--format=%(trailers:key="+trailerActivity+",valueonly)", head)
 	if err != nil {
 		return res, err
 	}
-	if !strings.Contains(msg, trailerActivity+": "+key+"\n") {
+	if !slices.Contains(strings.Split(pushedBy, "\n"), key) {
 		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("the ref %s of task %s is at %.12s, not at %.12s where its workflow left it: someone else changed the task", TaskRef(st.Task), st.Task, head, st.Head), ErrConflict, nil)
 	}
 	if err := s.materialize(ctx, st.Task, head); err != nil {

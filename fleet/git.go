@@ -143,12 +143,7 @@ func Materialize(ctx context.Context, root, id, commit string) error {
 func (s *Steps) push(ctx context.Context, st Step, head, key string) (string, error) {
 	s.git.Lock()
 	defer s.git.Unlock()
-	what := string(st.Kind)
-	if st.Phase != "" {
-		what += " " + string(st.Phase)
-	}
-	msg := fmt.Sprintf("orch fleet: %s %s\n\nOrch-Fleet-Task: %s\n%s: %s\n", st.Task, what, st.Task, trailerActivity, key)
-	commit, err := CommitFolder(ctx, s.Root, st.Task, head, msg)
+	commit, err := CommitFolder(ctx, s.Root, st.Task, head, stepMessage(st, key))
 	if err != nil || commit == head {
 		return commit, err
 	}
@@ -161,6 +156,16 @@ func (s *Steps) push(ctx context.Context, st Step, head, key string) (string, er
 		return "", err
 	}
 	return commit, nil
+}
+
+// stepMessage is the message of the commit step st pushes as activity
+// key: its trailers name the task and the activity.
+func stepMessage(st Step, key string) string {
+	what := string(st.Kind)
+	if st.Phase != "" {
+		what += " " + string(st.Phase)
+	}
+	return fmt.Sprintf("orch fleet: %s %s\n\nOrch-Fleet-Task: %s\n%s: %s\n", st.Task, what, st.Task, trailerActivity, key)
 }
 
 // CommitFolder commits task id's folder in the clone at root as a commit
