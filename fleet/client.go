@@ -146,7 +146,7 @@ func Submit(ctx context.Context, c client.Client, root, remote, id string, p Par
 		return "", err
 	}
 	if _, err := git(ctx, root, nil, "push", "--quiet", remote, commit+":"+TaskRef(id)); err != nil {
-		return "", exit.New(exit.ErrRefused, "task %s cannot be submitted: its ref %s exists in %s (already submitted?): %v", id, TaskRef(id), remote, err)
+		return "", pushRefused(ctx, root, remote, id, err)
 	}
 	if _, err := git(ctx, root, nil, "update-ref", LocalRef(id), commit); err != nil {
 		return "", err
@@ -161,6 +161,21 @@ func Submit(ctx context.Context, c client.Client, root, remote, id string, p Par
 		return "", fmt.Errorf("start task %s's workflow: %w", id, err)
 	}
 	return commit, nil
+}
+
+// pushRefused is Submit's error when the push of task id's first commit
+// failed (pushErr) after ls-remote found no ref: the remote is looked at
+// again, and only a ref that is there now (another submission got in
+// between) is the refusal "already in the fleet"; otherwise the push
+// failed for its own reason (the remote unreachable, a hook or a
+// permission that declined it), which is said with git's words, and no
+// workflow was started.
+func pushRefused(ctx context.Context, root, remote, id string, pushErr error) error {
+	have, err := git(ctx, root, nil, "ls-remote", "--refs", remote, TaskRef(id))
+	if err == nil && have != "" {
+		return exit.New(exit.ErrRefused, "task %s is already in the fleet: its ref %s was pushed to %s by another submission while this one ran", id, TaskRef(id), remote)
+	}
+	return fmt.Errorf("task %s was not submitted: pushing its folder to %s as %s failed (no workflow was started; submit again once the push can succeed): %w", id, remote, TaskRef(id), pushErr)
 }
 
 // Status returns what `orch status --json` prints for task id, from its
