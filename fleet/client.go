@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
@@ -86,6 +87,14 @@ type Capacity struct {
 	Land          bool
 }
 
+// HeartbeatEvery bounds the time between two heartbeats of a running
+// step that reach the server. Temporal's SDK otherwise sends one every
+// 80 % of the heartbeat timeout, which leaves a fifth of it for the trip:
+// on a loaded machine a live worker's steps were taken for dead (the
+// end-to-end test with 20 tasks and a 4 s timeout had codegen steps
+// retried until their attempts ran out).
+const HeartbeatEvery = 2 * time.Second
+
 // Serve runs the fleet's workers on connection c for the clone of steps
 // until ctx ends.
 func Serve(ctx context.Context, c client.Client, steps *Steps, capa Capacity) error {
@@ -112,7 +121,7 @@ func Serve(ctx context.Context, c client.Client, steps *Steps, capa Capacity) er
 		}
 	}()
 	for _, q := range queues {
-		w := worker.New(c, q.name, worker.Options{MaxConcurrentActivityExecutionSize: q.n, Identity: steps.Identity})
+		w := worker.New(c, q.name, worker.Options{MaxConcurrentActivityExecutionSize: q.n, Identity: steps.Identity, MaxHeartbeatThrottleInterval: HeartbeatEvery})
 		if q.name == QueueModel {
 			w.RegisterWorkflowWithOptions(TaskWorkflow, workflow.RegisterOptions{Name: WorkflowName})
 		}
