@@ -27,6 +27,15 @@ type costTails struct {
 }
 
 type costTail struct {
+	// id is the transcript's identity before it was read and since the
+	// file system's time then (idOK false: none): while the identity is
+	// unchanged and older than since, nothing is read (the cards' cache,
+	// cardcache.go).
+	id    fileID
+	since int64
+	idOK  bool
+	sum   agent.CostSummary
+
 	file   os.FileInfo
 	offset int64  // bytes read, up to the end of the last complete line
 	last   []byte // that line, with its '\n'
@@ -39,10 +48,20 @@ type costTail struct {
 // of returns the cost summary of task t's model calls and the phase it
 // last entered, with when (phaseSpans' last span).
 func (ct *costTails) of(t *task.Task) (agent.CostSummary, Span, error) {
+	return ct.ofCached(t, committed{})
+}
+
+// ofCached is of, answered without reading the transcript when its
+// identity (cm.log, taken before cm.since) is the one read last time and
+// the transcript is older than that reading.
+func (ct *costTails) ofCached(t *task.Task, cm committed) (agent.CostSummary, Span, error) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	if ct.m == nil {
 		ct.m = map[string]*costTail{}
+	}
+	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && prev.id == cm.log && cm.log.olderThan(prev.since) {
+		return prev.sum, prev.entered, nil
 	}
 	p := filepath.Join(t.Dir, task.TranscriptFile)
 	f, err := os.Open(p)
@@ -60,14 +79,16 @@ func (ct *costTails) of(t *task.Task) (agent.CostSummary, Span, error) {
 	if prev == nil || !prev.continues(f, fi) {
 		prev = &costTail{}
 	}
-	next, err := prev.read(f)
+	next, err := prev.read(f, fi.Size())
 	if err != nil {
 		delete(ct.m, t.ID)
 		return agent.CostSummary{}, Span{}, err
 	}
 	next.file = fi
+	next.id, next.since, next.idOK = cm.log, cm.since, cm.logOK
+	next.sum = agent.SumCosts(next.calls)
 	ct.m[t.ID] = next
-	return agent.SumCosts(next.calls), next.entered, nil
+	return next.sum, next.entered, nil
 }
 
 // continues reports whether f is the file read before, grown or not, with
@@ -84,14 +105,16 @@ func (c *costTail) continues(f *os.File, fi os.FileInfo) bool {
 	return err == nil && bytes.Equal(b, c.last)
 }
 
-// read reads the complete lines after c's offset and returns c with them
-// added.
-func (c *costTail) read(f *os.File) (*costTail, error) {
+// read reads the complete lines after c's offset of f (size bytes long
+// when it was opened) and returns c with them added.
+func (c *costTail) read(f *os.File, size int64) (*costTail, error) {
 	out := &costTail{offset: c.offset, last: c.last, calls: c.calls[:len(c.calls):len(c.calls)], entered: c.entered}
 	if _, err := f.Seek(c.offset, io.SeekStart); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A buffer as large as what was appended (bufio's smallest is 16
+	// bytes), at most 64 KiB.
+	br := bufio.NewReaderSize(f, int(min(max(size-c.offset, 0)+1, 64<<10)))
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {

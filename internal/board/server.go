@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -92,7 +93,9 @@ type Server struct {
 	jobs   *jobs
 	costs  costTails
 	// fleet is the fleet's tasks' source (nil without [fleet]).
-	fleet *fleetSource
+	fleet  *fleetSource
+	states cardStates
+	clock  fsClock
 
 	flashMu sync.Mutex
 	flashes map[string]flash
@@ -135,6 +138,7 @@ func New(opt Options) (*Server, error) {
 	if opt.Fleet != nil || opt.FleetErr != nil {
 		s.fleet = newFleetSource(opt.Fleet, opt.FleetErr, opt.FleetPoll)
 	}
+	s.clock.path = filepath.Join(opt.Project.Dir, "cache", "board.clock")
 	s.watch.forcePoll = opt.Poll
 	err = fs.WalkDir(assets, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -172,6 +176,7 @@ func (s *Server) Close() {
 	s.jobs.cancelAll()
 	s.cancel()
 	s.wg.Wait()
+	s.clock.close()
 }
 
 // Token is the secret of the board's URL.

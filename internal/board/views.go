@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -53,7 +54,7 @@ type Card struct {
 // boardColumns reads every task into the phase columns, in lifecycle
 // order.
 func (s *Server) boardColumns() ([]Column, error) {
-	list, err := s.orch.Project.List()
+	ids, err := s.orch.Project.Folders()
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +65,12 @@ func (s *Server) boardColumns() ([]Column, error) {
 		cols = append(cols, Column{Phase: p})
 	}
 	cur, _ := s.orch.Project.Current()
-	for _, sum := range list {
-		c := s.card(sum)
-		c.Current = sum.ID == cur
+	// The file system's time before any card is read: the cards' cache
+	// trusts only what was not changed since (cardcache.go).
+	since, stamped := s.clock.now()
+	for _, id := range ids {
+		c := s.cardAt(task.Summary{ID: id}, since, stamped)
+		c.Current = id == cur
 		i, ok := idx[c.Phase]
 		if !ok {
 			i = 0
@@ -82,7 +86,21 @@ func (s *Server) boardColumns() ([]Column, error) {
 
 // card summarizes one task.
 func (s *Server) card(sum task.Summary) Card {
+	since, stamped := s.clock.now()
+	return s.cardAt(sum, since, stamped)
+}
+
+// cardAt is card, reading the task's committed state through the cards'
+// cache with since, the file system's time before the card was read
+// (stamped false: none). A sum without a phase is a task folder of the
+// board's listing: the card is in the phase the task committed, as
+// `orch list` lists it, and a task whose state.json cannot be read is
+// shown with the error in planning.
+func (s *Server) cardAt(sum task.Summary, since int64, stamped bool) Card {
 	c := Card{ID: sum.ID, Phase: sum.Phase, Title: sum.ID}
+	if err := task.ValidID(sum.ID); err != nil && sum.Err == "" {
+		sum.Err = err.Error()
+	}
 	if sum.Err != "" {
 		c.Err = sum.Err
 		c.Phase = lifecycle.Planning
@@ -93,6 +111,18 @@ func (s *Server) card(sum task.Summary) Card {
 		c.Err = err.Error()
 		return c
 	}
+	cm := s.states.committed(t, since, stamped)
+	st, pending, stErr := cm.st, cm.pending, cm.err
+	if sum.Phase == "" {
+		var disagree *task.DisagreeError
+		if stErr != nil && !errors.As(stErr, &disagree) {
+			c.Err = stErr.Error()
+			c.Phase = lifecycle.Planning
+			return c
+		}
+		// The transcript's state, also when state.json disagrees.
+		c.Phase = st.Phase
+	}
 	// The task's observation cache (docs/artifacts.md): the plan is loaded
 	// through it once, for the title and the decision.
 	obs := evidence.OpenCache(s.orch.Project.Dir, t.Dir, t.ID)
@@ -100,15 +130,14 @@ func (s *Server) card(sum task.Summary) Card {
 	plan := obs.LoadPlan(t.Dir)
 	c.Title = taskTitle(t, plan)
 	now := s.now()
-	st, pending, stErr := t.CommittedState()
 	if stErr == nil {
 		c.Age = ago(now.Sub(st.CreatedAt))
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
 	// The transcript's tail: what was appended since the last refresh.
-	if costs, entered, err := s.costs.of(t); err == nil {
+	if costs, entered, err := s.costs.ofCached(t, cm); err == nil {
 		// In phase since it was entered, not since the last change.
-		if entered.Phase == sum.Phase && !entered.Start.IsZero() {
+		if entered.Phase == c.Phase && !entered.Start.IsZero() {
 			c.InPhase = ago(entered.Took(now))
 		}
 		total := costs.Total

@@ -31,18 +31,14 @@ type Summary struct {
 // task's state.json. Folders being created (.tmp-*) are skipped; a task
 // whose state.json is invalid is listed with Err set.
 func (p *Project) List() ([]Summary, error) {
-	entries, err := os.ReadDir(p.TasksDir())
+	names, err := p.Folders()
 	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
+		return nil, err
 	}
-	out := make([]Summary, 0, len(entries))
-	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), strayPrefix) {
-			continue
-		}
-		out = append(out, Summary{ID: e.Name()})
+	out := make([]Summary, 0, len(names))
+	for _, name := range names {
+		out = append(out, Summary{ID: name})
 	}
-	slices.SortFunc(out, func(a, b Summary) int { return strings.Compare(a.ID, b.ID) })
 
 	r, err := openDirReader(p.TasksDir())
 	if err != nil {
@@ -69,6 +65,24 @@ func (p *Project) List() ([]Summary, error) {
 		}()
 	}
 	wg.Wait()
+	return out, nil
+}
+
+// Folders lists the names of the task folders, sorted, as List lists
+// them, without reading them: folders being created (.tmp-*) are left
+// out, a folder whose name is not a valid id is not (ValidID says why).
+func (p *Project) Folders() ([]string, error) {
+	entries, err := os.ReadDir(p.TasksDir())
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), strayPrefix) {
+			out = append(out, e.Name())
+		}
+	}
+	slices.Sort(out)
 	return out, nil
 }
 

@@ -1,0 +1,164 @@
+package board
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/orchdev/orch/internal/task"
+)
+
+// The cards' cache (docs/board.md, "Cards"): the board keeps, per task,
+// the committed state its card read (task.Task.CommittedState: state.json,
+// checked against the transcript's last state-carrying events), keyed by
+// the identity of state.json and transcript.jsonl as an lstat gives it
+// (size, mtime, ctime, inode, device, mode). A refresh takes it from there
+// when neither file changed, as git's index does: an entry is trusted only
+// when both identities are unchanged and both files' mtime and ctime are
+// older than the file system's time at which the reading began, so that a
+// file changed in the same clock tick as it was read (a same-size edit
+// within the same second, on a coarse clock) is read again.
+
+// fileID is the identity of a file as an lstat gives it; the zero fileID
+// is a file that does not exist.
+type fileID struct {
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds since the epoch
+	Ino, Dev     uint64
+	Mode         uint32 // st_mode: type and permissions
+}
+
+// olderThan reports whether the file was last changed before since (a
+// missing file has nothing to change).
+func (id fileID) olderThan(since int64) bool {
+	return id == fileID{} || id.Mtime < since && id.Ctime < since
+}
+
+// fsClock reads the file system's clock: the mtime the file system gives
+// a file the board writes (.orch/cache/board.clock), whatever the
+// process's clock says.
+type fsClock struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+}
+
+// now is the file system's time; ok is false when it cannot be had (then
+// nothing is cached).
+func (c *fsClock) now() (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f == nil {
+		dir := filepath.Dir(c.path)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, false
+		}
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			return 0, false // not a folder of its own (a symbolic link): write nothing
+		}
+		f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return 0, false
+		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			return 0, false
+		}
+		c.f = f
+	}
+	// A write marks the file's mtime with the file system's current time.
+	if _, err := c.f.WriteAt([]byte{'\n'}, 0); err != nil {
+		return 0, false
+	}
+	return fstatMtime(c.f.Fd())
+}
+
+func (c *fsClock) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f != nil {
+		c.f.Close()
+		c.f = nil
+	}
+}
+
+// cardStates is the cards' cache of committed states, by task id.
+type cardStates struct {
+	mu sync.Mutex
+	m  map[string]*cardState
+	// lstat is lstatID (tests give the identity a coarse file system
+	// would).
+	lstat func(path string) (fileID, bool)
+	// Hits and misses count the states taken from the cache and read
+	// again (for tests and benchmarks).
+	hits, misses int
+}
+
+// cardState is a committed state as CommittedState returned it, with the
+// identities of state.json and the transcript taken before reading them
+// and the file system's time at which the reading began.
+type cardState struct {
+	state, log fileID
+	since      int64
+	st         task.State
+	pending    *task.Pending
+	err        error
+}
+
+// trusted reports whether e still holds for files whose identities are
+// now state and log.
+func (e *cardState) trusted(state, log fileID) bool {
+	return e.state == state && e.log == log && state.olderThan(e.since) && log.olderThan(e.since)
+}
+
+// committed is a task's committed state as the card reads it, and the
+// transcript's identity before it was read.
+type committed struct {
+	st      task.State
+	pending *task.Pending
+	err     error
+	// log is the transcript's identity and since the file system's time
+	// before it was read; logOK is false when either could not be had.
+	log   fileID
+	since int64
+	logOK bool
+}
+
+// committed is t.CommittedState(), taken from the cache when state.json
+// and the transcript did not change since it was read; since is the file
+// system's time now (stamped false: none could be had, nothing is
+// cached).
+func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committed {
+	lstat := cs.lstat
+	if lstat == nil {
+		lstat = lstatID
+	}
+	stateID, okS := lstat(filepath.Join(t.Dir, task.StateFile))
+	logID, okL := lstat(filepath.Join(t.Dir, task.TranscriptFile))
+	ok := stamped && okS && okL
+	if ok {
+		cs.mu.Lock()
+		e := cs.m[t.ID]
+		hit := e != nil && e.trusted(stateID, logID)
+		if hit {
+			cs.hits++
+		}
+		cs.mu.Unlock()
+		if hit {
+			return committed{st: e.st.Clone(), pending: e.pending, err: e.err, log: logID, since: since, logOK: true}
+		}
+	}
+	st, pending, err := t.CommittedState()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.m == nil {
+		cs.m = map[string]*cardState{}
+	}
+	cs.misses++
+	if ok {
+		cs.m[t.ID] = &cardState{state: stateID, log: logID, since: since, st: st.Clone(), pending: pending, err: err}
+	} else {
+		delete(cs.m, t.ID)
+	}
+	return committed{st: st, pending: pending, err: err, log: logID, since: since, logOK: ok}
+}
