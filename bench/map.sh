@@ -3,7 +3,8 @@
 # repository: first index, warm map, one-file update, each its own
 # process (CPU with git, max RSS). See bench/mapbench/main.go.
 # Usage: bench/map.sh [-files N] [-dir D] [-runs N]
+# (The binary is orch-mapbench-bin: orch-mapbench is the default -dir.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go build -o "${TMPDIR:-/tmp}/orch-mapbench" ./bench/mapbench
-exec "${TMPDIR:-/tmp}/orch-mapbench" "$@"
+go build -o "${TMPDIR:-/tmp}/orch-mapbench-bin" ./bench/mapbench
+exec "${TMPDIR:-/tmp}/orch-mapbench-bin" "$@"

@@ -314,6 +314,7 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []o
 			return nil, fmt.Errorf("repository map: write the index: %w", err)
 		}
 		seg = next
+		rows = nil // rebuilt from seg after the next batch's parse: not held through it
 	}
 	return seg, nil
 }

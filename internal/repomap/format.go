@@ -308,7 +308,7 @@ func (s *segment) nameFlags(id uint32) byte {
 }
 
 // fnv1a is the hash of the name table.
-func fnv1a(s string) uint64 {
+func fnv1a[T string | []byte](s T) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])

@@ -267,10 +267,10 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 	} else {
 		table := make([]uint32, max(8, 1<<bits.Len(uint(2*nnames))))
 		for id := 0; id < n0; id++ {
-			insertName(table, string(old.name(uint32(id))), uint32(id))
+			insertName(table, fnv1a(old.name(uint32(id))), uint32(id)) // no string copies
 		}
 		for i, s := range newNames {
-			insertName(table, s, uint32(n0+i))
+			insertName(table, fnv1a(s), uint32(n0+i))
 		}
 		if err := fw.u32s(table); err != nil {
 			return err
@@ -440,9 +440,9 @@ func writeGrownHash(fw *fileWriter, old *segment, newNames []string, n0 int, buf
 	return fw.write(out)
 }
 
-func insertName(table []uint32, name string, id uint32) {
+func insertName(table []uint32, hash uint64, id uint32) {
 	mask := uint64(len(table) - 1)
-	i := fnv1a(name) & mask
+	i := hash & mask
 	for table[i] != 0 {
 		i = (i + 1) & mask
 	}
