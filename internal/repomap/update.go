@@ -418,26 +418,24 @@ func writeGrownHash(fw *fileWriter, old *segment, newNames []string, n0 int, buf
 	}
 	taken = nil
 	slices.SortFunc(fill, func(a, b filled) int { return cmp.Compare(a.slot, b.slot) })
-	rd := bufio.NewReaderSize(io.NewSectionReader(old.file, old.off[secHash], int64(len(old.sec[secHash]))), len(buf))
-	out := make([]byte, 0, 64<<10)
-	var word [4]byte
-	for slot := uint64(0); slot <= old.mask; slot++ {
-		if _, err := io.ReadFull(rd, word[:]); err != nil {
+	// Old's slots a buffer at a time (len(buf) is a multiple of 4).
+	size := int64(len(old.sec[secHash]))
+	for at := int64(0); at < size; {
+		chunk := buf[:min(int64(len(buf)), size-at)]
+		if _, err := old.file.ReadAt(chunk, old.off[secHash]+at); err != nil {
 			return damagedf("hash table: %v", err)
 		}
-		if len(fill) > 0 && fill[0].slot == slot {
-			binary.LittleEndian.PutUint32(word[:], fill[0].v)
+		first, end := uint64(at/4), uint64((at+int64(len(chunk)))/4)
+		for len(fill) > 0 && fill[0].slot < end {
+			binary.LittleEndian.PutUint32(chunk[4*(fill[0].slot-first):], fill[0].v)
 			fill = fill[1:]
 		}
-		out = append(out, word[:]...)
-		if len(out) == cap(out) {
-			if err := fw.write(out); err != nil {
-				return err
-			}
-			out = out[:0]
+		if err := fw.write(chunk); err != nil {
+			return err
 		}
+		at += int64(len(chunk))
 	}
-	return fw.write(out)
+	return nil
 }
 
 func insertName(table []uint32, hash uint64, id uint32) {
