@@ -55,7 +55,7 @@ func ReadRecords(taskDir string) (gates, sentBack lifecycle.Gates, err error) {
 // transcript, oldest first (none when there is no transcript).
 func readGateEvents(taskDir string) ([]lifecycle.GateEvent, error) {
 	// Without blocking, and only a regular file (artifact.OpenRegular).
-	f, _, err := artifact.OpenRegular(taskDir, transcriptFile)
+	f, fi, err := artifact.OpenRegular(taskDir, transcriptFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -64,7 +64,9 @@ func readGateEvents(taskDir string) ([]lifecycle.GateEvent, error) {
 	}
 	defer f.Close()
 	var evs []lifecycle.GateEvent
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A buffer no larger than the transcript (at most 64 KiB): the
+	// board reads every task's on each refresh.
+	br := bufio.NewReaderSize(f, int(min(fi.Size()+1, 64<<10)))
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' && movesTask(line) {
