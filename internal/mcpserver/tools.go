@@ -15,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/fleetlink"
 	"github.com/orchdev/orch/internal/landing"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
@@ -192,11 +193,18 @@ func act[Out any](s *Server, ctx context.Context, req *mcp.CallToolRequest, tool
 // ListOutput is list_tasks' result.
 type ListOutput struct {
 	Tasks []view.ListEntry `json:"tasks"`
-	Next  Next             `json:"next"`
+	// Fleet is the fleet's running tasks by phase and its workers by
+	// queue, when [fleet] is configured (orch list's fleet part).
+	Fleet *fleetlink.Listing `json:"fleet,omitempty"`
+	Next  Next               `json:"next"`
 }
 
 func (s *Server) listTasks(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, ListOutput, error) {
 	entries, err := view.List(s.orchestrator())
+	if err != nil {
+		return nil, ListOutput{}, s.refuse("", err)
+	}
+	fleet, err := s.fleetListing(ctx)
 	if err != nil {
 		return nil, ListOutput{}, s.refuse("", err)
 	}
@@ -207,7 +215,7 @@ func (s *Server) listTasks(ctx context.Context, req *mcp.CallToolRequest, _ stru
 	} else if len(entries) > 0 {
 		next = Next{Tool: ToolStatus, Arguments: map[string]string{"task": entries[len(entries)-1].ID}, Why: "no current task: look at one"}
 	}
-	return nil, ListOutput{Tasks: entries, Next: next}, nil
+	return nil, ListOutput{Tasks: entries, Fleet: fleet, Next: next}, nil
 }
 
 // StatusOutput is status' result: `orch status --json` plus next.
@@ -217,6 +225,15 @@ type StatusOutput struct {
 }
 
 func (s *Server) status(ctx context.Context, req *mcp.CallToolRequest, in TaskArg) (*mcp.CallToolResult, StatusOutput, error) {
+	if l, id, err := s.fleetTask(in.Task); err != nil || l != nil {
+		if err == nil {
+			var out StatusOutput
+			if out, err = s.fleetStatus(ctx, l, id); err == nil {
+				return nil, out, nil
+			}
+		}
+		return nil, StatusOutput{}, s.fleetRefuse(id, err)
+	}
 	id, err := s.taskID(in.Task)
 	if err != nil {
 		return nil, StatusOutput{}, s.refuse("", err)
@@ -245,6 +262,15 @@ type LogOutput struct {
 }
 
 func (s *Server) log(ctx context.Context, req *mcp.CallToolRequest, in LogInput) (*mcp.CallToolResult, LogOutput, error) {
+	if l, id, err := s.fleetTask(in.Task); err != nil || l != nil {
+		if err == nil {
+			var out LogOutput
+			if out, err = s.fleetLog(ctx, l, id, in); err == nil {
+				return nil, out, nil
+			}
+		}
+		return nil, LogOutput{}, s.fleetRefuse(id, err)
+	}
 	id, err := s.taskID(in.Task)
 	if err != nil {
 		return nil, LogOutput{}, s.refuse("", err)
@@ -257,6 +283,17 @@ func (s *Server) log(ctx context.Context, req *mcp.CallToolRequest, in LogInput)
 	if err != nil {
 		return nil, LogOutput{}, s.refuse(id, err)
 	}
+	out := pageLog(id, evs, in)
+	out.Next = s.nextFor(id)
+	if _, pending, err := t.CommittedState(); err == nil {
+		out.Pending = pending
+	}
+	return nil, out, nil
+}
+
+// pageLog is log's page of task id's events evs: those after in.Since,
+// at most in.Limit (default 200, at most 2000), the newest.
+func pageLog(id string, evs []task.Event, in LogInput) LogOutput {
 	limit := in.Limit
 	if limit <= 0 {
 		limit = 200
@@ -271,11 +308,7 @@ func (s *Server) log(ctx context.Context, req *mcp.CallToolRequest, in LogInput)
 	if len(sel) > limit {
 		sel = sel[len(sel)-limit:]
 	}
-	out := LogOutput{Task: id, Events: sel, Total: len(evs), Next: s.nextFor(id)}
-	if _, pending, err := t.CommittedState(); err == nil {
-		out.Pending = pending
-	}
-	return nil, out, nil
+	return LogOutput{Task: id, Events: sel, Total: len(evs)}
 }
 
 // CostInput selects the task or every task.
@@ -379,7 +412,9 @@ type NextInput struct {
 // NextOutput is next's and override's result.
 type NextOutput struct {
 	orchestrator.NextResult
-	Next Next `json:"next"`
+	// Fleet is, for a task in the fleet, what its gate's step returned.
+	Fleet *fleetlink.GateResult `json:"fleet,omitempty"`
+	Next  Next                  `json:"next"`
 }
 
 func (s *Server) next(ctx context.Context, req *mcp.CallToolRequest, in NextInput) (*mcp.CallToolResult, NextOutput, error) {
@@ -428,10 +463,24 @@ type AnswerOutput struct {
 	Answer   string   `json:"answer"`
 	Previous *string  `json:"previous"`
 	Open     []string `json:"open_questions"`
-	Next     Next     `json:"next"`
+	// Fleet is, for a task in the fleet, what its gate's step returned
+	// (previous and open_questions are then not known here: read the
+	// task's status).
+	Fleet *fleetlink.GateResult `json:"fleet,omitempty"`
+	Next  Next                  `json:"next"`
 }
 
 func (s *Server) answer(ctx context.Context, req *mcp.CallToolRequest, in AnswerInput) (*mcp.CallToolResult, AnswerOutput, error) {
+	if l, id, err := s.fleetTask(in.Task); err != nil || l != nil {
+		var res fleetlink.GateResult
+		if err == nil {
+			_, res, err = s.fleetGate(ctx, l, "", id, in.Revision, func() (fleetlink.GateResult, error) { return l.Answer(ctx, id, in.Question, in.Text) })
+		}
+		if err != nil {
+			return nil, AnswerOutput{}, s.fleetRefuse(id, err)
+		}
+		return nil, AnswerOutput{Task: id, Question: in.Question, Answer: in.Text, Open: []string{}, Fleet: &res, Next: s.fleetNext(id, "")}, nil
+	}
 	var res planner.AnswerResult
 	return act(s, ctx, req, ToolAnswer, in.Task, argMap(nil, "question", in.Question, "text", in.Text), func(id string) error {
 		if err := s.orchestrator().CheckSeen(ctx, id, in.Revision); err != nil {
@@ -607,13 +656,36 @@ type AcceptInput struct {
 type AcceptOutput struct {
 	Decision landing.Decision         `json:"decision"`
 	Entered  *orchestrator.NextResult `json:"entered,omitempty"`
-	Next     Next                     `json:"next"`
+	// Fleet is, for a task in the fleet, what its gate's step returned;
+	// decision then holds the decision sent (the recorded one is in the
+	// task's ref: orch pull).
+	Fleet *fleetlink.GateResult `json:"fleet,omitempty"`
+	Next  Next                  `json:"next"`
 }
 
 func (s *Server) accept(ctx context.Context, req *mcp.CallToolRequest, in AcceptInput) (*mcp.CallToolResult, AcceptOutput, error) {
 	var res landing.AcceptResult
 	var entered *orchestrator.NextResult
 	args := argMap(nil, "verdict", in.Verdict, "target", in.Target, "reasons", strings.Join(in.Reasons, "; "))
+	if l, id, err := s.fleetTask(in.Task); err != nil || l != nil {
+		var res fleetlink.GateResult
+		name := clientName(req) + " (orch mcp)"
+		if err == nil && in.DiffSHA256 != "" {
+			err = exit.New(exit.ErrUsage, "diff_sha256: through the fleet, an accept names the revision it judged (revision), not the patch's hash")
+		}
+		if err == nil {
+			_, res, err = s.fleetGate(ctx, l, GateAccept, id, 0, func() (fleetlink.GateResult, error) {
+				return l.Accept(ctx, id, fleetlink.Decision{Verdict: in.Verdict, Target: in.Target, Reasons: in.Reasons, Decider: name, AllowIncomplete: in.AllowIncomplete, Revision: in.Revision})
+			})
+		}
+		if err != nil {
+			return nil, AcceptOutput{}, s.fleetRefuse(id, err)
+		}
+		var d landing.Decision
+		d.Verdict, d.Target, d.Reasons, d.Decider = in.Verdict, in.Target, in.Reasons, artifact.Decider{Kind: "agent", Name: name}
+		d.Judged.Revision, d.Judged.SHA256 = in.Revision, map[string]string{}
+		return nil, AcceptOutput{Decision: d, Fleet: &res, Next: s.fleetNext(id, "")}, nil
+	}
 	return act(s, ctx, req, ToolAccept, in.Task, args, func(id string) error {
 		if err := s.gate(GateAccept); err != nil {
 			return err
@@ -659,12 +731,27 @@ type RevertInput struct {
 type RevertOutput struct {
 	Record landing.Record           `json:"record"`
 	Done   *orchestrator.NextResult `json:"done,omitempty"`
-	Next   Next                     `json:"next"`
+	// Fleet is, for a task in the fleet, what its gate's step returned;
+	// record then holds the reason only (the record is in the task's ref).
+	Fleet *fleetlink.GateResult `json:"fleet,omitempty"`
+	Next  Next                  `json:"next"`
 }
 
 func (s *Server) revert(ctx context.Context, req *mcp.CallToolRequest, in RevertInput) (*mcp.CallToolResult, RevertOutput, error) {
 	var res landing.RevertResult
 	var done *orchestrator.NextResult
+	if l, id, err := s.fleetTask(in.Task); err != nil || l != nil {
+		var res fleetlink.GateResult
+		if err == nil {
+			_, res, err = s.fleetGate(ctx, l, GateRevert, id, in.Revision, func() (fleetlink.GateResult, error) { return l.Revert(ctx, id, in.Reason) })
+		}
+		if err != nil {
+			return nil, RevertOutput{}, s.fleetRefuse(id, err)
+		}
+		var r landing.Record
+		r.Reason = in.Reason
+		return nil, RevertOutput{Record: r, Fleet: &res, Next: s.fleetNext(id, "")}, nil
+	}
 	return act(s, ctx, req, ToolRevert, in.Task, argMap(nil, "reason", in.Reason), func(id string) error {
 		if err := s.gate(GateRevert); err != nil {
 			return err
@@ -704,6 +791,17 @@ func (s *Server) override(ctx context.Context, req *mcp.CallToolRequest, in Over
 	if err != nil {
 		return nil, NextOutput{}, s.refuse(in.Task, err)
 	}
+	if l, id, err := s.fleetTask(in.Task); err != nil || l != nil {
+		var res fleetlink.GateResult
+		var before view.Status
+		if err == nil {
+			before, res, err = s.fleetGate(ctx, l, GateOverride, id, in.Revision, func() (fleetlink.GateResult, error) { return l.Override(ctx, id, in.Reason, to) })
+		}
+		if err != nil {
+			return nil, NextOutput{}, s.fleetRefuse(id, err)
+		}
+		return nil, fleetNextOutput(id, before, res, in.Reason, s.fleetNext(id, "")), nil
+	}
 	nreq := orchestrator.NextRequest{Override: &in.Reason, To: to, Revision: in.Revision}
 	return s.takeNext(ctx, req, ToolOverride, GateOverride, in.Task, nreq, argMap(nil, "reason", in.Reason, "to", string(in.To)))
 }
@@ -719,13 +817,26 @@ type RedoInput struct {
 // RedoOutput is redo's result.
 type RedoOutput struct {
 	orchestrator.RedoResult
-	Next Next `json:"next"`
+	// Fleet is, for a task in the fleet, what its gate's step returned.
+	Fleet *fleetlink.GateResult `json:"fleet,omitempty"`
+	Next  Next                  `json:"next"`
 }
 
 func (s *Server) redo(ctx context.Context, req *mcp.CallToolRequest, in RedoInput) (*mcp.CallToolResult, RedoOutput, error) {
 	p, err := optPhase("phase", string(in.Phase))
 	if err != nil {
 		return nil, RedoOutput{}, s.refuse(in.Task, err)
+	}
+	if l, id, err := s.fleetTask(in.Task); err != nil || l != nil {
+		var res fleetlink.GateResult
+		var before view.Status
+		if err == nil {
+			before, res, err = s.fleetGate(ctx, l, GateRedo, id, in.Revision, func() (fleetlink.GateResult, error) { return l.Redo(ctx, id, p, in.Reason) })
+		}
+		if err != nil {
+			return nil, RedoOutput{}, s.fleetRefuse(id, err)
+		}
+		return nil, RedoOutput{RedoResult: orchestrator.RedoResult{Task: id, From: before.Phase, To: res.Phase, Reason: in.Reason, Revision: res.Revision}, Fleet: &res, Next: s.fleetNext(id, "")}, nil
 	}
 	var res orchestrator.RedoResult
 	return act(s, ctx, req, ToolRedo, in.Task, argMap(nil, "phase", string(in.Phase), "reason", in.Reason), func(id string) error {
