@@ -2,8 +2,11 @@ package evidence
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,5 +199,26 @@ func TestCompareFilesNoCommitYet(t *testing.T) {
 	}
 	if err := CompareFiles(t.Context(), repo, "", []byte(negate), CodeFiles{"util.go": []byte("x")}); !errors.Is(err, ErrDisagree) {
 		t.Errorf("a patch changing a file the empty tree lacks: %v", err)
+	}
+}
+
+// The digest is the documented one (the transcripts hold it): the sha256
+// of "PATH\x00SHA256\n" per file in byte order of the paths, here over
+// enough files that it is hashed in several pieces.
+func TestDigestFormat(t *testing.T) {
+	files := CodeFiles{}
+	for i := range 300 {
+		files[fmt.Sprintf("pkg%d/file%04d.go", i%7, i)] = []byte(fmt.Sprint(i))
+	}
+	paths := slices.Sorted(maps.Keys(files))
+	var want strings.Builder
+	for _, p := range paths {
+		want.WriteString(p + "\x00" + SHA256Hex(files[p]) + "\n")
+	}
+	if got := files.Digest(); got != SHA256Hex([]byte(want.String())) {
+		t.Errorf("Digest = %s, want %s", got, SHA256Hex([]byte(want.String())))
+	}
+	if got := (CodeFiles{}).Digest(); got != SHA256Hex(nil) {
+		t.Errorf("Digest of no files = %s, want the sha256 of no bytes", got)
 	}
 }

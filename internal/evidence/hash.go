@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -94,15 +95,22 @@ func (c CodeFiles) Digest() string {
 // digestOf is the Digest of files whose contents have the sha256 sums
 // (hex) by path.
 func digestOf(sums map[string]string) string {
-	paths := make([]string, 0, len(sums))
-	for p := range sums {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+	return digestSorted(slices.Sorted(maps.Keys(sums)), func(p string) string { return sums[p] })
+}
+
+// digestSorted is the Digest of the files at paths (in byte order) whose
+// contents have the sha256 sums (hex) sumOf gives.
+func digestSorted(paths []string, sumOf func(string) string) string {
 	h := sha256.New()
+	buf := make([]byte, 0, 8<<10)
 	for _, p := range paths {
-		fmt.Fprintf(h, "%s\x00%s\n", p, sums[p])
+		buf = append(append(append(append(buf, p...), 0), sumOf(p)...), '\n')
+		if len(buf) >= 4<<10 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
 	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -371,19 +371,17 @@ func (c *Cache) filesFromCache() bool {
 			return false
 		}
 	}
-	sums := make(map[string]string, len(c.old.Files))
 	paths := make([]string, 0, len(c.old.Files))
 	for p, o := range c.old.Files {
 		id, ok := c.lstatID(path.Join(artifact.CodeFilesDir, p))
 		if !ok || !o.trusted(id) || !id.isRegular() || id.Size > artifact.MaxCodeFileBytes {
 			return false
 		}
-		sums[p] = o.SHA256
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	c.scan = artifact.Loaded[[]string]{Present: true, Value: paths}
-	c.digest = digestOf(sums)
+	c.digest = digestSorted(paths, func(p string) string { return c.old.Files[p].SHA256 })
 	c.cur.Dirs, c.cur.Files = c.old.Dirs, c.old.Files
 	return true
 }

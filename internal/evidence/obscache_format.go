@@ -80,26 +80,38 @@ func encodeObservations(o observations) []byte {
 }
 
 // parseObservations reads a cache file; any error means it is not to be
-// trusted at all.
+// trusted at all. Every `orch status` and board refresh reads it, so it
+// allocates little beyond what it returns: the fields of a line are
+// substrings of one copy of the file, kept in one reused slice.
 func parseObservations(data []byte) (observations, error) {
 	var o observations
 	i := bytes.LastIndex(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 	if i < 0 || !bytes.HasSuffix(data, []byte("\n")) {
 		return o, fmt.Errorf("%w: no sum line", errCache)
 	}
-	body, last := data[:i+1], string(data[i+1:len(data)-1])
+	body, last := data[:i+1], data[i+1:len(data)-1]
 	sum := sha256.Sum256(body)
-	if last != "sum "+hex.EncodeToString(sum[:]) {
+	var want [len("sum ") + 2*sha256.Size]byte
+	copy(want[:], "sum ")
+	hex.Encode(want[len("sum "):], sum[:])
+	if !bytes.Equal(last, want[:]) {
 		return o, fmt.Errorf("%w: the sum does not match", errCache)
 	}
-	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
-	if lines[0] != cacheHeader {
-		return o, fmt.Errorf("%w: header %q, expected %q", errCache, lines[0], cacheHeader)
+	text := string(body)
+	lines := newLineReader(text)
+	if header, _ := lines.next(); header != cacheHeader {
+		return o, fmt.Errorf("%w: header %q, expected %q", errCache, header, cacheHeader)
 	}
-	for n := 1; n < len(lines); n++ {
-		bad := func(what string) error { return fmt.Errorf("%w: line %d: %s", errCache, n+1, what) }
-		f, err := splitFields(lines[n])
-		if err != nil {
+	var f []string // the current line's fields, reused
+	for {
+		line, ok := lines.next()
+		if !ok {
+			break
+		}
+		n := lines.n
+		bad := func(what string) error { return fmt.Errorf("%w: line %d: %s", errCache, n, what) }
+		var err error
+		if f, err = splitFields(f[:0], line); err != nil {
 			return o, bad(err.Error())
 		}
 		switch f[0] {
@@ -111,33 +123,45 @@ func parseObservations(data []byte) (observations, error) {
 			if err != nil || !isSHA256(f[8]) {
 				return o, bad("malformed plan line")
 			}
-			nums, err := parseInts(f[10:12])
-			if err != nil || nums[0] < 0 || nums[1] < 0 || nums[0]+nums[1] > int64(len(lines)-n-1) {
+			nq, err1 := strconv.ParseInt(f[10], 10, 64)
+			nf, err2 := strconv.ParseInt(f[11], 10, 64)
+			if err1 != nil || err2 != nil || nq < 0 || nf < 0 || nq+nf > int64(lines.left()) {
 				return o, bad("malformed plan counts")
 			}
 			p := &planObs{stamp: s, SHA256: f[8], Title: f[9]}
-			for range nums[0] {
-				n++
-				q, err := splitFields(lines[n])
+			if nq > 0 {
+				p.Questions = make([]artifact.Question, 0, nq)
+			}
+			for range nq {
+				line, _ := lines.next()
+				n = lines.n
+				q, err := splitFields(f[:0], line)
 				if err != nil || len(q) != 5 || q[0] != "question" || (q[3] != "true" && q[3] != "false") {
 					return o, bad("malformed question line")
 				}
 				var answer *string
-				if q[4] != "-" || strings.HasSuffix(lines[n], "\"-\"") {
+				if q[4] != "-" || strings.HasSuffix(line, "\"-\"") {
 					a := q[4]
 					answer = &a
 				}
 				p.Questions = append(p.Questions, artifact.Question{ID: q[1], Text: q[2], Blocking: q[3] == "true", Answer: answer})
 			}
-			seen := make(map[string]bool, nums[1])
-			for range nums[1] {
-				n++
-				e, err := splitFields(lines[n])
-				if err != nil || len(e) != 4 || e[0] != "planned" || !localPath(e[1]) || seen[e[1]] ||
+			if nf > 0 {
+				p.FilePlan = make([]artifact.FileEntry, 0, nf)
+			}
+			seen := make(map[string]struct{}, nf)
+			for range nf {
+				line, _ := lines.next()
+				n = lines.n
+				e, err := splitFields(f[:0], line)
+				if err != nil || len(e) != 4 || e[0] != "planned" || !localPath(e[1]) ||
 					(e[2] != "create" && e[2] != "update" && e[2] != "delete") {
 					return o, bad("malformed planned line")
 				}
-				seen[e[1]] = true
+				if _, dup := seen[e[1]]; dup {
+					return o, bad("malformed planned line")
+				}
+				seen[e[1]] = struct{}{}
 				p.FilePlan = append(p.FilePlan, artifact.FileEntry{Path: e[1], Intent: e[2], Summary: e[3]})
 			}
 			o.Plan = p
@@ -149,14 +173,23 @@ func parseObservations(data []byte) (observations, error) {
 			if err != nil || !isSHA256(f[8]) {
 				return o, bad("malformed diff line")
 			}
-			nums, err := parseInts(f[9:13])
-			if err != nil || nums[3] > int64(len(lines)-n-1) {
+			var nums [4]int64
+			for k := range nums {
+				if nums[k], err = strconv.ParseInt(f[9+k], 10, 64); err != nil {
+					return o, bad("malformed diff counts")
+				}
+			}
+			if nums[3] > int64(lines.left()) {
 				return o, bad("malformed diff counts")
 			}
 			d := &diffObs{stamp: s, SHA256: f[8], Diff: patch.Diff{Bytes: nums[0], Added: int(nums[1]), Removed: int(nums[2])}}
+			if nums[3] > 0 {
+				d.Diff.Files = make([]patch.Entry, 0, nums[3])
+			}
 			for range nums[3] {
-				n++
-				e, err := splitFields(lines[n])
+				line, _ := lines.next()
+				n = lines.n
+				e, err := splitFields(f[:0], line)
 				if err != nil || len(e) != 4 || e[0] != "entry" || !validEntry(e[1], e[2], e[3]) {
 					return o, bad("malformed entry line")
 				}
@@ -172,7 +205,7 @@ func parseObservations(data []byte) (observations, error) {
 				return o, bad(err.Error())
 			}
 			if o.Dirs == nil {
-				o.Dirs = map[string]stamp{}
+				o.Dirs = make(map[string]stamp, strings.Count(text, "\ndir "))
 			}
 			if _, dup := o.Dirs[f[1]]; dup {
 				return o, bad("duplicate dir")
@@ -187,7 +220,7 @@ func parseObservations(data []byte) (observations, error) {
 				return o, bad(err.Error())
 			}
 			if o.Files == nil {
-				o.Files = map[string]fileObs{}
+				o.Files = make(map[string]fileObs, strings.Count(text, "\nfile "))
 			}
 			if _, dup := o.Files[f[1]]; dup {
 				return o, bad("duplicate file")
@@ -216,31 +249,54 @@ func parseObservations(data []byte) (observations, error) {
 	return o, nil
 }
 
+// lineReader hands out the lines of a text that ends in a newline, without
+// the newline, counting them (n is the number of the last line given).
+type lineReader struct {
+	rest string
+	n    int
+}
+
+func newLineReader(text string) *lineReader { return &lineReader{rest: text} }
+
+func (r *lineReader) next() (string, bool) {
+	if r.rest == "" {
+		return "", false
+	}
+	r.n++
+	j := strings.IndexByte(r.rest, '\n')
+	if j < 0 {
+		line := r.rest
+		r.rest = ""
+		return line, true
+	}
+	line := r.rest[:j]
+	r.rest = r.rest[j+1:]
+	return line, true
+}
+
+// left is at most the number of lines not handed out yet (the number of
+// newlines left, which is exact for a text ending in one).
+func (r *lineReader) left() int { return strings.Count(r.rest, "\n") }
+
 // splitFields splits a line at single spaces, unquoting the fields that
-// start with a double quote. Every field must be non-empty.
-func splitFields(line string) ([]string, error) {
-	var out []string
+// start with a double quote, and appends the fields to dst. Every field
+// must be non-empty.
+func splitFields(dst []string, line string) ([]string, error) {
+	out := dst
 	for line != "" {
 		var field string
 		if line[0] == '"' {
 			// Most paths need no escapes: take them as they are.
 			if j := strings.IndexAny(line[1:], "\"\\"); j >= 0 && line[1+j] == '"' {
 				field, line = line[1:1+j], line[2+j:]
-				out = append(out, field)
-				if line != "" {
-					if line[0] != ' ' || len(line) == 1 {
-						return nil, errors.New("fields must be separated by one space")
-					}
-					line = line[1:]
+			} else {
+				q, err := strconv.QuotedPrefix(line)
+				if err != nil {
+					return nil, errors.New("bad quoted field")
 				}
-				continue
+				field, _ = strconv.Unquote(q)
+				line = line[len(q):]
 			}
-			q, err := strconv.QuotedPrefix(line)
-			if err != nil {
-				return nil, errors.New("bad quoted field")
-			}
-			field, _ = strconv.Unquote(q)
-			line = line[len(q):]
 		} else {
 			j := strings.IndexByte(line, ' ')
 			if j < 0 {
@@ -259,43 +315,47 @@ func splitFields(line string) ([]string, error) {
 			line = line[1:]
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == len(dst) {
 		return nil, errors.New("empty line")
 	}
 	return out, nil
 }
 
+// errIdentity and errMode are parseStamp's errors.
+var (
+	errIdentity = errors.New("malformed identity")
+	errMode     = errors.New("malformed mode")
+)
+
 // parseStamp reads SINCE SIZE MTIME CTIME INODE DEVICE MODE.
 func parseStamp(f []string) (stamp, error) {
+	bad := errIdentity
 	if len(f) != 7 {
-		return stamp{}, errors.New("malformed identity")
+		return stamp{}, bad
 	}
-	n, err := parseInts(f[:4])
-	if err != nil || n[1] < 0 {
-		return stamp{}, errors.New("malformed identity")
-	}
-	u := make([]uint64, 3)
-	for i, s := range f[4:] {
-		if u[i], err = strconv.ParseUint(s, 10, 64); err != nil {
-			return stamp{}, errors.New("malformed identity")
+	var n [4]int64
+	for i := range n {
+		v, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return stamp{}, bad
 		}
+		n[i] = v
+	}
+	if n[1] < 0 {
+		return stamp{}, bad
+	}
+	var u [3]uint64
+	for i := range u {
+		v, err := strconv.ParseUint(f[4+i], 10, 64)
+		if err != nil {
+			return stamp{}, bad
+		}
+		u[i] = v
 	}
 	if u[2] > 1<<32-1 {
-		return stamp{}, errors.New("malformed mode")
+		return stamp{}, errMode
 	}
 	return stamp{Since: n[0], ID: fileID{Size: n[1], Mtime: n[2], Ctime: n[3], Ino: u[0], Dev: u[1], Mode: uint32(u[2])}}, nil
-}
-
-func parseInts(f []string) ([]int64, error) {
-	out := make([]int64, len(f))
-	for i, s := range f {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 // validEntry checks a patch entry as patch.Parse would give it.
