@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/config"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/testphase"
@@ -176,7 +176,7 @@ func routineNote(n string) bool {
 }
 
 // tmpfsSize finds the bound on each writable tmpfs in the sandbox's note.
-var tmpfsSize = regexp.MustCompile(`each tmpfs at most ([0-9.]+ [KMGT]?i?B)`)
+var tmpfsSize = lazyre.New(`each tmpfs at most ([0-9.]+ [KMGT]?i?B)`)
 
 // sandboxLine sums up how the suites ran in one line.
 func sandboxLine(sandbox string, notes []string) string {

@@ -487,7 +487,7 @@ func (c *Config) validate(file string) error {
 	for _, ps := range [][]string{c.Review.PlanPersonas, c.Review.CodePersonas} {
 		seen := map[string]bool{}
 		for _, p := range ps {
-			if !personaRE.MatchString(p) || seen[p] {
+			if !validPersona(p) || seen[p] {
 				return bad("review", fmt.Sprintf("personas must be unique names of lower-case letters, digits, '-' and '_' (they name files), got %q", p))
 			}
 			seen[p] = true
@@ -588,7 +588,21 @@ func checkBudget(b Budget, key string, bad func(key, msg string) error) error {
 	return nil
 }
 
-var personaRE = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+// validPersona reports whether p is a persona name: 1 to 40 lower-case
+// letters, digits, '-' and '_', starting with a letter or digit. Checked
+// by hand: every command validates the default personas, and a regular
+// expression would be compiled for it on every start.
+func validPersona(p string) bool {
+	if p == "" || len(p) > 40 || p[0] == '-' || p[0] == '_' {
+		return false
+	}
+	for _, c := range []byte(p) {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
 
 // Duration is a time.Duration written as a string ("90s", "10m").
 type Duration time.Duration

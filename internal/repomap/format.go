@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // The index file (Options.CacheDir/repomap.idx) holds the tags of every
@@ -98,7 +99,9 @@ const (
 	flagRetry               // the parse hit a limit: used once, parsed again next build
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is the Castagnoli table, made on first use: making it sets up
+// the CPU's tables, which every orch command paid at start otherwise.
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 var kindList = []string{KindFunc, KindMethod, KindType, KindClass, KindInterface, KindField, KindConst, KindVar, KindModule, KindMacro}
 
@@ -155,7 +158,7 @@ func newSegment(f *os.File) (*segment, error) {
 		return nil, damagedf("%d bytes", size)
 	}
 	// The checksum, through a buffer.
-	h := crc32.New(crcTable)
+	h := crc32.New(crcTable())
 	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, size-16), make([]byte, 1<<20)); err != nil {
 		return nil, err
 	}
@@ -479,7 +482,7 @@ func newFileWriter(w *bufio.Writer) (*fileWriter, error) {
 }
 
 func (fw *fileWriter) write(p []byte) error {
-	fw.crc = crc32.Update(fw.crc, crcTable, p)
+	fw.crc = crc32.Update(fw.crc, crcTable(), p)
 	fw.off += int64(len(p))
 	_, err := fw.w.Write(p)
 	return err

@@ -405,7 +405,7 @@ func TestHostileIndexFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	withCRC := func(b []byte) []byte {
-		binary.LittleEndian.PutUint32(b[len(b)-16:], crc32.Checksum(b[:len(b)-16], crcTable))
+		binary.LittleEndian.PutUint32(b[len(b)-16:], crc32.Checksum(b[:len(b)-16], crcTable()))
 		return b
 	}
 	trailer := len(good) - trailerBytes

@@ -2,9 +2,10 @@ package sandbox
 
 import (
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/orchdev/orch/internal/lazyre"
 )
 
 // Variables a suite gets from orch's environment: what builds and tests
@@ -85,7 +86,7 @@ func FilterEnvNotes(env []string, allow []string) (kept []string, credentials []
 // urlUserinfo matches a URL's scheme and userinfo with a password
 // ("https://user:secret@"), anywhere in a value: GOPROXY holds lists of
 // URLs separated by commas and pipes.
-var urlUserinfo = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s,|]*:[^/?#@\s,|]*@`)
+var urlUserinfo = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s,|]*:[^/?#@\s,|]*@`)
 
 // HasURLCredentials reports whether value holds a URL whose userinfo has
 // a password (user:password@, or :token@), percent-encoded or not.

@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/orchdev/orch/internal/lazyre"
 	"github.com/orchdev/orch/internal/procstat"
 )
 
 // staleName matches the cgroups Start makes, "orch-<pid>-<8 hex>-<suite>",
 // and captures the pid of the orch process that made it.
-var staleName = regexp.MustCompile(`^orch-([0-9]+)-[0-9a-f]{8}-`)
+var staleName = lazyre.New(`^orch-([0-9]+)-[0-9a-f]{8}-`)
 
 // ReapStale finds the suite cgroups below orch's own whose orch process is
 // gone — killed (SIGKILL, a crash) before it could stop its suite — and

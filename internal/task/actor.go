@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"regexp"
 	"strconv"
 
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -30,7 +29,21 @@ type Actor struct {
 	Extra     map[string]json.RawMessage
 }
 
-var intRE = regexp.MustCompile(`^-?[0-9]+$`)
+// isInt reports whether t is a JSON integer as orch writes one: an
+// optional minus and decimal digits (a hand-written check, not a regular
+// expression compiled when any command starts).
+func isInt(t []byte) bool {
+	t = bytes.TrimPrefix(t, []byte("-"))
+	if len(t) == 0 {
+		return false
+	}
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // UnmarshalJSON reads an actor object; numbers and unknown fields keep
 // their exact text.
@@ -69,7 +82,7 @@ func (a *Actor) setKnown(k string, raw json.RawMessage) bool {
 	}
 	num := func(dst *int) bool {
 		t := bytes.TrimSpace(raw)
-		if !intRE.Match(t) {
+		if !isInt(t) {
 			return false
 		}
 		n, err := strconv.Atoi(string(t))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/gitx"
@@ -81,8 +82,9 @@ var specs = map[string]spec{
 	RunTests:   {"Run the project's test suites (sandboxed, like `orch test`) on your edits so far; answers the summary and the failing tests' output. Limited per run.", RunTestsArgs{}},
 }
 
-// definitions of every tool but finish, derived from specs.
-var definitions = func() map[string]llm.Tool {
+// definitions of every tool but finish, derived from specs on first use
+// (by reflection and JSON encoding: not work for every command's start).
+var definitions = sync.OnceValue(func() map[string]llm.Tool {
 	out := make(map[string]llm.Tool, len(specs))
 	for name, s := range specs {
 		schema, err := llm.SchemaFor(s.params)
@@ -92,7 +94,7 @@ var definitions = func() map[string]llm.Tool {
 		out[name] = llm.Tool{Name: name, Description: s.description, Parameters: schema}
 	}
 	return out
-}()
+})
 
 // Definitions returns the tools this workspace offers, in the contract's
 // order, finish excluded: the read-only tools, and for a writable
@@ -107,7 +109,7 @@ func (w *Workspace) Definitions() []llm.Tool {
 	}
 	out := make([]llm.Tool, len(names))
 	for i, n := range names {
-		out[i] = definitions[n]
+		out[i] = definitions()[n]
 	}
 	return out
 }
@@ -121,7 +123,7 @@ func FinishTool(description string, schema json.RawMessage) llm.Tool {
 // isErr marks a refusal or failure it should read as such. err is a
 // failure of orch or git that ends the run.
 func (w *Workspace) Call(ctx context.Context, name string, args json.RawMessage) (result string, isErr bool, err error) {
-	if _, known := definitions[name]; !known || !w.offers(name) {
+	if _, known := definitions()[name]; !known || !w.offers(name) {
 		return fmt.Sprintf("unknown tool %q: use one of the tools offered, and finish to answer", name), true, nil
 	}
 	var out, problem string
@@ -182,7 +184,7 @@ func (w *Workspace) Call(ctx context.Context, name string, args json.RawMessage)
 // (not an object, an unknown parameter, one of the wrong type, a required
 // one missing), or "" when nothing is.
 func decodeArgs(name string, args json.RawMessage, dst any) string {
-	def := definitions[name]
+	def := definitions()[name]
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = json.RawMessage(`{}`)
 	}

@@ -36,7 +36,7 @@ func TestSchemasDerivedFromTypes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		def := definitions[name]
+		def := definitions()[name]
 		if string(def.Parameters) != string(derived) || def.Name != name || def.Description != s.description {
 			t.Errorf("%s: the definition %+v is not the one derived from %T (%s)", name, def, s.params, derived)
 		}
