@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -150,11 +151,16 @@ func OpenCache(orchDir, taskDir, id string) *Cache {
 		return c
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxCacheBytes+1))
-	if err != nil || len(data) > maxCacheBytes {
+	// Read into a buffer of the file's size (io.ReadAll would grow one by
+	// doubling, garbage that made the collector run on a big task).
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() <= maxCacheBytes {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxCacheBytes+1)); err != nil || buf.Len() > maxCacheBytes {
 		return c
 	}
-	if obs, err := parseObservations(data); err == nil {
+	if obs, err := parseObservations(buf.Bytes()); err == nil {
 		c.old = obs
 	}
 	return c

@@ -25,17 +25,31 @@ type Status struct {
 }
 
 // StatusOf reads task id's status with its budget warnings and the step
-// that moves it on (internal/nextstep).
+// that moves it on (internal/nextstep). It opens the task and its
+// observation cache once: in planning the open question is read from the
+// plan the decision loaded through the cache, not parsed again.
 func StatusOf(o *orchestrator.Orchestrator, id string) (Status, nextstep.Step, error) {
-	v, err := o.Status(id)
+	t, err := o.Project.Open(id)
 	if err != nil {
 		return Status{}, nextstep.Step{}, err
 	}
-	v.Warnings = BudgetWarnings(o.Project, id)
-	open := ""
-	if t, err := o.Project.Open(id); err == nil {
-		open = nextstep.OpenQuestion(t, v.Phase)
+	// What is committed: state.json, or the transcript's last durable
+	// state when a command was interrupted before replacing state.json.
+	committed, pending, err := t.CommittedState()
+	if err != nil {
+		return Status{}, nextstep.Step{}, err
 	}
+	c := evidence.OpenCache(o.Project.Dir, t.Dir, t.ID)
+	v, err := o.StatusCached(c, t, committed, pending)
+	open := ""
+	if err == nil && v.Phase == lifecycle.Planning {
+		open = nextstep.OpenQuestionOf(c.LoadPlan(t.Dir), v.Phase)
+	}
+	c.Save()
+	if err != nil {
+		return Status{}, nextstep.Step{}, err
+	}
+	v.Warnings = budgetWarnings(o.Project, t)
 	s := nextstep.For(v, open)
 	st := Status{StatusView: v, Run: s.Args}
 	if v.Phase == lifecycle.Done {
@@ -58,11 +72,15 @@ func StatusOf(o *orchestrator.Orchestrator, id string) (Status, nextstep.Step, e
 // when the configuration or the transcript cannot be read: that is
 // reported by the commands that need them.
 func BudgetWarnings(p *task.Project, id string) []string {
-	cfg, err := config.Load(p.Dir)
+	t, err := p.Open(id)
 	if err != nil {
 		return nil
 	}
-	t, err := p.Open(id)
+	return budgetWarnings(p, t)
+}
+
+func budgetWarnings(p *task.Project, t *task.Task) []string {
+	cfg, err := config.Load(p.Dir)
 	if err != nil {
 		return nil
 	}
