@@ -8,4 +8,7 @@ import (
 	"github.com/orchdev/orch/internal/cli"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() {
+	startGC()
+	os.Exit(cli.Main())
+}
