@@ -15,7 +15,8 @@
 // `orch status --json` against `git status --porcelain` in the same
 // repository, run in alternation (paired runs), after one warm-up: on a
 // small task, and on a task in codegen whose diff.patch is ~20 MB over
-// 2,000 files.
+// 2,000 files; and `orch version` (the start-up alone) against the same
+// git status of the small task's repository.
 //
 // Run it with bench/run.sh (bench/run.sh -paired).
 package main
@@ -515,8 +516,17 @@ func runPaired(runs int, keep bool) error {
 		return err
 	}
 	fmt.Println("load average before:", loadAvg())
-	for _, c := range []struct{ name, dir string }{{"small task", repo}, {"codegen task, 20 MB patch over 2,000 files", big}} {
-		orch := []string{bin, "status", "--json"}
+	for _, c := range []struct {
+		name, dir string
+		orch      []string
+	}{
+		{"small task", repo, []string{bin, "status", "--json"}},
+		{"codegen task, 20 MB patch over 2,000 files", big, []string{bin, "status", "--json"}},
+		// The start-up alone: the runtime, every linked package's
+		// initialiser and the command tree, no task read.
+		{"start-up only (orch version)", repo, []string{bin, "version"}},
+	} {
+		orch := c.orch
 		git := []string{"git", "status", "--porcelain"}
 		// One warm-up of each.
 		for _, argv := range [][]string{orch, git} {
@@ -537,8 +547,8 @@ func runPaired(runs int, keep bool) error {
 			o, g = append(o, a.Seconds()*1000), append(g, b.Seconds()*1000)
 			ratio = append(ratio, a.Seconds()/max(b.Seconds(), 1e-6))
 		}
-		fmt.Printf("%s: orch status --json CPU median %.2f ms (min %.2f), git status --porcelain %.2f ms (min %.2f); median of paired ratios %.2f×\n",
-			c.name, median(o), minOf(o), median(g), minOf(g), median(ratio))
+		fmt.Printf("%s: %s CPU median %.2f ms (min %.2f), git status --porcelain %.2f ms (min %.2f); median of paired ratios %.2f×\n",
+			c.name, strings.Join(orch[1:], " "), median(o), minOf(o), median(g), minOf(g), median(ratio))
 	}
 	fmt.Println("load average after:", loadAvg())
 	return nil
