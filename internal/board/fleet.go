@@ -42,6 +42,9 @@ type fleetSource struct {
 	// found): shown on the board, every fleet task's page says it.
 	broken error
 	poll   time.Duration
+	// publish tells the board's pages which tasks changed (the
+	// watcher's publish).
+	publish func([]string)
 
 	fetch sync.Mutex // one listing read at a time
 
@@ -49,8 +52,11 @@ type fleetSource struct {
 	listing fleetlink.Listing
 	listErr error
 	at      time.Time // when the listing was read; zero: read it again
-	// seen is what the poller last saw, per task (nil before its first
-	// listing).
+	// gen counts invalidations: a listing whose read began before one
+	// is not kept (it may predate the action that invalidated it).
+	gen int64
+	// seen is what the last listing said, per task (nil before the
+	// first): every listing read is compared with the one before.
 	seen map[string]fleetSig
 	// ended caches the status of tasks this clone knows (their local
 	// ref) that the listing no longer names: their workflow ended.
@@ -75,15 +81,17 @@ type endedStatus struct {
 // again.
 const endedTTL = time.Minute
 
-func newFleetSource(link *fleetlink.Link, broken error, poll time.Duration) *fleetSource {
+func newFleetSource(link *fleetlink.Link, broken error, poll time.Duration, publish func([]string)) *fleetSource {
 	if poll <= 0 {
 		poll = defaultFleetPoll
 	}
-	return &fleetSource{link: link, broken: broken, poll: poll, ended: map[string]endedStatus{}}
+	return &fleetSource{link: link, broken: broken, poll: poll, publish: publish, ended: map[string]endedStatus{}}
 }
 
 // list returns the fleet's listing, read again when older than the poll
-// interval (or when fresh is set).
+// interval (or when fresh is set). A listing read that differs from the
+// one before publishes the tasks that changed, whoever read it: a page
+// rendered from a listing is told of every later change.
 func (f *fleetSource) list(ctx context.Context, fresh bool) (fleetlink.Listing, error) {
 	if f.broken != nil {
 		return fleetlink.Listing{}, f.broken
@@ -96,14 +104,22 @@ func (f *fleetSource) list(ctx context.Context, fresh bool) (fleetlink.Listing, 
 		f.mu.Unlock()
 		return l, err
 	}
+	gen := f.gen
 	f.mu.Unlock()
 	l, err := f.link.List(ctx)
 	if ctx.Err() != nil {
 		return l, err // the request went away: nothing learnt
 	}
 	f.mu.Lock()
-	f.listing, f.listErr, f.at = l, err, time.Now()
+	if gen == f.gen {
+		f.listing, f.listErr, f.at = l, err, time.Now()
+	}
 	f.mu.Unlock()
+	if err == nil {
+		if ids := f.changes(l); len(ids) > 0 && f.publish != nil {
+			f.publish(ids)
+		}
+	}
 	return l, err
 }
 
@@ -112,6 +128,7 @@ func (f *fleetSource) list(ctx context.Context, fresh bool) (fleetlink.Listing, 
 func (f *fleetSource) invalidate(id string) {
 	f.mu.Lock()
 	f.at = time.Time{}
+	f.gen++
 	delete(f.ended, id)
 	f.mu.Unlock()
 }
@@ -305,9 +322,9 @@ func (w *watcher) subscribed() bool {
 }
 
 // pollFleet asks the fleet for its listing every poll interval while a
-// page listens, and publishes the tasks whose phase, revision or reason
-// for waiting changed, appeared or left the listing: the fleet's changes
-// reach open pages as the folders' do.
+// page listens; the read publishes the tasks whose phase, revision or
+// reason for waiting changed, appeared or left the listing (list): the
+// fleet's changes reach open pages as the folders' do.
 func (s *Server) pollFleet(ctx context.Context) {
 	tick := time.NewTicker(s.fleet.poll)
 	defer tick.Stop()
@@ -320,11 +337,8 @@ func (s *Server) pollFleet(ctx context.Context) {
 		if !s.watch.subscribed() {
 			continue
 		}
-		l, err := s.fleet.list(ctx, true)
-		if err != nil {
-			continue // the board says so when it is read
-		}
-		s.watch.publish(s.fleet.changes(l))
+		// An error is said when the board is read.
+		_, _ = s.fleet.list(ctx, true)
 	}
 }
 

@@ -56,7 +56,11 @@ type FleetPage struct {
 	RedoTo     []lifecycle.Phase
 	Targets    []string
 	Job        *Job
-	Tasks      []NavTask
+	// JobState is the job as it was before the fleet was read: a job
+	// that ends meanwhile shows as running, and its end reloads the
+	// page, never a finished job over what the fleet said before it.
+	JobState JobState
+	Tasks    []NavTask
 	// Ref is the task's ref on the shared remote (its folder).
 	Ref string
 }
@@ -65,7 +69,9 @@ type FleetPage struct {
 // the listing, at once.
 func (s *Server) fleetPage(ctx context.Context, id string) *FleetPage {
 	pg := &FleetPage{Card: Card{ID: id, Title: s.fleetTitle(id), Fleet: true}, Ref: "refs/orch/tasks/" + id, Targets: []string{"codegen", "review", "planning"}}
-	pg.Job = s.jobs.last(id)
+	if pg.Job = s.jobs.last(id); pg.Job != nil {
+		pg.JobState = pg.Job.State(0)
+	}
 	if s.fleet.broken != nil {
 		pg.Err = exit.Format(s.fleet.broken)
 		return pg
@@ -84,15 +90,17 @@ func (s *Server) fleetPage(ctx context.Context, id string) *FleetPage {
 	go func() { defer wg.Done(); evs, logErr = s.fleet.link.Log(ctx, id) }()
 	go func() { defer wg.Done(); l, lErr = s.fleet.list(ctx, false) }()
 	wg.Wait()
-	if lErr == nil {
-		if tl, _, ok := line(l, id); ok {
-			pg.Waiting = tl.Waiting
-		}
-	}
 	pg.Tasks = s.fleetNav(l, lErr)
 	if stErr != nil {
 		pg.Err = exit.Format(stErr)
 		return pg
+	}
+	// Why the workflow waits, when the listing is of the revision the
+	// status is (a listing read while an action went on may be older).
+	if lErr == nil {
+		if tl, _, ok := line(l, id); ok && tl.Revision == st.Revision {
+			pg.Waiting = tl.Waiting
+		}
 	}
 	v := st.StatusView
 	pg.Phase, pg.Status, pg.Revision, pg.Updated, pg.Commit = v.Phase, v, v.Revision, v.UpdatedAt, st.Commit
@@ -131,7 +139,7 @@ func (s *Server) fleetPage(ctx context.Context, id string) *FleetPage {
 		}
 		pg.Tokens = cs.Total.TokensIn + cs.Total.TokensOut
 	}
-	running := pg.Job != nil && pg.Job.Running()
+	running := pg.Job != nil && !pg.JobState.Done
 	pg.CanAct = !running
 	pg.CanAnswer = v.Phase == lifecycle.Planning && !running && len(pg.Questions) > 0
 	pg.CanAccept = v.Phase == lifecycle.Accept && !running
@@ -238,6 +246,8 @@ func (s *Server) fleetAct(w http.ResponseWriter, r *http.Request, id, action, co
 	link := s.fleet.link
 	s.launch(w, r, id, "fleet "+action, nil, func(ctx context.Context, j *Job) (string, error) {
 		j.say("sent to the fleet: orch-fleet " + command)
+		// The next read asks the fleet again (and publishes what
+		// changed); this task's page reloads at once.
 		defer func() {
 			s.fleet.invalidate(id)
 			s.watch.publish([]string{id})

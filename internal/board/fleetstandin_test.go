@@ -45,6 +45,14 @@ const (
 	standinAddr = "ORCH_BOARD_FLEET_ADDR"
 )
 
+// FleetStandinRoot and FleetStandinAddr are standinRoot and standinAddr
+// for the browser tests (package board_test), which start `orch serve`
+// with [fleet] binary naming this test binary.
+const (
+	FleetStandinRoot = standinRoot
+	FleetStandinAddr = standinAddr
+)
+
 // multi is a repeatable string flag.
 type multi []string
 

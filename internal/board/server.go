@@ -136,7 +136,7 @@ func New(opt Options) (*Server, error) {
 		static: map[string][]byte{}, watch: newWatcher(opt.Project.TasksDir()), jobs: newJobs(), flashes: map[string]flash{}}
 	s.orch.Now = opt.Now
 	if opt.Fleet != nil || opt.FleetErr != nil {
-		s.fleet = newFleetSource(opt.Fleet, opt.FleetErr, opt.FleetPoll)
+		s.fleet = newFleetSource(opt.Fleet, opt.FleetErr, opt.FleetPoll, s.watch.publish)
 	}
 	s.clock.path = filepath.Join(opt.Project.Dir, "cache", "board.clock")
 	s.watch.forcePoll = opt.Poll
