@@ -3,6 +3,7 @@ package fleetlink
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -217,5 +218,25 @@ func TestKnown(t *testing.T) {
 	// Not a repository: git answers (and fails).
 	if _, err := Known(t.TempDir(), "0001-x"); err == nil {
 		t.Fatal("no repository: no error")
+	}
+}
+
+// BenchmarkKnown is what orch status on a local task pays for the fleet
+// (docs/fleet.md, "orch's commands and the fleet"): looking for the task's
+// fleet ref in a repository with no such ref, whose other refs are packed
+// (100 of them in packed-refs).
+func BenchmarkKnown(b *testing.B) {
+	repo := gittest.Init(b)
+	gittest.Write(b, repo, "a.txt", "a\n")
+	head := gittest.CommitAll(b, repo, "first")
+	for i := range 100 {
+		gittest.Git(b, repo, "update-ref", fmt.Sprintf("refs/tags/t%03d", i), head)
+	}
+	gittest.Git(b, repo, "pack-refs", "--all")
+	b.ResetTimer()
+	for b.Loop() {
+		if known, err := Known(repo, "0001-local"); err != nil || known {
+			b.Fatal(known, err)
+		}
 	}
 }
