@@ -164,9 +164,10 @@ func (f *fleetSource) endedStatus(ctx context.Context, id string) (fleetlink.Sta
 }
 
 // fleetOwns reports whether task id is the fleet's: this clone has its
-// ref (the task was submitted or pulled here, fleetlink.Known), or it has
-// no folder here (a task submitted elsewhere: the fleet is asked). The
-// rule of orch's own commands; without [fleet] no task is the fleet's.
+// ref (the task was submitted or pulled here, fleetlink.Known: the rule
+// of orch's own commands), or it has no folder here (a task submitted
+// elsewhere, as the board lists it: the fleet is asked). Without [fleet]
+// no task is the fleet's.
 func (s *Server) fleetOwns(id string) bool {
 	if s.fleet == nil {
 		return false

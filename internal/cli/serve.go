@@ -33,7 +33,9 @@ plan, the questions, the plan and code reviews, the diff, the test report,
 the evidence hashes and earlier attempts. Its buttons run exactly what the
 CLI commands run (answer, next, override, redo, accept, revert, a phase's
 worker), under the same lock, with the same checks and transcript events;
-a refusal is shown with the exit code the CLI would give.
+a refusal is shown with the exit code the CLI would give. With [fleet]
+configured, the fleet's tasks are on the board too, read and acted on
+through orch-fleet (docs/board.md, "The board and the fleet").
 
 The board listens on loopback and prints its URL with a random token; the
 browser keeps the token in a cookie. Requests without it, with a foreign
