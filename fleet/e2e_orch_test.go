@@ -33,7 +33,7 @@ import (
 // end-to-end test (ORCH_FLEET_E2E=1); one worker, one task.
 func TestFleetThroughOrch(t *testing.T) {
 	needServer(t)
-	cl := newCluster(t)
+	cl := newCluster(t, false)
 	ctx := context.Background()
 	land := cl.clone("land")
 	cl.startWorker("w1", land, "--land")

@@ -30,9 +30,12 @@ import (
 )
 
 // fleetScript is the demo's script reduced to one pass through every
-// phase: the plan without a question, both plan reviews, the codegen run
-// that passes its tests (it runs them itself, run_tests), the code review.
-func fleetScript(t testing.TB) []byte {
+// phase: the complete plan, both plan reviews, the codegen run that passes
+// its tests (it runs them itself, run_tests), the code review. With ask
+// the plan keeps the demo's blocking question (q1, bytes or runes), and
+// the task waits for its answer at planning; without it the plan asks
+// nothing and the task moves on without a person.
+func fleetScript(t testing.TB, ask bool) []byte {
 	data, err := os.ReadFile(filepath.Join("..", "internal", "demo", "script.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,11 +52,12 @@ func fleetScript(t testing.TB) []byte {
 		role := r["role"].(string)
 		switch {
 		case role == "planner":
-			// The demo's plans ask a blocking question (the demo
-			// answers it); the fleet's plan asks none, so the task
-			// moves on without a person.
+			// The demo's first plan is a draft with the question, its
+			// second the complete plan, still with the question.
 			if planners++; planners == 2 {
-				r["json"].(map[string]any)["questions"] = []any{}
+				if !ask {
+					r["json"].(map[string]any)["questions"] = []any{}
+				}
 				keep = append(keep, r)
 			}
 		case strings.HasPrefix(role, "plan_reviewer"):
@@ -103,7 +107,7 @@ func buildIn(t testing.TB, dir, pkg, bin string) {
 	}
 }
 
-func newCluster(t testing.TB) *cluster {
+func newCluster(t testing.TB, ask bool) *cluster {
 	t.Helper()
 	bins := t.TempDir()
 	cl := &cluster{t: t, workers: map[string]*exec.Cmd{}, logs: map[string]*os.File{}}
@@ -155,7 +159,7 @@ func newCluster(t testing.TB) *cluster {
 	if _, err := demo.Prepare(ctx, cl.submitter, "script"); err != nil {
 		t.Fatal(err)
 	}
-	gittest.Write(t, cl.submitter, ".orch/demo-script.json", string(fleetScript(t)))
+	gittest.Write(t, cl.submitter, ".orch/demo-script.json", string(fleetScript(t, ask)))
 	gittest.CommitAll(t, cl.submitter, "orch init")
 	cl.remote = filepath.Join(t.TempDir(), "shared.git")
 	gittest.Git(t, "", "init", "--quiet", "--bare", cl.remote)
@@ -218,18 +222,16 @@ func (cl *cluster) kill(name string) {
 	_ = cmd.Wait()
 }
 
-// killDuring waits for a step (kind, phase) to be running on some worker
-// among names, kills that worker in the middle of it, and restarts it in
-// its clone. It returns the killed worker's name.
-func (cl *cluster) killDuring(ctx context.Context, ids []string, kind StepKind, phase lifecycle.Phase, clones map[string]string, extra map[string][]string) string {
+// killDuring waits (at most within) for a step (kind, phase) to be
+// running on some worker among clones, kills that worker in the middle of
+// it, and restarts it in its clone. It returns the killed worker's name.
+// It asks the server for each task's pending activities and queries a
+// workflow (a round trip through a worker) only when one has started.
+func (cl *cluster) killDuring(ctx context.Context, ids []string, kind StepKind, phase lifecycle.Phase, within time.Duration, clones map[string]string, extra map[string][]string) string {
 	cl.t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		for _, id := range ids {
-			v, err := History(ctx, cl.c, id)
-			if err != nil || v.Running == nil || v.Running.Kind != kind || v.Running.Phase != phase {
-				continue
-			}
 			d, err := cl.c.DescribeWorkflowExecution(ctx, WorkflowID(id), "")
 			if err != nil {
 				continue
@@ -237,6 +239,10 @@ func (cl *cluster) killDuring(ctx context.Context, ids []string, kind StepKind, 
 			for _, pa := range d.GetPendingActivities() {
 				who := pa.GetLastWorkerIdentity()
 				if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || clones[who] == "" {
+					continue
+				}
+				v, err := History(ctx, cl.c, id)
+				if err != nil || v.Running == nil || v.Running.Kind != kind || v.Running.Phase != phase {
 					continue
 				}
 				// Let the step get going (model calls made, a test run
@@ -250,39 +256,103 @@ func (cl *cluster) killDuring(ctx context.Context, ids []string, kind StepKind, 
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cl.t.Fatalf("no %s %s step seen running", kind, phase)
+	cl.report(ctx, ids)
+	cl.t.Fatalf("no %s %s step seen running in %s", kind, phase, within)
 	return ""
+}
+
+// report logs where each task is, its pending activities (state,
+// attempt, worker, last failure) and the workers' logs.
+func (cl *cluster) report(ctx context.Context, ids []string) {
+	for _, id := range ids {
+		v, err := History(ctx, cl.c, id)
+		if err != nil {
+			cl.t.Logf("%s: query: %v", id, err)
+			continue
+		}
+		cl.t.Logf("%s: phase %s waiting %q running %+v, %d steps", id, v.Phase, v.Waiting, v.Running, len(v.Steps))
+		d, err := cl.c.DescribeWorkflowExecution(ctx, WorkflowID(id), "")
+		if err != nil {
+			cl.t.Logf("%s: describe: %v", id, err)
+			continue
+		}
+		for _, pa := range d.GetPendingActivities() {
+			cl.t.Logf("%s:   activity %s %s attempt %d worker %q last failure %q", id, pa.GetActivityId(), pa.GetState(), pa.GetAttempt(), pa.GetLastWorkerIdentity(), pa.GetLastFailure().GetMessage())
+		}
+	}
+	cl.dumpLogs()
 }
 
 // settle waits until every task's workflow is done or waits at a gate.
 func (cl *cluster) settle(ctx context.Context, ids []string, timeout time.Duration) map[string]FlowView {
 	cl.t.Helper()
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline, progress := start.Add(timeout), start.Add(time.Minute)
 	views := map[string]FlowView{}
 	for {
 		pending := 0
+		phases := map[lifecycle.Phase]int{}
 		for _, id := range ids {
 			v, err := History(ctx, cl.c, id)
 			if err != nil {
-				cl.t.Fatalf("query %s: %v", id, err)
+				// A query goes through a worker: on a loaded machine it
+				// can time out. The task counts as moving until the
+				// deadline.
+				cl.t.Logf("query %s: %v", id, err)
+				pending++
+				continue
 			}
 			views[id] = v
-			if v.Waiting == "" && v.Phase != lifecycle.Done {
-				pending++
+			phases[v.Phase]++
+			if v.Waiting != "" || v.Phase == lifecycle.Done {
+				continue
+			}
+			pending++
+			// A workflow that ended (failed) still answers queries
+			// with where it was: it would look busy for ever.
+			d, err := cl.c.DescribeWorkflowExecution(ctx, WorkflowID(id), "")
+			if err != nil {
+				cl.t.Fatalf("describe %s: %v", id, err)
+			}
+			if st := d.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				cl.report(ctx, ids)
+				cl.t.Fatalf("task %s's workflow ended (%s) in %s: %s", id, st, v.Phase, closedBecause(ctx, cl.c, id))
 			}
 		}
 		if pending == 0 {
 			return views
 		}
+		if time.Now().After(progress) {
+			cl.t.Logf("after %s: %d tasks moving, by phase %v", time.Since(start).Round(time.Second), pending, phases)
+			progress = progress.Add(time.Minute)
+		}
 		if time.Now().After(deadline) {
-			for id, v := range views {
-				cl.t.Logf("%s: phase %s waiting %q running %+v", id, v.Phase, v.Waiting, v.Running)
-			}
-			cl.dumpLogs()
+			cl.report(ctx, ids)
 			cl.t.Fatalf("%d tasks still moving after %s", pending, timeout)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// closedBecause is the failure that ended task id's workflow, from its
+// history's last event.
+func closedBecause(ctx context.Context, c client.Client, id string) string {
+	it := c.GetWorkflowHistory(ctx, WorkflowID(id), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return err.Error()
+		}
+		if a := ev.GetWorkflowExecutionFailedEventAttributes(); a != nil {
+			f := a.GetFailure()
+			for f.GetCause() != nil {
+				f = f.GetCause()
+			}
+			return a.GetFailure().GetMessage() + ": " + f.GetMessage()
+		}
+		return ev.GetEventType().String()
+	}
+	return "no close event"
 }
 
 func (cl *cluster) dumpLogs() {
@@ -319,14 +389,17 @@ func tasksFor(t testing.TB, def int) int {
 // Temporal development server with three worker processes, each in its
 // own clone of a shared bare remote; one worker is SIGKILLed in the
 // middle of a codegen and one in the middle of a test run, and restarted.
-// Every task must end waiting at the accept gate (one is then accepted
-// through the fleet and ends done), none is committed twice, no model call
-// is recorded twice, and every transcript, pulled into a fresh clone,
-// verifies and agrees with its workflow's history.
+// Every task's plan asks a blocking question, answered through the fleet
+// (the answer Update) while the task waits at planning; the answer must
+// change the task's folder as `orch answer` does locally. Every task must
+// end waiting at the accept gate (one is then accepted through the fleet
+// and ends done), none is committed twice, no model call is recorded
+// twice, and every transcript, pulled into a fresh clone, verifies and
+// agrees with its workflow's history.
 func TestFleetEndToEnd(t *testing.T) {
 	needServer(t)
 	n := tasksFor(t, 6)
-	cl := newCluster(t)
+	cl := newCluster(t, true)
 	ctx := context.Background()
 
 	clones := map[string]string{"w1": cl.clone("w1"), "w2": cl.clone("w2"), "w3": cl.clone("w3")}
@@ -349,7 +422,9 @@ func TestFleetEndToEnd(t *testing.T) {
 	}
 	start := time.Now()
 	for _, id := range ids {
-		if _, err := Submit(ctx, cl.c, cl.submitter, "origin", id, Params{HeartbeatTimeout: 4 * time.Second}); err != nil {
+		// A short heartbeat timeout, so that the killed workers' steps
+		// are retried soon; live workers heartbeat every HeartbeatEvery.
+		if _, err := Submit(ctx, cl.c, cl.submitter, "origin", id, Params{HeartbeatTimeout: 8 * time.Second}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -358,10 +433,20 @@ func TestFleetEndToEnd(t *testing.T) {
 		t.Fatalf("second submit: %v (exit %d), want a refusal", err, exit.Of(err))
 	}
 
-	killedCodegen := cl.killDuring(ctx, ids, StepWork, lifecycle.Codegen, clones, extra)
-	killedTest := cl.killDuring(ctx, ids, StepWork, lifecycle.Test, clones, extra)
-	views := cl.settle(ctx, ids, 5*time.Minute)
-	t.Logf("%d tasks at their gates in %s (killed %s in codegen, %s in a test run)", n, time.Since(start).Round(time.Millisecond), killedCodegen, killedTest)
+	// Budgets for a loaded machine: the steps of the tasks interleave
+	// (the queues are first come, first served), so the first test run
+	// starts once most tasks are through codegen and review.
+	budget := max(5*time.Minute, time.Duration(n)*time.Minute)
+	answered := make(chan error, 1)
+	go func() { answered <- cl.answerAll(ctx, ids, answer, budget) }()
+	killedCodegen := cl.killDuring(ctx, ids, StepWork, lifecycle.Codegen, budget, clones, extra)
+	killedTest := cl.killDuring(ctx, ids, StepWork, lifecycle.Test, budget, clones, extra)
+	if err := <-answered; err != nil {
+		cl.report(ctx, ids)
+		t.Fatal(err)
+	}
+	views := cl.settle(ctx, ids, budget)
+	t.Logf("%d tasks at their gates in %s (each answered at planning; killed %s in codegen, %s in a test run)", n, time.Since(start).Round(time.Millisecond), killedCodegen, killedTest)
 
 	for _, id := range ids {
 		v := views[id]
@@ -418,6 +503,8 @@ func TestFleetEndToEnd(t *testing.T) {
 		}
 		checkTranscript(t, cl, check, id)
 	}
+	// The answer through the fleet is the answer orch records locally.
+	answeredAsLocally(t, cl, ids[len(ids)-1], answer)
 
 	// None committed twice: the landing clone holds one commit of the
 	// accepted task and none of the others.
@@ -437,6 +524,160 @@ func TestFleetEndToEnd(t *testing.T) {
 			t.Errorf("task %s committed %d times to the branch, want %d", id, count[id], want)
 		}
 	}
+}
+
+// answer is the end-to-end test's answer to the plan's question.
+var answer = AnswerRequest{Question: "q1", Text: "runes: reverse the characters, so that multi-byte text stays valid"}
+
+// answerAll answers req, through the fleet, for each task as soon as it
+// waits at its plan's question; it returns once every answer's Update has
+// completed (or the first error, or within has passed).
+func (cl *cluster) answerAll(ctx context.Context, ids []string, req AnswerRequest, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	errs := make(chan error, len(ids))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	left := ids
+	for len(left) > 0 {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d tasks never waited at their question in %s: %v", len(left), within, left)
+		}
+		var still []string
+		for _, id := range left {
+			v, err := History(ctx, cl.c, id)
+			if err != nil || !strings.Contains(v.Waiting, "open blocking question") {
+				still = append(still, id)
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := Gate(ctx, cl.c, id, UpdateAnswer, req)
+				switch {
+				case err != nil:
+					errs <- fmt.Errorf("answer %s of task %s through the fleet: %w", req.Question, id, err)
+				case res.Phase != lifecycle.Planning || res.Commit == "":
+					errs <- fmt.Errorf("answer of task %s: the Update returned phase %s, commit %q; want planning and the answer's commit", id, res.Phase, res.Commit)
+				}
+			}()
+		}
+		left = still
+		select {
+		case err := <-errs:
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// answeredAsLocally checks that the answer through the fleet changed task
+// id's folder as `orch answer` changes it locally: in a fresh clone, the
+// folder as it was before the answer's step (the parent of the commit the
+// step pushed) gets `orch answer` from orch's binary, and every file of
+// the folder must then equal the file of the fleet's commit, but for the
+// times (ts, updated_at) and the hash chain's links they change (prev).
+func answeredAsLocally(t *testing.T, cl *cluster, id string, req AnswerRequest) {
+	t.Helper()
+	ctx := context.Background()
+	v, err := History(ctx, cl.c, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after string
+	answers := 0
+	for _, st := range v.Steps {
+		if st.Kind == StepAnswer {
+			answers++
+			after = st.Commit
+		}
+	}
+	if answers != 1 || after == "" {
+		t.Fatalf("%s: %d answer steps in the workflow's history (last commit %q), want 1 with a commit", id, answers, after)
+	}
+	local := cl.clone("local")
+	gittest.Git(t, local, "fetch", "--quiet", "origin", TaskRef(id))
+	if err := Materialize(ctx, local, id, after+"^"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cl.orchBin, "answer", "--task", id, req.Question, req.Text)
+	cmd.Dir, cmd.Env = local, cl.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("orch answer locally: %v\n%s", err, out)
+	}
+	mine, err := hashFolder(taskDir(local, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := strings.Fields(gittest.Git(t, local, "ls-tree", "-r", "--name-only", after))
+	if len(theirs) != len(mine) {
+		t.Errorf("%s: the fleet's answer left %d files %v, orch answer %d", id, len(theirs), theirs, len(mine))
+	}
+	for _, rel := range theirs {
+		if _, ok := mine[rel]; !ok {
+			t.Errorf("%s: %s is in the fleet's answer commit, not in the local folder", id, rel)
+			continue
+		}
+		fleetData, err := exec.Command("git", "-C", local, "cat-file", "blob", after+":"+rel).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		localData, err := os.ReadFile(filepath.Join(taskDir(local, id), filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, l := timeless(t, rel, fleetData), timeless(t, rel, localData); f != l {
+			t.Errorf("%s: %s after the answer differs (times aside):\nfleet: %s\nlocal: %s", id, rel, f, l)
+		}
+	}
+}
+
+// timeless is a task file with the values that record when it was
+// written left out: in JSON and JSON lines the members ts, updated_at and
+// prev (a transcript line's link to the line before, whose time differs),
+// at any depth. Other files are returned as they are.
+func timeless(t *testing.T, rel string, data []byte) string {
+	if !strings.HasSuffix(rel, ".json") && !strings.HasSuffix(rel, ".jsonl") {
+		return string(data)
+	}
+	var drop func(v any) any
+	drop = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"ts", "updated_at", "prev"} {
+				delete(x, k)
+			}
+			for k, e := range x {
+				x[k] = drop(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = drop(e)
+			}
+		}
+		return v
+	}
+	values := []string{string(data)}
+	if strings.HasSuffix(rel, ".jsonl") {
+		values = strings.Split(strings.TrimSpace(string(data)), "\n")
+	}
+	var out []string
+	for _, line := range values {
+		var v any
+		d := json.NewDecoder(strings.NewReader(line))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		b, err := json.Marshal(drop(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return strings.Join(out, "\n")
 }
 
 // historyLength is the number of events in task id's workflow history.
@@ -474,7 +715,7 @@ func checkTranscript(t *testing.T, cl *cluster, clone, id string) {
 		n   int
 	}
 	seen := map[key]bool{}
-	calls, codegens := 0, 0
+	calls, codegens, answers := 0, 0, 0
 	for _, ev := range events {
 		pl, err := ev.Decode()
 		if err != nil {
@@ -488,6 +729,11 @@ func checkTranscript(t *testing.T, cl *cluster, clone, id string) {
 				t.Errorf("%s: model call %s/%d recorded twice", id, run, n)
 			}
 			seen[key{run, n}] = true
+		case event.UserInput:
+			answers++
+			if e.Question != answer.Question || e.Answer != answer.Text {
+				t.Errorf("%s: user input %s=%q recorded, want %s=%q", id, e.Question, e.Answer, answer.Question, answer.Text)
+			}
 		case event.PhaseFinished:
 			// A run that finished records its status (codegen's own
 			// finish status, "completed"); a failed one "failed".
@@ -501,6 +747,9 @@ func checkTranscript(t *testing.T, cl *cluster, clone, id string) {
 	}
 	if codegens != 1 {
 		t.Errorf("%s: %d completed codegen runs recorded, want 1", id, codegens)
+	}
+	if answers != 1 {
+		t.Errorf("%s: %d answers recorded, want 1", id, answers)
 	}
 	logs, err := Log(context.Background(), cl.c, id)
 	if err != nil {
@@ -547,7 +796,7 @@ func checkTranscript(t *testing.T, cl *cluster, clone, id string) {
 func BenchmarkFleetThroughput(b *testing.B) {
 	needServer(b)
 	n := tasksFor(b, 6)
-	cl := newCluster(b)
+	cl := newCluster(b, false)
 	ctx := context.Background()
 	p, err := task.FindProject(cl.submitter)
 	if err != nil {
