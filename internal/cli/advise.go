@@ -16,6 +16,7 @@ func newAdviseCmd(env *Env) *cobra.Command {
 	var id string
 	var asJSON bool
 	var wait time.Duration
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "ask the accept advisor for a recommendation (it never decides)",
@@ -32,7 +33,7 @@ the task stays in accept. The advisor never decides: you do, with
   orch advise --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := env.startAgent(cmd, wait, id, false, asJSON)
+			a, err := env.startAgent(cmd, wait, id, false, asJSON, local)
 			if err != nil {
 				return err
 			}
@@ -54,6 +55,7 @@ the task stays in accept. The advisor never decides: you do, with
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	localFlag(cmd, &local)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print accept/advice.json's content")
 	return cmd
 }

@@ -35,9 +35,12 @@ type agentCall struct {
 // the agents' runtime. Progress goes to stderr: a line per tool call, and
 // in a terminal (outside the REPL, which has its own spinner, and not with
 // --json) a live status line with the role, the time and the tokens.
-func (env *Env) startAgent(cmd *cobra.Command, wait time.Duration, id string, fresh, asJSON bool) (*agentCall, error) {
+func (env *Env) startAgent(cmd *cobra.Command, wait time.Duration, id string, fresh, asJSON, local bool) (*agentCall, error) {
 	o, cfg, tid, err := env.phaseSetup(wait, id)
 	if err != nil {
+		return nil, err
+	}
+	if err := notInFleet(o.Project, cfg, tid, "`"+cmd.CommandPath()+"`", local); err != nil {
 		return nil, err
 	}
 	a := &agentCall{o: o, cfg: cfg, tid: tid, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
@@ -68,8 +71,8 @@ func workerOf(cmd *cobra.Command) string {
 // phase p's worker for the task, ends the progress line (reporting a
 // failure), prints the runtime's notes and hands the phase's result to
 // show.
-func runAgentPhase[R any](cmd *cobra.Command, env *Env, wait time.Duration, id string, fresh, asJSON bool, p lifecycle.Phase, pick func(worker.Outcome) *R, show func(a *agentCall, entered *orchestrator.NextResult, res R) error) error {
-	a, err := env.startAgent(cmd, wait, id, fresh, asJSON)
+func runAgentPhase[R any](cmd *cobra.Command, env *Env, wait time.Duration, id string, fresh, asJSON, local bool, p lifecycle.Phase, pick func(worker.Outcome) *R, show func(a *agentCall, entered *orchestrator.NextResult, res R) error) error {
+	a, err := env.startAgent(cmd, wait, id, fresh, asJSON, local)
 	if err != nil {
 		return err
 	}

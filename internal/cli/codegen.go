@@ -35,6 +35,7 @@ func newCodegenCmd(env *Env) *cobra.Command {
 	var id string
 	var fresh, asJSON bool
 	var wait time.Duration
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "codegen",
 		Short: "generate the code change the plan describes",
@@ -61,7 +62,7 @@ codegen; the last answer is kept in history/).`,
   orch codegen --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Codegen, func(o worker.Outcome) *codegen.Result { return o.Codegen }, func(a *agentCall, entered *orchestrator.NextResult, res codegen.Result) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, local, lifecycle.Codegen, func(o worker.Outcome) *codegen.Result { return o.Codegen }, func(a *agentCall, entered *orchestrator.NextResult, res codegen.Result) error {
 				o, tid, out := a.o, a.tid, a.out
 				next := suggestNext(o, tid)
 				rec := res.Record
@@ -81,6 +82,7 @@ codegen; the last answer is kept in history/).`,
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	localFlag(cmd, &local)
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the model again instead of reusing a cached answer")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as one JSON object")
 	return cmd

@@ -82,6 +82,25 @@ func (env *Env) fleetTask(f fleetFlags, flag string) (*fleetlink.Link, string, e
 	return l, id, nil
 }
 
+// localFlag adds --local to a command that runs a phase's work here.
+func localFlag(cmd *cobra.Command, dst *bool) {
+	cmd.Flags().BoolVar(dst, "local", false, "run it on this clone's folder of the task even when the task is in the fleet")
+}
+
+// notInFleet refuses to run a phase's work (an agent, orch run, orch
+// test) on this clone's copy of a task that is in the fleet: the fleet's
+// workers run its phases, and work done here would never reach its
+// workflow. --local (local) runs it here anyway.
+func notInFleet(p *task.Project, cfg config.Config, tid, what string, local bool) error {
+	if local || !cfg.Fleet.Configured() {
+		return nil
+	}
+	if known, err := fleetlink.Known(p.Root, tid); err != nil || !known {
+		return nil
+	}
+	return fleetlink.NotHere(tid, what).WithHint("--local runs %s on this clone's copy anyway (the fleet never sees that work)", what)
+}
+
 // fleetLink is the link to the fleet of project p: nil when [fleet] is
 // not configured (an error when required).
 func (env *Env) fleetLink(p *task.Project, required bool) (*fleetlink.Link, error) {

@@ -36,6 +36,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 	var id string
 	var fresh, asJSON bool
 	var wait time.Duration
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "run one planning round: the planner drafts or revises the plan",
@@ -59,7 +60,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
   orch plan --fresh          # do not reuse cached model answers`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Planning, func(o worker.Outcome) *planner.Result { return o.Plan }, func(a *agentCall, entered *orchestrator.NextResult, res planner.Result) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, local, lifecycle.Planning, func(o worker.Outcome) *planner.Result { return o.Plan }, func(a *agentCall, entered *orchestrator.NextResult, res planner.Result) error {
 				tid, out := a.tid, a.out
 				next := planNext(res, env.command)
 				if asJSON {
@@ -109,6 +110,7 @@ must hold). Model tokens stream to stderr when stdout is a terminal.`,
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	localFlag(cmd, &local)
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the model again instead of reusing a cached answer")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the round's result as one JSON object")
 	return cmd

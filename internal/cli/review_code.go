@@ -28,6 +28,7 @@ func newReviewCodeCmd(env *Env) *cobra.Command {
 	var id string
 	var fresh, asJSON bool
 	var wait time.Duration
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "code",
 		Short: "review the generated change: one reviewer per persona, concurrently",
@@ -50,7 +51,7 @@ stay invalid (no review is written).`,
   orch review code --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.Review, func(o worker.Outcome) *review.CodeResult { return o.CodeReview }, func(a *agentCall, entered *orchestrator.NextResult, res review.CodeResult) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, local, lifecycle.Review, func(o worker.Outcome) *review.CodeResult { return o.CodeReview }, func(a *agentCall, entered *orchestrator.NextResult, res review.CodeResult) error {
 				o, tid, out := a.o, a.tid, a.out
 				next := suggestNext(o, tid)
 				rec := res.Review
@@ -94,6 +95,7 @@ stay invalid (no review is written).`,
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	localFlag(cmd, &local)
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the reviewers again instead of reusing cached answers")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the aggregated review as one JSON object")
 	return cmd

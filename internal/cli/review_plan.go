@@ -22,6 +22,7 @@ func newReviewPlanCmd(env *Env) *cobra.Command {
 	var id string
 	var fresh, asJSON bool
 	var wait time.Duration
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "have the plan reviewers judge the plan, concurrently",
@@ -40,7 +41,7 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
   orch review plan --json`,
 		Args: wrapArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, lifecycle.PlanReview, func(o worker.Outcome) *review.PlanResult { return o.PlanReview }, func(a *agentCall, entered *orchestrator.NextResult, res review.PlanResult) error {
+			return runAgentPhase(cmd, env, wait, id, fresh, asJSON, local, lifecycle.PlanReview, func(o worker.Outcome) *review.PlanResult { return o.PlanReview }, func(a *agentCall, entered *orchestrator.NextResult, res review.PlanResult) error {
 				tid, out := a.tid, a.out
 				r := res.Review
 				if asJSON {
@@ -75,6 +76,7 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	localFlag(cmd, &local)
 	cmd.Flags().BoolVar(&fresh, "fresh", false, "ask the models again instead of reusing cached answers")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print review/plan-review.json's content")
 	return cmd

@@ -28,6 +28,7 @@ func newRunCmd(env *Env) *cobra.Command {
 	var maxAttempts int
 	var answers []string
 	var wait time.Duration
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "autopilot: run each phase and `next` in turn until done, a human gate or --until",
@@ -63,6 +64,9 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 			}
 			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {
+				return err
+			}
+			if err := notInFleet(o.Project, cfg, tid, "`orch run`", local); err != nil {
 				return err
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -106,6 +110,7 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	localFlag(cmd, &local)
 	cmd.Flags().StringVar(&until, "until", "", "stop when the task reaches this phase")
 	cmd.Flags().BoolVar(&yes, "yes", false, "take the accept decision (accepted, when tests pass) and carry out a requested revert")
 	cmd.Flags().IntVar(&maxAttempts, "max-attempts", 3, "codegen runs before the autopilot gives up")

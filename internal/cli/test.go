@@ -23,6 +23,7 @@ func newTestCmd(env *Env) *cobra.Command {
 	var id, sandbox string
 	var keep, asJSON, exitCode, verbose bool
 	var wait time.Duration
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "test",
 		Short: "run the test and lint suites on the change, in an isolated worktree",
@@ -55,6 +56,9 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 			}
 			o, cfg, tid, err := env.phaseSetup(wait, id)
 			if err != nil {
+				return err
+			}
+			if err := notInFleet(o.Project, cfg, tid, "`orch test`", local); err != nil {
 				return err
 			}
 			if err := env.wrongPhase(o, tid, lifecycle.Test); err != nil {
@@ -115,6 +119,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 	}
 	taskFlag(cmd, &id)
 	waitFlag(cmd, &wait)
+	localFlag(cmd, &local)
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the worktree and print its path")
 	cmd.Flags().StringVar(&sandbox, "sandbox", "", "auto, bwrap or none (default: .orch/config.toml's test.sandbox)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print test/report.json's content; suite output goes to stderr")

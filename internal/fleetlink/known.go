@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -125,4 +126,14 @@ func askGit(root, id string) (bool, error) {
 	default:
 		return false, fmt.Errorf("git rev-parse %s: %w", LocalRef(id), err)
 	}
+}
+
+// NotHere is the refusal to run a phase's work (what: an agent, a test
+// run, code or an artifact handed in) on this clone's copy of fleet task
+// id: the fleet's workers run its phases, and work done on the copy would
+// never reach its workflow (docs/fleet.md, "orch's commands and the
+// fleet"). Exit 3, with where to look instead.
+func NotHere(id, what string) *exit.Error {
+	return exit.New(exit.ErrRefused, "task %s is in the fleet: its workflow runs %s on the fleet's workers, not on this clone's copy", id, what).
+		WithHint("`orch status --task %s` shows where the fleet has it; `orch pull %s` brings its folder here", id, id)
 }

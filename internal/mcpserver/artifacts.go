@@ -182,6 +182,9 @@ type WriteOutput struct {
 }
 
 func (s *Server) writeArtifact(ctx context.Context, req *mcp.CallToolRequest, in WriteInput) (*mcp.CallToolResult, WriteOutput, error) {
+	if err := s.notInFleet(in.Task, ToolWriteArtifact); err != nil {
+		return nil, WriteOutput{}, s.refuse(in.Task, err)
+	}
 	args := argMap([]string{"content"}, "path", in.Path, "content", in.Content)
 	return act(s, ctx, req, ToolWriteArtifact, in.Task, args, func(id string) error {
 		return s.write(ctx, id, in.Path, []byte(in.Content))

@@ -46,6 +46,24 @@ func (s *Server) fleetTask(arg string) (*fleetlink.Link, string, error) {
 	return l, id, nil
 }
 
+// notInFleet refuses tool's work on this clone's copy of task arg when
+// the task is the fleet's: its workers run its phases (run_phase,
+// submit_code and write_artifact would change a copy its workflow never
+// reads).
+func (s *Server) notInFleet(arg, tool string) error {
+	id, err := s.taskID(arg)
+	if err != nil {
+		return nil // the tool itself refuses it
+	}
+	if known, err := fleetlink.Known(s.project.Root, id); err != nil || !known {
+		return nil
+	}
+	if cfg, err := s.config(); err != nil || !cfg.Fleet.Configured() {
+		return nil
+	}
+	return fleetlink.NotHere(id, tool)
+}
+
 // fleetNext is the next step of a fleet task whose status names run:
 // a person's or agent's action at a gate, else waiting for the workflow.
 func (s *Server) fleetNext(id, run string) Next {

@@ -123,6 +123,29 @@ func TestFleetRouting(t *testing.T) {
 	if rv := f.call(ToolRevert, map[string]any{"task": "0002-fleet", "reason": "broke the build"}); !strings.Contains(js(rv["fleet"]), `"phase":"done"`) {
 		t.Fatalf("revert: %v", rv)
 	}
+	// The phases' work is the fleet workers': refused on this clone's copy
+	// (exit 3), nothing written, orch-fleet not asked.
+	sent := calls()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{ToolRunPhase, map[string]any{"task": "0002-fleet", "phase": "codegen"}},
+		{ToolSubmitCode, map[string]any{"task": "0002-fleet", "files": []map[string]any{{"path": "a.go", "content": "package a\n"}}}},
+		{ToolWriteArtifact, map[string]any{"task": "0002-fleet", "path": "planning/planning.md", "content": "# plan\n"}},
+	} {
+		msg := f.refused(c.tool, c.args)
+		if !strings.Contains(msg, "task 0002-fleet is in the fleet: its workflow runs "+c.tool+" on the fleet's workers") || !strings.Contains(msg, "exit code 3") {
+			t.Fatalf("%s on a fleet task: %s", c.tool, msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, ".orch", "tasks", "0002-fleet", "planning", "planning.md")); !os.IsNotExist(err) {
+		t.Fatalf("write_artifact wrote into the fleet task's copy: %v", err)
+	}
+	if c := calls(); c != sent {
+		t.Fatalf("a refused phase tool ran orch-fleet: %q", c)
+	}
+
 	// No mcp_call event went into this clone's copy of the fleet task.
 	if evs := f.events("0002-fleet", "mcp_call"); len(evs) != 0 {
 		t.Fatalf("mcp_call events in the local copy of a fleet task: %d", len(evs))

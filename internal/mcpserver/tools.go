@@ -519,6 +519,9 @@ type RunPhaseOutput struct {
 }
 
 func (s *Server) runPhase(ctx context.Context, req *mcp.CallToolRequest, in RunPhaseInput) (*mcp.CallToolResult, RunPhaseOutput, error) {
+	if err := s.notInFleet(in.Task, ToolRunPhase); err != nil {
+		return nil, RunPhaseOutput{}, s.refuse(in.Task, err)
+	}
 	p, err := lifecycle.ParsePhase(string(in.Phase))
 	if err != nil || !isPhase(p) {
 		return nil, RunPhaseOutput{}, s.refuse(in.Task, exit.New(exit.ErrUsage, "phase: expected planning, plan_review, codegen, review or test, got %q (accept and revert are human gates)", in.Phase))
@@ -592,6 +595,9 @@ type SubmitCodeOutput struct {
 }
 
 func (s *Server) submitCode(ctx context.Context, req *mcp.CallToolRequest, in SubmitCodeInput) (*mcp.CallToolResult, SubmitCodeOutput, error) {
+	if err := s.notInFleet(in.Task, ToolSubmitCode); err != nil {
+		return nil, SubmitCodeOutput{}, s.refuse(in.Task, err)
+	}
 	a := codegen.Answer{Status: in.Status, Edits: in.Edits, Files: in.Files, Deletes: in.Deletes, Questions: in.Questions, Notes: in.Notes}
 	if a.Status == "" {
 		a.Status = artifact.CodegenCompleted
