@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,7 +27,26 @@ type flow struct {
 	waiting string
 	// running is the step in progress, if any.
 	running *Step
+	// failed is the step that failed for good while the workflow waits
+	// for a person after it (nil otherwise).
+	failed *Failure
 }
+
+// Failure is a step whose activity failed for good: it used up its
+// retries or found the task's ref moved by someone else (ErrConflict).
+// The workflow keeps it while it waits for a person's redo, override or
+// revert (docs/fleet.md, "When a step fails").
+type Failure struct {
+	Step  Step   `json:"step"`
+	Type  string `json:"type,omitempty"`
+	Error string `json:"error"`
+}
+
+// failVersion marks the workflows that wait at a human gate after a
+// step that failed for good (version 1); a history recorded before it
+// (workflow.DefaultVersion) ended the workflow with the step's error and
+// still does so when it is replayed.
+const failVersion = "orch.wait-on-failure"
 
 // gateCall is an accepted gate Update waiting for its step.
 type gateCall struct {
@@ -90,7 +110,11 @@ func TaskWorkflow(ctx workflow.Context, p Params) (Final, error) {
 		case lifecycle.PilotNext:
 			res, err := f.step(ctx, Step{Kind: StepNext, Phase: o.Phase})
 			if err != nil {
-				return Final{}, err
+				if !f.waitAfter(ctx, Step{Kind: StepNext, Phase: o.Phase}, err) {
+					return Final{}, err
+				}
+				clear(worked)
+				continue
 			}
 			if res.Error != "" {
 				f.wait(ctx, res.Error)
@@ -107,7 +131,10 @@ func TaskWorkflow(ctx workflow.Context, p Params) (Final, error) {
 		}
 		res, err := f.step(ctx, Step{Kind: StepWork, Phase: o.Phase})
 		if err != nil {
-			return Final{}, err
+			if !f.waitAfter(ctx, Step{Kind: StepWork, Phase: o.Phase}, err) {
+				return Final{}, err
+			}
+			continue
 		}
 		if res.Error != "" {
 			// orch refused the work or the work failed (a model that
@@ -122,6 +149,84 @@ func (f *flow) wait(ctx workflow.Context, why string) {
 	f.waiting = why
 	_ = workflow.Await(ctx, func() bool { return len(f.gates) > 0 })
 	f.waiting = ""
+}
+
+// waitAfter handles step s's activity failing for good with err, as a
+// phase that runs out of attempts or fails is handled locally: the task
+// stays in its phase and a person decides (orch redo, orch next
+// --override, orch revert). It records the failure, which the queries
+// show and the workflow's history holds (the activity's failed event),
+// and waits for a gate's Update. It is false for a workflow recorded
+// before this behaviour (failVersion), which then ends with err as it
+// did.
+func (f *flow) waitAfter(ctx workflow.Context, s Step, err error) bool {
+	if workflow.GetVersion(ctx, failVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return false
+	}
+	s.Task, s.Head = f.p.Task, f.obs.Head
+	fl := failureOf(s, err)
+	f.failed = &fl
+	workflow.GetLogger(ctx).Warn("step failed for good; waiting for a person", "step", s.Kind, "phase", s.Phase, "error", fl.Error)
+	f.wait(ctx, fl.Message())
+	f.failed = nil
+	return true
+}
+
+// failureOf describes step s's activity error err: the type and message
+// of the application error under it (ErrConflict, or the last attempt's
+// error), or the timeout that ended its last attempt.
+func failureOf(s Step, err error) Failure {
+	fl := Failure{Step: s, Error: err.Error()}
+	var ae *temporal.ApplicationError
+	var te *temporal.TimeoutError
+	switch {
+	case errors.As(err, &ae):
+		fl.Type, fl.Error = ae.Type(), ae.Message()
+	case errors.As(err, &te):
+		fl.Type, fl.Error = "timeout", te.Error()
+	}
+	return fl
+}
+
+// Message is why the workflow waits after failure fl, with what a person
+// can do.
+func (fl Failure) Message() string {
+	what := string(fl.Step.Kind)
+	if fl.Step.Phase != "" {
+		what += " " + string(fl.Step.Phase)
+	}
+	how := "failed for good after its retries"
+	if fl.Type == ErrConflict {
+		how = "found the task's ref moved by someone else"
+	}
+	return fmt.Sprintf("the fleet's step %s %s: %s; a person decides: orch redo, orch next --override REASON or orch revert --reason REASON", what, how, fl.Error)
+}
+
+// statusOf is the status query's answer: the last observation's
+// `orch status --json`, and while the workflow waits after a failed
+// step, that failure in "fleet_failure" and its message among the
+// warnings (which orch status prints).
+func (f *flow) statusOf() (json.RawMessage, error) {
+	if f.failed == nil || len(f.obs.Status) == 0 {
+		return f.obs.Status, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(f.obs.Status, &m); err != nil {
+		return f.obs.Status, nil
+	}
+	var warnings []string
+	if w, ok := m["warnings"]; ok {
+		_ = json.Unmarshal(w, &warnings)
+	}
+	warnings = append(warnings, f.failed.Message())
+	var err error
+	if m["warnings"], err = json.Marshal(warnings); err != nil {
+		return nil, err
+	}
+	if m["fleet_failure"], err = json.Marshal(f.failed); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // runGate carries out a gate's step and answers its Update.
@@ -196,14 +301,14 @@ func QueueFor(s Step) string {
 
 // register installs the queries and the gates' Updates.
 func (f *flow) register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (json.RawMessage, error) { return f.obs.Status, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, f.statusOf); err != nil {
 		return err
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryLog, func() ([]json.RawMessage, error) { return f.obs.Log, nil }); err != nil {
 		return err
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryHistory, func() (FlowView, error) {
-		return FlowView{Phase: f.obs.Phase, Revision: f.obs.Revision, Head: f.obs.Head, Waiting: f.waiting, Running: f.running, Steps: f.history}, nil
+		return FlowView{Phase: f.obs.Phase, Revision: f.obs.Revision, Head: f.obs.Head, Waiting: f.waiting, Failed: f.failed, Running: f.running, Steps: f.history}, nil
 	}); err != nil {
 		return err
 	}
@@ -270,6 +375,7 @@ type FlowView struct {
 	Revision int64           `json:"revision"`
 	Head     string          `json:"head"`
 	Waiting  string          `json:"waiting,omitempty"`
+	Failed   *Failure        `json:"failed,omitempty"`
 	Running  *Step           `json:"running,omitempty"`
 	Steps    []HistoryEntry  `json:"steps"`
 }
