@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/phasetest"
+	"github.com/orchdev/orch/internal/view"
 )
 
 // failingSteps is the activity of TestWorkflowWaitsAfterFailure: a real
@@ -102,7 +104,7 @@ func TestWorkflowWaitsAfterFailure(t *testing.T) {
 				env.OnGetVersion(failVersion, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 			}
 			var waited FlowView
-			var status map[string]json.RawMessage
+			var status json.RawMessage
 			var refused, redoErr error
 			var redone *GateResult
 			env.RegisterDelayedCallback(func() {
@@ -159,17 +161,20 @@ func TestWorkflowWaitsAfterFailure(t *testing.T) {
 			if !strings.Contains(waited.Waiting, "a person decides: orch redo") || !strings.Contains(waited.Waiting, string(a.failed.Kind)) {
 				t.Fatalf("waiting: %q", waited.Waiting)
 			}
-			var fl Failure
-			if err := json.Unmarshal(status["fleet_failure"], &fl); err != nil || fl != *waited.Failed {
-				t.Fatalf("status query's fleet_failure %s (%v), want %+v", status["fleet_failure"], err, *waited.Failed)
+			// The status query's answer is still orch status --json,
+			// field for field (orch's bridge reads it strictly), with
+			// the failure as its last warning.
+			dec := json.NewDecoder(bytes.NewReader(status))
+			dec.DisallowUnknownFields()
+			var sv view.Status
+			if err := dec.Decode(&sv); err != nil {
+				t.Fatalf("status query's answer is not orch status --json: %v (%s)", err, status)
 			}
-			var warnings []string
-			if err := json.Unmarshal(status["warnings"], &warnings); err != nil || len(warnings) == 0 || warnings[len(warnings)-1] != waited.Waiting {
-				t.Fatalf("status query's warnings %s, want the failure last", status["warnings"])
+			if len(sv.Warnings) == 0 || sv.Warnings[len(sv.Warnings)-1] != waited.Waiting {
+				t.Fatalf("status query's warnings %q, want the failure last", sv.Warnings)
 			}
-			var phase lifecycle.Phase
-			if err := json.Unmarshal(status["phase"], &phase); err != nil || phase != lifecycle.Codegen {
-				t.Fatalf("status query's phase %s, want codegen (the task stays in its phase)", status["phase"])
+			if sv.Phase != lifecycle.Codegen {
+				t.Fatalf("status query's phase %s, want codegen (the task stays in its phase)", sv.Phase)
 			}
 			// The refused Update: orch's message and exit code.
 			local := localWrongPhase(t, phasetest.New(t, lifecycle.Codegen), lifecycle.Accept)

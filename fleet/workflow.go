@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/view"
 )
 
 // ActivityName is the one activity a task's workflow runs: a Step.
@@ -202,31 +203,21 @@ func (fl Failure) Message() string {
 	return fmt.Sprintf("the fleet's step %s %s: %s; a person decides: orch redo, orch next --override REASON or orch revert --reason REASON", what, how, fl.Error)
 }
 
-// statusOf is the status query's answer: the last observation's
-// `orch status --json`, and while the workflow waits after a failed
-// step, that failure in "fleet_failure" and its message among the
-// warnings (which orch status prints).
+// statusOf is the status query's answer: the last observation's `orch
+// status --json` and, while the workflow waits after a failed step, that
+// failure's message as its last warning (which orch status prints; the
+// failure itself is in the history query). It stays orch status's JSON,
+// field for field, as orch's fleet bridge reads it strictly.
 func (f *flow) statusOf() (json.RawMessage, error) {
 	if f.failed == nil || len(f.obs.Status) == 0 {
 		return f.obs.Status, nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(f.obs.Status, &m); err != nil {
+	var v view.Status
+	if err := json.Unmarshal(f.obs.Status, &v); err != nil {
 		return f.obs.Status, nil
 	}
-	var warnings []string
-	if w, ok := m["warnings"]; ok {
-		_ = json.Unmarshal(w, &warnings)
-	}
-	warnings = append(warnings, f.failed.Message())
-	var err error
-	if m["warnings"], err = json.Marshal(warnings); err != nil {
-		return nil, err
-	}
-	if m["fleet_failure"], err = json.Marshal(f.failed); err != nil {
-		return nil, err
-	}
-	return json.Marshal(m)
+	v.Warnings = append(v.Warnings, f.failed.Message())
+	return json.Marshal(v)
 }
 
 // runGate carries out a gate's step and answers its Update.
