@@ -28,7 +28,6 @@ import (
 // redo on the task; any later step moves the task to done (an override)
 // so that the workflow can end.
 type failingSteps struct {
-	t     *testing.T
 	f     phasetest.Fixture
 	steps *Steps
 	fail  func(attempt int32) error
@@ -95,7 +94,7 @@ func TestWorkflowWaitsAfterFailure(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := phasetest.New(t, lifecycle.Codegen)
-			a := &failingSteps{t: t, f: f, steps: &Steps{Root: f.Dir}, fail: c.fail}
+			a := &failingSteps{f: f, steps: &Steps{Root: f.Dir}, fail: c.fail}
 			var ts testsuite.WorkflowTestSuite
 			env := ts.NewTestWorkflowEnvironment()
 			env.RegisterWorkflow(TaskWorkflow)
