@@ -1,10 +1,13 @@
 package board
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 
+	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -19,19 +22,22 @@ import (
 // file changed in the same clock tick as it was read (a same-size edit
 // within the same second, on a coarse clock) is read again.
 
-// fileID is the identity of a file as an lstat gives it; the zero fileID
-// is a file that does not exist.
-type fileID struct {
-	Size         int64
-	Mtime, Ctime int64 // nanoseconds since the epoch
-	Ino, Dev     uint64
-	Mode         uint32 // st_mode: type and permissions
+// olderThan reports whether the file whose identity is id was last changed
+// before since (the zero identity is a file that does not exist: it has
+// nothing to change).
+func olderThan(id fileid.ID, since int64) bool {
+	return id == fileid.ID{} || id.ChangedBefore(since)
 }
 
-// olderThan reports whether the file was last changed before since (a
-// missing file has nothing to change).
-func (id fileID) olderThan(since int64) bool {
-	return id == fileID{} || id.Mtime < since && id.Ctime < since
+// lstatID is the identity of path as an lstat gives it; a file that does
+// not exist has the zero identity. ok is false when it cannot be had (and
+// always off Linux): then nothing is taken from the cards' cache.
+func lstatID(path string) (id fileid.ID, ok bool) {
+	id, err := fileid.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileid.ID{}, true
+	}
+	return id, err == nil
 }
 
 // fsClock reads the file system's clock: the mtime the file system gives
@@ -70,7 +76,8 @@ func (c *fsClock) now() (int64, bool) {
 	if _, err := c.f.WriteAt([]byte{'\n'}, 0); err != nil {
 		return 0, false
 	}
-	return fstatMtime(c.f.Fd())
+	id, err := fileid.Fstat(c.f)
+	return id.Mtime, err == nil
 }
 
 func (c *fsClock) close() {
@@ -88,7 +95,7 @@ type cardStates struct {
 	m  map[string]*cardState
 	// lstat is lstatID (tests give the identity a coarse file system
 	// would).
-	lstat func(path string) (fileID, bool)
+	lstat func(path string) (fileid.ID, bool)
 	// Hits and misses count the states taken from the cache and read
 	// again (for tests and benchmarks).
 	hits, misses int
@@ -98,7 +105,7 @@ type cardStates struct {
 // identities of state.json and the transcript taken before reading them
 // and the file system's time at which the reading began.
 type cardState struct {
-	state, log fileID
+	state, log fileid.ID
 	since      int64
 	st         task.State
 	pending    *task.Pending
@@ -107,8 +114,8 @@ type cardState struct {
 
 // trusted reports whether e still holds for files whose identities are
 // now state and log.
-func (e *cardState) trusted(state, log fileID) bool {
-	return e.state == state && e.log == log && state.olderThan(e.since) && log.olderThan(e.since)
+func (e *cardState) trusted(state, log fileid.ID) bool {
+	return e.state == state && e.log == log && olderThan(state, e.since) && olderThan(log, e.since)
 }
 
 // committed is a task's committed state as the card reads it, and the
@@ -119,7 +126,7 @@ type committed struct {
 	err     error
 	// log is the transcript's identity and since the file system's time
 	// before it was read; logOK is false when either could not be had.
-	log   fileID
+	log   fileid.ID
 	since int64
 	logOK bool
 }

@@ -10,62 +10,49 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
 // TestCardStateTrusted: a cached committed state is trusted only when
 // both files' identities are unchanged and both were last changed before
-// the reading began (git's racy-timestamp rule).
+// the reading began (fileid's rule, tested in internal/fileid); a
+// transcript missing then and now has nothing to change.
 func TestCardStateTrusted(t *testing.T) {
 	const since = 1000
-	old := fileID{Size: 10, Mtime: 900, Ctime: 900, Ino: 7, Dev: 1, Mode: 0o100644}
+	old := fileid.ID{Size: 10, Mtime: 900, Ctime: 900, Ino: 7, Dev: 1, Mode: 0o100644}
+	racy := withID(old, func(id *fileid.ID) { id.Mtime, id.Ctime = since, since })
 	for _, tc := range []struct {
 		name       string
-		state, log fileID
+		cachedLog  fileid.ID
+		state, log fileid.ID
 		want       bool
 	}{
-		{"unchanged, older than the reading", old, old, true},
-		{"transcript missing then and now", old, fileID{}, true},
-		{"size differs", withID(old, func(id *fileID) { id.Size++ }), old, false},
-		{"mtime differs", old, withID(old, func(id *fileID) { id.Mtime++ }), false},
-		{"ctime differs (a same-size edit with its mtime put back)", withID(old, func(id *fileID) { id.Ctime++ }), old, false},
-		{"another inode (replaced by a rename)", withID(old, func(id *fileID) { id.Ino++ }), old, false},
-		{"another type (a named pipe)", withID(old, func(id *fileID) { id.Mode = 0o010644 }), old, false},
-		{"created since", old, fileID{}, false},
+		{"unchanged, older than the reading", old, old, old, true},
+		{"transcript missing then and now", fileid.ID{}, old, fileid.ID{}, true},
+		{"transcript created since", fileid.ID{}, old, old, false},
+		{"transcript removed since", old, old, fileid.ID{}, false},
+		{"state.json changed", old, withID(old, func(id *fileid.ID) { id.Size++ }), old, false},
+		{"transcript changed", old, old, withID(old, func(id *fileid.ID) { id.Ino++ }), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &cardState{state: old, log: old, since: since}
-			if tc.name == "transcript missing then and now" || tc.name == "created since" {
-				e.log = fileID{}
-				if tc.name == "created since" {
-					tc.log = old
-				}
-			}
+			e := &cardState{state: old, log: tc.cachedLog, since: since}
 			if got := e.trusted(tc.state, tc.log); got != tc.want {
 				t.Fatalf("trusted = %v, want %v", got, tc.want)
 			}
 		})
 	}
-	// Changed in the same clock tick as the reading began, or after:
-	// never trusted, even with an identity that did not change.
-	for _, racy := range []fileID{
-		withID(old, func(id *fileID) { id.Mtime = since }),
-		withID(old, func(id *fileID) { id.Ctime = since }),
-		withID(old, func(id *fileID) { id.Mtime, id.Ctime = since+5, since+5 }),
-	} {
-		e := &cardState{state: racy, log: old, since: since}
-		if e.trusted(racy, old) {
-			t.Fatalf("racy state.json %+v trusted", racy)
-		}
-		e = &cardState{state: old, log: racy, since: since}
-		if e.trusted(old, racy) {
-			t.Fatalf("racy transcript %+v trusted", racy)
-		}
+	// Either file changed in the clock tick the reading began: not trusted.
+	if e := (&cardState{state: racy, log: old, since: since}); e.trusted(racy, old) {
+		t.Fatal("racy state.json trusted")
+	}
+	if e := (&cardState{state: old, log: racy, since: since}); e.trusted(old, racy) {
+		t.Fatal("racy transcript trusted")
 	}
 }
 
-func withID(id fileID, change func(*fileID)) fileID {
+func withID(id fileid.ID, change func(*fileid.ID)) fileid.ID {
 	change(&id)
 	return id
 }
@@ -163,8 +150,8 @@ func TestCardCache(t *testing.T) {
 	// in the tick the card was read in (mtime and ctime equal to the
 	// reading's time). The entry made then is not trusted: the edit shows.
 	since, _ := s.clock.now()
-	coarse := fileID{Size: int64(len(b)), Mtime: since, Ctime: since, Ino: 1, Dev: 1, Mode: 0o100644}
-	s.states.lstat = func(string) (fileID, bool) { return coarse, true }
+	coarse := fileid.ID{Size: int64(len(b)), Mtime: since, Ctime: since, Ino: 1, Dev: 1, Mode: 0o100644}
+	s.states.lstat = func(string) (fileid.ID, bool) { return coarse, true }
 	if c := s.cardAt(task.Summary{ID: "c1"}, since, true); c.Phase != lifecycle.Review || c.Err != "" {
 		t.Fatalf("restored: %+v", c)
 	}

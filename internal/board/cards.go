@@ -13,6 +13,7 @@ import (
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/exit"
+	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -31,7 +32,7 @@ type costTail struct {
 	// file system's time then (idOK false: none): while the identity is
 	// unchanged and older than since, nothing is read (the cards' cache,
 	// cardcache.go).
-	id    fileID
+	id    fileid.ID
 	since int64
 	idOK  bool
 	sum   agent.CostSummary
@@ -60,7 +61,7 @@ func (ct *costTails) ofCached(t *task.Task, cm committed) (agent.CostSummary, Sp
 	if ct.m == nil {
 		ct.m = map[string]*costTail{}
 	}
-	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && prev.id == cm.log && cm.log.olderThan(prev.since) {
+	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && prev.id == cm.log && olderThan(cm.log, prev.since) {
 		return prev.sum, prev.entered, nil
 	}
 	p := filepath.Join(t.Dir, task.TranscriptFile)

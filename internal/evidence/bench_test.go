@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/patch"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkCompareFiles(b *testing.B) {
 // 50 folders), which every `orch status` of it does.
 func BenchmarkParseObservations(b *testing.B) {
 	const n = 2000
-	s := stamp{ID: fileID{Size: 4992, Mtime: 1795803152059179386, Ctime: 1795803152059179386, Ino: 12448033, Dev: 65024, Mode: 0o100644}, Since: 1795803161891179745}
+	s := stamp{ID: fileid.ID{Size: 4992, Mtime: 1795803152059179386, Ctime: 1795803152059179386, Ino: 12448033, Dev: 65024, Mode: 0o100644}, Since: 1795803161891179745}
 	o := observations{
 		Plan:  &planObs{stamp: s, SHA256: SHA256Hex(nil), Title: "bench"},
 		Diff:  &diffObs{stamp: s, SHA256: SHA256Hex(nil), Diff: patch.Diff{Bytes: 20 << 20, Added: 1, Removed: 1}},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/patch"
 )
@@ -42,7 +43,7 @@ func FuzzReadGates(f *testing.F) {
 // it never panics, and what it accepts is written back to the same
 // observations (nothing accepted is lost or invented on the way).
 func FuzzParseObservations(f *testing.F) {
-	s := stamp{ID: fileID{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Dev: 9, Mode: 0o644}, Since: 7}
+	s := stamp{ID: fileid.ID{Size: 3, Mtime: 5, Ctime: 6, Ino: 8, Dev: 9, Mode: 0o644}, Since: 7}
 	f.Add(encodeObservations(observations{}))
 	f.Add(encodeObservations(observations{
 		Diff:   &diffObs{stamp: s, SHA256: SHA256Hex(nil), Diff: patch.Diff{Bytes: 1, Files: []patch.Entry{{Op: patch.OpCreate, NewPath: "a.go"}}}},

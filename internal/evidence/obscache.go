@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/patch"
 )
 
@@ -48,26 +49,9 @@ const ObservedDir = "cache/observed"
 // maxCacheBytes bounds the cache file read: a larger file is ignored.
 const maxCacheBytes = 64 << 20
 
-// fileID is the identity of a file as an lstat gives it.
-type fileID struct {
-	Size         int64
-	Mtime, Ctime int64 // nanoseconds since the epoch
-	Ino, Dev     uint64
-	Mode         uint32 // st_mode: type and permissions
-}
-
 // stamp is a file's identity when it was observed and the file system's
-// time at which the observation began (Since, nanoseconds).
-type stamp struct {
-	ID    fileID
-	Since int64
-}
-
-// trusted reports whether an observation stamped s still holds for a file
-// whose identity is now id.
-func (s stamp) trusted(id fileID) bool {
-	return s.ID == id && s.ID.Mtime < s.Since && s.ID.Ctime < s.Since
-}
+// time at which the observation began; its Trusted is the rule above.
+type stamp = fileid.Stamp
 
 // diffObs is what was observed of code/diff.patch.
 type diffObs struct {
@@ -192,8 +176,8 @@ func (c *Cache) begin() bool {
 	if err != nil {
 		return false
 	}
-	id, ok := fstatID(f)
-	if !ok {
+	id, err := fileid.Fstat(f)
+	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return false
@@ -204,15 +188,16 @@ func (c *Cache) begin() bool {
 
 // lstatID is the identity of a task-relative path (lstat, relative to the
 // task folder opened once); ok is false when it cannot be had.
-func (c *Cache) lstatID(rel string) (fileID, bool) {
+func (c *Cache) lstatID(rel string) (fileid.ID, bool) {
 	if c.dir == nil {
 		d, err := os.Open(c.taskDir)
 		if err != nil {
-			return fileID{}, false
+			return fileid.ID{}, false
 		}
 		c.dir = d
 	}
-	return lstatAt(c.dir, rel)
+	id, err := fileid.LstatAt(c.dir, rel)
+	return id, err == nil
 }
 
 // LoadPlan is artifact.LoadPlan of taskDir for the decisions, answered
@@ -233,7 +218,7 @@ func (c *Cache) LoadPlan(taskDir string) artifact.Loaded[artifact.Plan] {
 
 func (c *Cache) loadPlan(taskDir string) artifact.Loaded[artifact.Plan] {
 	id, ok := c.lstatID(artifact.PlanFile)
-	if ok && c.old.Plan != nil && c.old.Plan.trusted(id) && id.isRegular() && id.Size <= artifact.MaxJSONBytes {
+	if ok && c.old.Plan != nil && c.old.Plan.Trusted(id) && id.IsRegular() && id.Size <= artifact.MaxJSONBytes {
 		c.Hits++
 		c.cur.Plan = c.old.Plan
 		p := c.old.Plan
@@ -273,7 +258,7 @@ func (c *Cache) LoadDiff(taskDir string) artifact.Loaded[patch.Diff] {
 		return artifact.LoadDiff(taskDir)
 	}
 	id, ok := c.lstatID(artifact.DiffFile)
-	if ok && c.old.Diff != nil && c.old.Diff.trusted(id) && id.isRegular() && id.Size <= artifact.MaxDiffBytes {
+	if ok && c.old.Diff != nil && c.old.Diff.Trusted(id) && id.IsRegular() && id.Size <= artifact.MaxDiffBytes {
 		c.Hits++
 		c.cur.Diff = c.old.Diff
 		return artifact.Loaded[patch.Diff]{Present: true, Value: c.old.Diff.Diff, SHA256: c.old.Diff.SHA256}
@@ -320,7 +305,7 @@ func (c *Cache) scanFiles() {
 	c.Misses++
 	// Nothing to stamp (and no cache file to write) without code/files/.
 	var dirs map[string]stamp
-	if id, ok := c.lstatID(artifact.CodeFilesDir); ok && id.isDir() && c.begin() {
+	if id, ok := c.lstatID(artifact.CodeFilesDir); ok && id.IsDir() && c.begin() {
 		dirs = c.codeDirs()
 	}
 	c.scan = artifact.ScanCodeFiles(c.taskDir)
@@ -373,14 +358,14 @@ func (c *Cache) filesFromCache() bool {
 	}
 	for rel, s := range c.old.Dirs {
 		id, ok := c.lstatID(rel)
-		if !ok || !s.trusted(id) || !id.isDir() {
+		if !ok || !s.Trusted(id) || !id.IsDir() {
 			return false
 		}
 	}
 	paths := make([]string, 0, len(c.old.Files))
 	for p, o := range c.old.Files {
 		id, ok := c.lstatID(path.Join(artifact.CodeFilesDir, p))
-		if !ok || !o.trusted(id) || !id.isRegular() || id.Size > artifact.MaxCodeFileBytes {
+		if !ok || !o.Trusted(id) || !id.IsRegular() || id.Size > artifact.MaxCodeFileBytes {
 			return false
 		}
 		paths = append(paths, p)
@@ -398,7 +383,7 @@ func (c *Cache) codeDirs() map[string]stamp {
 	dirs := map[string]stamp{}
 	for _, rel := range []string{"code", artifact.CodeFilesDir} {
 		id, ok := c.lstatID(rel)
-		if !ok || !id.isDir() {
+		if !ok || !id.IsDir() {
 			return nil
 		}
 		dirs[rel] = stamp{ID: id, Since: c.since}

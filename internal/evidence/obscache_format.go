@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/patch"
 )
 
@@ -355,7 +356,7 @@ func parseStamp(f []string) (stamp, error) {
 	if u[2] > 1<<32-1 {
 		return stamp{}, errMode
 	}
-	return stamp{Since: n[0], ID: fileID{Size: n[1], Mtime: n[2], Ctime: n[3], Ino: u[0], Dev: u[1], Mode: uint32(u[2])}}, nil
+	return stamp{Since: n[0], ID: fileid.ID{Size: n[1], Mtime: n[2], Ctime: n[3], Ino: u[0], Dev: u[1], Mode: uint32(u[2])}}, nil
 }
 
 // validEntry checks a patch entry as patch.Parse would give it.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/fileid"
 )
 
 const cachedPlan = `{"id": "0007", "title": "Add retry", "brief": "Retry failed requests",
@@ -148,7 +149,7 @@ func TestObservationsRoundTripPlan(t *testing.T) {
 	if !l.OK() {
 		t.Fatal(l.Err)
 	}
-	s := stamp{ID: fileID{Size: 3, Mtime: 5, Ctime: 6, Ino: 1, Dev: 9, Mode: 0o644}, Since: 7}
+	s := stamp{ID: fileid.ID{Size: 3, Mtime: 5, Ctime: 6, Ino: 1, Dev: 9, Mode: 0o644}, Since: 7}
 	for _, p := range []*planObs{
 		{stamp: s, SHA256: l.SHA256, Title: l.Value.Title, Questions: l.Value.Questions, FilePlan: l.Value.FilePlan},
 		{stamp: s, SHA256: l.SHA256, Title: "x"},

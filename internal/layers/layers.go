@@ -62,6 +62,7 @@ var Packages = map[string]Layer{
 	"internal/strictjson": Base,
 	"internal/patch":      Base,
 	"internal/lazyre":     Base,
+	"internal/fileid":     Base,
 
 	"internal/lifecycle":  Model,
 	"internal/artifact":   Model,
