@@ -239,42 +239,42 @@ func newSubmitCmd(o *opts) *cobra.Command {
 }
 
 func newStatusCmd(o *opts) *cobra.Command {
-	var id string
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "the task's status from its workflow (what orch status --json prints), and where the workflow waits",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withTask(cmd, o, id, func(ctx context.Context, c client.Client, tid string) error {
-				st, err := fleet.Status(ctx, c, tid)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintln(cmd.OutOrStdout(), string(st))
+	return newQueryCmd(o, "status", "the task's status from its workflow (what orch status --json prints), and where the workflow waits",
+		func(ctx context.Context, c client.Client, tid string, w io.Writer) error {
+			st, err := fleet.Status(ctx, c, tid)
+			if err != nil {
 				return err
-			})
-		},
-	}
-	cmd.Flags().StringVar(&id, "task", "", "task id (default: the current task)")
-	return cmd
+			}
+			_, err = fmt.Fprintln(w, string(st))
+			return err
+		})
 }
 
 func newLogCmd(o *opts) *cobra.Command {
+	return newQueryCmd(o, "log", "the task's transcript from its workflow (what orch log --json prints)",
+		func(ctx context.Context, c client.Client, tid string, w io.Writer) error {
+			lines, err := fleet.Log(ctx, c, tid)
+			if err != nil {
+				return err
+			}
+			for _, l := range lines {
+				fmt.Fprintln(w, string(l))
+			}
+			return nil
+		})
+}
+
+// newQueryCmd is a command that asks one task's workflow (--task, default
+// the current task) and prints the answer with print.
+func newQueryCmd(o *opts, use, short string, print func(ctx context.Context, c client.Client, tid string, w io.Writer) error) *cobra.Command {
 	var id string
 	cmd := &cobra.Command{
-		Use:   "log",
-		Short: "the task's transcript from its workflow (what orch log --json prints)",
+		Use:   use,
+		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withTask(cmd, o, id, func(ctx context.Context, c client.Client, tid string) error {
-				lines, err := fleet.Log(ctx, c, tid)
-				if err != nil {
-					return err
-				}
-				for _, l := range lines {
-					fmt.Fprintln(cmd.OutOrStdout(), string(l))
-				}
-				return nil
+				return print(ctx, c, tid, cmd.OutOrStdout())
 			})
 		},
 	}
