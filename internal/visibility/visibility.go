@@ -120,10 +120,30 @@ func CheckAllowPattern(p string) error {
 	if _, err := path.Match(p, ""); err != nil {
 		return fmt.Errorf("%q is not a valid pattern (path.Match syntax: *, ?, [a-z]): %v", p, err)
 	}
+	// A first element such as "*" or ".[gG]*" would also match .git or
+	// .orch: a pattern reaching into them is refused like their names.
+	for _, dir := range []string{".git", ".orch"} {
+		if matchFold(elems[0], dir) {
+			return fmt.Errorf("%q: its first element %q also matches %s/, which never reaches a model; name the folder, e.g. \"config/*.pem\"", p, elems[0], dir)
+		}
+	}
 	if !hasLiteral(elems[len(elems)-1]) {
 		return fmt.Errorf("%q would allow every file of its folder: name the files on purpose, e.g. \".env.example\" or \"certs/test-*.pem\"", p)
 	}
 	return nil
+}
+
+// matchFold reports whether the pattern element matches name in any
+// letter case (.git and .orch are refused in every case, for file systems
+// that ignore it).
+func matchFold(elem, name string) bool {
+	for _, n := range []string{name, strings.ToUpper(name)} {
+		if ok, _ := path.Match(elem, n); ok {
+			return true
+		}
+	}
+	ok, _ := path.Match(strings.ToLower(elem), name)
+	return ok
 }
 
 // hasLiteral reports whether a pattern element has a letter or digit

@@ -106,6 +106,11 @@ func TestCheckAllowPattern(t *testing.T) {
 		{".git/config", false},
 		{".orch/config.toml", false},
 		{".ORCH/x.pem", false},
+		{"*/c*****", false},      // "*" also matches .git (found by FuzzAllowPattern)
+		{".[gG]*/config", false}, // a class matching .git
+		{".?RCH/x.pem", false},   // .orch in another case
+		{"*/fixtures.pem", false},
+		{"ab*/config.pem", true},
 		{"a[.pem", false},
 		{"a\x00.pem", false},
 		{"a\n.pem", false},
