@@ -1,6 +1,7 @@
 package gitx
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -120,4 +121,25 @@ func BenchmarkCallOverhead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkStdinFile measures what giving git its input as a complete file
+// (stdinFile) costs per command, against BenchmarkCallOverhead's git start.
+func BenchmarkStdinFile(b *testing.B) {
+	for _, size := range []int{1 << 10, 100 << 10, 1 << 20} {
+		data := bytes.Repeat([]byte("x"), size)
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				f, release, err := stdinFile(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := f.Read(data[:1]); err != nil {
+					b.Fatal(err)
+				}
+				release()
+			}
+		})
+	}
 }

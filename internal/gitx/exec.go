@@ -16,7 +16,7 @@ type call struct {
 	sub    string   // subcommand, also named in errors
 	args   []string // arguments after the subcommand
 	config []string // "key=value" passed as -c before the subcommand
-	stdin  []byte
+	stdin  []byte   // given to git as a file complete before it starts (stdinFile)
 	env    []string // extra environment, applied last
 }
 
@@ -103,7 +103,12 @@ func (r *Repo) runFull(ctx context.Context, c call) (stdout, stderr []byte, err 
 	}
 	cmd := r.command(ctx, args, c.env)
 	if c.stdin != nil {
-		cmd.Stdin = bytes.NewReader(c.stdin)
+		f, release, err := stdinFile(c.stdin)
+		if err != nil {
+			return nil, nil, &Error{Subcommand: c.sub, Args: args, ExitCode: -1, Err: err}
+		}
+		defer release()
+		cmd.Stdin = f
 	}
 	var outBuf, errBuf bytes.Buffer
 	cmd.Stdout = &outBuf

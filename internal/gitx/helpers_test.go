@@ -24,8 +24,17 @@ var testIdentity = []string{
 	"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
 }
 
+// helperRoles are what the test binary does instead of running tests when
+// a test starts it as a helper process with GITX_TEST_ROLE naming one.
+var helperRoles = map[string]func() int{}
+
 // TestMain isolates git from the host's global and system configuration.
-func TestMain(m *testing.M) { os.Exit(gittest.Main(m)) }
+func TestMain(m *testing.M) {
+	if role, ok := helperRoles[os.Getenv("GITX_TEST_ROLE")]; ok {
+		os.Exit(role())
+	}
+	os.Exit(gittest.Main(m))
+}
 
 func testCtx(t testing.TB) context.Context { return t.Context() }
 
