@@ -104,40 +104,17 @@ func lockPending(ctx context.Context, p *task.Project, id string, create bool, w
 	if err != nil {
 		return nil, fmt.Errorf("lock pending git effect: %w", err)
 	}
-	deadline := time.Now().Add(wait)
-	poll := lockPollMin
-	for {
-		ok, err := tryFlock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock pending git effect %s: %w", f.Name(), err)
-		}
-		if ok {
-			return f, nil
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			f.Close()
-			return nil, exit.New(task.ErrBusy, "task %s is busy: a git command of its accept or revert is still running (its orch may be gone); retry when it has finished", id)
-		}
-		timer := time.NewTimer(min(poll, left))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			f.Close()
-			return nil, fmt.Errorf("lock pending git effect of task %s: %w", id, ctx.Err())
-		case <-timer.C:
-		}
-		poll = min(2*poll, lockPollMax)
+	ok, err := task.PollLock(ctx, wait, func() (bool, error) { return tryFlock(f) })
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("lock pending git effect of task %s: %w", id, err)
+	case !ok:
+		f.Close()
+		return nil, exit.New(task.ErrBusy, "task %s is busy: a git command of its accept or revert is still running (its orch may be gone); retry when it has finished", id)
 	}
+	return f, nil
 }
-
-// How often lockPending tries a busy lock: from lockPollMin, doubling up
-// to lockPollMax.
-const (
-	lockPollMin = 5 * time.Millisecond
-	lockPollMax = 100 * time.Millisecond
-)
 
 // holding is repo whose git commands inherit the effect's lock f (none
 // when f is nil).

@@ -14,11 +14,42 @@ import (
 	"github.com/orchdev/orch/internal/durable"
 )
 
-// lockPoll bounds the interval between two attempts to take a busy lock.
+// How often PollLock tries a busy lock: from lockPollMin, doubling up to
+// lockPollMax.
 const (
 	lockPollMin = 5 * time.Millisecond
 	lockPollMax = 100 * time.Millisecond
 )
+
+// PollLock takes a lock that can only be tried without waiting (flock with
+// LOCK_NB): it calls try until try takes the lock (true, nil) or fails
+// (false and try's error), wait has elapsed (false, nil; after one try
+// when wait is 0) or ctx is done (false and ctx's error). Between two
+// tries it sleeps from 5 ms, doubling up to 100 ms, never past the
+// deadline. The task lock and the git effect's lock (internal/orchestrator)
+// are taken this way.
+func PollLock(ctx context.Context, wait time.Duration, try func() (bool, error)) (bool, error) {
+	deadline := time.Now().Add(wait)
+	poll := lockPollMin
+	for {
+		ok, err := try()
+		if err != nil || ok {
+			return ok, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, nil
+		}
+		timer := time.NewTimer(min(poll, left))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false, ctx.Err()
+		case <-timer.C:
+		}
+		poll = min(2*poll, lockPollMax)
+	}
+}
 
 // Lock is a held task lock.
 type Lock struct {
@@ -35,28 +66,12 @@ type Lock struct {
 func (t *Task) Lock(ctx context.Context, wait time.Duration) (*Lock, error) {
 	path := filepath.Join(t.Dir, LockFile)
 	fl := flock.New(path)
-	deadline := time.Now().Add(wait)
-	poll := lockPollMin
-	for {
-		ok, err := fl.TryLock()
-		if err != nil {
-			return nil, fmt.Errorf("lock task %s: %w", t.ID, err)
-		}
-		if ok {
-			break
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, &BusyError{Task: t.ID, PID: readLockPID(path)}
-		}
-		timer := time.NewTimer(min(poll, left))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, fmt.Errorf("lock task %s: %w", t.ID, ctx.Err())
-		case <-timer.C:
-		}
-		poll = min(2*poll, lockPollMax)
+	ok, err := PollLock(ctx, wait, fl.TryLock)
+	if err != nil {
+		return nil, fmt.Errorf("lock task %s: %w", t.ID, err)
+	}
+	if !ok {
+		return nil, &BusyError{Task: t.ID, PID: readLockPID(path)}
 	}
 	l := &Lock{fl: fl, path: path, fs: t.fsys()}
 	if err := l.writePID(os.Getpid()); err != nil {

@@ -142,3 +142,58 @@ func TestLockProcesses(t *testing.T) {
 	}
 	l.Unlock()
 }
+
+// TestPollLock drives PollLock with a try that is busy a given number of
+// times: it stops at the first success or error, tries once with no wait,
+// gives up at the deadline after backing off (not spinning), and returns
+// the context's error when it is cancelled while waiting.
+func TestPollLock(t *testing.T) {
+	t.Parallel()
+	failed := errors.New("flock: bad file descriptor")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		wait     time.Duration
+		busy     int   // tries that find the lock busy before the outcome
+		tryErr   error // the outcome of the last try: this error, or the lock taken
+		want     bool
+		wantErr  error
+		minTries int
+		maxTries int
+		minWait  time.Duration
+	}{
+		{name: "free", ctx: context.Background(), wait: time.Hour, want: true, minTries: 1, maxTries: 1},
+		{name: "free, no wait", ctx: context.Background(), want: true, minTries: 1, maxTries: 1},
+		{name: "busy, no wait", ctx: context.Background(), busy: 1 << 30, minTries: 1, maxTries: 1},
+		{name: "freed on the third try", ctx: context.Background(), wait: time.Hour, busy: 2, want: true, minTries: 3, maxTries: 3},
+		{name: "try fails", ctx: context.Background(), wait: time.Hour, busy: 1, tryErr: failed, wantErr: failed, minTries: 2, maxTries: 2},
+		// 5, 10, 20, 40, 80, 100, 45 ms: 8 tries when nothing is late.
+		{name: "busy until the deadline", ctx: context.Background(), wait: 300 * time.Millisecond, busy: 1 << 30, minTries: 2, maxTries: 8, minWait: 300 * time.Millisecond},
+		{name: "cancelled", ctx: cancelled, wait: time.Hour, busy: 1 << 30, wantErr: context.Canceled, minTries: 1, maxTries: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tries := 0
+			try := func() (bool, error) {
+				tries++
+				if tries <= tc.busy {
+					return false, nil
+				}
+				return tc.tryErr == nil, tc.tryErr
+			}
+			start := time.Now()
+			got, err := PollLock(tc.ctx, tc.wait, try)
+			elapsed := time.Since(start)
+			if got != tc.want || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Errorf("PollLock = %v, %v; want %v, %v", got, err, tc.want, tc.wantErr)
+			}
+			if tries < tc.minTries || tries > tc.maxTries {
+				t.Errorf("%d tries, want %d to %d", tries, tc.minTries, tc.maxTries)
+			}
+			if elapsed < tc.minWait {
+				t.Errorf("gave up after %v, before the wait of %v", elapsed, tc.wait)
+			}
+		})
+	}
+}
