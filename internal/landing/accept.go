@@ -378,10 +378,26 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 		if prev := artifact.LoadDecision(run.Dir); prev.OK() {
 			d.Base = prev.Value.Base
 		}
+		parent, err := repo.ResolveCommit(ctx, existing+"^")
+		if err != nil {
+			return d, err
+		}
 		if d.Base == "" {
-			d.Base, _ = repo.ResolveCommit(ctx, existing+"^")
+			if d.Base, err = codegenBase(ctx, repo, run.Dir, parent); err != nil {
+				return d, err
+			}
 		}
 		d.Notes = append(d.Notes, fmt.Sprintf("the change was already committed as %.12s: not applied again", existing))
+		if parent != d.Base {
+			// Committed on a HEAD that had moved since the base: the
+			// suites run again on the commit, as when it was made. A run
+			// killed after its commit may never have finished them
+			// (docs/git-effects.md, "Recovery").
+			if err := a.testsReady(d.Base); err != nil {
+				return d, err
+			}
+			return d, a.regressionCheck(ctx, run, repo, &d)
+		}
 		return d, nil
 	}
 	if err := checkRepoForApply(ctx, repo, run.Dir, run.Task); err != nil {
@@ -395,11 +411,9 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 	if err != nil {
 		return d, err
 	}
-	base := head
-	if cg := artifact.LoadCodegen(run.Dir); cg.OK() && cg.Value.Base != "" {
-		if base, err = repo.ResolveCommit(ctx, cg.Value.Base); err != nil {
-			return d, err
-		}
+	base, err := codegenBase(ctx, repo, run.Dir, head)
+	if err != nil {
+		return d, err
 	}
 	d.Base = base
 	patch, err := artifact.ReadPatch(run.Dir)
@@ -420,11 +434,8 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 	if moved {
 		// The suites must run again on the commit: refuse now, before
 		// anything changes, when they could not be sandboxed.
-		if a.Tests == nil {
-			return d, exit.New(exit.ErrRefused, "HEAD moved since the base %.12s, so the tests must run again on the new commit, but no test runner was given; nothing was changed", base)
-		}
-		if err := a.Tests.Ready(); err != nil {
-			return d, exit.New(exit.ErrRefused, "HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
+		if err := a.testsReady(base); err != nil {
+			return d, err
 		}
 	}
 	// The commit is built from objects only (a temporary index): HEAD, the
@@ -449,34 +460,63 @@ func (a *Acceptor) decide(ctx context.Context, run work.Input) (Decision, error)
 	if len(done.Left) > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("committed; %s", done.Note))
 	}
-	sha := built.Commit
-	d.Commit = sha
+	d.Commit = built.Commit
 	if moved {
 		// HEAD moved since the base: the tests ran against the base, so run
 		// them again on the commit that now exists.
-		logDir := filepath.Join(run.Out.Dir, filepath.FromSlash(artifact.RegressionLogsDir))
-		rep, err := a.Tests.Run(ctx, work.TestRun{Repo: repo, Task: run.Task, Base: sha, LogDir: logDir})
-		if err != nil {
-			return d, err
-		}
-		if err := run.Out.WriteJSON(artifact.RegressionReportFile, rep); err != nil {
-			return d, err
-		}
-		switch {
-		case len(rep.RepoChanged) > 0:
-			d.Regression = true
-			d.Notes = append(d.Notes, fmt.Sprintf("the repository changed while the regression check ran on %.12s (%s): treated as a regression; inspect .git/hooks, .git/config and the refs", sha, strings.Join(rep.RepoChanged, ", ")))
-		case rep.Status == artifact.TestCompleted && rep.OverallPass:
-			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s passed", sha))
-		case rep.Status == artifact.TestCompleted:
-			d.Regression = true
-			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s FAILED: regression (see "+artifact.RegressionReportFile+")", sha))
-		default:
-			d.Regression = true
-			d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: the regression check could not run (%s): treated as a regression", rep.Error))
-		}
+		return d, a.regressionCheck(ctx, run, repo, &d)
 	}
 	return d, nil
+}
+
+// codegenBase is the commit codegen worked on (code/codegen.json base),
+// or def when codegen named none.
+func codegenBase(ctx context.Context, repo *gitx.Repo, taskDir, def string) (string, error) {
+	if cg := artifact.LoadCodegen(taskDir); cg.OK() && cg.Value.Base != "" {
+		return repo.ResolveCommit(ctx, cg.Value.Base)
+	}
+	return def, nil
+}
+
+// testsReady refuses, before anything changes, when the suites cannot run
+// again on a commit made on a HEAD that moved since base.
+func (a *Acceptor) testsReady(base string) error {
+	if a.Tests == nil {
+		return exit.New(exit.ErrRefused, "HEAD moved since the base %.12s, so the tests must run again on the new commit, but no test runner was given; nothing was changed", base)
+	}
+	if err := a.Tests.Ready(); err != nil {
+		return exit.New(exit.ErrRefused, "HEAD moved since the base %.12s, so the tests must run again on the new commit, but %v; nothing was changed", base, err)
+	}
+	return nil
+}
+
+// regressionCheck runs the suites on d.Commit, stages their report and
+// records the outcome in d: a failure, a run that could not happen or a
+// repository changed meanwhile is a regression.
+func (a *Acceptor) regressionCheck(ctx context.Context, run work.Input, repo *gitx.Repo, d *Decision) error {
+	sha := d.Commit
+	logDir := filepath.Join(run.Out.Dir, filepath.FromSlash(artifact.RegressionLogsDir))
+	rep, err := a.Tests.Run(ctx, work.TestRun{Repo: repo, Task: run.Task, Base: sha, LogDir: logDir})
+	if err != nil {
+		return err
+	}
+	if err := run.Out.WriteJSON(artifact.RegressionReportFile, rep); err != nil {
+		return err
+	}
+	switch {
+	case len(rep.RepoChanged) > 0:
+		d.Regression = true
+		d.Notes = append(d.Notes, fmt.Sprintf("the repository changed while the regression check ran on %.12s (%s): treated as a regression; inspect .git/hooks, .git/config and the refs", sha, strings.Join(rep.RepoChanged, ", ")))
+	case rep.Status == artifact.TestCompleted && rep.OverallPass:
+		d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s passed", sha))
+	case rep.Status == artifact.TestCompleted:
+		d.Regression = true
+		d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: tests re-run on %.12s FAILED: regression (see "+artifact.RegressionReportFile+")", sha))
+	default:
+		d.Regression = true
+		d.Notes = append(d.Notes, fmt.Sprintf("HEAD had moved since the base: the regression check could not run (%s): treated as a regression", rep.Error))
+	}
+	return nil
 }
 
 // summaryMarkdown renders accept/summary.md.

@@ -60,12 +60,7 @@ func TestAcceptRefusesAfterAnEscapedRun(t *testing.T) {
 // before anything is applied or committed.
 func TestAcceptRefusesBeforeCommittingWithoutSandbox(t *testing.T) {
 	f := phasetest.New(t, lifecycle.Accept)
-	if err := os.WriteFile(filepath.Join(f.Dir, "b.txt"), []byte("b\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gittest.Git(t, f.Dir, "add", "b.txt")
-	gittest.Git(t, f.Dir, "commit", "-qm", "HEAD moves")
-	head := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
+	head := moveHead(t, f.Dir)
 	phasetest.PathWithoutBwrap(t)
 	_, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: AcceptOptions{
 		Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
@@ -122,12 +117,7 @@ func TestAcceptRegressionCheckThroughItsRunner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := phasetest.New(t, lifecycle.Accept)
-			if err := os.WriteFile(filepath.Join(f.Dir, "b.txt"), []byte("b\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			gittest.Git(t, f.Dir, "add", "b.txt")
-			gittest.Git(t, f.Dir, "commit", "-qm", "HEAD moves")
-			head := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
+			head := moveHead(t, f.Dir)
 			res, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: AcceptOptions{
 				Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
 				Decider: artifact.Decider{Kind: "human", Name: "t"},
@@ -157,4 +147,84 @@ func TestAcceptRegressionCheckThroughItsRunner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAcceptRerunRunsTheRegressionCheckAgain: accept commits on a HEAD
+// that moved since the base, then its regression check is cut short (orch
+// killed while the suites run: the commit is on the branch, no decision
+// is recorded). The re-run reuses the commit and must still run the
+// suites on it: before, it recorded "already committed" with no check, and
+// a change that breaks the moved branch went on to done.
+func TestAcceptRerunRunsTheRegressionCheckAgain(t *testing.T) {
+	f := phasetest.New(t, lifecycle.Accept)
+	head := moveHead(t, f.Dir)
+	opt := AcceptOptions{Verdict: artifact.VerdictAccepted, Reasons: []string{"ok"}, AllowIncomplete: true,
+		Decider: artifact.Decider{Kind: "human", Name: "t"}}
+	failing := work.TestReport{TestReport: artifact.TestReport{Status: artifact.TestCompleted, OverallPass: false}}
+
+	cut := &cutTests{}
+	if _, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: opt, Engine: f.O, Tests: cut}); err == nil || len(cut.runs) != 1 {
+		t.Fatalf("first run: err %v, %d suite runs; want the cut check's error after one", err, len(cut.runs))
+	}
+	change := gittest.Git(t, f.Dir, "rev-parse", "HEAD")
+	if p := gittest.Git(t, f.Dir, "rev-parse", change+"^"); p != head || cut.runs[0].Base != change {
+		t.Fatalf("the first run committed %s on %s and checked %s; want one commit on %s, checked", change, p, cut.runs[0].Base, head)
+	}
+	if d := artifact.LoadDecision(f.Task.Dir); d.Present {
+		t.Fatalf("a decision was recorded by the cut run: %+v", d.Value)
+	}
+
+	tests := &fakeTests{rep: failing}
+	res, err := phasetest.Run(context.Background(), f.O, "t", &Acceptor{Options: opt, Engine: f.O, Tests: tests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Decision
+	if got := gittest.Git(t, f.Dir, "rev-parse", "HEAD"); got != change || d.Commit != change || !d.Reused {
+		t.Fatalf("the re-run: HEAD %s, decision commit %s reused %v; want %s reused", got, d.Commit, d.Reused, change)
+	}
+	if len(tests.runs) != 1 || tests.runs[0].Base != change {
+		t.Fatalf("the re-run ran the suites %d times (%+v); want once on %s", len(tests.runs), tests.runs, change)
+	}
+	if !d.Regression || !strings.Contains(strings.Join(d.Notes, "\n"), "FAILED: regression") || d.Base != f.Base {
+		t.Errorf("decision: regression %v, base %s, notes %q; want a regression on base %s", d.Regression, d.Base, d.Notes, f.Base)
+	}
+	if _, err := os.Stat(filepath.Join(f.Task.Dir, filepath.FromSlash(artifact.RegressionReportFile))); err != nil {
+		t.Errorf("no regression report recorded: %v", err)
+	}
+
+	// Without HEAD having moved, a reused commit needs no check.
+	g := phasetest.New(t, lifecycle.Accept)
+	if _, err := phasetest.Run(context.Background(), g.O, "t", &Acceptor{Options: opt, Engine: g.O}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(g.Task.Dir, filepath.FromSlash(artifact.DecisionFile))); err != nil {
+		t.Fatal(err)
+	}
+	tests = &fakeTests{rep: failing}
+	res, err = phasetest.Run(context.Background(), g.O, "t", &Acceptor{Options: opt, Engine: g.O, Tests: tests})
+	if err != nil || !res.Decision.Reused || res.Decision.Regression || len(tests.runs) != 0 {
+		t.Errorf("reuse on the base: err %v, reused %v, regression %v, %d suite runs; want reused, no check", err, res.Decision.Reused, res.Decision.Regression, len(tests.runs))
+	}
+}
+
+// cutTests is a runner whose run is cut short, as when orch is killed
+// while the suites run.
+type cutTests struct{ runs []work.TestRun }
+
+func (*cutTests) Ready() error { return nil }
+
+func (c *cutTests) Run(ctx context.Context, r work.TestRun) (work.TestReport, error) {
+	c.runs = append(c.runs, r)
+	return work.TestReport{}, errors.New("killed while the suites ran")
+}
+
+// moveHead commits a file of its own on the branch of the repository in
+// dir, so that HEAD moves away from the task's base, and returns HEAD.
+func moveHead(t *testing.T, dir string) string {
+	t.Helper()
+	gittest.Write(t, dir, "b.txt", "b\n")
+	gittest.Git(t, dir, "add", "b.txt")
+	gittest.Git(t, dir, "commit", "-qm", "HEAD moves")
+	return gittest.Git(t, dir, "rev-parse", "HEAD")
 }
