@@ -1,6 +1,7 @@
 package testphase
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/patch"
 	"github.com/orchdev/orch/internal/sandbox"
 	"github.com/orchdev/orch/internal/testrun"
 	"github.com/orchdev/orch/internal/work"
@@ -121,6 +123,25 @@ func runTests(ctx context.Context, cfg config.Config, run work.Input, opt Option
 	return testCommit(ctx, repo, cfg, run.Task, rep, patch, logDir, opt)
 }
 
+// changedPaths are the repository paths patch touches (both paths of a
+// rename); nil when it does not parse (it applied, so that is unexpected,
+// and then no test module's import error is laid at the change's door).
+func changedPaths(p []byte) []string {
+	d, err := patch.Parse(bytes.NewReader(p))
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, f := range d.Files {
+		for _, q := range []string{f.OldPath, f.NewPath} {
+			if q != "" {
+				paths = append(paths, q)
+			}
+		}
+	}
+	return paths
+}
+
 // testCommit runs the suites in a detached worktree of rep.Base with patch
 // applied (none when empty), writing logs to logDir: the repository's warm
 // test worktree, reset to exactly rep.Base, or a fresh one (testWorktree).
@@ -186,7 +207,7 @@ func testCommit(ctx context.Context, repo *gitx.Repo, cfg config.Config, id stri
 		AllowEnv: cfg.Test.EnvAllow, MaxLogBytes: cfg.Test.MaxLogBytes, GoCacheDir: cache,
 		MaxProcesses: cfg.Test.MaxProcesses, MaxMemory: int64(cfg.Test.MaxMemory),
 		MaxWrite: int64(cfg.Test.MaxWrite), Hide: []string{repo.Dir},
-		Deps: repo.Dir, BuildCache: buildCache,
+		Deps: repo.Dir, BuildCache: buildCache, Changed: changedPaths(patch),
 	}
 	for _, c := range cfg.Test.Setup {
 		runOpt.Setup = append(runOpt.Setup, testrun.Suite{Command: c, Timeout: cfg.Test.Timeout.Std()})

@@ -10,7 +10,9 @@
 // (go test -json, JUnit XML from a file, folder or glob, libtest, TAP),
 // and tells the runner's failures from the tests' (judge.go): a missing
 // command, tests that could not be collected, a missing report or no test
-// at all are status error or no_tests, never a failed test. deps.go makes
+// at all are status error or no_tests, never a failed test; a test module
+// that does not import because of a file the change touches is the change's
+// failure (blame.go, Options.Changed). deps.go makes
 // the user's installed dependencies and caches visible read-only and keeps
 // warm build caches per repository and toolchain.
 //

@@ -197,6 +197,50 @@ func TestEcosystemPython(t *testing.T) {
 			t.Fatalf("report %s summary %+v error %q, want a collection error\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
 		}
 	})
+	// Found with grantjenks/python-sortedcontainers: a change that left a
+	// syntax error in the package was "the test runner failed (not a test
+	// failure)", and the task stayed in test instead of going back.
+	t.Run("a change that breaks the import is a failure of the change", func(t *testing.T) {
+		t.Parallel()
+		broken := map[string]string{}
+		for k, v := range project {
+			broken[k] = v
+		}
+		broken["src/fx/__init__.py"] = "def add(a, b):\n    return a +\n"
+		for _, tt := range []struct {
+			name    string
+			changed []string
+			status  string
+		}{
+			{"the change touches the file", []string{"src/fx/__init__.py"}, artifact.TestCompleted},
+			{"the change touches another file", []string{"README.md"}, artifact.TestError},
+		} {
+			dir := t.TempDir()
+			gittest.WriteFiles(t, dir, broken)
+			report, info := runDetected(t, dir, "", func(o *Options, s []Suite) {
+				o.Env = append(os.Environ(), "PATH=/usr/bin:/bin")
+				o.Changed = tt.changed
+			})
+			if report.Status != tt.status || report.OverallPass {
+				t.Fatalf("%s: report %s overall_pass %v (error %q), want %s\n%s", tt.name, report.Status, report.OverallPass, report.Error, tt.status, logOf(t, report, info))
+			}
+			if tt.status != artifact.TestCompleted {
+				if !strings.Contains(report.Error, "could not be collected") {
+					t.Errorf("%s: error %q, want the runner's collection error", tt.name, report.Error)
+				}
+				continue
+			}
+			// Two test modules import fx: each is an error of the change.
+			if report.Summary != (artifact.Summary{Error: 2}) {
+				t.Errorf("%s: summary %+v, want 2 errors\n%s", tt.name, report.Summary, logOf(t, report, info))
+			}
+			for _, c := range report.Suites[0].Cases {
+				if !strings.Contains(c.Message, "the change broke the import: src/fx/__init__.py") || !strings.Contains(c.Message, "SyntaxError") {
+					t.Errorf("%s: case %s message %q does not name the changed file and the error", tt.name, c.Name, c.Message)
+				}
+			}
+		}
+	})
 }
 
 func TestEcosystemRust(t *testing.T) {

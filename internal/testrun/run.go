@@ -199,6 +199,8 @@ type runner struct {
 	gitBefore gitx.Fingerprint
 	// gitChanged is what changed, once seen (reported once).
 	gitChanged []string
+	// changed are Options.Changed as a set.
+	changed map[string]bool
 	// limits are the mechanisms of the first suite that started.
 	limits     Limits
 	limitsSeen bool
@@ -267,6 +269,12 @@ func newRunner(ctx context.Context, opt Options) (*runner, []string, error) {
 		grace:    KillGrace,
 		maxProcs: maxProcs,
 		maxMem:   maxMem,
+	}
+	for _, p := range opt.Changed {
+		if r.changed == nil {
+			r.changed = map[string]bool{}
+		}
+		r.changed[p] = true
 	}
 	if !opt.noCgroups {
 		r.cgroups = sandbox.ReadCgroups()

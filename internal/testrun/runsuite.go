@@ -162,6 +162,7 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	if msg := r.writeLimitProblem(run.tail.String()); msg != "" {
 		return r.runnerFailure(res, out, caseWriteLimit, msg)
 	}
+	cases = blameChange(cases, r.changed, r.dir, s.Dir)
 	if endCase == nil && !noPackages {
 		if msg := runnerProblem(s, res.suite.ExitCode, cases, run.tail.String(), run.totals != nil || run.recognised); msg != "" {
 			return r.runnerFailure(res, out, caseCommand, msg)

@@ -162,6 +162,15 @@ type Options struct {
 	// place in the directory (untracked files [test] read_only_paths
 	// names). Missing ones are skipped with a note.
 	ReadOnlyInDir []string
+	// Changed are the repository paths (slash-separated, relative to Dir)
+	// the change under test creates, updates, deletes or renames. A Python
+	// test module that does not import because of one of them (its
+	// traceback names the file, or the module it cannot find is one of
+	// them) is the change's failure, an error case that sends the task
+	// back, not the runner's: the code as changed does not import, as
+	// code that does not compile is a failure. Empty: every collection
+	// failure is the runner's.
+	Changed []string
 	// Hide are folders the sandbox never shows (the user's working tree),
 	// not even when a toolchain on PATH lies in them.
 	Hide []string
