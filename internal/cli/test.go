@@ -158,7 +158,8 @@ func printEntered(w interface{ Write([]byte) (int, error) }, nr *orchestrator.Ne
 
 // routineNotes start the notes that describe how every run is made (the
 // sandbox, the environment passed, the limits, the warm worktree, the
-// warmed build cache): orch test sums them up in one line unless -v.
+// warmed build cache, the dependency and build caches shown): orch test
+// sums them up in one line unless -v.
 // Every other note (no base commit, the repository changed, a warm-up
 // that failed) is printed whole.
 var routineNotes = []string{
@@ -169,6 +170,8 @@ var routineNotes = []string{
 	"tests run in the warm test worktree ",
 	"tests run in a new warm test worktree ",
 	"go build cache warmed by",
+	"dependency caches shown read-only: ",
+	"build caches kept between runs ",
 }
 
 func routineNote(n string) bool {
