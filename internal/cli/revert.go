@@ -11,6 +11,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -71,6 +72,9 @@ then reverts. To revert at the accept gate instead, record that decision:
 			if err := env.wrongPhase(o, tid, lifecycle.Revert); err != nil {
 				return err
 			}
+			if err := env.acceptedNotReverted(o, tid); err != nil {
+				return err
+			}
 			w, err := work(cmd.Context(), worker.Deps{Orch: o, Config: cfg}, lifecycle.Revert, worker.Run{Task: tid, Reason: reason})
 			if err != nil {
 				return err
@@ -104,4 +108,28 @@ then reverts. To revert at the accept gate instead, record that decision:
 	cmd.Flags().StringVar(&reason, "reason", "", "why the change is reverted (required)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print revert/record.json's content")
 	return cmd
+}
+
+// acceptedNotReverted refuses orch revert at the accept gate when the
+// decision does not ask for a revert (accepted, changes requested), and
+// says the two ways to revert: record that decision, or finish the task
+// and revert the done task. Without it the refusal named only the
+// unmet condition (found trying orch in the REPL: /accept, then /revert).
+func (env *Env) acceptedNotReverted(o *orchestrator.Orchestrator, tid string) error {
+	v, err := o.Status(tid)
+	if err != nil || v.Phase != lifecycle.Accept || v.Pending != nil {
+		return nil
+	}
+	for _, e := range v.Edges {
+		if e.To != lifecycle.Revert {
+			continue
+		}
+		if e.Holds {
+			return nil
+		}
+		return exit.New(exit.ErrRefused, "accept → revert refused: %s: %s", e.Cond, e.Reason).
+			WithHint("to revert at the accept gate, record that decision: %s, then %s", env.command(`accept --verdict revert --reason "..."`), env.command(`revert --reason "..."`)).
+			WithHint("or, once the task is done (%s), %s re-opens it and reverts the commit", env.command("next"), env.command(`revert --reason "..."`))
+	}
+	return nil
 }
