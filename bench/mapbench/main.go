@@ -29,8 +29,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -56,6 +59,13 @@ type result struct {
 	Found    bool    `json:"found"`  // the map shows the brief's function
 	Status   string  `json:"status"` // RSS lines of /proc/self/status at the end
 	HeapMiB  float64 `json:"heap_sys_mib"`
+	// The sample of /proc/self/status with the largest VmRSS (every
+	// 20 ms): what the peak is made of.
+	PeakAnon float64 `json:"peak_anon_mib"`
+	PeakFile float64 `json:"peak_file_mib"`
+	PeakHeap float64 `json:"peak_heap_inuse_mib"` // the Go heap in use then
+	PeakGo   float64 `json:"peak_go_mib"`         // all Go holds from the system then, less what it released
+	PeakGoBy string  `json:"peak_go_by"`          // that by runtime/metrics class
 }
 
 func main() {
@@ -137,7 +147,8 @@ func run(files int, repo, cache string, runs int, warmOnly bool) error {
 			return fmt.Errorf("step %s: the map does not show the brief's function", s)
 		}
 		if os.Getenv("MAPBENCH_VERBOSE") != "" {
-			fmt.Fprintf(os.Stderr, "%s: %s heap %.0f MiB\n", s, r.Status, r.HeapMiB)
+			fmt.Fprintf(os.Stderr, "%s: %s heap %.0f MiB; at the peak: anon %.0f MiB, file %.0f MiB, Go heap in use %.0f MiB, Go's memory %.0f MiB (%s)\n",
+				s, r.Status, r.HeapMiB, r.PeakAnon, r.PeakFile, r.PeakHeap, r.PeakGo, r.PeakGoBy)
 		}
 		fmt.Printf("| %s | %.2f s | %.2f s | %.0f MiB | %.0f MiB | %.1f s | %.2f s | %.2f s | %d | %.0f MiB |\n",
 			s, r.CPU, r.GitCPU, r.MaxRSS, r.GitRSS, r.Wall, r.BuildCPU, r.MapCPU, r.Parsed, r.IndexMiB)
@@ -173,6 +184,7 @@ func step(name, repo, cache string) error {
 			}
 		}()
 	}
+	peak := samplePeak()
 	t0, c0 := time.Now(), cpu()
 	ctx := context.Background()
 	ix, err := repomap.Build(ctx, repo, repomap.Options{CacheDir: cache})
@@ -210,8 +222,11 @@ func step(name, repo, cache string) error {
 			cur := ""
 			for _, l := range strings.Split(string(b), "\n") {
 				f := strings.Fields(l)
-				if len(f) >= 6 && strings.Contains(f[0], "-") {
-					cur = f[5]
+				if len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+					cur = "[anonymous]"
+					if len(f) >= 6 {
+						cur = f[5]
+					}
 				}
 				if len(f) >= 2 && f[0] == "Rss:" && f[1] != "0" && cur != "" {
 					fmt.Fprintf(os.Stderr, "  %s %s kB\n", cur, f[1])
@@ -219,6 +234,8 @@ func step(name, repo, cache string) error {
 			}
 		}
 	}
+	pk := peak()
+	r.PeakAnon, r.PeakFile, r.PeakHeap, r.PeakGo, r.PeakGoBy = pk.anon, pk.file, pk.heap, pk.gomem, pk.by
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	r.HeapMiB = float64(ms.HeapSys) / (1 << 20)
@@ -226,6 +243,95 @@ func step(name, repo, cache string) error {
 		r.IndexMiB = float64(fi.Size()) / (1 << 20)
 	}
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// sample is one reading of the process's resident memory.
+type sample struct {
+	rss, anon, file, heap, gomem float64
+	by                           string
+}
+
+// samplePeak reads /proc/self/status every 20 ms until the returned
+// function is called, which gives the reading with the largest VmRSS
+// (RssAnon: the heap and stacks; RssFile: mapped files, the binary and
+// the index file) and the Go heap in use at that moment.
+func samplePeak() func() sample {
+	var mu sync.Mutex
+	var best sample
+	stop := make(chan struct{})
+	read := func() {
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return
+		}
+		var s sample
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			if len(f) < 2 {
+				continue
+			}
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			switch f[0] {
+			case "VmRSS:":
+				s.rss = kb / 1024
+			case "RssAnon:":
+				s.anon = kb / 1024
+			case "RssFile:":
+				s.file = kb / 1024
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if s.rss > best.rss {
+			// The heap's figure only when it matters (it stops the world).
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			s.heap = float64(ms.HeapInuse) / (1 << 20)
+			s.gomem = float64(ms.Sys-ms.HeapReleased) / (1 << 20)
+			s.by = goMemory()
+			best = s
+		}
+	}
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	return func() sample {
+		close(stop)
+		read()
+		mu.Lock()
+		defer mu.Unlock()
+		return best
+	}
+}
+
+// goMemory names the larger classes of the Go runtime's memory.
+func goMemory() string {
+	names := []string{
+		"/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes",
+		"/memory/classes/heap/free:bytes", "/memory/classes/heap/stacks:bytes",
+		"/memory/classes/metadata/other:bytes", "/memory/classes/other:bytes",
+	}
+	ss := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		ss[i].Name = n
+	}
+	metrics.Read(ss)
+	var parts []string
+	for _, s := range ss {
+		if s.Value.Kind() == metrics.KindUint64 {
+			parts = append(parts, fmt.Sprintf("%s %.0f", strings.TrimSuffix(strings.TrimPrefix(s.Name, "/memory/classes/"), ":bytes"), float64(s.Value.Uint64())/(1<<20)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func tv(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }

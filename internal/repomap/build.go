@@ -180,13 +180,16 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 	}
 
 	// Which files the old rows cover (same path and blob), which reuse
-	// an old row of the same blob, which are parsed.
-	var rows []outRow
-	liveRows := 0
+	// an old row of the same blob, which are parsed; which old rows the
+	// new file keeps (ascending) and which rows it adds.
+	var keep []int32
+	var extra []outRow
+	rewrite := true
 	var copies, missing []source
 	var matched []int32 // per file of ix.all, its row in old
 	if old != nil {
 		live := make([]bool, old.nrows)
+		liveRows := 0
 		matched = make([]int32, len(ix.all))
 		for i := range matched {
 			matched[i] = -1
@@ -209,7 +212,7 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 			missing = append(missing, s)
 		}
 		if len(missing) > 0 {
-			byBlob := old.blobRows()
+			byBlob := old.blobRows(missing)
 			still := missing[:0]
 			for _, s := range missing {
 				if _, ok := byBlob[s.key]; ok {
@@ -223,7 +226,7 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 			}
 			missing = still
 			for _, s := range copies {
-				rows = append(rows, outRow{path: ix.all[s.file].Path, blob: s.key.blob, lang: s.key.lang, old: byBlob[s.key], fresh: -1})
+				extra = append(extra, outRow{path: ix.all[s.file].Path, blob: s.key.blob, lang: s.key.lang, old: byBlob[s.key], fresh: -1})
 			}
 		}
 		// Rows of files no longer visible stay while they are few (a
@@ -234,22 +237,16 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 			if !live[r] && (!keepDead || old.retry(r)) {
 				continue
 			}
-			or, ok := old.row(r)
-			if !ok {
-				continue
-			}
-			rows = append(rows, outRow{path: string(old.rowPath(r)), blob: string(or.blob), lang: or.lang, flags: or.flags, old: int32(r), fresh: -1})
+			keep = append(keep, int32(r))
 		}
-		if len(missing) == 0 && len(copies) == 0 && keepDead {
-			rows = nil // nothing to write
-		}
+		rewrite = len(missing) > 0 || len(copies) > 0 || !keepDead
 	} else {
 		missing = srcs
 	}
 
 	seg := old
-	if len(missing) > 0 || rows != nil {
-		seg, err = ix.update(ctx, opt, old, rows, missing)
+	if rewrite {
+		seg, err = ix.update(ctx, opt, old, keep, extra, missing)
 		if err != nil {
 			return nil, err
 		}
@@ -268,9 +265,11 @@ func Build(ctx context.Context, dir string, opt Options) (*Index, error) {
 }
 
 // update parses the missing files in batches and writes the index file
-// after each: rows (sorted or not) from old plus the batch's, then the
-// next batch on top of that file. It returns the last file written.
-func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []outRow, missing []source) (*segment, error) {
+// after each: old's rows that keep lists (ascending) and the rows extra
+// adds (copies of old's entries under other paths), with the batch's,
+// then the next batch on top of that file. It returns the last file
+// written, and closes the ones it replaced (old included).
+func (ix *Index) update(ctx context.Context, opt Options, old *segment, keep []int32, extra []outRow, missing []source) (*segment, error) {
 	seg := old
 	dir := opt.CacheDir
 	progress := newProgress(opt.Progress, len(missing))
@@ -285,25 +284,15 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []o
 		}
 		if !first {
 			// The next batch on top of the file just written: all its rows.
-			rows = rows[:0]
-			for r := 0; r < seg.nrows; r++ {
-				or, ok := seg.row(r)
-				if !ok {
-					return nil, damagedf("row %d of the index just written", r)
-				}
-				rows = append(rows, outRow{path: string(seg.rowPath(r)), blob: string(or.blob), lang: or.lang, flags: or.flags, old: int32(r), fresh: -1})
+			keep = make([]int32, seg.nrows)
+			for r := range keep {
+				keep[r] = int32(r)
 			}
 		}
-		rows = append(rows, freshRows...)
-		slices.SortFunc(rows, func(a, b outRow) int {
-			if c := strings.Compare(a.path, b.path); c != 0 {
-				return c
-			}
-			return strings.Compare(a.blob, b.blob)
-		})
-		rows = slices.CompactFunc(rows, func(a, b outRow) bool { return a.path == b.path && a.blob == b.blob })
+		extra = append(extra, freshRows...)
+		slices.SortFunc(extra, compareRows)
 		prev := seg
-		fill := func(w *bufio.Writer) error { return writeIndex(w, prev, rows, fresh, nm) }
+		fill := func(w *bufio.Writer) error { return writeIndex(w, prev, keep, extra, fresh, nm) }
 		next, err := createIndex(dir, fill)
 		if err != nil && dir != "" {
 			ix.stats.Warnings = append(ix.stats.Warnings, cacheWarning("write", err))
@@ -313,10 +302,20 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, rows []o
 		if err != nil {
 			return nil, fmt.Errorf("repository map: write the index: %w", err)
 		}
+		// The file just replaced is not read again: its pages go now.
+		prev.close()
 		seg = next
-		rows = nil // rebuilt from seg after the next batch's parse: not held through it
+		keep, extra = nil, nil // not held through the next batch's parse
 	}
 	return seg, nil
+}
+
+// compareRows orders rows by path, then blob.
+func compareRows(a, b outRow) int {
+	if c := strings.Compare(a.path, b.path); c != 0 {
+		return c
+	}
+	return strings.Compare(a.blob, b.blob)
 }
 
 // attach points the index at seg: each file's row (matched, when the
@@ -407,17 +406,26 @@ func (s *segment) retry(r int) bool {
 	return !ok || or.flags&flagRetry != 0
 }
 
-// blobRows maps each blob of the file to a row holding it.
-func (s *segment) blobRows() map[cacheKey]int32 {
-	m := make(map[cacheKey]int32, s.nrows)
+// blobRows maps the blobs of srcs that the file holds to a row holding
+// each (the first), reading the rows once.
+func (s *segment) blobRows(srcs []source) map[cacheKey]int32 {
+	m := make(map[cacheKey]int32, len(srcs))
+	for _, src := range srcs {
+		m[src.key] = -1
+	}
 	for r := 0; r < s.nrows; r++ {
 		or, ok := s.row(r)
 		if !ok || or.flags&flagRetry != 0 {
 			continue
 		}
 		k := cacheKey{blob: string(or.blob), lang: or.lang}
-		if _, dup := m[k]; !dup {
+		if v, want := m[k]; want && v < 0 {
 			m[k] = int32(r)
+		}
+	}
+	for k, v := range m {
+		if v < 0 {
+			delete(m, k)
 		}
 	}
 	return m

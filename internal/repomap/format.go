@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -124,13 +125,14 @@ func damagedf(format string, args ...any) error {
 // segment is one opened index file: its bytes (mapped read-only), the
 // sections, and the file for bulk copies that should not map pages in.
 type segment struct {
-	data   []byte
-	file   *os.File
-	sec    [numSections][]byte
-	off    [numSections]int64
-	nrows  int
-	nnames int
-	mask   uint64 // hash slots - 1
+	data    []byte
+	file    *os.File
+	cleanup runtime.Cleanup // unmaps data and closes file once unreachable
+	sec     [numSections][]byte
+	off     [numSections]int64
+	nrows   int
+	nnames  int
+	mask    uint64 // hash slots - 1
 }
 
 // openIndex opens and checks the index file at path. A missing file is
@@ -264,7 +266,11 @@ func (s *segment) row(i int) (row, bool) {
 	if i < 0 || i >= s.nrows {
 		return row{}, false
 	}
-	b := s.sec[secRows][i*rowBytes : (i+1)*rowBytes]
+	return s.decodeRow(s.sec[secRows][i*rowBytes : (i+1)*rowBytes])
+}
+
+// decodeRow decodes and checks the bytes of one row; its blob aliases b.
+func (s *segment) decodeRow(b []byte) (row, bool) {
 	r := row{
 		pathOff: binary.LittleEndian.Uint32(b[0:]), pathLen: binary.LittleEndian.Uint32(b[4:]),
 		entryOff: binary.LittleEndian.Uint32(b[8:]), entryLen: binary.LittleEndian.Uint32(b[12:]),
@@ -278,6 +284,94 @@ func (s *segment) row(i int) (row, bool) {
 	}
 	r.blob = b[24 : 24+n]
 	return r, true
+}
+
+// readRow reads row i with pread, not through the mapping (a build reads
+// the rows of the file it replaces without mapping their pages in); its
+// blob is its own.
+func (s *segment) readRow(i int) (row, error) {
+	if i < 0 || i >= s.nrows {
+		return row{}, damagedf("row %d of %d", i, s.nrows)
+	}
+	b := make([]byte, rowBytes)
+	if _, err := s.file.ReadAt(b, s.off[secRows]+int64(i)*rowBytes); err != nil {
+		return row{}, damagedf("row %d: %v", i, err)
+	}
+	r, ok := s.decodeRow(b)
+	if !ok {
+		return row{}, damagedf("row %d", i)
+	}
+	return r, nil
+}
+
+// rowReader reads rows (and their paths) in ascending order through
+// buffers, with pread: a build walks every row of the file it replaces,
+// and through the mapping their pages would stay resident.
+type rowReader struct {
+	s      *segment
+	rows   *bufio.Reader
+	paths  *bufio.Reader // nil: paths are not read
+	next   int           // the row the rows reader is at
+	pathAt uint64        // where the paths reader is
+	last   int           // the row read last, or -1
+	b      [rowBytes]byte
+	r      row
+	path   []byte
+}
+
+func (s *segment) rowReader(withPaths bool) *rowReader {
+	rr := &rowReader{s: s, last: -1}
+	if s == nil {
+		return rr
+	}
+	rr.rows = bufio.NewReaderSize(io.NewSectionReader(s.file, s.off[secRows], int64(len(s.sec[secRows]))), 64<<10)
+	if withPaths {
+		rr.paths = bufio.NewReaderSize(io.NewSectionReader(s.file, s.off[secPaths], int64(len(s.sec[secPaths]))), 64<<10)
+	}
+	return rr
+}
+
+// read returns row i and its path (nil unless the reader reads paths),
+// valid until the next read. Rows are read in ascending order (a row
+// before the last one read is errDamaged); so are paths, except in a
+// file whose rows do not hold their paths in order, read with pread.
+func (rr *rowReader) read(i int) (row, []byte, error) {
+	if i == rr.last {
+		return rr.r, rr.path, nil
+	}
+	if i < rr.next || i >= rr.s.nrows {
+		return row{}, nil, damagedf("row %d read out of order", i)
+	}
+	if _, err := rr.rows.Discard((i - rr.next) * rowBytes); err != nil {
+		return row{}, nil, damagedf("row %d: %v", i, err)
+	}
+	if _, err := io.ReadFull(rr.rows, rr.b[:]); err != nil {
+		return row{}, nil, damagedf("row %d: %v", i, err)
+	}
+	rr.next = i + 1
+	r, ok := rr.s.decodeRow(rr.b[:])
+	if !ok {
+		return row{}, nil, damagedf("row %d", i)
+	}
+	rr.r, rr.path, rr.last = r, rr.path[:0], i
+	if rr.paths == nil {
+		return r, nil, nil
+	}
+	rr.path = slices.Grow(rr.path, int(r.pathLen))[:r.pathLen]
+	if uint64(r.pathOff) < rr.pathAt {
+		if _, err := rr.s.file.ReadAt(rr.path, rr.s.off[secPaths]+int64(r.pathOff)); err != nil {
+			return row{}, nil, damagedf("row %d: path: %v", i, err)
+		}
+		return r, rr.path, nil
+	}
+	if _, err := rr.paths.Discard(int(uint64(r.pathOff) - rr.pathAt)); err != nil {
+		return row{}, nil, damagedf("row %d: path: %v", i, err)
+	}
+	if _, err := io.ReadFull(rr.paths, rr.path); err != nil {
+		return row{}, nil, damagedf("row %d: path: %v", i, err)
+	}
+	rr.pathAt = uint64(r.pathOff) + uint64(r.pathLen)
+	return r, rr.path, nil
 }
 
 // rowPath returns the path of a row as bytes of the mapping ("" when the
@@ -322,10 +416,15 @@ func fnv1a[T string | []byte](s T) uint64 {
 
 // lookup returns the id of name.
 func (s *segment) lookup(name string) (uint32, bool) {
+	return s.lookupHash(name, fnv1a(name))
+}
+
+// lookupHash is lookup with the name's fnv1a hash already computed.
+func (s *segment) lookupHash(name string, h uint64) (uint32, bool) {
 	if s == nil || s.nnames == 0 {
 		return 0, false
 	}
-	i := fnv1a(name) & s.mask
+	i := h & s.mask
 	for probe := uint64(0); probe <= s.mask; probe++ {
 		v := s.u32(secHash, int(i))
 		if v == 0 {
@@ -471,6 +570,7 @@ type fileWriter struct {
 	sec [numSections][2]uint64
 	cur int
 	buf [8]byte
+	str []byte
 }
 
 func newFileWriter(w *bufio.Writer) (*fileWriter, error) {
@@ -488,7 +588,12 @@ func (fw *fileWriter) write(p []byte) error {
 	return err
 }
 
-// begin starts section i (in order), padding to 8 bytes.
+func (fw *fileWriter) writeString(s string) error {
+	fw.str = append(fw.str[:0], s...)
+	return fw.write(fw.str)
+}
+
+// begin starts section i, padding to 8 bytes.
 func (fw *fileWriter) begin(i int) error {
 	fw.end()
 	if pad := (8 - fw.off%8) % 8; pad > 0 {
@@ -571,10 +676,25 @@ func (fw *fileWriter) finish(nrows, nnames int) error {
 // unreachable. Nothing outside the segment keeps a slice of the mapping:
 // names, signatures and paths are copied out (string conversions).
 func registerUnmap(s *segment) {
-	runtime.AddCleanup(s, func(m mapping) {
+	s.cleanup = runtime.AddCleanup(s, func(m mapping) {
 		unmapFile(m.data)
 		m.file.Close()
 	}, mapping{s.data, s.file})
+}
+
+// close releases the mapping and the file now, not when the collector
+// finds the segment unreachable: a build that replaces a file drops the
+// old one's pages at once (mapped pages count in the resident memory
+// until they are unmapped). The segment must not be used afterwards; if
+// it is, it reads as empty.
+func (s *segment) close() {
+	if s == nil || s.data == nil {
+		return
+	}
+	s.cleanup.Stop()
+	unmapFile(s.data)
+	s.file.Close()
+	*s = segment{}
 }
 
 type mapping struct {

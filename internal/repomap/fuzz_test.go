@@ -111,8 +111,16 @@ func FuzzIndexFile(f *testing.F) {
 				}
 			}
 		}
-		blobs := s.blobRows()
-		for k := range blobs {
+		var srcs []source
+		for r := 0; r < min(s.nrows, 64); r++ {
+			if or, ok := s.row(r); ok {
+				srcs = append(srcs, source{key: cacheKey{blob: string(or.blob), lang: or.lang}})
+			}
+		}
+		for k, r := range s.blobRows(srcs) {
+			if or, ok := s.row(int(r)); !ok || string(or.blob) != k.blob || or.lang != k.lang {
+				t.Fatalf("blobRows: %x in row %d", k.blob, r)
+			}
 			s.find("a.go", k, 0)
 		}
 	})

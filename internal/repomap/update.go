@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/orchdev/orch/internal/durable"
@@ -32,41 +33,80 @@ type outRow struct {
 type freshEntry struct {
 	flags   uint8
 	encoded []byte
-	names   [2][]uint32 // the names it defines and mentions
 	ndefs   uint32
+	nrefs   uint32
 	off     uint32
 	written bool
 }
 
 // namer gives the names of fresh entries their ids in the file being
-// written: old's ids, then new ones appended.
+// written: old's ids, then new ones appended. The new names are kept in
+// one byte arena with an open-addressing table of their positions, not
+// a map of strings: a first index's first batch meets a few hundred
+// thousand names, and a map held each as its own string, twice the
+// bytes.
 type namer struct {
 	old   *segment
 	n0    int
-	ids   map[string]uint32
-	names []string
+	arena []byte   // the new names, one after another
+	ends  []uint32 // where each new name ends in arena
+	table []uint32 // open addressing by fnv1a: 0 = empty, else k+1
 	buf   []byte
 }
 
 func newNamer(old *segment) *namer {
-	nm := &namer{old: old, ids: map[string]uint32{}}
+	nm := &namer{old: old}
 	if old != nil {
 		nm.n0 = old.nnames
 	}
 	return nm
 }
 
+// count is how many new names there are.
+func (nm *namer) count() int { return len(nm.ends) }
+
+// newName returns the k-th new name (id n0+k).
+func (nm *namer) newName(k int) []byte {
+	a := uint32(0)
+	if k > 0 {
+		a = nm.ends[k-1]
+	}
+	return nm.arena[a:nm.ends[k]]
+}
+
 func (nm *namer) intern(s string) uint32 {
-	if id, ok := nm.old.lookup(s); ok {
+	h := fnv1a(s)
+	if id, ok := nm.old.lookupHash(s, h); ok {
 		return id
 	}
-	if id, ok := nm.ids[s]; ok {
-		return id
+	if 3*(len(nm.ends)+1) > 2*len(nm.table) {
+		nm.grow()
 	}
-	id := uint32(nm.n0 + len(nm.names))
-	nm.ids[s] = id
-	nm.names = append(nm.names, s)
-	return id
+	mask := uint64(len(nm.table) - 1)
+	i := h & mask
+	for {
+		v := nm.table[i]
+		if v == 0 {
+			break
+		}
+		if string(nm.newName(int(v-1))) == s {
+			return uint32(nm.n0) + v - 1
+		}
+		i = (i + 1) & mask
+	}
+	nm.arena = append(nm.arena, s...)
+	nm.ends = append(nm.ends, uint32(len(nm.arena)))
+	k := len(nm.ends) - 1
+	nm.table[i] = uint32(k) + 1
+	return uint32(nm.n0 + k)
+}
+
+// grow doubles the table (at least 1,024 slots) and puts the names back.
+func (nm *namer) grow() {
+	nm.table = make([]uint32, max(1024, 2*len(nm.table)))
+	for k := range nm.ends {
+		insertName(nm.table, fnv1a(nm.newName(k)), uint32(k))
+	}
 }
 
 // entry encodes a parse result.
@@ -80,29 +120,32 @@ func (nm *namer) entry(tags fileTags, flags uint8) *freshEntry {
 		}
 		id := nm.intern(d.Name)
 		e.defs = append(e.defs, defRec{name: id, kind: k, line: uint32(d.Line), sig: d.Sig})
-		fe.names[0] = append(fe.names[0], id)
 	}
 	for _, r := range tags.Refs {
 		id := nm.intern(r.Name)
 		e.refs = append(e.refs, refRec{name: id, count: uint16(min(r.Count, 1<<16-1))})
-		fe.names[1] = append(fe.names[1], id)
 	}
 	nm.buf = appendEntry(nm.buf[:0], &e)
 	fe.encoded = bytes.Clone(nm.buf)
-	fe.ndefs = uint32(len(e.defs))
+	fe.ndefs, fe.nrefs = uint32(len(e.defs)), uint32(len(e.refs))
 	return fe
 }
 
-// writeIndex writes the index file made of rows (sorted by path, then
-// blob) to w: the names of old keep their ids and the new ones (nm's,
-// whose old is old) are appended, so old entries are copied unchanged;
-// the postings are old's, renumbered, merged with the fresh entries'.
-func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEntry, nm *namer) error {
+// writeIndex writes an index file to w whose rows are old's rows that
+// keep lists (ascending, so in path and blob order) merged with extra
+// (sorted by path, then blob; an extra row replaces an old one of the
+// same path and blob): copies of old's entries (old >= 0) and fresh
+// ones. The names of old keep their ids and the new ones (nm's, whose
+// old is old) are appended, so old entries are copied unchanged; the
+// postings are old's, renumbered, merged with the fresh entries'. Old's
+// rows, paths and tables are read through buffers, never through the
+// mapping: a first index rewrites the file after every batch, and every
+// page of the old file it touched through the mapping stayed resident.
+func writeIndex(bw *bufio.Writer, old *segment, keep []int32, extra []outRow, fresh []*freshEntry, nm *namer) error {
 	n0 := nm.n0
-	newNames := nm.names
-	nnames := n0 + len(newNames)
-	if nnames >= 1<<31 || len(rows) >= 1<<31 {
-		return fmt.Errorf("index too large: %d names, %d rows", nnames, len(rows))
+	nnames := n0 + nm.count()
+	if nnames >= 1<<31 || len(keep)+len(extra) >= 1<<31 {
+		return fmt.Errorf("index too large: %d names, %d rows", nnames, len(keep)+len(extra))
 	}
 
 	fw, err := newFileWriter(bw)
@@ -111,14 +154,35 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 	}
 	copyBuf := make([]byte, 256<<10)
 
-	// Entries first (their offsets go into the rows).
+	// The rows in order, as old rows (>= 0) and extra rows (-1-k), with
+	// the entries written on the way (their offsets go into the rows).
 	if err := fw.begin(secEntries); err != nil {
 		return err
 	}
-	entryOff := make([]uint32, len(rows))
-	entryLen := make([]uint32, len(rows))
-	ndefs := make([]uint32, len(rows))
-	oldOff := map[int32]uint32{}
+	n := len(keep) + len(extra)
+	plan := make([]int32, 0, n)
+	entryOff := make([]uint32, 0, n)
+	entryLen := make([]uint32, 0, n)
+	ndefs := make([]uint32, 0, n)
+	// Postings: each old row's new row (and the further rows of an old
+	// row copied under other paths); the fresh rows' names.
+	var newOf []int32
+	var oldAt []uint32
+	more := map[int32][]int32{}
+	if old != nil {
+		newOf = make([]int32, old.nrows)
+		oldAt = make([]uint32, old.nrows) // where an old entry went, or noOff
+		for i := range newOf {
+			newOf[i], oldAt[i] = -1, noOff
+		}
+	}
+	nd, nr := 0, 0
+	for _, fe := range fresh {
+		nd += int(fe.ndefs)
+		nr += int(fe.nrefs)
+	}
+	defPairs, refPairs := make([]uint64, 0, nd), make([]uint64, 0, nr)
+
 	var pendStart, pendEnd int64 = -1, -1 // a run of old entry bytes to copy
 	flush := func() error {
 		if pendStart < 0 {
@@ -129,40 +193,81 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 		return err
 	}
 	base := fw.off
-	for i, r := range rows {
-		if r.old >= 0 {
-			or, ok := old.row(int(r.old))
-			if !ok {
-				return damagedf("row %d", r.old)
+	// oldEntry places the entry of old row r (decoded as or).
+	oldEntry := func(r int32, or row) error {
+		entryLen = append(entryLen, or.entryLen)
+		ndefs = append(ndefs, or.ndefs)
+		i := int32(len(plan) - 1)
+		if newOf[r] < 0 {
+			newOf[r] = i
+		} else {
+			more[r] = append(more[r], i)
+		}
+		if at := oldAt[r]; at != noOff {
+			entryOff = append(entryOff, at)
+			return nil
+		}
+		start := int64(or.entryOff)
+		if start != pendEnd {
+			if err := flush(); err != nil {
+				return err
 			}
-			ndefs[i], entryLen[i] = or.ndefs, or.entryLen
-			if off, ok := oldOff[r.old]; ok {
-				entryOff[i] = off
+			pendStart, pendEnd = start, start
+		}
+		at := fw.off + (pendEnd - pendStart) - base
+		if at >= noOff {
+			return fmt.Errorf("index too large: %d bytes of entries", at)
+		}
+		entryOff = append(entryOff, uint32(at))
+		oldAt[r] = uint32(at)
+		pendEnd += int64(or.entryLen)
+		return nil
+	}
+	rr := old.rowReader(true)
+	for i, j := 0, 0; i < len(keep) || j < len(extra); {
+		if i < len(keep) {
+			or, p, err := rr.read(int(keep[i]))
+			if err != nil {
+				return err
+			}
+			c := -1
+			if j < len(extra) {
+				if c = strings.Compare(string(p), extra[j].path); c == 0 {
+					c = strings.Compare(string(or.blob), extra[j].blob)
+				}
+			}
+			if c == 0 {
+				i++ // the extra row replaces it
 				continue
 			}
-			start := int64(or.entryOff)
-			if start != pendEnd {
-				if err := flush(); err != nil {
+			if c < 0 {
+				plan = append(plan, keep[i])
+				i++
+				if err := oldEntry(keep[i-1], or); err != nil {
 					return err
 				}
-				pendStart, pendEnd = start, start
+				continue
 			}
-			at := fw.off + (pendEnd - pendStart) - base
-			if at >= 1<<32 {
-				return fmt.Errorf("index too large: %d bytes of entries", at)
+		}
+		x := extra[j]
+		plan = append(plan, int32(-1-j))
+		j++
+		if x.old >= 0 {
+			or, err := old.readRow(int(x.old))
+			if err != nil {
+				return err
 			}
-			entryOff[i] = uint32(at)
-			oldOff[r.old] = uint32(at)
-			pendEnd += int64(or.entryLen)
+			if err := oldEntry(x.old, or); err != nil {
+				return err
+			}
 			continue
 		}
 		if err := flush(); err != nil {
 			return err
 		}
-		fe := fresh[r.fresh]
-		ndefs[i], entryLen[i] = fe.ndefs, uint32(len(fe.encoded))
+		fe := fresh[x.fresh]
 		if !fe.written {
-			if fw.off-base >= 1<<32 {
+			if fw.off-base >= noOff {
 				return fmt.Errorf("index too large: %d bytes of entries", fw.off-base)
 			}
 			fe.off, fe.written = uint32(fw.off-base), true
@@ -170,40 +275,83 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 				return err
 			}
 		}
-		entryOff[i] = fe.off
+		entryOff = append(entryOff, fe.off)
+		entryLen = append(entryLen, uint32(len(fe.encoded)))
+		ndefs = append(ndefs, fe.ndefs)
+		row := uint64(len(plan) - 1)
+		if err := entryNames(fe.encoded, func(def bool, name uint32) {
+			if def {
+				defPairs = append(defPairs, uint64(name)<<32|row)
+			} else {
+				refPairs = append(refPairs, uint64(name)<<32|row)
+			}
+		}); err != nil {
+			return err
+		}
 	}
 	if err := flush(); err != nil {
 		return err
 	}
+	oldAt = nil
 
-	// Rows and paths.
+	// Rows, then paths.
 	if err := fw.begin(secRows); err != nil {
 		return err
 	}
 	var rb [rowBytes]byte
-	pathOff := uint32(0)
-	for i, r := range rows {
+	pathOff := uint64(0)
+	rr = old.rowReader(false)
+	for i, v := range plan {
+		var pathLen int
+		var lang Lang
+		var flags uint8
+		var blob []byte
+		if v >= 0 {
+			or, _, err := rr.read(int(v))
+			if err != nil {
+				return err
+			}
+			pathLen, lang, flags, blob = int(or.pathLen), or.lang, or.flags, or.blob
+		} else {
+			x := &extra[-1-v]
+			pathLen, lang, flags, blob = len(x.path), x.lang, x.flags, []byte(x.blob)
+		}
+		if pathOff+uint64(pathLen) >= 1<<32 {
+			return fmt.Errorf("index too large: %d bytes of paths", pathOff+uint64(pathLen))
+		}
 		clear(rb[:])
-		binary.LittleEndian.PutUint32(rb[0:], pathOff)
-		binary.LittleEndian.PutUint32(rb[4:], uint32(len(r.path)))
+		binary.LittleEndian.PutUint32(rb[0:], uint32(pathOff))
+		binary.LittleEndian.PutUint32(rb[4:], uint32(pathLen))
 		binary.LittleEndian.PutUint32(rb[8:], entryOff[i])
 		binary.LittleEndian.PutUint32(rb[12:], entryLen[i])
 		binary.LittleEndian.PutUint32(rb[16:], ndefs[i])
-		rb[20], rb[21], rb[22] = byte(r.lang), r.flags, byte(len(r.blob))
-		copy(rb[24:], r.blob)
+		rb[20], rb[21], rb[22] = byte(lang), flags, byte(len(blob))
+		copy(rb[24:], blob)
 		if err := fw.write(rb[:]); err != nil {
 			return err
 		}
-		pathOff += uint32(len(r.path))
+		pathOff += uint64(pathLen)
 	}
+	entryOff, entryLen, ndefs = nil, nil, nil
 	if err := fw.begin(secPaths); err != nil {
 		return err
 	}
-	for _, r := range rows {
-		if err := fw.write([]byte(r.path)); err != nil {
+	rr = old.rowReader(true)
+	for _, v := range plan {
+		if v >= 0 {
+			_, p, err := rr.read(int(v))
+			if err != nil {
+				return err
+			}
+			if err := fw.write(p); err != nil {
+				return err
+			}
+		} else if err := fw.writeString(extra[-1-v].path); err != nil {
 			return err
 		}
 	}
+	nrows := len(plan)
+	plan = nil
 
 	// Names: old's verbatim, then the new ones.
 	if err := fw.begin(secNameOff); err != nil {
@@ -218,9 +366,8 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 	} else if err := fw.u32(0); err != nil {
 		return err
 	}
-	for _, s := range newNames {
-		namesLen += uint32(len(s))
-		if err := fw.u32(namesLen); err != nil {
+	for _, end := range nm.ends {
+		if err := fw.u32(namesLen + end); err != nil {
 			return err
 		}
 	}
@@ -232,10 +379,8 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 			return err
 		}
 	}
-	for _, s := range newNames {
-		if err := fw.write([]byte(s)); err != nil {
-			return err
-		}
+	if err := fw.write(nm.arena); err != nil {
+		return err
 	}
 
 	if err := fw.begin(secNameFlags); err != nil {
@@ -246,9 +391,9 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 			return err
 		}
 	}
-	flags := make([]byte, len(newNames))
-	for i, s := range newNames {
-		flags[i] = nameFlagsOf(s)
+	flags := make([]byte, nm.count())
+	for k := range flags {
+		flags[k] = nameFlagsOf(string(nm.newName(k)))
 	}
 	if err := fw.write(flags); err != nil {
 		return err
@@ -261,7 +406,7 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 		return err
 	}
 	if old != nil && uint64(nnames)*3 < (old.mask+1)*2 {
-		if err := writeGrownHash(fw, old, newNames, n0, copyBuf); err != nil {
+		if err := writeGrownHash(fw, old, nm, copyBuf); err != nil {
 			return err
 		}
 	} else {
@@ -269,8 +414,8 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 		for id := 0; id < n0; id++ {
 			insertName(table, fnv1a(old.name(uint32(id))), uint32(id)) // no string copies
 		}
-		for i, s := range newNames {
-			insertName(table, fnv1a(s), uint32(n0+i))
+		for k := range nm.count() {
+			insertName(table, fnv1a(nm.newName(k)), uint32(n0+k))
 		}
 		if err := fw.u32s(table); err != nil {
 			return err
@@ -278,37 +423,6 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 	}
 
 	// Postings: old rows renumbered, merged with the fresh entries'.
-	newOf := make([]int32, 0)
-	extra := map[int32][]int32{}
-	if old != nil {
-		newOf = make([]int32, old.nrows)
-		for i := range newOf {
-			newOf[i] = -1
-		}
-	}
-	nd, nr := 0, 0
-	for _, fe := range fresh {
-		nd += len(fe.names[0])
-		nr += len(fe.names[1])
-	}
-	defPairs, refPairs := make([]uint64, 0, nd), make([]uint64, 0, nr)
-	for i, r := range rows {
-		if r.old >= 0 {
-			if newOf[r.old] < 0 {
-				newOf[r.old] = int32(i)
-			} else {
-				extra[r.old] = append(extra[r.old], int32(i))
-			}
-			continue
-		}
-		fe := fresh[r.fresh]
-		for _, name := range fe.names[0] {
-			defPairs = append(defPairs, uint64(name)<<32|uint64(i))
-		}
-		for _, name := range fe.names[1] {
-			refPairs = append(refPairs, uint64(name)<<32|uint64(i))
-		}
-	}
 	for _, ps := range []*[]uint64{&defPairs, &refPairs} {
 		slices.Sort(*ps)
 		*ps = slices.Compact(*ps)
@@ -317,7 +431,7 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 		start, rows int
 		pairs       []uint64
 	}{{secDefStart, secDefRow, defPairs}, {secRefStart, secRefRow, refPairs}} {
-		starts, err := writePostings(fw, old, p.start, p.rows, p.pairs, newOf, extra, nnames, copyBuf)
+		starts, err := writePostings(fw, old, p.start, p.rows, p.pairs, newOf, more, nnames, copyBuf)
 		if err != nil {
 			return err
 		}
@@ -328,7 +442,38 @@ func writeIndex(bw *bufio.Writer, old *segment, rows []outRow, fresh []*freshEnt
 			return err
 		}
 	}
-	return fw.finish(len(rows), nnames)
+	return fw.finish(nrows, nnames)
+}
+
+// noOff marks an old entry not yet written (entries end below it).
+const noOff = 1<<32 - 1
+
+// entryNames calls fn with each name an encoded entry defines (def) and
+// mentions, in the entry's order.
+func entryNames(p []byte, fn func(def bool, name uint32)) error {
+	d := decoder{p: p}
+	nd := d.uvarint()
+	for k := uint64(0); k < nd && d.err == nil; k++ {
+		name := d.uvarint()
+		d.byte()
+		d.uvarint()
+		d.bytes()
+		if d.err == nil {
+			fn(true, uint32(name))
+		}
+	}
+	nr := d.uvarint()
+	for k := uint64(0); k < nr && d.err == nil; k++ {
+		name := d.uvarint()
+		d.uvarint()
+		if d.err == nil {
+			fn(false, uint32(name))
+		}
+	}
+	if d.err != nil {
+		return fmt.Errorf("fresh entry: %w", d.err)
+	}
+	return nil
 }
 
 // writePostings writes one postings table's rows section and returns its
@@ -339,24 +484,34 @@ func writePostings(fw *fileWriter, old *segment, startSec, rowSec int, pairs []u
 		return nil, err
 	}
 	starts := make([]uint32, nnames+1)
-	var rd *bufio.Reader
+	var rd, sd *bufio.Reader
 	n0 := 0
+	var word [4]byte
+	var next uint32 // where the postings of the next old name start
 	if old != nil {
 		n0 = old.nnames
 		rd = bufio.NewReaderSize(io.NewSectionReader(old.file, old.off[rowSec], int64(len(old.sec[rowSec]))), len(buf))
+		sd = bufio.NewReaderSize(io.NewSectionReader(old.file, old.off[startSec], int64(len(old.sec[startSec]))), 64<<10)
+		if _, err := io.ReadFull(sd, word[:]); err != nil {
+			return nil, damagedf("postings: %v", err)
+		}
+		next = binary.LittleEndian.Uint32(word[:])
 	}
 	var list []uint32
 	out := make([]byte, 0, 64<<10)
-	var word [4]byte
 	count := uint32(0)
 	p := 0
 	for id := 0; id < nnames; id++ {
 		list = list[:0]
 		if id < n0 {
-			a, b := old.u32(startSec, id), old.u32(startSec, id+1)
+			if _, err := io.ReadFull(sd, word[:]); err != nil {
+				return nil, damagedf("postings of name %d: %v", id, err)
+			}
+			a, b := next, binary.LittleEndian.Uint32(word[:])
 			if a > b {
 				return nil, damagedf("postings of name %d", id)
 			}
+			next = b
 			for k := a; k < b; k++ {
 				if _, err := io.ReadFull(rd, word[:]); err != nil {
 					return nil, damagedf("postings of name %d: %v", id, err)
@@ -399,14 +554,14 @@ func writePostings(fw *fileWriter, old *segment, startSec, rowSec int, pairs []u
 // n0 on) inserted, without holding the table: the new names' slots are
 // found by probing old's slots and the ones already taken, then old's
 // slots are streamed through buf with those filled in.
-func writeGrownHash(fw *fileWriter, old *segment, newNames []string, n0 int, buf []byte) error {
-	taken := make(map[uint64]uint32, len(newNames))
-	for i, s := range newNames {
-		slot := fnv1a(s) & old.mask
+func writeGrownHash(fw *fileWriter, old *segment, nm *namer, buf []byte) error {
+	taken := make(map[uint64]uint32, nm.count())
+	for k := range nm.count() {
+		slot := fnv1a(nm.newName(k)) & old.mask
 		for old.u32(secHash, int(slot)) != 0 || taken[slot] != 0 {
 			slot = (slot + 1) & old.mask
 		}
-		taken[slot] = uint32(n0+i) + 1
+		taken[slot] = uint32(nm.n0+k) + 1
 	}
 	type filled struct {
 		slot uint64
