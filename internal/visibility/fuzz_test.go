@@ -7,11 +7,19 @@ import (
 )
 
 // FuzzAllowPattern checks that an accepted allow_paths entry is a valid
-// pattern that never reaches into .git/ or .orch/ and never allows a whole
-// family of secrets at once.
+// pattern that never reaches into .git/ or .orch/, in any letter case (a
+// file system that ignores case takes .Git for .git), and never allows a
+// whole family of secrets at once.
 func FuzzAllowPattern(f *testing.F) {
-	for _, s := range []string{".env.example", "certs/test-*.pem", "*", "conf/*", ".git/config", "a/../b", "[", "x/[a-z]*", "*.*"} {
+	for _, s := range []string{".env.example", "certs/test-*.pem", "*", "conf/*", ".git/config", "a/../b", "[", "x/[a-z]*", "*.*", ".[^a-z]it/config"} {
 		f.Add(s)
+	}
+	var victims []string
+	for _, dir := range caseVariants(".git") {
+		victims = append(victims, dir+"/config", dir+"/hooks/pre-commit")
+	}
+	for _, dir := range caseVariants(".orch") {
+		victims = append(victims, dir+"/config.toml")
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		if CheckAllowPattern(p) != nil {
@@ -20,7 +28,7 @@ func FuzzAllowPattern(f *testing.F) {
 		if _, err := path.Match(p, "x"); err != nil {
 			t.Fatalf("accepted %q, an invalid pattern: %v", p, err)
 		}
-		for _, victim := range []string{".git/config", ".orch/config.toml", ".git/hooks/pre-commit"} {
+		for _, victim := range victims {
 			if ok, _ := path.Match(p, victim); ok {
 				t.Fatalf("accepted %q, which matches %s", p, victim)
 			}

@@ -135,15 +135,35 @@ func CheckAllowPattern(p string) error {
 
 // matchFold reports whether the pattern element matches name in any
 // letter case (.git and .orch are refused in every case, for file systems
-// that ignore it).
+// that ignore it). Every spelling is tried: a bracket expression such as
+// ".[^a-z]it" matches ".Git" but neither ".git", ".GIT" nor, lower-cased,
+// ".git".
 func matchFold(elem, name string) bool {
-	for _, n := range []string{name, strings.ToUpper(name)} {
+	for _, n := range caseVariants(name) {
 		if ok, _ := path.Match(elem, n); ok {
 			return true
 		}
 	}
-	ok, _ := path.Match(strings.ToLower(elem), name)
-	return ok
+	return false
+}
+
+// caseVariants returns every spelling of the ASCII name in upper and lower
+// case letters (2^letters of them: 8 for .git, 16 for .orch).
+func caseVariants(name string) []string {
+	out := []string{""}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		lo, up := strings.ToLower(string(c)), strings.ToUpper(string(c))
+		next := make([]string, 0, 2*len(out))
+		for _, s := range out {
+			next = append(next, s+lo)
+			if up != lo {
+				next = append(next, s+up)
+			}
+		}
+		out = next
+	}
+	return out
 }
 
 // hasLiteral reports whether a pattern element has a letter or digit

@@ -106,9 +106,12 @@ func TestCheckAllowPattern(t *testing.T) {
 		{".git/config", false},
 		{".orch/config.toml", false},
 		{".ORCH/x.pem", false},
-		{"*/c*****", false},      // "*" also matches .git (found by FuzzAllowPattern)
-		{".[gG]*/config", false}, // a class matching .git
-		{".?RCH/x.pem", false},   // .orch in another case
+		{"*/c*****", false},               // "*" also matches .git (found by FuzzAllowPattern)
+		{".[gG]*/config", false},          // a class matching .git
+		{".?RCH/x.pem", false},            // .orch in another case
+		{".[^a-z]it/config", false},       // matches only a mixed-case .Git
+		{".[^a-z]rch/config.toml", false}, // matches only a mixed-case .Orch
+		{"[^a-z]git/config", false},
 		{"*/fixtures.pem", false},
 		{"ab*/config.pem", true},
 		{"a[.pem", false},
