@@ -3,6 +3,7 @@ package gitx
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -147,15 +148,20 @@ func TestCheckPath(t *testing.T) {
 }
 
 func FuzzCheckPath(f *testing.F) {
-	for _, s := range []string{"a/b", "../x", ".git/HEAD", "a//b", "ü"} {
+	for _, s := range []string{"a/b", "../x", ".git/HEAD", "a//b", "ü", "a/.GIT/x", "a/./b", "a\x00b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		if checkPath(p) != nil {
 			return
 		}
-		if p == "" || p[0] == '/' || slices.Contains(splitSlash(p), "..") || slices.Contains(splitSlash(p), "") {
+		if p == "" || p[0] == '/' || slices.Contains(splitSlash(p), "..") || slices.Contains(splitSlash(p), "") || strings.ContainsRune(p, 0) {
 			t.Fatalf("checkPath accepted %q", p)
+		}
+		for _, e := range splitSlash(p) {
+			if strings.EqualFold(e, ".git") || e == "." {
+				t.Fatalf("checkPath accepted %q (element %q)", p, e)
+			}
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/clip"
@@ -101,7 +102,7 @@ func TestCheckPathRefuses(t *testing.T) {
 }
 
 func FuzzCheckPath(f *testing.F) {
-	for _, s := range []string{"a/b.go", "../x", ".git/config", ".GIT./x", "git~1", ".orch/x", "a//b", "/abs", `a\b`, "C:x", "\xff", "a/./b", ".g\u200cit"} {
+	for _, s := range []string{"a/b.go", "../x", ".git/config", ".GIT./x", "git~1", ".orch/x", "a//b", "/abs", `a\b`, "C:x", "\xff", "a/./b", ".g\u200cit", ".git\ufeff:x/y", "a\u202eb", ".OR\u206ach:s./x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -118,8 +119,23 @@ func FuzzCheckPath(f *testing.F) {
 		if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
 			t.Fatalf("accepted a drive path %q", p)
 		}
+		for _, r := range p {
+			if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+				t.Fatalf("accepted %q with the control character %U", p, r)
+			}
+		}
 		for i, e := range strings.Split(p, "/") {
-			n := strings.TrimRight(e, ". ")
+			// As a file system may see it: HFS+ drops the code points
+			// git's is_hfs_dotgit ignores, NTFS cuts a ":stream" suffix
+			// and trailing dots and spaces.
+			n := strings.Map(func(r rune) rune {
+				if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {
+					return -1
+				}
+				return r
+			}, e)
+			n, _, _ = strings.Cut(n, ":")
+			n = strings.TrimRight(n, ". ")
 			switch {
 			case e == "", e == ".", e == "..", len(e) > MaxElementBytes,
 				strings.EqualFold(n, ".git"), strings.EqualFold(n, "git~1"),

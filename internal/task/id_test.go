@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -120,11 +121,17 @@ func FuzzSlug(f *testing.F) {
 }
 
 func FuzzValidID(f *testing.F) {
-	for _, s := range []string{"0007-add-retry", "..", "../x", "A B"} {
+	for _, s := range []string{"0007-add-retry", "..", "../x", "A B", "a", "-a", strings.Repeat("a", 64), strings.Repeat("a", 65), "a\n"} {
 		f.Add(s)
 	}
+	// The rule of docs/artifacts.md, as a regular expression.
+	rule := regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 	f.Fuzz(func(t *testing.T, id string) {
-		if ValidID(id) != nil {
+		err := ValidID(id)
+		if want := rule.MatchString(id) && id != "." && id != ".."; (err == nil) != want {
+			t.Fatalf("ValidID(%q) = %v, the rule says ok=%v", id, err, want)
+		}
+		if err != nil {
 			return
 		}
 		if id == "." || id == ".." || strings.ContainsAny(id, "/\\ ") || len(id) > 64 || filepath.Base(id) != id {
