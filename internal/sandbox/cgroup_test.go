@@ -206,8 +206,26 @@ func FuzzParseProcCgroup(f *testing.F) {
 func FuzzParseMountinfo(f *testing.F) {
 	f.Add([]byte(hybridMountinfo))
 	f.Add([]byte(`1 2 3:4 / /a\040b\ rw - cgroup x rw,pids` + "\n- - - -\n"))
+	f.Add([]byte(hybridMountinfo + "0::/../../etc\n4:memory:/process_api/x/..\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The same bytes are read as mountinfo and as /proc/self/cgroup
+		// lines, so that the fuzzer can shape both.
 		mounts := parseMountinfo(data)
-		_ = cgroupsFrom(mounts, parseProcCgroup([]byte(hybridCgroup)))
+		h := cgroupsFrom(mounts, append(parseProcCgroup(data), parseProcCgroup([]byte(hybridCgroup))...))
+		// orch's own cgroup, where suites' cgroups are made, is always
+		// inside a mounted hierarchy: never above or beside it.
+		for _, cm := range []*cgroupMount{h.v2, h.pids, h.memory} {
+			if cm == nil {
+				continue
+			}
+			inside := false
+			for _, m := range mounts {
+				point := filepath.Clean(m.point)
+				inside = inside || cm.own == point || strings.HasPrefix(cm.own, strings.TrimSuffix(point, "/")+"/")
+			}
+			if !inside {
+				t.Fatalf("own cgroup %q (%q) is outside every mount point", cm.own, cm.rel)
+			}
+		}
 	})
 }

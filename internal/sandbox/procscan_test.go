@@ -3,6 +3,8 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -67,10 +69,22 @@ func TestProcessLiveAndSignalVerified(t *testing.T) {
 
 func FuzzEnvBlockHas(f *testing.F) {
 	f.Add([]byte("A=1\x00B=2\x00"), "B=2")
+	f.Add([]byte("A=1\x00B=2"), "B=2")
+	f.Add([]byte("A=1\x00B=2\x00"), "A")
+	f.Add([]byte("XA=1\x00"), "A=1")
 	f.Fuzz(func(t *testing.T, block []byte, kv string) {
 		got := envBlockHas(block, kv)
 		if got && len(kv) > len(block) {
 			t.Fatalf("found %q in a shorter block", kv)
+		}
+		// The block is NUL-terminated entries (environ(7)); the last
+		// one may lack its NUL.
+		entries := strings.Split(string(block), "\x00")
+		if entries[len(entries)-1] == "" {
+			entries = entries[:len(entries)-1]
+		}
+		if want := slices.Contains(entries, kv); got != want {
+			t.Fatalf("envBlockHas(%q, %q) = %v, the entries %q say %v", block, kv, got, entries, want)
 		}
 	})
 }
