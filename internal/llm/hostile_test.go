@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -136,6 +138,11 @@ func TestCheckJSONText(t *testing.T) {
 		{`"\\ud800"`, ""},
 		{`{"a":1,"a":2}`, `$.a: duplicate key "a"`},
 		{`{"files":[{"path":"a","PATH":"b"}]}`, `$.files[0].PATH: duplicate key "PATH" (same as "path" ignoring case)`},
+		// encoding/json folds case as bytes.EqualFold does: the long s
+		// and the Kelvin sign match "s" and "k" (found by FuzzCheckJSONText).
+		{`{"deletes":[],"delete\u017f":["a.go"]}`, `$["deleteſ"]: duplicate key "deleteſ" (same as "deletes" ignoring case)`},
+		{"{\"\u212aind\":1,\"kind\":2}", "$.kind: duplicate key \"kind\" (same as \"\u212aind\" ignoring case)"},
+		{`{"straße":1,"STRASSE":2}`, ""}, // not equal to encoding/json: no full folding
 		{`{"x":[0,{"k":"\udc00"}]}`, `$.x[1].k: the escape \udc00 is a lone UTF-16 surrogate`},
 		{`{"\ud800":1}`, `$: the escape \ud800 is a lone`},
 		{"{\"a\":\"\xff\"}", `byte 6 (0xff) is not valid UTF-8`},
@@ -154,7 +161,7 @@ func TestCheckJSONText(t *testing.T) {
 }
 
 func FuzzCheckJSONText(f *testing.F) {
-	for _, s := range []string{`{"a":1,"A":2}`, `{"a":"\ud800"}`, `[{"b":[{"c":{}}]}]`, "\"\xff\"", `{"a":{"a":{"a":1}}}`} {
+	for _, s := range []string{`{"a":1,"A":2}`, `{"a":"\ud800"}`, `[{"b":[{"c":{}}]}]`, "\"\xff\"", `{"a":{"a":{"a":1}}}`, `{"s":1,"\u017f":2}`, `{"x":[{"k":1,"\u212a":2}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -162,7 +169,52 @@ func FuzzCheckJSONText(f *testing.F) {
 		if err == nil && !utf8.Valid(data) {
 			t.Errorf("accepted invalid UTF-8: %q", data)
 		}
+		if err == nil {
+			if a, b, dup := equalFoldKeys(data); dup {
+				t.Errorf("accepted %q: keys %q and %q of one object match the same struct field", data, a, b)
+			}
+		}
 	})
+}
+
+// equalFoldKeys reports two keys of one object of the JSON text data that
+// encoding/json would take for the same struct field (bytes.EqualFold).
+func equalFoldKeys(data []byte) (a, b string, dup bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object  bool
+		wantKey bool
+		keys    []string
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", "", false
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey {
+			if k, ok := tok.(string); ok {
+				top := &stack[len(stack)-1]
+				for _, prev := range top.keys {
+					if strings.EqualFold(prev, k) {
+						return prev, k, true
+					}
+				}
+				top.keys, top.wantKey = append(top.keys, k), false
+				continue
+			}
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
+			stack = append(stack, frame{object: d == '{', wantKey: d == '{'})
+			continue
+		} else if ok {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			return "", "", false
+		}
+		stack[len(stack)-1].wantKey = stack[len(stack)-1].object
+	}
 }
 
 // FuzzScriptState feeds arbitrary script state files (.orch/cache, which

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,7 +21,10 @@ import (
 //   - an escape of a lone UTF-16 surrogate such as \ud800 (also U+FFFD);
 //   - two keys of one object that are equal ignoring case: struct fields
 //     match keys case-insensitively and the last one wins, so
-//     {"path": "a.go", "PATH": "../x"} would be read as "../x".
+//     {"path": "a.go", "PATH": "../x"} would be read as "../x". Case is
+//     Unicode simple case folding, as encoding/json matches names
+//     (bytes.EqualFold): "ſtatus" (long s) and "\u212aind" (Kelvin sign)
+//     are "status" and "kind" to it.
 //
 // data must be one JSON value (the caller has checked its syntax); a
 // syntax error found on the way is returned as well. Errors name the JSON
@@ -53,7 +57,7 @@ func checkUTF8(data []byte) error {
 // jsonFrame is one open object or array.
 type jsonFrame struct {
 	object  bool
-	keys    map[string]string // lower-cased key → key as written
+	keys    map[string]string // foldKey(key) → key as written
 	wantKey bool
 	key     string // the member being read
 	index   int    // the element being read
@@ -80,7 +84,8 @@ func (w *jsonWalker) walk() error {
 				return fmt.Errorf("%s: the escape %s is a lone UTF-16 surrogate (it would decode to U+FFFD)", w.path(), esc)
 			}
 			if top := w.top(); top != nil && top.object && top.wantKey {
-				prev, dup := top.keys[strings.ToLower(s)]
+				folded := foldKey(s)
+				prev, dup := top.keys[folded]
 				top.key, top.wantKey = s, false
 				if dup {
 					if prev == s {
@@ -88,7 +93,7 @@ func (w *jsonWalker) walk() error {
 					}
 					return fmt.Errorf("%s: duplicate key %s (same as %s ignoring case)", w.path(), strconv.Quote(clip.Bytes(s, 64)), strconv.Quote(clip.Bytes(prev, 64)))
 				}
-				top.keys[strings.ToLower(s)] = s
+				top.keys[folded] = s
 				continue
 			}
 		}
@@ -115,6 +120,21 @@ func (w *jsonWalker) walk() error {
 			top.index++
 		}
 	}
+}
+
+// foldKey maps a key to one spelling of its case-folding class: two keys
+// get the same one exactly when bytes.EqualFold, the rule encoding/json
+// matches struct fields by, says they are equal. Each rune becomes the
+// smallest of its unicode.SimpleFold orbit (K, k and U+212A KELVIN SIGN
+// all become K).
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
 }
 
 func (w *jsonWalker) top() *jsonFrame {
