@@ -120,15 +120,15 @@ func CheckAllowPattern(p string) error {
 	if _, err := path.Match(p, ""); err != nil {
 		return fmt.Errorf("%q is not a valid pattern (path.Match syntax: *, ?, [a-z]): %v", p, err)
 	}
+	if !hasLiteral(elems[len(elems)-1]) {
+		return fmt.Errorf("%q would allow every file of its folder: name the files on purpose, e.g. \".env.example\" or \"certs/test-*.pem\"", p)
+	}
 	// A first element such as "*" or ".[gG]*" would also match .git or
 	// .orch: a pattern reaching into them is refused like their names.
 	for _, dir := range []string{".git", ".orch"} {
 		if matchFold(elems[0], dir) {
 			return fmt.Errorf("%q: its first element %q also matches %s/, which never reaches a model; name the folder, e.g. \"config/*.pem\"", p, elems[0], dir)
 		}
-	}
-	if !hasLiteral(elems[len(elems)-1]) {
-		return fmt.Errorf("%q would allow every file of its folder: name the files on purpose, e.g. \".env.example\" or \"certs/test-*.pem\"", p)
 	}
 	return nil
 }
