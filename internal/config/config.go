@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -512,7 +513,7 @@ func (c *Config) validate(file string) error {
 		}
 	}
 	for model, p := range c.Prices {
-		if strings.TrimSpace(model) == "" || p.Input < 0 || p.Output < 0 || p.CachedInput < 0 || p.CacheWrite < 0 {
+		if strings.TrimSpace(model) == "" || !finiteNonNegative(p.Input) || !finiteNonNegative(p.Output) || !finiteNonNegative(p.CachedInput) || !finiteNonNegative(p.CacheWrite) {
 			return bad("prices."+model, "expected a model name with non-negative input, output, cached_input and cache_write prices (USD per million tokens)")
 		}
 	}
@@ -580,13 +581,19 @@ func checkBudget(b Budget, key string, bad func(key, msg string) error) error {
 		return bad(key+".tokens_in", "expected a non-negative number (0 = no limit)")
 	case b.TokensOut < 0:
 		return bad(key+".tokens_out", "expected a non-negative number (0 = no limit)")
-	case b.CostUSD < 0:
-		return bad(key+".cost_usd", "expected a non-negative number (0 = no limit)")
+	case !finiteNonNegative(b.CostUSD):
+		return bad(key+".cost_usd", fmt.Sprintf("expected a non-negative number (0 = no limit), got %v", b.CostUSD))
 	case b.WallTime < 0:
 		return bad(key+".wall_time", "expected a non-negative duration (0 = no limit)")
 	}
 	return nil
 }
+
+// finiteNonNegative reports whether a price or a cost limit is a number
+// from 0 up. TOML's nan and inf are refused: a NaN cost is never above a
+// limit (a budget that never trips) and neither can be written to a
+// transcript as JSON.
+func finiteNonNegative(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
 
 // validPersona reports whether p is a persona name: 1 to 40 lower-case
 // letters, digits, '-' and '_', starting with a letter or digit. Checked

@@ -2,12 +2,15 @@ package config
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchdev/orch/internal/visibility"
 )
 
 func TestLoadMissingIsDefault(t *testing.T) {
@@ -116,6 +119,10 @@ plan_personas = ["risk"]
 		{"[context]\nallow_paths = [\".env.example\", \"../x.pem\"]", "context.allow_paths[1]: expected a clean path"},
 		{"[context]\nallow_paths = [\".git/config\"]", "context.allow_paths[0]: \".git/config\" names .git/"},
 		{"[context]\nallow_paths = \".env\"", "config.toml"},
+		{"[prices.\"m\"]\ninput = nan\noutput = 1.0", "prices.m: expected a model name with non-negative"},
+		{"[prices.\"m\"]\ninput = 1.0\noutput = inf", "prices.m"},
+		{"[budgets]\ncost_usd = nan", "budgets.cost_usd: expected a non-negative number (0 = no limit), got NaN"},
+		{"[budgets.phase.codegen]\ncost_usd = -inf", "budgets.phase.codegen.cost_usd"},
 	}
 	for _, tt := range bad {
 		_, err := Parse("config.toml", []byte(tt.text))
@@ -145,14 +152,42 @@ func TestLoadRefusesHugeAndFolder(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("[test]\nsandbox = \"none\"\n"))
 	f.Add([]byte("[[test.suites]]\nname = \"a\"\ncommand = [\"x\"]\n"))
+	f.Add([]byte("[budgets]\ncost_usd = 2.5\n[budgets.phase.codegen]\ncost_usd = 1e0\n[prices.\"m\"]\ninput = 3.0\noutput = 15.0\ncached_input = 0.3\n"))
+	f.Add([]byte("[context]\nallow_paths = [\".env.example\"]\n[test]\nmax_processes = 64\nread_only_paths = [\"~/.cache\"]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("config.toml", data)
-		if err == nil {
-			for _, s := range cfg.Test.Suites {
-				if len(s.Command) == 0 || s.Name == "" {
-					t.Fatalf("accepted an invalid suite: %+v", s)
-				}
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "config.toml") {
+				t.Fatalf("error %v does not name the file", err)
 			}
+			return
+		}
+		for _, s := range cfg.Test.Suites {
+			if len(s.Command) == 0 || s.Name == "" {
+				t.Fatalf("accepted an invalid suite: %+v", s)
+			}
+		}
+		// Limits and prices are numbers a budget can compare and a
+		// transcript can hold: no NaN, no infinity, nothing negative.
+		finite := func(what string, v float64) {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("accepted %s = %v", what, v)
+			}
+		}
+		finite("budgets.cost_usd", cfg.Budgets.CostUSD)
+		for name, b := range cfg.Budgets.Phase {
+			finite("budgets.phase."+name+".cost_usd", b.CostUSD)
+		}
+		for model, p := range cfg.Prices {
+			for _, v := range []float64{p.Input, p.Output, p.CachedInput, p.CacheWrite} {
+				finite("prices."+model, v)
+			}
+		}
+		if cfg.Test.MaxProcesses < MinProcesses || cfg.Test.MaxProcesses > MaxProcesses || cfg.Test.MaxMemory < MinMemory || cfg.Test.Timeout < 0 {
+			t.Fatalf("accepted test limits %+v", cfg.Test)
+		}
+		if _, err := visibility.NewPolicy(cfg.Context.AllowPaths); err != nil {
+			t.Fatalf("accepted allow_paths: %v", err)
 		}
 	})
 }
