@@ -185,7 +185,9 @@ func splitDiff(s string) []DiffFile {
 			oldN++
 			newN++
 		}
-		if len(line) > 0 {
+		// The sign is one ASCII byte; a line without one (a malformed
+		// context line) is shown whole, never cut inside a character.
+		if len(line) > 0 && strings.IndexByte(" +-\\", line[0]) >= 0 {
 			line = line[1:]
 		}
 		r.Text = line
