@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"fmt"
 	"path"
 	"strings"
 )
@@ -98,86 +99,149 @@ const (
 	KindMacro     = "macro"
 )
 
-// defQueries are the tree-sitter queries that find definitions: each
-// pattern captures the whole definition as @def.KIND and its name as
-// @name. Written for the grammars bundled with
-// github.com/smacker/go-tree-sitter; a test compiles every one.
-var defQueries = [numLangs]string{
-	LangGo: `
-(function_declaration name: (identifier) @name) @def.func
-(method_declaration name: (field_identifier) @name) @def.method
-(type_spec name: (type_identifier) @name) @def.type
-(type_alias name: (type_identifier) @name) @def.type
-; every name of a spec (with name: only its first would match)
-(source_file (const_declaration (const_spec (identifier) @name) @def.const))
-(source_file (var_declaration (var_spec name: (identifier) @name) @def.var))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.var)))
-(field_declaration name: (field_identifier) @name) @def.field
-(method_elem name: (field_identifier) @name) @def.method
-`,
-	LangPython: `
-(function_definition name: (identifier) @name) @def.func
-(class_definition name: (identifier) @name) @def.class
-(module (expression_statement (assignment left: (identifier) @name) @def.var))
-(class_definition body: (block (expression_statement (assignment left: (identifier) @name) @def.field)))
-`,
-	LangJavaScript: jsQuery + `
-(class_declaration name: (identifier) @name) @def.class
-`,
-	LangTypeScript: jsQuery + tsQuery,
-	LangTSX:        jsQuery + tsQuery,
-	LangRust: `
-(function_item name: (identifier) @name) @def.func
-(function_signature_item name: (identifier) @name) @def.func
-(struct_item name: (type_identifier) @name) @def.type
-(enum_item name: (type_identifier) @name) @def.type
-(union_item name: (type_identifier) @name) @def.type
-(type_item name: (type_identifier) @name) @def.type
-(trait_item name: (type_identifier) @name) @def.interface
-(const_item name: (identifier) @name) @def.const
-(static_item name: (identifier) @name) @def.var
-(mod_item name: (identifier) @name) @def.module
-(macro_definition name: (identifier) @name) @def.macro
-(field_declaration name: (field_identifier) @name) @def.field
-(enum_variant name: (identifier) @name) @def.const
-`,
-	LangJava: `
-(class_declaration name: (identifier) @name) @def.class
-(interface_declaration name: (identifier) @name) @def.interface
-(enum_declaration name: (identifier) @name) @def.type
-(record_declaration name: (identifier) @name) @def.class
-(annotation_type_declaration name: (identifier) @name) @def.interface
-(method_declaration name: (identifier) @name) @def.method
-(constructor_declaration name: (identifier) @name) @def.method
-(field_declaration declarator: (variable_declarator name: (identifier) @name)) @def.field
-(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @def.const
-(enum_constant name: (identifier) @name) @def.const
-`,
+// defPatterns say where the definitions are, per language: each pattern
+// is a path of syntax tree nodes, "KIND: type > field:type > ...", from
+// its outermost node down to the name, a child of the one before (through
+// the named field, when one is given); the node marked * is the whole
+// definition, whose head is the signature. The walker (parse_cgo.c)
+// visits every node outside function bodies (functionNodes) once and
+// keeps the names that end a pattern. The node types are those of the
+// grammars bundled with github.com/smacker/go-tree-sitter; a test checks
+// every one exists, and others that the walker finds what tree-sitter
+// queries of the same patterns find.
+var defPatterns = [numLangs][]string{
+	LangGo: {
+		"func: function_declaration* > name:identifier",
+		"method: method_declaration* > name:field_identifier",
+		"type: type_spec* > name:type_identifier",
+		"type: type_alias* > name:type_identifier",
+		// Every name of a spec (with name: only its first would match).
+		"const: source_file > const_declaration > const_spec* > identifier",
+		"var: source_file > var_declaration > var_spec* > name:identifier",
+		"var: source_file > var_declaration > var_spec_list > var_spec* > name:identifier",
+		"field: field_declaration* > name:field_identifier",
+		"method: method_elem* > name:field_identifier",
+	},
+	LangPython: {
+		"func: function_definition* > name:identifier",
+		"class: class_definition* > name:identifier",
+		"var: module > expression_statement > assignment* > left:identifier",
+		"field: class_definition > body:block > expression_statement > assignment* > left:identifier",
+	},
+	LangJavaScript: append(jsPatterns[:len(jsPatterns):len(jsPatterns)],
+		"class: class_declaration* > name:identifier",
+	),
+	LangTypeScript: append(jsPatterns[:len(jsPatterns):len(jsPatterns)], tsPatterns...),
+	LangTSX:        append(jsPatterns[:len(jsPatterns):len(jsPatterns)], tsPatterns...),
+	LangRust: {
+		"func: function_item* > name:identifier",
+		"func: function_signature_item* > name:identifier",
+		"type: struct_item* > name:type_identifier",
+		"type: enum_item* > name:type_identifier",
+		"type: union_item* > name:type_identifier",
+		"type: type_item* > name:type_identifier",
+		"interface: trait_item* > name:type_identifier",
+		"const: const_item* > name:identifier",
+		"var: static_item* > name:identifier",
+		"module: mod_item* > name:identifier",
+		"macro: macro_definition* > name:identifier",
+		"field: field_declaration* > name:field_identifier",
+		"const: enum_variant* > name:identifier",
+	},
+	LangJava: {
+		"class: class_declaration* > name:identifier",
+		"interface: interface_declaration* > name:identifier",
+		"type: enum_declaration* > name:identifier",
+		"class: record_declaration* > name:identifier",
+		"interface: annotation_type_declaration* > name:identifier",
+		"method: method_declaration* > name:identifier",
+		"method: constructor_declaration* > name:identifier",
+		"field: field_declaration* > declarator:variable_declarator > name:identifier",
+		"const: constant_declaration* > declarator:variable_declarator > name:identifier",
+		"const: enum_constant* > name:identifier",
+	},
 }
 
-// jsQuery is shared by JavaScript and TypeScript: functions, methods and
-// top-level (or exported) bindings.
-const jsQuery = `
-(function_declaration name: (identifier) @name) @def.func
-(generator_function_declaration name: (identifier) @name) @def.func
-(method_definition name: (property_identifier) @name) @def.method
-(program (lexical_declaration (variable_declarator name: (identifier) @name)) @def.var)
-(program (variable_declaration (variable_declarator name: (identifier) @name)) @def.var)
-(export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @def.var)
-(program (expression_statement (assignment_expression left: (member_expression property: (property_identifier) @name)) @def.var))
-`
+// jsPatterns are shared by JavaScript and TypeScript: functions, methods
+// and top-level (or exported) bindings.
+var jsPatterns = []string{
+	"func: function_declaration* > name:identifier",
+	"func: generator_function_declaration* > name:identifier",
+	"method: method_definition* > name:property_identifier",
+	"var: program > lexical_declaration* > variable_declarator > name:identifier",
+	"var: program > variable_declaration* > variable_declarator > name:identifier",
+	"var: export_statement > lexical_declaration* > variable_declarator > name:identifier",
+	"var: program > expression_statement > assignment_expression* > left:member_expression > property:property_identifier",
+}
 
-// tsQuery adds TypeScript's declarations.
-const tsQuery = `
-(class_declaration name: (type_identifier) @name) @def.class
-(abstract_class_declaration name: (type_identifier) @name) @def.class
-(interface_declaration name: (type_identifier) @name) @def.interface
-(type_alias_declaration name: (type_identifier) @name) @def.type
-(enum_declaration name: (identifier) @name) @def.type
-(function_signature name: (identifier) @name) @def.func
-(method_signature name: (property_identifier) @name) @def.method
-(abstract_method_signature name: (property_identifier) @name) @def.method
-(public_field_definition name: (property_identifier) @name) @def.field
-(property_signature name: (property_identifier) @name) @def.field
-(internal_module name: (identifier) @name) @def.module
-`
+// tsPatterns add TypeScript's declarations.
+var tsPatterns = []string{
+	"class: class_declaration* > name:type_identifier",
+	"class: abstract_class_declaration* > name:type_identifier",
+	"interface: interface_declaration* > name:type_identifier",
+	"type: type_alias_declaration* > name:type_identifier",
+	"type: enum_declaration* > name:identifier",
+	"func: function_signature* > name:identifier",
+	"method: method_signature* > name:property_identifier",
+	"method: abstract_method_signature* > name:property_identifier",
+	"field: public_field_definition* > name:property_identifier",
+	"field: property_signature* > name:property_identifier",
+	"module: internal_module* > name:identifier",
+}
+
+// functionNodes are the node types whose bodies hold local definitions:
+// a definition below one (a closure, a local helper or class) is left
+// out of the map.
+var functionNodes = []string{
+	"function_definition", "function_declaration", "function_expression",
+	"arrow_function", "method_definition", "generator_function_declaration",
+	"function_item", "func_literal", "method_declaration",
+	"constructor_declaration", "lambda_expression", "generator_function",
+}
+
+// patStep is one node of a definition pattern.
+type patStep struct {
+	field, typ string // field "" = any
+}
+
+// defPattern is a parsed definition pattern.
+type defPattern struct {
+	kind  string
+	steps []patStep // outermost first; the last is the name
+	def   int       // index of the definition's node in steps
+}
+
+// parsePattern reads "KIND: type > field:type* > ...".
+func parsePattern(s string) (defPattern, error) {
+	kind, path, ok := strings.Cut(s, ": ")
+	if !ok {
+		return defPattern{}, fmt.Errorf("pattern %q: want \"KIND: path\"", s)
+	}
+	if _, ok := kindIndex(kind); !ok {
+		return defPattern{}, fmt.Errorf("pattern %q: unknown kind %q", s, kind)
+	}
+	p := defPattern{kind: kind, def: -1}
+	for i, st := range strings.Split(path, " > ") {
+		if t, ok := strings.CutSuffix(st, "*"); ok {
+			if p.def >= 0 {
+				return defPattern{}, fmt.Errorf("pattern %q: two definition nodes", s)
+			}
+			p.def, st = i, t
+		}
+		field, typ, ok := strings.Cut(st, ":")
+		if !ok {
+			field, typ = "", st
+		}
+		if typ == "" || strings.ContainsAny(typ, " :*>") {
+			return defPattern{}, fmt.Errorf("pattern %q: step %q is no node type", s, st)
+		}
+		p.steps = append(p.steps, patStep{field: field, typ: typ})
+	}
+	switch {
+	case p.def < 0:
+		return defPattern{}, fmt.Errorf("pattern %q: no definition node (*)", s)
+	case p.def == len(p.steps)-1:
+		return defPattern{}, fmt.Errorf("pattern %q: the name is the definition", s)
+	}
+	return p, nil
+}
