@@ -28,9 +28,11 @@
 //
 //   - definitions with tree-sitter (github.com/smacker/go-tree-sitter's
 //     bundled grammars) for Go, Python, JavaScript, TypeScript/TSX, Rust and
-//     Java, with this package's own queries (lang.go): functions, methods,
-//     types, classes, interfaces, fields, top-level constants and
-//     variables; a Go file is parsed with the standard library's go/parser
+//     Java, with this package's own definition patterns (lang.go),
+//     matched by one walk of the syntax tree in C that skips function
+//     bodies (parse_cgo.c): functions, methods, types, classes,
+//     interfaces, fields, top-level constants and variables; a Go file is
+//     parsed with the standard library's go/parser
 //     instead (godefs.go), which finds the same definitions at a fraction
 //     of the cost, unless it has a syntax error;
 //   - references by scanning every identifier of the file (code, comments
@@ -78,6 +80,7 @@
 // rest. EstimateTokens (four bytes a token) keeps it within the budget.
 //
 // Built without cgo (CGO_ENABLED=0, or no C compiler), DefinitionsAvailable
-// is false: the map still ranks by paths, references and git grep, and
-// says that definitions are missing.
+// is false: Go files' definitions are still indexed (go/parser), the
+// other languages' are not; the map ranks those files by paths,
+// references and git grep, and says so.
 package repomap

@@ -7,9 +7,10 @@ import (
 	"errors"
 )
 
-// DefinitionsAvailable reports whether this build indexes definitions with
-// tree-sitter (it needs cgo; without it the map ranks by paths, git grep
-// and identifier references only).
+// DefinitionsAvailable reports whether this build indexes the definitions
+// of every parsed language. Tree-sitter needs cgo: without it only Go
+// files' definitions are indexed (go/parser, godefs.go), and the map
+// ranks the other files by paths, git grep and identifier references.
 const DefinitionsAvailable = false
 
 var errParseLimit = errors.New("parse took too long")
@@ -20,4 +21,14 @@ func newExtractor() *extractor { return &extractor{} }
 
 func (e *extractor) close() {}
 
-func (e *extractor) definitions(context.Context, Lang, []byte) ([]Def, error) { return nil, nil }
+// definitions finds a Go file's definitions with go/parser; a Go file
+// with a syntax error (which tree-sitter would index) and the other
+// languages get none.
+func (e *extractor) definitions(_ context.Context, l Lang, src []byte) ([]Def, error) {
+	if l == LangGo {
+		if defs, ok := goDefinitions(src); ok {
+			return defs, nil
+		}
+	}
+	return nil, nil
+}

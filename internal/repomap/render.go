@@ -43,7 +43,7 @@ func (ix *Index) render(r *ranking, budgetTokens int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Repository map: %d tracked files visible to you, ranked for this task (most relevant first). Under each file, its definitions as \"line: signature\".\n", len(ix.all))
 	if !DefinitionsAvailable {
-		b.WriteString("(This orch was built without cgo: definitions are not indexed, files are ranked by names and references.)\n")
+		b.WriteString("(This orch was built without cgo: only Go files' definitions are indexed, the other files are ranked by names and references.)\n")
 	}
 	if b.Len() > budget {
 		return ""
