@@ -83,22 +83,8 @@ func TestKillWhileGitRuns(t *testing.T) {
 	})
 
 	// orch accept, killed while its update-ref is held at the gate.
-	cmd := exec.Command(k.bin, "accept", "--verdict", "accepted", "--reason", "tests pass")
-	cmd.Dir, cmd.Env = dir, k.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for !exists("started") {
-		select {
-		case err := <-done:
-			t.Fatalf("orch accept ended (%v) before it moved the branch:\n%s", err, out.String())
-		case <-time.After(time.Millisecond):
-		}
-	}
+	cmd, done := k.startUntil(dir, "it moved the branch", func() bool { return exists("started") },
+		"accept", "--verdict", "accepted", "--reason", "tests pass")
 	if data, _ := os.ReadFile(logPath); !bytes.Contains(data[logLen:], []byte(`"kind":"git_intent"`)) {
 		t.Fatalf("the held update-ref is not the git effect's: no git_intent yet")
 	}
@@ -143,4 +129,30 @@ func TestKillWhileGitRuns(t *testing.T) {
 	}
 	k.assertUserWork(dir, "after the re-run")
 	k.orch(dir, "verify")
+}
+
+// startUntil starts orch with args in dir, in a process group of its own,
+// and returns once reached reports true (checked every millisecond),
+// with the running command and where its Wait's result arrives. It fails
+// the test, naming what, when orch ends before.
+func (k *killRig) startUntil(dir, what string, reached func() bool, args ...string) (*exec.Cmd, <-chan error) {
+	k.t.Helper()
+	cmd := exec.Command(k.bin, args...)
+	cmd.Dir, cmd.Env = dir, k.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		k.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for !reached() {
+		select {
+		case err := <-done:
+			k.t.Fatalf("orch %s ended (%v) before %s:\n%s", args[0], err, what, out.String())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return cmd, done
 }
