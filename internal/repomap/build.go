@@ -274,6 +274,10 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, keep []i
 	dir := opt.CacheDir
 	progress := newProgress(opt.Progress, len(missing))
 	defer progress.done()
+	if len(missing) > parseBatch {
+		limitMemory() // memlimit.go
+		defer releaseMemoryLimit()
+	}
 	for first := true; first || len(missing) > 0; first = false {
 		batch := missing[:min(len(missing), parseBatch)]
 		missing = missing[len(batch):]
@@ -306,6 +310,7 @@ func (ix *Index) update(ctx context.Context, opt Options, old *segment, keep []i
 		prev.close()
 		seg = next
 		keep, extra = nil, nil // not held through the next batch's parse
+		adjustMemoryLimit()
 	}
 	return seg, nil
 }

@@ -50,7 +50,9 @@
 // file copies the unchanged entries byte for byte: identifier ids are
 // never renumbered. A first index writes the file after every 8,192
 // files, so an interrupted one resumes, and reports its progress through
-// Options.Progress once it has run for a second. Documentation and data
+// Options.Progress once it has run for a second; it reads the file it
+// replaces through buffers, unmaps it at once, and holds the Go heap
+// under a soft memory limit while it runs (memlimit.go). Documentation and data
 // files (Markdown, JSON, YAML, ...) are indexed for their identifiers
 // only, so the search for the task's identifiers finds them. A damaged or
 // foreign file is ignored and rebuilt; the file is replaced atomically,
