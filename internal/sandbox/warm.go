@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -73,12 +74,56 @@ func (s *Sandbox) warmGoCache(env []string, warm []Warmup) []string {
 		err := cmd.Run()
 		cancel()
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("warming the go build cache with %q failed (%v): the suites compile what is missing themselves; %s", strings.Join(argv, " "), err, clip.Runes(strings.TrimSpace(out.String()), 300)))
+			text := warmText(out.String())
+			if goNoPackages(text) {
+				continue // a module without packages: nothing to warm, and its suites say so
+			}
+			notes = append(notes, fmt.Sprintf("warming the go build cache with %q failed (%v): the suites compile what is missing themselves; %s", strings.Join(argv, " "), err, clip.Runes(text, 300)))
 			continue
 		}
 		notes = append(notes, fmt.Sprintf("go build cache warmed by the go toolchain alone (%s, %.1f s): the suites read it and write only to their own layer", strings.Join(argv, " "), time.Since(start).Seconds()))
 	}
 	return notes
+}
+
+// warmText is what a warm-up printed, as a person reads it: go test
+// -json's events give their Output text (a compile error, "no packages to
+// test"), the events without text are left out, other lines stay as they
+// are. It was quoted raw before, {"ImportPath":...} and all.
+func warmText(out string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(out, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") {
+			var ev struct {
+				Output *string
+			}
+			if json.Unmarshal([]byte(t), &ev) == nil {
+				if ev.Output != nil {
+					b.WriteString(*ev.Output)
+				}
+				continue
+			}
+		}
+		b.WriteString(line)
+	}
+	return strings.ToValidUTF8(strings.TrimSpace(b.String()), "\uFFFD")
+}
+
+// goNoPackages reports whether go said the module has no packages (only a
+// go.mod, or files all excluded by build constraints) and nothing else
+// went wrong.
+func goNoPackages(text string) bool {
+	if !strings.Contains(text, "matched no packages") {
+		return false
+	}
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.Contains(l, "matched no packages") && l != "no packages to test" && l != "no packages to vet" {
+			return false
+		}
+	}
+	return true
 }
 
 // goFlagsWithoutToolexec is GOFLAGS of env without -toolexec (a program
