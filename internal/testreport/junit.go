@@ -42,6 +42,12 @@ type junitCase struct {
 	message  string
 	detail   BoundedBuf // failure/error/skipped text
 	output   BoundedBuf // system-out / system-err
+	// teardown is pytest's error in a fixture's teardown ("failed on
+	// teardown with ..."): its message and text, apart from the status
+	// the other children give the test itself.
+	teardown       bool
+	teardownMsg    string
+	teardownDetail BoundedBuf
 }
 
 type junitParser struct {
@@ -49,8 +55,16 @@ type junitParser struct {
 	suites  []string // names of the enclosing <testsuite> elements
 	cur     *junitCase
 	capture string // the child element whose text is being collected
-	depth   int
+	// inTeardown: the text being collected is a teardown error's.
+	inTeardown bool
+	depth      int
+	// seen are the classname and name of the cases read so far.
+	seen map[[2]string]bool
 }
+
+// pytestTeardown starts the message of pytest's error in a fixture's
+// teardown, which runs after the test's call.
+const pytestTeardown = "failed on teardown with "
 
 func (p *junitParser) parse(r io.Reader) error {
 	dec := xml.NewDecoder(bufio.NewReader(r))
@@ -125,6 +139,11 @@ func (p *junitParser) start(name string, attrs []xml.Attr) {
 	}
 	switch name {
 	case "error", "failure", "skipped":
+		if msg := attr(attrs, "message"); name == "error" && strings.HasPrefix(msg, pytestTeardown) && !p.cur.teardown {
+			p.cur.teardown, p.cur.teardownMsg = true, msg
+			p.capture, p.inTeardown = name, true
+			return
+		}
 		if status := statusOf(name); rank(status) > rank(p.cur.status) {
 			p.cur.status = status
 			p.cur.message = attr(attrs, "message")
@@ -157,12 +176,16 @@ func (p *junitParser) end(name string) {
 	case "testcase":
 		p.endCase()
 	case p.capture:
-		p.capture = ""
+		p.capture, p.inTeardown = "", false
 	}
 }
 
 func (p *junitParser) text(data []byte) {
 	if p.cur == nil || p.capture == "" {
+		return
+	}
+	if p.inTeardown {
+		p.cur.teardownDetail.WriteString(string(data))
 		return
 	}
 	switch p.capture {
@@ -192,7 +215,7 @@ func (p *junitParser) endCase() {
 	if jc == nil {
 		return
 	}
-	p.cur, p.capture = nil, ""
+	p.cur, p.capture, p.inTeardown = nil, "", false
 	c := jc.c
 	c.Status = jc.status
 	if c.Status == "" {
@@ -209,6 +232,27 @@ func (p *junitParser) endCase() {
 	}
 	c.Name = clip.Runes(strings.TrimSpace(c.Name), 1000)
 	c.Package = clip.Runes(c.Package, 1000)
+	key := [2]string{jc.classnm, c.Name}
+	seen := p.seen[key]
+	if p.seen == nil {
+		p.seen = map[[2]string]bool{}
+	}
+	p.seen[key] = true
+	if jc.teardown {
+		// pytest counts a test whose fixture's teardown failed twice, as
+		// its call went (passed, skipped) and as an error; its report has
+		// one <testcase> with both, or, after a failed call, a second
+		// <testcase> with only the teardown's error.
+		e := artifact.Case{Name: c.Name, Package: c.Package, Status: StatusError, Message: clip.Runes(firstNonBlank(strings.TrimSpace(jc.teardownMsg)), MaxMessage)}
+		var out BoundedBuf
+		out.WriteString(strings.TrimSpace(jc.teardownDetail.String()))
+		e.Output = out.String()
+		if jc.status == "" && seen {
+			p.cases = append(p.cases, e)
+			return
+		}
+		defer func() { p.cases = append(p.cases, e) }()
+	}
 	if c.Status != StatusPass {
 		detail := strings.TrimSpace(jc.detail.String())
 		msg := strings.TrimSpace(jc.message)

@@ -2,8 +2,10 @@ package testreport
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,4 +261,64 @@ func FuzzParseJUnit(f *testing.F) {
 		cases, sum, _ := ParseJUnit(strings.NewReader(string(data)))
 		checkCases(t, cases, sum)
 	})
+}
+
+// TestParseJUnitPytestTeardown: a fixture whose teardown fails after the
+// test's call is counted as pytest counts it, "1 failed, 2 passed, 2
+// errors" for pytest-teardown.xml (recorded): the call's outcome and the
+// teardown's error are each a case. orch read the passing test as an
+// error alone (1 passed, not 2) before: found on martinblech/xmltodict.
+func TestParseJUnitPytestTeardown(t *testing.T) {
+	type cs struct{ name, status string }
+	tests := []struct {
+		name, xml string
+		want      []cs
+	}{
+		{"recorded", "", []cs{
+			{"test_passes_but_teardown", StatusPass},
+			{"test_passes_but_teardown", StatusError},
+			{"test_fails_and_teardown", StatusFail},
+			{"test_fails_and_teardown", StatusError},
+			{"test_plain", StatusPass},
+		}},
+		{"skipped, then the teardown failed", `<testsuite><testcase classname="m" name="t"><skipped message="later"/><error message="failed on teardown with &quot;E&quot;">tb</error></testcase></testsuite>`,
+			[]cs{{"t", StatusSkip}, {"t", StatusError}}},
+		{"a setup error stays one case", `<testsuite><testcase classname="m" name="t"><error message="failed on setup with &quot;E&quot;">tb</error></testcase></testsuite>`,
+			[]cs{{"t", StatusError}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(tt.xml)
+			if tt.xml == "" {
+				f, err := os.Open("testdata/junit/pytest-teardown.xml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				r = f
+			}
+			cases, sum, err := ParseJUnit(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []cs
+			for _, c := range cases {
+				got = append(got, cs{c.Name, c.Status})
+				if c.Status == StatusError && !strings.Contains(c.Output, "tb") && !strings.Contains(c.Output, "RuntimeError: teardown broke") {
+					t.Errorf("error case %q kept no traceback: %q", c.Name, c.Output)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("cases %v, want %v", got, tt.want)
+			}
+			if tt.xml == "" {
+				if want := (artifact.Summary{Passed: 2, Failed: 1, Error: 2}); sum != want {
+					t.Errorf("summary %+v, want %+v (pytest: 1 failed, 2 passed, 2 errors)", sum, want)
+				}
+				if cases[1].Message != `failed on teardown with "RuntimeError: teardown broke"` || cases[2].Message != "assert 1 == 2" {
+					t.Errorf("messages %q, %q", cases[1].Message, cases[2].Message)
+				}
+			}
+		})
+	}
 }
