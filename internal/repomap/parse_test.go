@@ -212,3 +212,16 @@ enum Mode { FAST, SLOW }
 		})
 	}
 }
+
+// FuzzOneLine: oneLine's pass over printable ASCII says what the general
+// rule (printable, strings.Fields, joined by spaces) says, on any bytes.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"func (c *Command) Execute(\n\targs []string,\n) error {", "  a\v\fb\r\n ", "", " ", "x\x00y", "é\u00a0\u0085z", "\x7f\x1b[31m", "\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := oneLine(b), strings.Join(strings.Fields(printable(b)), " "); got != want {
+			t.Fatalf("oneLine(%q) = %q, want %q", b, got, want)
+		}
+	})
+}

@@ -52,7 +52,7 @@ func signatureText(l Lang, kind string, src []byte, start, end, body int) string
 	if end > len(src) || start < 0 || start > end {
 		return ""
 	}
-	s := strings.Join(strings.Fields(printable(src[start:end])), " ")
+	s := oneLine(src[start:end])
 	s = strings.TrimRight(s, " {(:=;,")
 	if l == LangGo {
 		switch kind {
@@ -65,6 +65,37 @@ func signatureText(l Lang, kind string, src []byte, start, end, body int) string
 		}
 	}
 	return cutUTF8(s, maxSigBytes)
+}
+
+// oneLine is b as printable text with its whitespace collapsed: the
+// words of printable(b) joined by single spaces. Source text that is
+// printable ASCII (nearly every signature) takes one pass and one
+// allocation.
+func oneLine(b []byte) string {
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && !asciiSpace(c) {
+			return strings.Join(strings.Fields(printable(b)), " ")
+		}
+	}
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if asciiSpace(c) {
+			if len(out) > 0 && out[len(out)-1] != ' ' {
+				out = append(out, ' ')
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	if n := len(out); n > 0 && out[n-1] == ' ' {
+		out = out[:n-1]
+	}
+	return string(out)
+}
+
+// asciiSpace is the ASCII white space strings.Fields splits at.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // isIdent reports whether s is an ASCII identifier the index keeps as a
