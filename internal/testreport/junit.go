@@ -48,6 +48,11 @@ type junitCase struct {
 	teardown       bool
 	teardownMsg    string
 	teardownDetail BoundedBuf
+	// moreCollection counts the <error>s of pytest's collection after the
+	// first: a file collected twice (as a doctest module and a test
+	// module) that does not import is one <testcase> with two, and two
+	// errors in pytest's count.
+	moreCollection int
 }
 
 type junitParser struct {
@@ -65,6 +70,10 @@ type junitParser struct {
 // pytestTeardown starts the message of pytest's error in a fixture's
 // teardown, which runs after the test's call.
 const pytestTeardown = "failed on teardown with "
+
+// pytestCollection is the message of pytest's error for a file it could
+// not collect.
+const pytestCollection = "collection failure"
 
 func (p *junitParser) parse(r io.Reader) error {
 	dec := xml.NewDecoder(bufio.NewReader(r))
@@ -142,6 +151,10 @@ func (p *junitParser) start(name string, attrs []xml.Attr) {
 		if msg := attr(attrs, "message"); name == "error" && strings.HasPrefix(msg, pytestTeardown) && !p.cur.teardown {
 			p.cur.teardown, p.cur.teardownMsg = true, msg
 			p.capture, p.inTeardown = name, true
+			return
+		}
+		if msg := attr(attrs, "message"); name == "error" && msg == pytestCollection && p.cur.status == StatusError && p.cur.message == pytestCollection {
+			p.cur.moreCollection++
 			return
 		}
 		if status := statusOf(name); rank(status) > rank(p.cur.status) {
@@ -271,6 +284,9 @@ func (p *junitParser) endCase() {
 		c.Output = out.String()
 	}
 	p.cases = append(p.cases, c)
+	for range jc.moreCollection {
+		p.cases = append(p.cases, c)
+	}
 }
 
 // statusFromAttr maps a ctest-style status attribute.

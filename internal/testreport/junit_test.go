@@ -322,3 +322,33 @@ func TestParseJUnitPytestTeardown(t *testing.T) {
 		})
 	}
 }
+
+// TestParseJUnitPytestCollectedTwice: a test module that does not import,
+// collected as a doctest module (--doctest-modules) and as a test module,
+// is two errors in pytest's count and one <testcase> with two <error>s in
+// its report (recorded). orch counted one: 16 errors where pytest said 25
+// on grantjenks/python-sortedcontainers with a syntax error in the package.
+func TestParseJUnitPytestCollectedTwice(t *testing.T) {
+	f, err := os.Open("testdata/junit/pytest-collect-twice.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cases, sum, err := ParseJUnit(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (artifact.Summary{Error: 2}); sum != want {
+		t.Errorf("summary %+v, want %+v (pytest: 2 errors)", sum, want)
+	}
+	for _, c := range cases {
+		if c.Name != "test_collect" || c.Message != "collection failure" || !strings.Contains(c.Output, "No module named 'nothere_xyz'") {
+			t.Errorf("case %+v, want test_collect's collection failure with its traceback", c)
+		}
+	}
+	// Two errors of another kind in one <testcase> stay one case.
+	cases, sum, err = ParseJUnit(strings.NewReader(`<testsuite><testcase name="t"><error message="boom">a</error><error message="boom">b</error></testcase></testsuite>`))
+	if err != nil || len(cases) != 1 || sum.Error != 1 {
+		t.Errorf("two errors of one test: %d cases, summary %+v, err %v; want one case", len(cases), sum, err)
+	}
+}

@@ -86,3 +86,16 @@ func TestBlameChange(t *testing.T) {
 		t.Errorf("without changed paths a case was blamed: %q", got[0].Message)
 	}
 }
+
+// TestCollectionErrorsCountModules: a module pytest collected twice (as a
+// doctest module too) has two collection errors; the runner's message
+// counts it once.
+func TestCollectionErrorsCountModules(t *testing.T) {
+	c := artifact.Case{Name: "tests.test_b", Status: testreport.StatusError, Message: collectionFailure, Output: "E   ModuleNotFoundError: No module named 'cachetools'"}
+	d := c
+	d.Name = "tests.test_c"
+	n, first := collectionErrors([]artifact.Case{c, c, d})
+	if n != 2 || first != "tests.test_b: ModuleNotFoundError: No module named 'cachetools'" {
+		t.Errorf("collectionErrors = %d, %q; want 2 modules, the first described", n, first)
+	}
+}

@@ -140,14 +140,17 @@ func onlyReportErrors(cases []artifact.Case) bool {
 	return len(cases) > 0
 }
 
-// collectionErrors counts pytest's (and unittest's) collection failures and describes the
-// first: the module and its "E   " line.
+// collectionErrors counts the test modules of pytest's (and unittest's)
+// collection failures (a module collected twice, as a doctest module too,
+// has two) and describes the first: the module and its "E   " line.
 func collectionErrors(cases []artifact.Case) (int, string) {
 	n, first := 0, ""
+	modules := map[string]bool{}
 	for _, c := range cases {
-		if c.Status != testreport.StatusError || c.Message != collectionFailure {
+		if c.Status != testreport.StatusError || c.Message != collectionFailure || modules[c.Name] {
 			continue
 		}
+		modules[c.Name] = true
 		n++
 		if first == "" {
 			first = c.Name

@@ -1,0 +1,5 @@
+import nothere_xyz
+
+
+def test_never():
+    pass
