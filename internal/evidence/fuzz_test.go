@@ -50,6 +50,9 @@ func FuzzParseObservations(f *testing.F) {
 		Dirs:   map[string]stamp{"code": s, "code/files": s},
 		Files:  map[string]fileObs{"a.go": {stamp: s, SHA256: SHA256Hex(nil)}},
 		Agreed: []agreeKey{{Diff: SHA256Hex(nil), Files: SHA256Hex(nil), Base: strings.Repeat("0", 40)}},
+		Hashes: map[string]fileObs{"review/code-review.json": {stamp: s, SHA256: SHA256Hex(nil)}},
+		Log: &logObs{stamp: s, Events: []lifecycle.GateEvent{{Seq: 2, From: lifecycle.Planning, To: lifecycle.PlanReview, Hashes: map[string]string{"plan_sha256": SHA256Hex(nil)}},
+			{Seq: 3, Redo: true, From: lifecycle.Test, To: lifecycle.Review}}},
 	}))
 	f.Add([]byte("orch observations 1\ndir \"code\" 1 2 3 4 5 6 7\n"))
 	f.Add([]byte("orch observations 1\nfile \"../x\" 1 2 3 4 5 6 7 " + SHA256Hex(nil) + "\nsum 00\n"))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/fileid"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/patch"
 )
 
@@ -31,7 +32,11 @@ import (
 //     sha256 of each file;
 //   - that code/files/ and code/diff.patch applied to the base agree
 //     (keyed by the patch's sha256, code/files/'s digest and the base's
-//     object id, so by content).
+//     object id, so by content);
+//   - the sha256 of the plan, the patch, the code review and the test
+//     report, as the evidence's "now" hashes them (fileHashes);
+//   - the gates' records of transcript.jsonl: its transition, override
+//     and redo events as ReadRecords decodes them.
 //
 // A file's observation is keyed by its identity (size, mtime, ctime,
 // inode, device, mode, all from an lstat) and stamped with the time, on the
@@ -81,6 +86,14 @@ type planObs struct {
 	FilePlan  []artifact.FileEntry
 }
 
+// logObs is what was read of transcript.jsonl: its transition, override
+// and redo events with valid phases (the only ones the gates' folds
+// read), oldest first, each with its non-empty hashes.
+type logObs struct {
+	stamp
+	Events []lifecycle.GateEvent
+}
+
 // observations is the content of a cache file.
 type observations struct {
 	Plan *planObs
@@ -93,6 +106,11 @@ type observations struct {
 	// Agreed lists the comparisons that found code/files/ and the patch
 	// in agreement (a disagreement is never cached).
 	Agreed []agreeKey
+	// Hashes are the sha256 of task files hashed whole (hashFile), by
+	// task-relative path.
+	Hashes map[string]fileObs
+	// Log is the gates' records of the transcript.
+	Log *logObs
 }
 
 // Cache is the observation cache of one task for one reader's run:
@@ -441,6 +459,93 @@ func (c *Cache) recordAgreed(k agreeKey) {
 		c.cur.Agreed = append(c.cur.Agreed, k)
 		c.dirty = true
 	}
+}
+
+// hashFile is hashFile of the task file rel (task-relative), answered
+// from the cache when the file did not change since it was hashed. A
+// missing file is neither hashed nor counted.
+func (c *Cache) hashFile(rel string) string {
+	id, ok := c.lstatID(rel)
+	if !ok || !id.IsRegular() {
+		return hashFile(c.taskDir, rel) // missing or not a regular file: ""
+	}
+	if o, hit := c.old.Hashes[rel]; hit && o.Trusted(id) {
+		c.Hits++
+		c.keepHash(rel, o)
+		return o.SHA256
+	}
+	c.Misses++
+	stamped := c.begin()
+	sum := hashFile(c.taskDir, rel)
+	if stamped && sum != "" {
+		if after, ok := c.lstatID(rel); ok && after == id {
+			c.keepHash(rel, fileObs{stamp: stamp{ID: id, Since: c.since}, SHA256: sum})
+			c.dirty = true
+		}
+	}
+	return sum
+}
+
+func (c *Cache) keepHash(rel string, o fileObs) {
+	if c.cur.Hashes == nil {
+		c.cur.Hashes = map[string]fileObs{}
+	}
+	c.cur.Hashes[rel] = o
+}
+
+// records is ReadRecords of the task's transcript, answered from the
+// cache when transcript.jsonl did not change since its gates' records
+// were read. A nil c reads them.
+func (c *Cache) records() (gates, sentBack lifecycle.Gates, err error) {
+	if c == nil {
+		return ReadRecords(c.taskDir)
+	}
+	id, ok := c.lstatID(transcriptFile)
+	var evs []lifecycle.GateEvent
+	if ok && id.IsRegular() && c.old.Log != nil && c.old.Log.Trusted(id) {
+		c.Hits++
+		c.cur.Log = c.old.Log
+		evs = c.old.Log.Events
+	} else {
+		stamped := false
+		if ok && id.IsRegular() {
+			c.Misses++
+			stamped = c.begin()
+		}
+		if evs, err = readGateEvents(c.taskDir); err != nil {
+			return nil, nil, err
+		}
+		if stamped {
+			if after, ok := c.lstatID(transcriptFile); ok && after == id {
+				c.cur.Log = &logObs{stamp: stamp{ID: id, Since: c.since}, Events: gateRecords(evs)}
+				c.dirty = true
+			}
+		}
+	}
+	return lifecycle.FoldGates(evs), lifecycle.FoldSentBack(evs), nil
+}
+
+// gateRecords is what the cache keeps of the gate events: those with
+// valid phases, with their non-empty hashes (the folds skip the rest).
+func gateRecords(evs []lifecycle.GateEvent) []lifecycle.GateEvent {
+	out := make([]lifecycle.GateEvent, 0, len(evs))
+	for _, e := range evs {
+		if !e.From.Valid() || !e.To.Valid() {
+			continue
+		}
+		var hashes map[string]string
+		for k, v := range e.Hashes {
+			if v != "" {
+				if hashes == nil {
+					hashes = make(map[string]string, len(e.Hashes))
+				}
+				hashes[k] = v
+			}
+		}
+		e.Hashes = hashes
+		out = append(out, e)
+	}
+	return out
 }
 
 // Save closes what the cache holds open and writes what this run observed and found still true as the task's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/fileid"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/patch"
 )
 
@@ -29,6 +30,11 @@ import (
 //	dir PATH SINCE ID                            task-relative folder
 //	file PATH SINCE ID SHA256                    repository path under code/files/
 //	agreed DIFF_SHA256 FILES_DIGEST BASE
+//	hash PATH SINCE ID SHA256                    task-relative file hashed whole
+//	log SINCE ID N                               transcript.jsonl, then N lines:
+//	gate SEQ KIND FROM TO NH                     KIND transition, override or redo;
+//	                                             then NH lines:
+//	bound KEY SHA256                             KEY and SHA256 quoted
 //	sum SHA256                                   of every byte before this line
 //
 // where ID is SIZE MTIME CTIME INODE DEVICE MODE. Anything else — another
@@ -74,6 +80,26 @@ func encodeObservations(o observations) []byte {
 	}
 	for _, k := range o.Agreed {
 		fmt.Fprintf(&b, "agreed %s %s %s\n", k.Diff, k.Files, k.Base)
+	}
+	for _, rel := range slices.Sorted(maps.Keys(o.Hashes)) {
+		h := o.Hashes[rel]
+		fmt.Fprintf(&b, "hash %s %s %s\n", strconv.Quote(rel), id(h.stamp), h.SHA256)
+	}
+	if l := o.Log; l != nil {
+		fmt.Fprintf(&b, "log %s %d\n", id(l.stamp), len(l.Events))
+		for _, e := range l.Events {
+			kind := "transition"
+			switch {
+			case e.Redo:
+				kind = "redo"
+			case e.Override:
+				kind = "override"
+			}
+			fmt.Fprintf(&b, "gate %d %s %s %s %d\n", e.Seq, kind, e.From, e.To, len(e.Hashes))
+			for _, k := range slices.Sorted(maps.Keys(e.Hashes)) {
+				fmt.Fprintf(&b, "bound %s %s\n", strconv.Quote(k), strconv.Quote(e.Hashes[k]))
+			}
+		}
 	}
 	sum := sha256.Sum256(b.Bytes())
 	fmt.Fprintf(&b, "sum %s\n", hex.EncodeToString(sum[:]))
@@ -232,6 +258,65 @@ func parseObservations(data []byte) (observations, error) {
 				return o, bad("malformed agreed line")
 			}
 			o.Agreed = append(o.Agreed, agreeKey{Diff: f[1], Files: f[2], Base: f[3]})
+		case "hash":
+			if len(f) != 10 || !localPath(f[1]) || !isSHA256(f[9]) {
+				return o, bad("malformed hash line")
+			}
+			s, err := parseStamp(f[2:9])
+			if err != nil {
+				return o, bad(err.Error())
+			}
+			if o.Hashes == nil {
+				o.Hashes = map[string]fileObs{}
+			}
+			if _, dup := o.Hashes[f[1]]; dup {
+				return o, bad("duplicate hash")
+			}
+			o.Hashes[f[1]] = fileObs{stamp: s, SHA256: f[9]}
+		case "log":
+			if o.Log != nil || len(f) != 9 {
+				return o, bad("a second or malformed log line")
+			}
+			s, err := parseStamp(f[1:8])
+			if err != nil {
+				return o, bad(err.Error())
+			}
+			n, err := strconv.ParseInt(f[8], 10, 64)
+			if err != nil || n < 0 || n > int64(lines.left()) {
+				return o, bad("malformed log count")
+			}
+			l := &logObs{stamp: s, Events: make([]lifecycle.GateEvent, 0, n)}
+			for range n {
+				line, _ := lines.next()
+				n := lines.n
+				g, err := splitFields(f[:0], line)
+				if err != nil || len(g) != 6 || g[0] != "gate" {
+					return o, fmt.Errorf("%w: line %d: malformed gate line", errCache, n)
+				}
+				seq, err1 := strconv.ParseInt(g[1], 10, 64)
+				nh, err2 := strconv.ParseInt(g[5], 10, 64)
+				e := lifecycle.GateEvent{Seq: seq, Override: g[2] == "override", Redo: g[2] == "redo", From: lifecycle.Phase(g[3]), To: lifecycle.Phase(g[4])}
+				if err1 != nil || err2 != nil || nh < 0 || nh > int64(lines.left()) || !e.From.Valid() || !e.To.Valid() ||
+					(g[2] != "transition" && g[2] != "override" && g[2] != "redo") {
+					return o, fmt.Errorf("%w: line %d: malformed gate line", errCache, n)
+				}
+				if nh > 0 {
+					e.Hashes = make(map[string]string, nh)
+				}
+				for range nh {
+					line, _ := lines.next()
+					h, err := splitFields(f[:0], line)
+					if err != nil || len(h) != 3 || h[0] != "bound" || h[2] == "" {
+						return o, fmt.Errorf("%w: line %d: malformed bound line", errCache, lines.n)
+					}
+					if _, dup := e.Hashes[h[1]]; dup {
+						return o, fmt.Errorf("%w: line %d: duplicate bound key", errCache, lines.n)
+					}
+					e.Hashes[h[1]] = h[2]
+				}
+				l.Events = append(l.Events, e)
+			}
+			o.Log = l
 		default:
 			return o, bad("unknown line " + strconv.Quote(f[0]))
 		}

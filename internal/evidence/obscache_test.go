@@ -368,6 +368,12 @@ func TestObservationsRoundTrip(t *testing.T) {
 		Dirs:   map[string]stamp{"code": s, "code/files": s, "code/files/a b": s},
 		Files:  map[string]fileObs{"a b/\"q\".go": {stamp: s, SHA256: SHA256Hex([]byte("x"))}, "tab\there": {stamp: s, SHA256: SHA256Hex(nil)}},
 		Agreed: []agreeKey{{Diff: SHA256Hex(nil), Files: SHA256Hex(nil), Base: strings.Repeat("ab", 20)}},
+		Hashes: map[string]fileObs{artifact.CodeReviewFile: {stamp: s, SHA256: SHA256Hex([]byte("r"))}},
+		Log: &logObs{stamp: s, Events: []lifecycle.GateEvent{
+			{Seq: 2, From: lifecycle.Planning, To: lifecycle.PlanReview, Hashes: map[string]string{"plan_sha256": SHA256Hex(nil), "": "not hex \"q\""}},
+			{Seq: 3, Override: true, From: lifecycle.Review, To: lifecycle.Accept},
+			{Seq: 4, Redo: true, From: lifecycle.Accept, To: lifecycle.Codegen, Hashes: map[string]string{"k": "v"}},
+		}},
 	}
 	got, err := parseObservations(encodeObservations(o))
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 // Digest. files is code/files/ as read (empty when it is missing, nil when it is
 // invalid).
 func Now(taskDir string, s *lifecycle.Snapshot) (now map[string]string, files CodeFiles) {
-	now = fileHashes(taskDir, s)
+	now = fileHashes(nil, taskDir, s)
 	if fs, present, err := ReadCodeFiles(taskDir); err == nil {
 		files = fs // empty when code/files/ is missing: a patch that only deletes agrees with it
 		if present {
@@ -30,12 +30,17 @@ func Now(taskDir string, s *lifecycle.Snapshot) (now map[string]string, files Co
 }
 
 // fileHashes returns the sha256 of the plan, patch, code review and test
-// report by key, reusing the hashes the snapshot already holds; a missing
+// report by key, reusing the hashes the snapshot already holds, and those
+// the observation cache c holds of unchanged files (nil: none); a missing
 // or unreadable artifact has no key.
-func fileHashes(taskDir string, s *lifecycle.Snapshot) map[string]string {
+func fileHashes(c *Cache, taskDir string, s *lifecycle.Snapshot) map[string]string {
 	now := map[string]string{}
 	put := func(key, file, have string) {
-		if have == "" {
+		switch {
+		case have != "":
+		case c != nil:
+			have = c.hashFile(file)
+		default:
 			have = hashFile(taskDir, file)
 		}
 		if have != "" {
@@ -86,7 +91,13 @@ func Observe(ctx context.Context, repoDir, taskDir string, p lifecycle.Phase, s 
 // of the comparison is taken from it when the files did not change, and
 // what is observed again is kept in it. A nil c is Observe.
 func ObserveCached(ctx context.Context, c *Cache, repoDir, taskDir string, p lifecycle.Phase, s *lifecycle.Snapshot) error {
-	gates, sentBack, err := ReadRecords(taskDir)
+	var gates, sentBack lifecycle.Gates
+	var err error
+	if c == nil {
+		gates, sentBack, err = ReadRecords(taskDir)
+	} else {
+		gates, sentBack, err = c.records()
+	}
 	if err != nil {
 		return err
 	}
@@ -135,7 +146,7 @@ func ObserveCached(ctx context.Context, c *Cache, repoDir, taskDir string, p lif
 
 // nowCached is Now with code/files/'s digest from c.
 func nowCached(c *Cache, taskDir string, s *lifecycle.Snapshot) map[string]string {
-	now := fileHashes(taskDir, s)
+	now := fileHashes(c, taskDir, s)
 	if d, ok := c.filesDigest(); ok {
 		now[lifecycle.HashFiles] = d
 	}
