@@ -79,7 +79,7 @@ func BenchmarkBoardPage(b *testing.B) {
 	b.Run("warm", func(b *testing.B) { benchPage(b, s, "/", nil) })
 	b.Run("cold", func(b *testing.B) {
 		benchPage(b, s, "/", func() {
-			s.states = cardStates{}
+			s.states = cardStates{path: s.states.path}
 			s.costs = costTails{}
 		})
 	})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/task"
@@ -97,8 +98,72 @@ type cardStates struct {
 	// would).
 	lstat func(path string) (fileid.ID, bool)
 	// Hits and misses count the states taken from the cache and read
-	// again (for tests and benchmarks).
-	hits, misses int
+	// again (for tests and benchmarks); diskHits, those of the hits taken
+	// from the cards' cache file.
+	hits, misses, diskHits int
+
+	// path is the cards' cache file (cardfile.go; "" keeps none). disk
+	// holds its entries, loaded with the first card read; remember
+	// updates them with each card read, save writes them when changed.
+	path   string
+	loaded bool
+	disk   map[string]*diskCard
+	seen   map[string]bool
+	dirty  bool
+}
+
+// load reads the cards' cache file once (cs.mu held).
+func (cs *cardStates) load() {
+	if cs.loaded {
+		return
+	}
+	cs.loaded = true
+	if cs.path != "" {
+		cs.disk = readCards(cs.path)
+		removeStray(cs.path)
+	}
+}
+
+// remember keeps d as task id's entry of the cards' cache file.
+func (cs *cardStates) remember(id string, d *diskCard) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.path == "" {
+		return
+	}
+	cs.load()
+	if cs.seen == nil {
+		cs.seen = map[string]bool{}
+	}
+	cs.seen[id] = true
+	if old := cs.disk[id]; old != nil && old.State == d.State && old.Log == d.Log && old.Since == d.Since {
+		return
+	}
+	if cs.disk == nil {
+		cs.disk = map[string]*diskCard{}
+	}
+	cs.disk[id], cs.dirty = d, true
+}
+
+// save writes the cards' cache file with the entries remembered since the
+// last save, when they are not the ones it holds.
+func (cs *cardStates) save() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.path == "" || !cs.loaded {
+		return
+	}
+	for id := range cs.disk {
+		if !cs.seen[id] {
+			delete(cs.disk, id)
+			cs.dirty = true
+		}
+	}
+	cs.seen = nil
+	if cs.dirty {
+		writeCards(cs.path, cs.disk)
+		cs.dirty = false
+	}
 }
 
 // cardState is a committed state as CommittedState returned it, with the
@@ -124,6 +189,12 @@ type committed struct {
 	st      task.State
 	pending *task.Pending
 	err     error
+	// state is state.json's identity and read the file system's time at
+	// which the reading of st began; disk is the entry of the cards'
+	// cache file st was taken from (nil: none).
+	state fileid.ID
+	read  int64
+	disk  *diskCard
 	// log is the transcript's identity and since the file system's time
 	// before it was read; logOK is false when either could not be had.
 	log   fileid.ID
@@ -147,12 +218,27 @@ func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committ
 		cs.mu.Lock()
 		e := cs.m[t.ID]
 		hit := e != nil && e.trusted(stateID, logID)
+		var d *diskCard
+		if !hit {
+			// The first page of `orch serve`: the cards' cache file.
+			cs.load()
+			if d = cs.disk[t.ID]; d != nil && d.trusted(stateID, logID) {
+				if cs.m == nil {
+					cs.m = map[string]*cardState{}
+				}
+				e = &cardState{state: d.State, log: d.Log, since: d.Since, st: d.St.Clone(), pending: d.Pending}
+				cs.m[t.ID], hit = e, true
+				cs.diskHits++
+			} else {
+				d = nil
+			}
+		}
 		if hit {
 			cs.hits++
 		}
 		cs.mu.Unlock()
 		if hit {
-			return committed{st: e.st.Clone(), pending: e.pending, err: e.err, log: logID, since: since, logOK: true}
+			return committed{st: e.st.Clone(), pending: e.pending, err: e.err, log: logID, since: since, logOK: true, state: stateID, read: e.since, disk: d}
 		}
 	}
 	st, pending, err := t.CommittedState()
@@ -167,5 +253,17 @@ func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committ
 	} else {
 		delete(cs.m, t.ID)
 	}
-	return committed{st: st, pending: pending, err: err, log: logID, since: since, logOK: ok}
+	return committed{st: st, pending: pending, err: err, log: logID, since: since, logOK: ok, state: stateID, read: since}
+}
+
+// removeStray removes the temporary files next to path that a board
+// killed while writing it left behind (an hour old: a live board's is
+// gone within milliseconds).
+func removeStray(path string) {
+	strays, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	for _, p := range strays {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
+			os.Remove(p)
+		}
+	}
 }

@@ -41,6 +41,11 @@ func TestCardStateTrusted(t *testing.T) {
 			if got := e.trusted(tc.state, tc.log); got != tc.want {
 				t.Fatalf("trusted = %v, want %v", got, tc.want)
 			}
+			// The cards' cache file's entries follow the same rule.
+			d := &diskCard{State: old, Log: tc.cachedLog, Since: since}
+			if got := d.trusted(tc.state, tc.log); got != tc.want {
+				t.Fatalf("file entry trusted = %v, want %v", got, tc.want)
+			}
 		})
 	}
 	// Either file changed in the clock tick the reading began: not trusted.
@@ -49,6 +54,12 @@ func TestCardStateTrusted(t *testing.T) {
 	}
 	if e := (&cardState{state: old, log: racy, since: since}); e.trusted(old, racy) {
 		t.Fatal("racy transcript trusted")
+	}
+	if d := (&diskCard{State: racy, Log: old, Since: since}); d.trusted(racy, old) {
+		t.Fatal("racy state.json trusted from the file")
+	}
+	if d := (&diskCard{State: old, Log: racy, Since: since}); d.trusted(old, racy) {
+		t.Fatal("racy transcript trusted from the file")
 	}
 }
 

@@ -56,25 +56,38 @@ func (ct *costTails) of(t *task.Task) (agent.CostSummary, Span, error) {
 // identity (cm.log, taken before cm.since) is the one read last time and
 // the transcript is older than that reading.
 func (ct *costTails) ofCached(t *task.Task, cm committed) (agent.CostSummary, Span, error) {
+	sum, entered, _, err := ct.ofCachedAt(t, cm)
+	return sum, entered, err
+}
+
+// ofCachedAt is ofCached, and the file system's time at which the reading
+// of what it returns began (0 when it cannot be kept). What the cards'
+// cache file gave the committed state with (cm.disk) is taken as well.
+func (ct *costTails) ofCachedAt(t *task.Task, cm committed) (agent.CostSummary, Span, int64, error) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	if ct.m == nil {
 		ct.m = map[string]*costTail{}
 	}
 	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && prev.id == cm.log && olderThan(cm.log, prev.since) {
-		return prev.sum, prev.entered, nil
+		return prev.sum, prev.entered, prev.since, nil
+	}
+	if d := cm.disk; d != nil && cm.logOK && d.Log == cm.log && olderThan(cm.log, d.Since) {
+		// Kept without the file's place: a change reads it whole again.
+		ct.m[t.ID] = &costTail{id: d.Log, since: d.Since, idOK: true, sum: d.Cost, entered: d.Entered}
+		return d.Cost, d.Entered, d.Since, nil
 	}
 	p := filepath.Join(t.Dir, task.TranscriptFile)
 	f, err := os.Open(p)
 	if err != nil {
 		delete(ct.m, t.ID)
-		return agent.CostSummary{}, Span{}, err
+		return agent.CostSummary{}, Span{}, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		delete(ct.m, t.ID)
-		return agent.CostSummary{}, Span{}, errors.Join(err, exit.New(exit.ErrInvalid, "%s is not a regular file", task.TranscriptFile))
+		return agent.CostSummary{}, Span{}, 0, errors.Join(err, exit.New(exit.ErrInvalid, "%s is not a regular file", task.TranscriptFile))
 	}
 	prev := ct.m[t.ID]
 	if prev == nil || !prev.continues(f, fi) {
@@ -83,13 +96,16 @@ func (ct *costTails) ofCached(t *task.Task, cm committed) (agent.CostSummary, Sp
 	next, err := prev.read(f, fi.Size())
 	if err != nil {
 		delete(ct.m, t.ID)
-		return agent.CostSummary{}, Span{}, err
+		return agent.CostSummary{}, Span{}, 0, err
 	}
 	next.file = fi
 	next.id, next.since, next.idOK = cm.log, cm.since, cm.logOK
 	next.sum = agent.SumCosts(next.calls)
 	ct.m[t.ID] = next
-	return next.sum, next.entered, nil
+	if !cm.logOK {
+		return next.sum, next.entered, 0, nil
+	}
+	return next.sum, next.entered, cm.since, nil
 }
 
 // continues reports whether f is the file read before, grown or not, with

@@ -139,6 +139,7 @@ func New(opt Options) (*Server, error) {
 		s.fleet = newFleetSource(opt.Fleet, opt.FleetErr, opt.FleetPoll, s.watch.publish)
 	}
 	s.clock.path = filepath.Join(opt.Project.Dir, "cache", "board.clock")
+	s.states.path = filepath.Join(opt.Project.Dir, filepath.FromSlash(cardsFile))
 	s.watch.forcePoll = opt.Poll
 	err = fs.WalkDir(assets, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -77,6 +77,8 @@ func (s *Server) boardColumns() ([]Column, error) {
 		}
 		cols[i].Cards = append(cols[i].Cards, c)
 	}
+	// The cards' cache file: what the next start's first page reads.
+	s.states.save()
 	for _, col := range cols {
 		// The most recently changed first.
 		slices.SortStableFunc(col.Cards, func(a, b Card) int { return strings.Compare(a.ID, b.ID) })
@@ -135,7 +137,13 @@ func (s *Server) cardAt(sum task.Summary, since int64, stamped bool) Card {
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
 	// The transcript's tail: what was appended since the last refresh.
-	if costs, entered, err := s.costs.ofCached(t, cm); err == nil {
+	if costs, entered, read, err := s.costs.ofCachedAt(t, cm); err == nil {
+		if stErr == nil && cm.logOK && read != 0 {
+			// Both readings began by then: the entry is trusted only
+			// for files changed before the earlier one.
+			s.states.remember(t.ID, &diskCard{State: cm.state, Log: cm.log, Since: min(cm.read, read),
+				St: st.Clone(), Pending: pending, Cost: costs, Entered: entered})
+		}
 		// In phase since it was entered, not since the last change.
 		if entered.Phase == c.Phase && !entered.Start.IsZero() {
 			c.InPhase = ago(entered.Took(now))
