@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
@@ -581,8 +582,13 @@ func (c *Cache) Save() {
 
 // removeStray removes the task's temporary cache files that a reader
 // killed before its Save left behind (an hour old: a live reader's file is
-// seconds old).
+// seconds old). A process looks once per task: the board saves a task's
+// cache on every change, and listing the folder each time cost more than
+// the save.
 func (c *Cache) removeStray() {
+	if _, seen := swept.LoadOrStore(c.path, true); seen {
+		return
+	}
 	strays, _ := filepath.Glob(filepath.Join(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tmp-*"))
 	for _, p := range strays {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
@@ -590,6 +596,9 @@ func (c *Cache) removeStray() {
 		}
 	}
 }
+
+// swept holds the cache files whose strays this process removed.
+var swept sync.Map
 
 // cacheable reports whether base names a commit by its full object id
 // (sha1 or sha256 hex), so that a comparison against it is keyed by

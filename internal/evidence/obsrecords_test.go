@@ -188,3 +188,31 @@ func TestCacheRecordsRacy(t *testing.T) {
 	ct.checkEvidence(t, "racy entries", 0, 6)
 	ct.checkEvidence(t, "read again", 5, 1)
 }
+
+// TestCacheRemovesStray: a save removes the temporary cache files of the
+// task that a killed reader left behind an hour ago or more, and keeps a
+// live reader's.
+func TestCacheRemovesStray(t *testing.T) {
+	ct := newRecordsTask(t)
+	dir := filepath.Join(ct.orch, ObservedDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, fresh := filepath.Join(dir, ".t1.tmp-0123456789ab"), filepath.Join(dir, ".t1.tmp-ba9876543210")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	then := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, then, then); err != nil {
+		t.Fatal(err)
+	}
+	ct.evidenceOf(t, true)
+	if _, err := os.Lstat(old); !os.IsNotExist(err) {
+		t.Fatalf("the stray of a killed reader is still there: %v", err)
+	}
+	if _, err := os.Lstat(fresh); err != nil {
+		t.Fatalf("a live reader's file was removed: %v", err)
+	}
+}
