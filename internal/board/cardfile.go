@@ -12,12 +12,14 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/fileid"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
 // The cards' cache file (docs/board.md, "Cards"): what the board read of
 // each task's state.json and transcript for its card — the committed
-// state, the model calls' sum and the phase entered last — kept in
+// state, the model calls' sum, the phase entered last and the gate
+// events (evidence.GateEventOf) — kept in
 // .orch/cache/board.cards with the identities of both files and the file
 // system's time at which the reading began, so that the first page of
 // `orch serve` takes it from there for every task whose files did not
@@ -47,6 +49,7 @@ type diskCard struct {
 	Pending    *task.Pending
 	Cost       agent.CostSummary
 	Entered    Span
+	Gates      []lifecycle.GateEvent
 }
 
 // trusted reports whether d still holds for files whose identities are

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -257,4 +259,80 @@ func settleBoard(t *testing.T, s *Server) {
 		}
 	}
 	t.Fatal("the file system's clock did not move in 10 s")
+}
+
+// TestCardDecisionFromTail: a card decides from the gate events it read
+// of the transcript's tail (evidence.Cache.UseRecords) — in memory, from
+// the cards' cache file, after an edit the gates did not judge, and after
+// a regression appended to the transcript — exactly what `orch status`
+// decides reading the transcript itself.
+func TestCardDecisionFromTail(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("a", "accept me")
+	f.ToAccept("a", "Accept me")
+	f.Task("r", "test me")
+	f.ToTest("r", "Test me")
+	f.Task("v", "review me")
+	a := "yes"
+	f.Plan("v", "Review me", "Shall we greet?", &a)
+	f.Next("v")
+	f.Write("v", "review/plan-review.json", `{"ok": true, "blocked": false, "reviewers": [{"id": "architecture", "ok": true, "severity": "info", "summary": "fine"}]}`)
+	f.Next("v")
+	f.Write("v", "code/files/hello.txt", "hello\n")
+	f.Write("v", "code/diff.patch", Hello)
+	f.Next("v") // → review
+	f.Write("v", "review/code-review.json", `{"ok": true, "issues": []}`)
+	s, _ := f.Board(Options{})
+	check := func(what string, restarted bool) {
+		t.Helper()
+		if restarted {
+			restart(s)
+		}
+		settleBoard(t, s)
+		cols, err := s.boardColumns() // and the cards' cache file written
+		if err != nil {
+			t.Fatal(err)
+		}
+		cards := map[string]Card{}
+		for _, col := range cols {
+			for _, c := range col.Cards {
+				cards[c.ID] = c
+			}
+		}
+		if restarted && s.states.diskHits == 0 {
+			t.Fatalf("%s: no card from the cards' cache file", what)
+		}
+		for _, id := range []string{"a", "r", "v"} {
+			got := cards[id]
+			v, err := f.O.Status(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			step := nextstep.For(v, nextstep.OpenQuestionOf(artifact.LoadPlan(f.Dir(id)), v.Phase))
+			words, human := nextstep.Waits(step, v)
+			if got.Err != "" || got.Phase != v.Phase || got.Waits != words || got.Human != human || got.Why != step.Why {
+				t.Fatalf("%s, task %s: card %+v\nwant phase %s, %q (human %v), why %q", what, id, got, v.Phase, words, human, step.Why)
+			}
+		}
+	}
+	check("first", false)
+	check("again", false)
+	check("restarted", true)
+	check("restarted again", true)
+	before := s.card(task.Summary{ID: "v"}).Why
+	// The patch edited after the gates judged it.
+	for _, id := range []string{"a", "r", "v"} {
+		f.Write(id, "code/diff.patch", strings.Replace(Hello, "+hello", "+hallo", 1))
+		f.Write(id, "code/files/hello.txt", "hallo\n")
+	}
+	check("an edited patch", false)
+	if after := s.card(task.Summary{ID: "v"}).Why; after == before {
+		t.Fatalf("the edit did not change the decision: %q", after)
+	}
+	check("an edited patch, restarted", true)
+	// A failing report sends r back to codegen: a regression appended.
+	f.Write("r", "test/report.json", `{"status": "completed", "overall_pass": false, "summary": {"passed": 0, "failed": 1, "skipped": 0, "error": 0}, "suites": []}`)
+	f.Next("r")
+	check("a regression", false)
+	check("a regression, restarted", true)
 }

@@ -12,8 +12,10 @@ import (
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/event"
+	"github.com/orchdev/orch/internal/evidence"
 	"github.com/orchdev/orch/internal/exit"
 	"github.com/orchdev/orch/internal/fileid"
+	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
 )
 
@@ -44,6 +46,24 @@ type costTail struct {
 	// entered is the last event that entered a phase (creation,
 	// transition, override, redo): the phase and since when.
 	entered Span
+	// lines is the number of lines read; gates the gate events among
+	// them and gateErr the first such line that did not decode
+	// (evidence.GateEventOf): the gates' records the card's decision
+	// folds (evidence.Cache.UseRecords).
+	lines   int
+	gates   []lifecycle.GateEvent
+	gateErr error
+}
+
+// tailRead is what a card takes of its transcript: the model calls' sum,
+// the phase entered last, the gate events, and the file system's time at
+// which the reading of them began (0 when it cannot be kept).
+type tailRead struct {
+	sum     agent.CostSummary
+	entered Span
+	gates   []lifecycle.GateEvent
+	gateErr error
+	since   int64
 }
 
 // of returns the cost summary of task t's model calls and the phase it
@@ -56,38 +76,39 @@ func (ct *costTails) of(t *task.Task) (agent.CostSummary, Span, error) {
 // identity (cm.log, taken before cm.since) is the one read last time and
 // the transcript is older than that reading.
 func (ct *costTails) ofCached(t *task.Task, cm committed) (agent.CostSummary, Span, error) {
-	sum, entered, _, err := ct.ofCachedAt(t, cm)
-	return sum, entered, err
+	r, err := ct.read(t, cm)
+	return r.sum, r.entered, err
 }
 
-// ofCachedAt is ofCached, and the file system's time at which the reading
-// of what it returns began (0 when it cannot be kept). What the cards'
-// cache file gave the committed state with (cm.disk) is taken as well.
-func (ct *costTails) ofCachedAt(t *task.Task, cm committed) (agent.CostSummary, Span, int64, error) {
+// read is ofCached with the gate events and the time the reading began.
+// What the cards' cache file gave the committed state with (cm.disk) is
+// taken as well.
+func (ct *costTails) read(t *task.Task, cm committed) (tailRead, error) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	if ct.m == nil {
 		ct.m = map[string]*costTail{}
 	}
 	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && prev.id == cm.log && olderThan(cm.log, prev.since) {
-		return prev.sum, prev.entered, prev.since, nil
+		return prev.result(prev.since), nil
 	}
 	if d := cm.disk; d != nil && cm.logOK && d.Log == cm.log && olderThan(cm.log, d.Since) {
 		// Kept without the file's place: a change reads it whole again.
-		ct.m[t.ID] = &costTail{id: d.Log, since: d.Since, idOK: true, sum: d.Cost, entered: d.Entered}
-		return d.Cost, d.Entered, d.Since, nil
+		c := &costTail{id: d.Log, since: d.Since, idOK: true, sum: d.Cost, entered: d.Entered, gates: d.Gates}
+		ct.m[t.ID] = c
+		return c.result(d.Since), nil
 	}
 	p := filepath.Join(t.Dir, task.TranscriptFile)
 	f, err := os.Open(p)
 	if err != nil {
 		delete(ct.m, t.ID)
-		return agent.CostSummary{}, Span{}, 0, err
+		return tailRead{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		delete(ct.m, t.ID)
-		return agent.CostSummary{}, Span{}, 0, errors.Join(err, exit.New(exit.ErrInvalid, "%s is not a regular file", task.TranscriptFile))
+		return tailRead{}, errors.Join(err, exit.New(exit.ErrInvalid, "%s is not a regular file", task.TranscriptFile))
 	}
 	prev := ct.m[t.ID]
 	if prev == nil || !prev.continues(f, fi) {
@@ -96,16 +117,20 @@ func (ct *costTails) ofCachedAt(t *task.Task, cm committed) (agent.CostSummary, 
 	next, err := prev.read(f, fi.Size())
 	if err != nil {
 		delete(ct.m, t.ID)
-		return agent.CostSummary{}, Span{}, 0, err
+		return tailRead{}, err
 	}
 	next.file = fi
 	next.id, next.since, next.idOK = cm.log, cm.since, cm.logOK
 	next.sum = agent.SumCosts(next.calls)
 	ct.m[t.ID] = next
 	if !cm.logOK {
-		return next.sum, next.entered, 0, nil
+		return next.result(0), nil
 	}
-	return next.sum, next.entered, cm.since, nil
+	return next.result(cm.since), nil
+}
+
+func (c *costTail) result(since int64) tailRead {
+	return tailRead{sum: c.sum, entered: c.entered, gates: c.gates, gateErr: c.gateErr, since: since}
 }
 
 // continues reports whether f is the file read before, grown or not, with
@@ -125,7 +150,8 @@ func (c *costTail) continues(f *os.File, fi os.FileInfo) bool {
 // read reads the complete lines after c's offset of f (size bytes long
 // when it was opened) and returns c with them added.
 func (c *costTail) read(f *os.File, size int64) (*costTail, error) {
-	out := &costTail{offset: c.offset, last: c.last, calls: c.calls[:len(c.calls):len(c.calls)], entered: c.entered}
+	out := &costTail{offset: c.offset, last: c.last, calls: c.calls[:len(c.calls):len(c.calls)], entered: c.entered,
+		lines: c.lines, gates: c.gates[:len(c.gates):len(c.gates)], gateErr: c.gateErr}
 	if _, err := f.Seek(c.offset, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -137,6 +163,14 @@ func (c *costTail) read(f *os.File, size int64) (*costTail, error) {
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			out.offset += int64(len(line))
 			out.last = line
+			out.lines++
+			if out.gateErr == nil {
+				if e, ok, gerr := evidence.GateEventOf(line, out.lines); gerr != nil {
+					out.gateErr = gerr
+				} else if ok {
+					out.gates = append(out.gates, e)
+				}
+			}
 			switch {
 			case bytes.Contains(line, []byte(`"kind":"model_call"`)):
 				var ev task.Event

@@ -137,12 +137,15 @@ func (s *Server) cardAt(sum task.Summary, since int64, stamped bool) Card {
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
 	// The transcript's tail: what was appended since the last refresh.
-	if costs, entered, read, err := s.costs.ofCachedAt(t, cm); err == nil {
-		if stErr == nil && cm.logOK && read != 0 {
+	if tr, err := s.costs.read(t, cm); err == nil {
+		costs, entered := tr.sum, tr.entered
+		// The gates' records the decision folds: from the same reading.
+		obs.UseRecords(tr.gates, tr.gateErr)
+		if stErr == nil && cm.logOK && tr.since != 0 && tr.gateErr == nil {
 			// Both readings began by then: the entry is trusted only
 			// for files changed before the earlier one.
-			s.states.remember(t.ID, &diskCard{State: cm.state, Log: cm.log, Since: min(cm.read, read),
-				St: st.Clone(), Pending: pending, Cost: costs, Entered: entered})
+			s.states.remember(t.ID, &diskCard{State: cm.state, Log: cm.log, Since: min(cm.read, tr.since),
+				St: st.Clone(), Pending: pending, Cost: costs, Entered: entered, Gates: tr.gates})
 		}
 		// In phase since it was entered, not since the last change.
 		if entered.Phase == c.Phase && !entered.Start.IsZero() {

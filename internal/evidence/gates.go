@@ -69,13 +69,10 @@ func readGateEvents(taskDir string) ([]lifecycle.GateEvent, error) {
 	br := bufio.NewReaderSize(f, int(min(fi.Size()+1, 64<<10)))
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' && movesTask(line) {
-			var gl gateLine
-			if err := json.Unmarshal(line, &gl); err != nil {
-				return nil, fmt.Errorf("%s line %d: %w (run `orch verify`)", transcriptFile, n, err)
-			}
-			evs = append(evs, lifecycle.GateEvent{Seq: gl.Seq, Override: gl.Kind == "override", Redo: gl.Kind == "redo",
-				From: gl.From, To: gl.To, Hashes: gl.Evidence})
+		if e, ok, gerr := GateEventOf(line, n); gerr != nil {
+			return nil, gerr
+		} else if ok {
+			evs = append(evs, e)
 		}
 		if err == io.EOF {
 			break
@@ -85,6 +82,23 @@ func readGateEvents(taskDir string) ([]lifecycle.GateEvent, error) {
 		}
 	}
 	return evs, nil
+}
+
+// GateEventOf is what ReadRecords reads of line n (from 1) of the
+// transcript, with its '\n': ok is true for a complete line of a
+// transition, override or redo event, decoded; such a line that does not
+// decode is an error naming it. The board folds the lines it reads of a
+// transcript's tail with it.
+func GateEventOf(line []byte, n int) (e lifecycle.GateEvent, ok bool, err error) {
+	if len(line) == 0 || line[len(line)-1] != '\n' || !movesTask(line) {
+		return e, false, nil
+	}
+	var gl gateLine
+	if err := json.Unmarshal(line, &gl); err != nil {
+		return e, false, fmt.Errorf("%s line %d: %w (run `orch verify`)", transcriptFile, n, err)
+	}
+	return lifecycle.GateEvent{Seq: gl.Seq, Override: gl.Kind == "override", Redo: gl.Kind == "redo",
+		From: gl.From, To: gl.To, Hashes: gl.Evidence}, true, nil
 }
 
 // movesTask reports whether a (compact JSON) transcript line is a

@@ -139,9 +139,25 @@ type Cache struct {
 	// The plan as this run loaded it (LoadPlan loads it once per run).
 	planLoaded bool
 	plan       artifact.Loaded[artifact.Plan]
+	// given holds the gate events the caller read of the transcript
+	// (UseRecords); givenErr is the error reading them gave.
+	given    []lifecycle.GateEvent
+	givenErr error
+	useGiven bool
 	// Hits and Misses count the observations taken from the cache and
 	// made again (for tests and benchmarks).
 	Hits, Misses int
+}
+
+// UseRecords gives the cache the transcript's gate events as the caller
+// read them (GateEventOf over every complete line, oldest first; err the
+// first line's error): the gates' records are folded from them instead
+// of being read or taken from the cache file. The board reads each
+// transcript's tail for its cards and keeps these events with it.
+func (c *Cache) UseRecords(evs []lifecycle.GateEvent, err error) {
+	if c != nil {
+		c.given, c.givenErr, c.useGiven = evs, err, true
+	}
 }
 
 // OpenCache loads task id's observation cache from orchDir (.orch). A
@@ -496,10 +512,13 @@ func (c *Cache) keepHash(rel string, o fileObs) {
 
 // records is ReadRecords of the task's transcript, answered from the
 // cache when transcript.jsonl did not change since its gates' records
-// were read. A nil c reads them.
+// were read, or folded from the events UseRecords gave. c is not nil.
 func (c *Cache) records() (gates, sentBack lifecycle.Gates, err error) {
-	if c == nil {
-		return ReadRecords(c.taskDir)
+	if c.useGiven {
+		if c.givenErr != nil {
+			return nil, nil, c.givenErr
+		}
+		return lifecycle.FoldGates(c.given), lifecycle.FoldSentBack(c.given), nil
 	}
 	id, ok := c.lstatID(transcriptFile)
 	var evs []lifecycle.GateEvent
