@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	gotoken "go/token"
@@ -22,9 +23,27 @@ import (
 // by line, then by the name's place on the line. A test compares both
 // on real Go code (this repository's own files), and a fuzz test on
 // every input both parse without an error.
+//
+// go/parser first reads a copy of src whose top-level function bodies
+// are blanked (blankBodies): nothing inside a function is a definition,
+// and their syntax trees were most of what indexing a Go file allocated.
+// When that copy does not parse, the whole file is parsed. So a file
+// whose only syntax errors are inside function bodies gets go/parser's
+// definitions, not tree-sitter's.
 func goDefinitions(src []byte) (defs []Def, ok bool) {
+	if b := blankBodies(src); b != nil {
+		if defs, ok := goDefinitionsOf(b, src); ok {
+			return defs, true
+		}
+	}
+	return goDefinitionsOf(src, src)
+}
+
+// goDefinitionsOf parses text, src with the same bytes at every offset
+// outside function bodies, and takes the signatures from src.
+func goDefinitionsOf(text, src []byte) (defs []Def, ok bool) {
 	fset := gotoken.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, "", text, parser.SkipObjectResolution)
 	if err != nil || f == nil {
 		return nil, false
 	}
@@ -128,4 +147,110 @@ func (g *goDefs) add(name *ast.Ident, kind string, start, end, body gotoken.Pos)
 		Line: g.file.PositionFor(name.Pos(), false).Line,
 		Sig:  signatureText(LangGo, kind, g.src, off(start), off(end), bodyAt),
 	})
+}
+
+// blankBodies returns a copy of a Go file with the inside of every
+// function body whose func keyword starts a line at the top level
+// replaced by spaces (line breaks kept, so every offset and line stays
+// where it was), or nil when the file has none or its comments, strings
+// or brackets do not close. A brace in a function's header opens a body
+// unless it follows struct or interface; a header ends at a line break
+// outside brackets, as Go's semicolon rule says.
+func blankBodies(src []byte) []byte {
+	var out []byte
+	depth, paren := 0, 0
+	header := false   // after a top-level func keyword, before its body
+	body := -1        // the offset of the open body's brace
+	typeWord := false // the last token was struct or interface
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\n':
+			if header && paren == 0 && depth == 0 {
+				header = false
+			}
+		case c == ' ' || c == '\t' || c == '\r':
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			i-- // the line break is read next
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := bytes.Index(src[i+2:], []byte("*/"))
+			if end < 0 {
+				return nil
+			}
+			if header && paren == 0 && depth == 0 && bytes.IndexByte(src[i:i+2+end], '\n') >= 0 {
+				header = false // a comment with a line break is one
+			}
+			i += end + 3
+		case c == '"' || c == '\'':
+			j := i + 1
+			for ; j < len(src) && src[j] != c; j++ {
+				if src[j] == '\n' {
+					return nil
+				}
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(src) {
+				return nil
+			}
+			i, typeWord = j, false
+		case c == '`':
+			end := bytes.IndexByte(src[i+1:], '`')
+			if end < 0 {
+				return nil
+			}
+			i, typeWord = i+1+end, false
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			j := i
+			for j < len(src) && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9' || src[j] >= 0x80) {
+				j++
+			}
+			w := src[i:j]
+			typeWord = string(w) == "struct" || string(w) == "interface"
+			if string(w) == "func" && depth == 0 && paren == 0 && (i == 0 || src[i-1] == '\n') {
+				header = true
+			}
+			i = j - 1
+		case c == '(' || c == '[':
+			paren++
+			typeWord = false
+		case c == ')' || c == ']':
+			if paren--; paren < 0 {
+				return nil
+			}
+			typeWord = false
+		case c == '{':
+			if header && paren == 0 && depth == 0 && !typeWord {
+				header, body = false, i
+			}
+			depth++
+			typeWord = false
+		case c == '}':
+			if depth--; depth < 0 {
+				return nil
+			}
+			if depth == 0 && body >= 0 {
+				if out == nil {
+					out = bytes.Clone(src)
+				}
+				for k := body + 1; k < i; k++ {
+					if out[k] != '\n' {
+						out[k] = ' '
+					}
+				}
+				body = -1
+			}
+			typeWord = false
+		default:
+			typeWord = false
+		}
+	}
+	if depth != 0 || paren != 0 {
+		return nil
+	}
+	return out
 }
