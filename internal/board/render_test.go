@@ -1,6 +1,8 @@
 package board
 
 import (
+	"html"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -93,9 +95,16 @@ func TestDiagram(t *testing.T) {
 }
 
 // FuzzSplitDiff: any text (a patch is model output) splits without
-// panicking, and every line of a hunk lands in a row.
+// panicking, and every line of a hunk lands in a row, shown as it is:
+// each row's HTML, without the highlighter's <span> tags, is its text
+// escaped (no markup of the patch's own, no line of another row).
+// spanTag is the markup highlight adds around a token.
+var spanTag = regexp.MustCompile(`<span class="[a-z0-9 -]+">|</span>`)
+
 func FuzzSplitDiff(f *testing.F) {
 	f.Add("diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n")
+	f.Add("diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,3 @@\n package a\n-var x = \"<b>\"\n+var x = `a\n+b` // &amp;\n")
+	f.Add("diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-s = \"\"\"x\n+y\"\"\" & 1 <script>\n")
 	f.Add("--- x\n+++ y\n@@ -999999999999999999999,1 +1 @@\n+\n")
 	f.Add("@@\n\\\n--- \n+++ \n")
 	f.Fuzz(func(t *testing.T, s string) {
@@ -108,6 +117,17 @@ func FuzzSplitDiff(f *testing.F) {
 				}
 				if strings.Contains(string(r.HTML), "<script") {
 					t.Fatalf("unescaped markup: %q", r.HTML)
+				}
+				if !utf8.ValidString(s) {
+					continue
+				}
+				rest := spanTag.ReplaceAllString(string(r.HTML), "")
+				if strings.ContainsAny(rest, "<>\"") {
+					t.Fatalf("markup in row %q: %q", r.Text, r.HTML)
+				}
+				// template.HTMLEscapeString shows a NUL as U+FFFD.
+				if shown := html.UnescapeString(rest); shown != strings.ReplaceAll(r.Text, "\x00", "\uFFFD") {
+					t.Fatalf("row %q is shown as %q (%q)", r.Text, shown, r.HTML)
 				}
 			}
 		}
