@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/agent/agenttest"
@@ -498,23 +499,43 @@ func FuzzCheckCodegenAnswer(f *testing.F) {
 	f.Add([]byte(`{"status":"plan_unclear","questions":[{"id":"","text":"why?"}]}`))
 	f.Add([]byte(`{"status":"completed","files":[{"path":".GIT/x","content":"\u0000"}]}`))
 	f.Add([]byte(`{"status":"completed","files":[{"path":"a","content":"\ud800"}]}`))
+	f.Add([]byte(`{"status":"completed","edits":[{"path":"a.go","old_string":"x","new_string":"y"},{"path":"a.go","old_string":"y","new_string":"z"}],"files":[{"path":"A.go","content":"x"}],"deletes":["./b.go"]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		a, err := CheckAnswer(raw)
 		if err != nil {
 			return
 		}
 		seen := map[string]bool{}
+		edited := map[string]bool{}
+		for _, e := range a.Edits {
+			if artifact.CheckPath(e.Path) != nil || e.OldString == "" || e.OldString == e.NewString || strings.ContainsRune(e.NewString, 0) {
+				t.Fatalf("accepted edit %+v", e)
+			}
+			edited[e.Path] = true
+		}
 		for _, fl := range a.Files {
-			if artifact.CheckPath(fl.Path) != nil || seen[fl.Path] || strings.ContainsRune(fl.Content, 0) || len(fl.Content) > artifact.MaxCodeFileBytes {
+			if artifact.CheckPath(fl.Path) != nil || seen[fl.Path] || edited[fl.Path] || strings.ContainsRune(fl.Content, 0) || len(fl.Content) > artifact.MaxCodeFileBytes || !utf8.ValidString(fl.Content) {
 				t.Fatalf("accepted unsafe file %q", fl.Path)
 			}
 			seen[fl.Path] = true
 		}
 		for _, d := range a.Deletes {
-			if artifact.CheckPath(d) != nil || seen[d] {
+			if artifact.CheckPath(d) != nil || seen[d] || edited[d] {
 				t.Fatalf("accepted unsafe delete %q", d)
 			}
 			seen[d] = true
+		}
+		// Two paths differing only in case would be one file on a
+		// case-insensitive file system.
+		folded := map[string]string{}
+		for p := range edited {
+			seen[p] = true
+		}
+		for p := range seen {
+			if q, ok := folded[strings.ToLower(p)]; ok {
+				t.Fatalf("accepted %q and %q", p, q)
+			}
+			folded[strings.ToLower(p)] = p
 		}
 	})
 }
