@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -162,6 +163,59 @@ func FuzzSeeds(f *testing.F) {
 			if !isIdent(w) {
 				t.Fatalf("word %q", w)
 			}
+		}
+	})
+}
+
+// FuzzRewriteIndexFile gives a build's batch write an untrusted index
+// file to replace (read with pread through buffers, not the mapping):
+// no crash, an error is errDamaged, and a file written is one that
+// opens, with every row of the old file and the batch's row.
+func FuzzRewriteIndexFile(f *testing.F) {
+	for _, seed := range indexSeeds(f) {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, fixCRC bool) {
+		if fixCRC && len(data) >= 16 {
+			data = bytes.Clone(data)
+			binary.LittleEndian.PutUint32(data[len(data)-16:], crc32.Checksum(data[:len(data)-16], crcTable()))
+		}
+		dir := t.TempDir()
+		p := filepath.Join(dir, indexName)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old, err := openIndex(p)
+		if err != nil {
+			if !errors.Is(err, errDamaged) {
+				t.Fatalf("open: %v, want errDamaged", err)
+			}
+			return
+		}
+		defer old.close()
+		keep := make([]int32, old.nrows)
+		for r := range keep {
+			keep[r] = int32(r)
+		}
+		nm := newNamer(old)
+		fe := nm.entry(fileTags{Lang: LangGo, Defs: []Def{{Name: "Fuzzed", Kind: KindFunc, Line: 1, Sig: "func Fuzzed()"}}, Refs: []Ref{{Name: "Fuzzed", Count: 1}}}, 0)
+		extra := []outRow{{path: "zz/fuzzed.go", blob: strings.Repeat("\x01", 20), lang: LangGo, old: -1, fresh: 0}}
+		next, err := createIndex("", func(w *bufio.Writer) error {
+			return writeIndex(w, old, keep, extra, []*freshEntry{fe}, nm)
+		})
+		if err != nil {
+			if !errors.Is(err, errDamaged) && !strings.Contains(err.Error(), "index too large") {
+				t.Fatalf("write: %v, want errDamaged", err)
+			}
+			return
+		}
+		defer next.close()
+		if next.nrows > old.nrows+1 || next.nrows == 0 {
+			t.Fatalf("%d rows written from %d and one new", next.nrows, old.nrows)
+		}
+		if id, ok := next.lookup("Fuzzed"); !ok || len(next.postings(secDefStart, secDefRow, id)) == 0 {
+			t.Fatalf("the new row's definition is not in the file written")
 		}
 	})
 }

@@ -558,7 +558,10 @@ func writeGrownHash(fw *fileWriter, old *segment, nm *namer, buf []byte) error {
 	taken := make(map[uint64]uint32, nm.count())
 	for k := range nm.count() {
 		slot := fnv1a(nm.newName(k)) & old.mask
-		for old.u32(secHash, int(slot)) != 0 || taken[slot] != 0 {
+		for probe := uint64(0); old.u32(secHash, int(slot)) != 0 || taken[slot] != 0; probe++ {
+			if probe > old.mask {
+				return damagedf("hash table full")
+			}
 			slot = (slot + 1) & old.mask
 		}
 		taken[slot] = uint32(nm.n0+k) + 1
