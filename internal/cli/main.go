@@ -95,6 +95,11 @@ func Run(ctx context.Context, env Env) int {
 		return int(exit.OK)
 	}
 	code := exit.Of(err)
+	if code == exit.Internal && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Stopped by the person (Ctrl-C, SIGTERM, the REPL's Ctrl-C), not
+		// an internal error.
+		code = exit.Interrupted
+	}
 	fmt.Fprintln(stderr, termtext.Sanitize(env.words(exit.Format(err))))
 	if errors.Is(err, task.ErrNoTask) {
 		fmt.Fprintln(stderr, env.listTasksHint())

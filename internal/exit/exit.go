@@ -25,6 +25,9 @@ const (
 	Attempts Code = 7 // orch run's codegen loop ran out of attempts
 	Provider Code = 8 // the model provider failed: unreachable, an API error, no key, a command provider that failed or printed no valid answer
 	Failed   Code = 9 // orch test --exit-code: the suites ran and a test failed
+	// Interrupted is 128 + SIGINT, as shells report a command ended by
+	// Ctrl-C: the command was interrupted before it finished.
+	Interrupted Code = 130
 )
 
 // Coder is an error that knows its exit code.
@@ -84,11 +87,14 @@ var (
 	ErrProvider = NewSentinel(Provider, "model provider failed")
 	// ErrFailed: orch test --exit-code ran the suites and a test failed.
 	ErrFailed = NewSentinel(Failed, "tests failed")
+	// ErrInterrupted: the command was interrupted (Ctrl-C, SIGTERM) before
+	// it finished.
+	ErrInterrupted = NewSentinel(Interrupted, "interrupted")
 )
 
 // KindOf returns the kind of code c (ErrInternal for a code that has none).
 func KindOf(c Code) *Sentinel {
-	for _, k := range []*Sentinel{ErrUsage, ErrRefused, ErrInvalid, ErrBusy, ErrGate, ErrAttempts, ErrProvider, ErrFailed} {
+	for _, k := range []*Sentinel{ErrUsage, ErrRefused, ErrInvalid, ErrBusy, ErrGate, ErrAttempts, ErrProvider, ErrFailed, ErrInterrupted} {
 		if k.code == c {
 			return k
 		}

@@ -21,6 +21,7 @@ var meanings = []struct {
 	{Attempts, "`orch run` ran out of codegen attempts (`--max-attempts`)"},
 	{Provider, "the model provider failed: no API key, unreachable, an API error or timeout, a `command` provider that failed or printed no valid answer, a `script` with no answer left — nothing was recorded as the phase's result"},
 	{Failed, "`orch test --exit-code`: the suites ran and a test failed (without `--exit-code` that is exit 0)"},
+	{Interrupted, "interrupted (Ctrl-C or SIGTERM) before the command finished: what was running was stopped (a test run is recorded as cancelled, a phase's model work as not done) and nothing half-done was committed; run the command again"},
 }
 
 // Table renders the exit codes as a Markdown table.

@@ -16,19 +16,27 @@ const (
 	tableEnd   = "<!-- END GENERATED -->"
 )
 
-// TestTableCoversEveryCode: every code from OK to the highest is described
-// exactly once, in order.
+// TestTableCoversEveryCode: every code from OK to Failed is described
+// exactly once, in order, then Interrupted (130, as shells report Ctrl-C).
 func TestTableCoversEveryCode(t *testing.T) {
+	want := []Code{}
+	for c := OK; c <= Failed; c++ {
+		want = append(want, c)
+	}
+	want = append(want, Interrupted)
+	if len(meanings) != len(want) {
+		t.Fatalf("%d codes documented, want %d: a new code needs a line", len(meanings), len(want))
+	}
 	for i, m := range meanings {
-		if m.code != Code(i) {
-			t.Errorf("meanings[%d] is code %d, want %d (in order, none missing)", i, m.code, i)
+		if m.code != want[i] {
+			t.Errorf("meanings[%d] is code %d, want %d (in order, none missing)", i, m.code, want[i])
 		}
 		if strings.TrimSpace(m.text) == "" {
 			t.Errorf("code %d has no meaning", m.code)
 		}
-	}
-	if last := meanings[len(meanings)-1].code; last != Failed {
-		t.Errorf("the last documented code is %d, want %d (Failed): a new code needs a line", last, Failed)
+		if KindOf(m.code).ExitCode() != m.code && m.code != OK {
+			t.Errorf("KindOf(%d) is code %d: every documented code has its kind", m.code, KindOf(m.code).ExitCode())
+		}
 	}
 }
 

@@ -138,7 +138,7 @@ func TestTerminalCancelTest(t *testing.T) {
 		t.Fatalf("orch next during the REPL's /test: exit %d\n%s", code, out)
 	}
 
-	tm.step(ctrlC, "cancelling /test", "cancelled: /test", "orch t1 [test]> ")
+	tm.step(ctrlC, "cancelling /test", "cancelled: /test (exit 130)", "orch t1 [test]> ")
 	if ev := p.lastEvent("t1", "phase_finished"); ev["phase"] != "test" || ev["status"] != "cancelled" {
 		t.Fatalf("the run is not recorded as cancelled: %v", ev)
 	}
