@@ -92,6 +92,8 @@ func (h *fileHeader) entry() (Entry, error) {
 	case h.copyTo != "":
 		// A copy leaves its source alone and creates the destination.
 		return Entry{NewPath: newName, Op: OpCreate}, nil
+	case h.renameFrom != "" && oldName == newName:
+		return Entry{}, errors.New("\"rename from\" and \"rename to\" name the same file")
 	case h.renameFrom != "" || oldName != newName:
 		return Entry{OldPath: oldName, NewPath: newName, Op: OpRename}, nil
 	}

@@ -340,6 +340,7 @@ func TestParseDiffRefuses(t *testing.T) {
 		{"inconsistent +++", "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", `line 1: inconsistent file names "x" and "y" (+++)`, nil},
 		{"inconsistent rename", "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to z\n", `line 1: inconsistent file names "y" and "z" (rename to)`, nil},
 		{"rename from alone", "diff --git a/x b/y\nrename from x\n", `line 1: "rename from" and "rename to" must come together`, nil},
+		{"rename to itself", "diff --git a/x b/x\nsimilarity index 100%\nrename from x\nrename to x\n", `line 1: "rename from" and "rename to" name the same file`, nil},
 		{"ambiguous names", "diff --git a/x b/y b/z b/w\nsimilarity index 100%\n", "cannot tell the file names apart", nil},
 		{"same path twice", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/x\n+++ b/x\n@@ -3 +3 @@\n-a\n+b\n", `line 6: "x" is changed twice (also at line 1)`, nil},
 		{"rename onto an updated path", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n", `line 6: "y" is changed twice (also at line 1)`, nil},
