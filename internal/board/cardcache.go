@@ -23,11 +23,13 @@ import (
 // file changed in the same clock tick as it was read (a same-size edit
 // within the same second, on a coarse clock) is read again.
 
-// olderThan reports whether the file whose identity is id was last changed
-// before since (the zero identity is a file that does not exist: it has
-// nothing to change).
-func olderThan(id fileid.ID, since int64) bool {
-	return id == fileid.ID{} || id.ChangedBefore(since)
+// holds reports whether what was read of a file whose identity was was,
+// reading from the file system's time since, still holds for the file
+// whose identity is now now: the identity unchanged and the file last
+// changed before since (the zero identity is a file that does not exist:
+// it has nothing to change).
+func holds(was, now fileid.ID, since int64) bool {
+	return was == now && (now == fileid.ID{} || now.ChangedBefore(since))
 }
 
 // lstatID is the identity of path as an lstat gives it; a file that does
@@ -180,7 +182,7 @@ type cardState struct {
 // trusted reports whether e still holds for files whose identities are
 // now state and log.
 func (e *cardState) trusted(state, log fileid.ID) bool {
-	return e.state == state && e.log == log && olderThan(state, e.since) && olderThan(log, e.since)
+	return holds(e.state, state, e.since) && holds(e.log, log, e.since)
 }
 
 // committed is a task's committed state as the card reads it, and the

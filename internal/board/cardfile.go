@@ -55,7 +55,7 @@ type diskCard struct {
 // trusted reports whether d still holds for files whose identities are
 // now state and log.
 func (d *diskCard) trusted(state, log fileid.ID) bool {
-	return d.State == state && d.Log == log && olderThan(state, d.Since) && olderThan(log, d.Since)
+	return holds(d.State, state, d.Since) && holds(d.Log, log, d.Since)
 }
 
 // encodeCards writes the entries in the file's format.

@@ -89,10 +89,10 @@ func (ct *costTails) read(t *task.Task, cm committed) (tailRead, error) {
 	if ct.m == nil {
 		ct.m = map[string]*costTail{}
 	}
-	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && prev.id == cm.log && olderThan(cm.log, prev.since) {
+	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && holds(prev.id, cm.log, prev.since) {
 		return prev.result(prev.since), nil
 	}
-	if d := cm.disk; d != nil && cm.logOK && d.Log == cm.log && olderThan(cm.log, d.Since) {
+	if d := cm.disk; d != nil && cm.logOK && holds(d.Log, cm.log, d.Since) {
 		// Kept without the file's place: a change reads it whole again.
 		c := &costTail{id: d.Log, since: d.Since, idOK: true, sum: d.Cost, entered: d.Entered, gates: d.Gates}
 		ct.m[t.ID] = c
