@@ -117,13 +117,6 @@ func exitType(code int) string { return exitPrefix + strconv.Itoa(code) }
 // exitCode is err's exit code (exit.Of).
 func exitCode(err error) exit.Code { return exit.Of(err) }
 
-// kinds are the exit package's kinds by exit code.
-var kinds = map[exit.Code]*exit.Sentinel{
-	exit.Internal: exit.ErrInternal, exit.Usage: exit.ErrUsage, exit.Refused: exit.ErrRefused,
-	exit.Invalid: exit.ErrInvalid, exit.Busy: exit.ErrBusy, exit.Gate: exit.ErrGate,
-	exit.Attempts: exit.ErrAttempts, exit.Provider: exit.ErrProvider, exit.Failed: exit.ErrFailed,
-}
-
 // FromTemporal turns an error of a gate's Update or of the workflow into
 // orch's error: a refusal of orch's checks keeps its message, exit code
 // and hints, so that it is shown as the local command shows it
@@ -134,8 +127,8 @@ func FromTemporal(err error) error {
 		return err
 	}
 	kind := exit.ErrInternal
-	if n, err := strconv.Atoi(strings.TrimPrefix(ae.Type(), exitPrefix)); err == nil && kinds[exit.Code(n)] != nil {
-		kind = kinds[exit.Code(n)]
+	if n, err := strconv.Atoi(strings.TrimPrefix(ae.Type(), exitPrefix)); err == nil {
+		kind = exit.KindOf(exit.Code(n))
 	}
 	out := exit.New(kind, "%s", ae.Message())
 	var hints []string
