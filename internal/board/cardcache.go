@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/task"
 )
@@ -122,7 +123,7 @@ func (cs *cardStates) load() {
 	cs.loaded = true
 	if cs.path != "" {
 		cs.disk = readCards(cs.path)
-		removeStray(cs.path)
+		durable.RemoveStaleTemps(cs.path, time.Hour)
 	}
 }
 
@@ -256,16 +257,4 @@ func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committ
 		delete(cs.m, t.ID)
 	}
 	return committed{st: st, pending: pending, err: err, log: logID, since: since, logOK: ok, state: stateID, read: since}
-}
-
-// removeStray removes the temporary files next to path that a board
-// killed while writing it left behind (an hour old: a live board's is
-// gone within milliseconds).
-func removeStray(path string) {
-	strays, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
-	for _, p := range strays {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
-			os.Remove(p)
-		}
-	}
 }

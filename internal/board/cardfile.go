@@ -2,15 +2,14 @@ package board
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/task"
@@ -127,20 +126,11 @@ func writeCards(path string, m map[string]*diskCard) {
 	if err != nil {
 		return
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := durable.CreateCacheTemp(path)
 	if err != nil {
 		return
 	}
+	tmp := f.Name()
 	_, werr := f.Write(data)
 	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(tmp, path) != nil {
 		os.Remove(tmp)

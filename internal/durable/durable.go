@@ -7,12 +7,15 @@ package durable
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // TempInfix marks temporary files: "state.json" is written as
@@ -153,6 +156,39 @@ func SyncDir(fsys Opener, dir string) error {
 // whose name starts with prefix ("" for any).
 func IsTemp(name, prefix string) bool {
 	return strings.HasPrefix(name, prefix) && strings.Contains(name, TempInfix)
+}
+
+// CreateCacheTemp creates the temporary file a cache writer fills and
+// renames over path without syncing (a torn file fails the cache's own
+// checksum): "."+base+TempInfix+random beside path, mode 0644, its folder
+// made when missing. A folder that is not a folder of its own (a symbolic
+// link) is refused: a cache writes nothing there.
+func CreateCacheTemp(path string) (*os.File, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", dir)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	return os.OpenFile(filepath.Join(dir, "."+filepath.Base(path)+TempInfix+hex.EncodeToString(rnd[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// RemoveStaleTemps removes the temporary files that writers killed while
+// replacing path left beside it: regular files named "."+base+TempInfix+"*"
+// last changed more than age ago. It is for files written without a lock
+// (the caches), where a live writer's temporary file is younger than age.
+func RemoveStaleTemps(path string, age time.Duration) {
+	strays, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+TempInfix+"*"))
+	for _, p := range strays {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > age {
+			os.Remove(p)
+		}
+	}
 }
 
 // RemoveTemps removes the temporary files WriteFile left in dir after a

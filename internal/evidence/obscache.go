@@ -2,8 +2,6 @@ package evidence
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/durable"
 	"github.com/orchdev/orch/internal/fileid"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/patch"
@@ -198,18 +197,9 @@ func (c *Cache) begin() bool {
 		return false
 	}
 	c.since = -1
-	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return false // not a folder of its own (a symbolic link): write nothing
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	f, err := os.OpenFile(filepath.Join(dir, "."+filepath.Base(c.path)+".tmp-"+hex.EncodeToString(rnd[:])), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := durable.CreateCacheTemp(c.path)
 	if err != nil {
-		return false
+		return false // not a folder of its own (a symbolic link): write nothing
 	}
 	id, err := fileid.Fstat(f)
 	if err != nil {
@@ -608,12 +598,7 @@ func (c *Cache) removeStray() {
 	if _, seen := swept.LoadOrStore(c.path, true); seen {
 		return
 	}
-	strays, _ := filepath.Glob(filepath.Join(filepath.Dir(c.path), "."+filepath.Base(c.path)+".tmp-*"))
-	for _, p := range strays {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
-			os.Remove(p)
-		}
-	}
+	durable.RemoveStaleTemps(c.path, time.Hour)
 }
 
 // swept holds the cache files whose strays this process removed.
