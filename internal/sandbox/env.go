@@ -83,22 +83,63 @@ func FilterEnvNotes(env []string, allow []string) (kept []string, credentials []
 	return out, credentials
 }
 
-// urlUserinfo matches a URL's scheme and userinfo with a password
-// ("https://user:secret@"), anywhere in a value: GOPROXY holds lists of
-// URLs separated by commas and pipes.
-var urlUserinfo = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s,|]*:[^/?#@\s,|]*@`)
+// urlScheme matches the start of a URL, anywhere in a value: GOPROXY
+// holds lists of URLs separated by commas and pipes, GOFLAGS words.
+var urlScheme = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// listSeparators end a URL in a value: white space, and the commas and
+// pipes of a GOPROXY list.
+const listSeparators = " \t\n\v\f\r,|"
 
 // HasURLCredentials reports whether value holds a URL whose userinfo has
-// a password (user:password@, or :token@), percent-encoded or not.
+// a password (user:password@, or :token@), percent-encoded or not. A
+// password is taken as the user wrote it: an unencoded '/', '?', '#' or
+// '@' in it ("https://user:pa/ss@host") still makes it one, although a
+// strict URL parser would end the userinfo there. Only what reads as a
+// host and a port before the path ("host:8443/@scope/pkg": digits, then
+// '/', '?' or '#') is not a password.
 func HasURLCredentials(value string) bool {
-	for _, m := range urlUserinfo.FindAllString(value, -1) {
-		_, userinfo, _ := strings.Cut(m, "://")
-		_, password, _ := strings.Cut(strings.TrimSuffix(userinfo, "@"), ":")
-		if password != "" {
+	for _, loc := range urlScheme.FindAllStringIndex(value, -1) {
+		rest := value[loc[1]:]
+		if end := strings.IndexAny(rest, listSeparators); end >= 0 {
+			rest = rest[:end]
+		}
+		if hasPassword(rest) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasPassword reports whether rest, what follows a URL's "scheme://",
+// starts with user:password@ (the last '@' ends the password, the first
+// ':' starts it) with a non-empty password.
+func hasPassword(rest string) bool {
+	colon := strings.IndexByte(rest, ':')
+	at := strings.LastIndexByte(rest, '@')
+	if colon < 0 || at <= colon+1 {
+		return false
+	}
+	user, password := rest[:colon], rest[colon+1:at]
+	if strings.ContainsAny(user, "/?#@") {
+		return false // the colon is in the path, or the user has no password
+	}
+	return user == "" || !portThenPath(password)
+}
+
+// portThenPath reports whether s, after "host:", is a port and the rest
+// of the URL: one or more digits, then '/', '?' or '#'.
+func portThenPath(s string) bool {
+	i := strings.IndexAny(s, "/?#")
+	if i <= 0 {
+		return false
+	}
+	for _, r := range s[:i] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // EnvNames returns the names of env's entries, sorted: what a report

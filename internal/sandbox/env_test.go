@@ -131,16 +131,89 @@ func TestMergeEnv(t *testing.T) {
 	}
 }
 
+// TestHasURLCredentials: a password is found whatever it holds, an
+// unencoded '/', '?', '#' or '@' included (a user pastes the password as
+// it is; git and pip take such URLs), and a host with a port and an '@'
+// in its path (an npm scope) is not a password.
+func TestHasURLCredentials(t *testing.T) {
+	tests := []struct {
+		value string
+		want  bool
+	}{
+		{"https://alice:s3cret@proxy.example.com,direct", true},
+		{"https://:token@host/x", true},
+		{"https://u:p%40ss@corp.example/go", true},
+		{"https://user:pa/ss@host/repo", true},
+		{"https://user:p#ss@host/x", true},
+		{"https://user:p?ss@host/x", true},
+		{"https://user:p@ss@host/x", true},
+		{"https://user:/leading-slash@host", true},
+		{"https://user:a/b/c#d?e@host:8443/x", true},
+		{"https://:to/ken@host", true},
+		{"https://:443/x@host", true}, // no host before the colon: a password
+		{"https://proxy.golang.org|https://user:pa/ss@corp/go", true},
+		{"direct,https://user:p#ss@corp/go", true},
+		{"-x https://u:a/b@h", true},
+
+		{"https://proxy.golang.org,direct", false},
+		{"git@example.com", false},
+		{"ssh://git@github.com/x", false},
+		{"https://user@host/", false},
+		{"https://user@host:8443/a@b", false},
+		{"https://registry.example.com:8443/@types/node", false}, // host:port, '@' in the path
+		{"https://registry.example.com:443#x@y", false},
+		{"https://example.com/path:x@y", false}, // the colon is in the path
+		{"https://user:@host", false},           // an empty password
+		{"https://host:8080/x,https://y@z", false},
+		{"user:pa/ss@host", false}, // no scheme: not a URL
+	}
+	for _, tt := range tests {
+		if got := HasURLCredentials(tt.value); got != tt.want {
+			t.Errorf("HasURLCredentials(%q) = %v, want %v", tt.value, got, tt.want)
+		}
+	}
+}
+
 // FuzzHasURLCredentials: a value said to hold credentials has a scheme
-// and a userinfo with a password; the check never panics.
+// and a userinfo with a password; a URL built with a user and a
+// non-empty password (anything but the separators of a list and
+// white space, and not a port: digits then '/', '?' or '#') is always
+// found, wherever it sits in a list; the check never panics.
 func FuzzHasURLCredentials(f *testing.F) {
-	f.Add("https://alice:s3cret@proxy.example.com,direct")
-	f.Add("https://proxy.golang.org|https://u:p%40ss@corp/go")
-	f.Add("git@example.com")
-	f.Add("x://:@")
-	f.Fuzz(func(t *testing.T, v string) {
+	f.Add("https://alice:s3cret@proxy.example.com,direct", "alice", "s3cret")
+	f.Add("https://proxy.golang.org|https://u:p%40ss@corp/go", "u", "pa/ss")
+	f.Add("git@example.com", "", "p#ss")
+	f.Add("x://:@", "bob", "a?b/c@d")
+	f.Fuzz(func(t *testing.T, v, user, password string) {
 		if HasURLCredentials(v) && (!strings.Contains(v, "://") || !strings.Contains(v, "@") || !strings.Contains(v, ":")) {
 			t.Fatalf("%q said to hold credentials", v)
 		}
+		if password == "" || strings.ContainsAny(user, ":/?#@,| \t\n\v\f\r") || strings.ContainsAny(password, ",| \t\n\v\f\r") || looksLikePort(password) && user != "" {
+			return
+		}
+		for _, u := range []string{
+			"https://" + user + ":" + password + "@host/x",
+			"https://proxy.golang.org," + "https://" + user + ":" + password + "@host|direct",
+			"GOFLAGS -x git+ssh://" + user + ":" + password + "@h",
+		} {
+			if !HasURLCredentials(u) {
+				t.Fatalf("HasURLCredentials(%q) = false: the password %q was missed", u, password)
+			}
+		}
 	})
+}
+
+// looksLikePort reports whether password, after "host:", reads as a port
+// and a path: one or more digits, then '/', '?' or '#'.
+func looksLikePort(password string) bool {
+	i := strings.IndexAny(password, "/?#")
+	if i <= 0 {
+		return false
+	}
+	for _, r := range password[:i] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
