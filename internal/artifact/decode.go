@@ -3,8 +3,8 @@ package artifact
 import (
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/orchdev/orch/internal/safepath"
 	"github.com/orchdev/orch/internal/strictjson"
 )
 
@@ -109,12 +109,12 @@ func (c *checker) fileEntries(v val, required bool) []FileEntry {
 				" (also "+strictjson.FormatPath(v.index(j).field("path").path)+")")
 			return nil
 		}
-		if j, dup := folded[strings.ToLower(f.Path)]; dup {
+		if j, dup := folded[safepath.FoldCase(f.Path)]; dup {
 			c.fail(pv, "paths that differ in more than case", caseCollision(f.Path, out[j].Path, i, j, strictjson.FormatPath(v.index(j).field("path").path)))
 			return nil
 		}
 		seen[f.Path] = i
-		folded[strings.ToLower(f.Path)] = i
+		folded[safepath.FoldCase(f.Path)] = i
 		out = append(out, f)
 	}
 	return out

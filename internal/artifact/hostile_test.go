@@ -367,6 +367,39 @@ func TestCaseCollisionMessage(t *testing.T) {
 	}
 }
 
+// TestCaseCollisionFolds: paths are compared as a case-insensitive file
+// system compares them (Unicode simple case folding), not lower-cased,
+// in plan.files.json and in an inferred file plan alike.
+func TestCaseCollisionFolds(t *testing.T) {
+	tests := []struct {
+		a, b    string
+		collide bool
+	}{
+		{"README.md", "readme.MD", true},
+		{"ſrc/main.go", "src/main.go", true}, // long s
+		{"Src/main.go", "ſrc/main.go", true}, // long s, capital S
+		{"\u212aey.go", "key.go", true},      // Kelvin sign
+		{"docs/ς.md", "docs/Σ.md", true},     // final sigma
+		{"ǅ.txt", "ǆ.txt", true},             // title case
+		{"İ.txt", "i.txt", false},            // lower-cases to i, folds to itself
+		{"straße.md", "strasse.md", false},   // full folding only: two names
+		{"a.go", "b.go", false},
+	}
+	for _, tt := range tests {
+		doc := `{"files":[{"path":"` + tt.a + `","intent":"update"},{"path":"` + tt.b + `","intent":"create"}]}`
+		_, err := DecodeFilePlan(FilePlanFile, []byte(doc))
+		if got := err != nil && strings.Contains(err.Error(), "differ in more than case"); got != tt.collide || (err != nil && !tt.collide) {
+			t.Errorf("plan.files.json with %q and %q: err %v, want a collision %v", tt.a, tt.b, err, tt.collide)
+		}
+		a, b := tt.a, tt.b
+		built := Loaded[Plan]{Present: true, Value: Plan{FilePlan: []FileEntry{{Path: a, Intent: "update"}, {Path: b, Intent: "create"}}}}
+		fp := LoadFilePlan(t.TempDir(), built)
+		if got := fp.Err != nil && strings.Contains(fp.Err.Error(), "differ in more than case"); got != tt.collide || (fp.Err != nil && !tt.collide) {
+			t.Errorf("inferred file plan with %q and %q: err %v, want a collision %v", a, b, fp.Err, tt.collide)
+		}
+	}
+}
+
 // TestLoneSurrogateRefused: a document holding a lone surrogate escape is
 // refused with its JSON path; a surrogate pair is not.
 func TestLoneSurrogateRefused(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/orchdev/orch/internal/safepath"
 )
@@ -80,12 +79,12 @@ func checkEntries(file, field string, files []FileEntry) error {
 			return &Error{File: file, JSONPath: at("path"), Expected: "unique paths",
 				Got: fmt.Sprintf("%q at indexes %d and %d (also $.%s[%d].path)", f.Path, j, i, field, j), Err: ErrSchema}
 		}
-		if j, dup := folded[strings.ToLower(f.Path)]; dup {
+		if j, dup := folded[safepath.FoldCase(f.Path)]; dup {
 			return &Error{File: file, JSONPath: at("path"), Expected: "paths that differ in more than case",
 				Got: caseCollision(f.Path, files[j].Path, i, j, fmt.Sprintf("$.%s[%d].path", field, j)), Err: ErrSchema}
 		}
 		seen[f.Path] = i
-		folded[strings.ToLower(f.Path)] = i
+		folded[safepath.FoldCase(f.Path)] = i
 		switch f.Intent {
 		case "create", "update", "delete":
 		default:

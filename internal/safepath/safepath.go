@@ -118,6 +118,42 @@ func Check(p string) error {
 	return nil
 }
 
+// FoldCase returns p with each character replaced by a representative of
+// its Unicode simple case-folding orbit, the folding strings.EqualFold
+// uses: FoldCase(a) == FoldCase(b) exactly when strings.EqualFold(a, b).
+// Two paths with the same FoldCase are one file on a case-insensitive
+// file system (macOS, Windows): "ſrc" is "src", the Kelvin sign is "k",
+// "ς" is "σ". Lower-casing is not that: it keeps "ſ" and "s" apart and
+// takes "İ" for "i". The result is a key to compare with, not a name to
+// show.
+func FoldCase(p string) string {
+	ascii := true
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(p) // an ASCII letter's orbit has no other ASCII member
+	}
+	var b strings.Builder
+	b.Grow(len(p))
+	for _, r := range p {
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+// foldRune returns the smallest rune of r's simple case-folding orbit.
+func foldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
+}
+
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // normalizeElement folds a path element the way case-insensitive or

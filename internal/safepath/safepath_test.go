@@ -145,3 +145,54 @@ func FuzzCheckPath(f *testing.F) {
 		}
 	})
 }
+
+// TestFoldCase: paths fold as a case-insensitive file system folds them,
+// which lower-casing does not do.
+func TestFoldCase(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"README.md", "readme.MD", true},
+		{"src/a.go", "ſrc/a.go", true}, // long s
+		{"SRC/a.go", "ſrc/a.go", true},
+		{"key.go", "\u212aey.go", true}, // Kelvin sign
+		{"Σ.md", "ς.md", true},          // final sigma
+		{"σ.md", "ς.md", true},
+		{"ǅ", "ǆ", true}, // title case
+		{"Ǆ", "ǆ", true},
+		{"Å.txt", "å.txt", true},  // Angstrom sign
+		{"İ.txt", "i.txt", false}, // lower-cases to i; folds to itself
+		{"ı.txt", "I.txt", false},
+		{"straße", "strasse", false}, // full folding only
+		{"a/b", "a/c", false},
+		{"ä", "a\u0308", false}, // normalization is not folding
+	}
+	for _, tt := range tests {
+		if got := FoldCase(tt.a) == FoldCase(tt.b); got != tt.same {
+			t.Errorf("FoldCase(%q) == FoldCase(%q) is %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+		if strings.EqualFold(tt.a, tt.b) != tt.same {
+			t.Errorf("strings.EqualFold(%q, %q) disagrees with the table", tt.a, tt.b)
+		}
+	}
+}
+
+// FuzzFoldCase: two strings have the same FoldCase exactly when
+// strings.EqualFold holds, and folding twice changes nothing.
+func FuzzFoldCase(f *testing.F) {
+	f.Add("README.md", "readme.MD")
+	f.Add("ſrc", "SRC")
+	f.Add("\u212a", "k")
+	f.Add("İ", "i")
+	f.Add("\xff", "\ufffd")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		fa, fb := FoldCase(a), FoldCase(b)
+		if (fa == fb) != strings.EqualFold(a, b) {
+			t.Fatalf("FoldCase(%q) = %q, FoldCase(%q) = %q, strings.EqualFold = %v", a, fa, b, fb, strings.EqualFold(a, b))
+		}
+		if FoldCase(fa) != fa {
+			t.Fatalf("FoldCase(FoldCase(%q)) = %q, not %q", a, FoldCase(fa), fa)
+		}
+	})
+}

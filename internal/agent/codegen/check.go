@@ -15,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/artifact"
 	"github.com/orchdev/orch/internal/gitx"
 	"github.com/orchdev/orch/internal/patch"
+	"github.com/orchdev/orch/internal/safepath"
 	"github.com/orchdev/orch/internal/strictjson"
 	"github.com/orchdev/orch/internal/visibility"
 )
@@ -55,7 +56,7 @@ func CheckAnswer(raw []byte) (Answer, error) {
 		return a, p.Err()
 	}
 	seen := map[string]string{}   // path → where it was named
-	folded := map[string]string{} // lower-cased path → path
+	folded := map[string]string{} // safepath.FoldCase of a path → path
 	claim := func(where string, path *string, again bool) {
 		*path = tools.NormalizePath(*path)
 		if err := artifact.CheckPath(*path); err != nil {
@@ -66,12 +67,12 @@ func CheckAnswer(raw []byte) (Answer, error) {
 			p.Add("%s: %q is also named at %s: name each path once (several edits of one file are fine)", where, *path, prev)
 			return
 		}
-		if other, dup := folded[strings.ToLower(*path)]; dup && other != *path {
+		if other, dup := folded[safepath.FoldCase(*path)]; dup && other != *path {
 			p.Add("%s: %q differs from %q only in case", where, *path, other)
 			return
 		}
 		if _, dup := seen[*path]; !dup {
-			seen[*path], folded[strings.ToLower(*path)] = where, *path
+			seen[*path], folded[safepath.FoldCase(*path)] = where, *path
 		}
 	}
 	for i := range a.Edits {

@@ -480,6 +480,14 @@ func TestCheckCodegenAnswer(t *testing.T) {
 		{"unclear without question", `{"status":"plan_unclear","files":[],"deletes":[],"questions":[{"id":"q","text":" "}]}`, "needs at least one question"},
 		{"failed without notes", `{"status":"failed","files":[],"deletes":[]}`, "needs notes"},
 		{"case clash", `{"status":"completed","files":[{"path":"A.go","content":"x"},{"path":"a.go","content":"y"}]}`, "only in case"},
+		// Folded as a case-insensitive file system folds (Unicode simple
+		// case folding), not lower-cased: "ſ" (long s) is "s", the Kelvin
+		// sign is "k", final "ς" is "σ"; "İ" lower-cases to "i" but folds
+		// to nothing else.
+		{"long s folds to s", `{"status":"completed","files":[{"path":"ſrc/a.go","content":"x"}],"deletes":["src/a.go"]}`, `"src/a.go" differs from "ſrc/a.go" only in case`},
+		{"Kelvin sign folds to k", `{"status":"completed","edits":[{"path":"kit.go","old_string":"a","new_string":"b"}],"files":[{"path":"\u212ait.go","content":"y"}]}`, "only in case"},
+		{"final sigma folds to sigma", `{"status":"completed","files":[{"path":"docs/σοφός.md","content":"x"},{"path":"docs/ΣΟΦΌΣ.md","content":"y"},{"path":"docs/σοφόσ.md","content":"z"}]}`, `files[1].path: "docs/ΣΟΦΌΣ.md" differs from "docs/σοφός.md" only in case`},
+		{"dotted capital I is not i", `{"status":"completed","files":[{"path":"İ.txt","content":"x"},{"path":"i.txt","content":"y"}]}`, ""},
 		{"empty path", `{"status":"completed","files":[{"path":"","content":"x"}]}`, "the path is empty"},
 		{"backslash", `{"status":"completed","files":[{"path":"a\\b.go","content":"x"}]}`, "backslash"},
 		{"not an object", `[1]`, "does not match the schema"},
@@ -500,6 +508,7 @@ func FuzzCheckCodegenAnswer(f *testing.F) {
 	f.Add([]byte(`{"status":"completed","files":[{"path":".GIT/x","content":"\u0000"}]}`))
 	f.Add([]byte(`{"status":"completed","files":[{"path":"a","content":"\ud800"}]}`))
 	f.Add([]byte(`{"status":"completed","edits":[{"path":"a.go","old_string":"x","new_string":"y"},{"path":"a.go","old_string":"y","new_string":"z"}],"files":[{"path":"A.go","content":"x"}],"deletes":["./b.go"]}`))
+	f.Add([]byte(`{"status":"completed","files":[{"path":"ſ.go","content":"x"}],"deletes":["S.go"]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		a, err := CheckAnswer(raw)
 		if err != nil {
@@ -527,15 +536,15 @@ func FuzzCheckCodegenAnswer(f *testing.F) {
 		}
 		// Two paths differing only in case would be one file on a
 		// case-insensitive file system.
-		folded := map[string]string{}
 		for p := range edited {
 			seen[p] = true
 		}
 		for p := range seen {
-			if q, ok := folded[strings.ToLower(p)]; ok {
-				t.Fatalf("accepted %q and %q", p, q)
+			for q := range seen {
+				if p != q && strings.EqualFold(p, q) {
+					t.Fatalf("accepted %q and %q", p, q)
+				}
 			}
-			folded[strings.ToLower(p)] = p
 		}
 	})
 }
