@@ -399,16 +399,18 @@ func (s *segment) find(p string, k cacheKey, j int) (int, int) {
 	}
 	for r := lo; r < s.nrows && string(s.rowPath(r)) == p; r++ {
 		or, ok := s.row(r)
-		if ok && string(or.blob) == k.blob && or.lang == k.lang && or.flags&flagRetry == 0 {
+		if ok && string(or.blob) == k.blob && or.lang == k.lang && reusable(or.flags) {
 			return r, lo
 		}
 	}
 	return -1, lo
 }
 
+// retry reports whether row r is to be parsed again (not reusable by
+// this build): such a row is not kept for a later build.
 func (s *segment) retry(r int) bool {
 	or, ok := s.row(r)
-	return !ok || or.flags&flagRetry != 0
+	return !ok || !reusable(or.flags)
 }
 
 // blobRows maps the blobs of srcs that the file holds to a row holding
@@ -420,7 +422,7 @@ func (s *segment) blobRows(srcs []source) map[cacheKey]int32 {
 	}
 	for r := 0; r < s.nrows; r++ {
 		or, ok := s.row(r)
-		if !ok || or.flags&flagRetry != 0 {
+		if !ok || !reusable(or.flags) {
 			continue
 		}
 		k := cacheKey{blob: string(or.blob), lang: or.lang}
@@ -491,6 +493,7 @@ type parsed struct {
 	tags      fileTags
 	skipped   bool
 	cacheable bool
+	noParser  bool // definitions left out: this build has no parser for them
 }
 
 // parseBlobs streams the batch's blobs out of git and parses them with
@@ -568,6 +571,9 @@ func (ix *Index) parseBlobs(ctx context.Context, opt Options, batch []source, pr
 		if !r.cacheable {
 			flags |= flagRetry
 		}
+		if r.noParser {
+			flags |= flagNoParser
+		}
 		fe := nm.entry(r.tags, flags)
 		byKey[r.key] = int32(len(fresh))
 		fresh = append(fresh, fe)
@@ -593,6 +599,10 @@ func (ix *Index) parseBlobs(ctx context.Context, opt Options, batch []source, pr
 	return fresh, rows, nil
 }
 
+// errNoParser marks a file whose definitions this build cannot find: it
+// was built without tree-sitter (parse_nocgo.go).
+var errNoParser = errors.New("no parser for the language in this build (built without cgo)")
+
 // indexBlob computes the tags of one file's content.
 func indexBlob(ctx context.Context, ex *extractor, l Lang, data []byte) parsed {
 	r := parsed{tags: fileTags{Lang: l}, cacheable: true}
@@ -605,6 +615,8 @@ func indexBlob(ctx context.Context, ex *extractor, l Lang, data []byte) parsed {
 		switch {
 		case errors.Is(err, errParseLimit):
 			r.cacheable = false // a slower machine; try again next time
+		case errors.Is(err, errNoParser):
+			r.noParser = true // a build with tree-sitter parses it again
 		case err != nil:
 			r.cacheable = false
 		default:

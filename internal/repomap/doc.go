@@ -84,5 +84,7 @@
 // Built without cgo (CGO_ENABLED=0, or no C compiler), DefinitionsAvailable
 // is false: Go files' definitions are still indexed (go/parser), the
 // other languages' are not; the map ranks those files by paths,
-// references and git grep, and says so.
+// references and git grep, and says so. Its rows in the index file carry
+// flagNoParser (format.go): a build with cgo sharing the cache folder
+// parses those files again, and a build without cgo reuses every row.
 package repomap

@@ -20,7 +20,7 @@ import (
 // for a brief touches the rows, names and postings the ranking visits, not
 // the whole file.
 //
-//	header:   "ORCHRMAP" version:u32le(3) reserved:u32le
+//	header:   "ORCHRMAP" version:u32le(4) reserved:u32le
 //	sections: each 8-byte aligned, little-endian
 //	  rows      nrows × 56 bytes, sorted by path then blob:
 //	            pathOff:u32 pathLen:u32 entryOff:u32 entryLen:u32
@@ -40,6 +40,10 @@ import (
 //
 // Version 3 indexes every name of a Go constant spec (`const a, b = 1,
 // 2`; version 2 kept the first only): a version 2 file is rebuilt.
+// Version 4 marks the rows a build without tree-sitter indexed
+// (flagNoParser), so that orch built with and without cgo can share one
+// cache folder: a version 3 file does not say which build wrote a row,
+// and is rebuilt.
 //
 // Opening a file checks its checksum (streamed through a buffer, so the
 // pages are not mapped in), its shape and every section's bounds; every
@@ -54,7 +58,7 @@ const (
 	indexName    = "repomap.idx"
 	indexMagic   = "ORCHRMAP"
 	indexEnd     = "RMAPEND\x00"
-	indexVersion = 3
+	indexVersion = 4
 	rowBytes     = 56
 	headerBytes  = 16
 	trailerBytes = numSections*16 + 24
@@ -98,7 +102,20 @@ func nameFlagsOf(s string) byte {
 const (
 	flagSkipped = 1 << iota // too large, binary or minified: listed, not indexed
 	flagRetry               // the parse hit a limit: used once, parsed again next build
+	// flagNoParser: indexed by a build without tree-sitter (no cgo), so
+	// without the definitions tree-sitter would find (every language but
+	// Go, and a Go file go/parser rejects). Such a build reuses the row;
+	// a build with tree-sitter parses the file again.
+	flagNoParser
 )
+
+// reusable reports whether this build takes a row's entry as it is: not
+// when its parse hit a limit, nor, in a build with tree-sitter, when a
+// build without it left the definitions out. A build without tree-sitter
+// takes the rows of one with it: they are complete.
+func reusable(flags uint8) bool {
+	return flags&flagRetry == 0 && (flags&flagNoParser == 0 || !DefinitionsAvailable)
+}
 
 // crcTable is the Castagnoli table, made on first use: making it sets up
 // the CPU's tables, which every orch command paid at start otherwise.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -257,7 +258,8 @@ func helperCommand(t *testing.T, args ...string) *exec.Cmd {
 // helperMain runs one helper: "builds DIR CACHE COMMIT WANT N" builds the
 // map of COMMIT N times, checking each time that the identifier WANT is
 // defined; "crash DIR CACHE" builds and stops dead (SIGKILL from the
-// parent) once the new index file is written and not yet renamed.
+// parent) once the new index file is written and not yet renamed;
+// "index DIR CACHE NAME..." builds once and prints helperIndexed.
 func helperMain(spec string) int {
 	args := strings.Split(spec, "\n")
 	ctx := context.Background()
@@ -292,9 +294,32 @@ func helperMain(spec string) int {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		return 1
+	case "index":
+		// "index DIR CACHE NAME...": one build; prints whether this build
+		// has tree-sitter, the stats, and how many definitions each NAME
+		// has (a test builds this binary without cgo and runs it).
+		ix, err := Build(ctx, args[1], Options{CacheDir: args[2], Fresh: true, Workers: 1})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defs := map[string]int{}
+		for _, name := range args[3:] {
+			defs[name] = len(ix.Definitions(name))
+		}
+		out, _ := json.Marshal(helperIndexed{Definitions: DefinitionsAvailable, Stats: ix.Stats(), Defs: defs})
+		fmt.Println(string(out))
+		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper", args[0])
 	return 2
+}
+
+// helperIndexed is what the "index" helper prints.
+type helperIndexed struct {
+	Definitions bool           // DefinitionsAvailable in the helper's build
+	Stats       Stats          // of the build
+	Defs        map[string]int // definitions found per name
 }
 
 // TestTwoProcessesShareTheIndex runs two processes building the maps of

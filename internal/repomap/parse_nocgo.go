@@ -23,12 +23,13 @@ func (e *extractor) close() {}
 
 // definitions finds a Go file's definitions with go/parser; a Go file
 // with a syntax error (which tree-sitter would index) and the other
-// languages get none.
+// languages get none, and errNoParser, so that the index file marks them
+// for a build with tree-sitter to parse again.
 func (e *extractor) definitions(_ context.Context, l Lang, src []byte) ([]Def, error) {
 	if l == LangGo {
 		if defs, ok := goDefinitions(src); ok {
 			return defs, nil
 		}
 	}
-	return nil, nil
+	return nil, errNoParser
 }
