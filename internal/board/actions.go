@@ -424,11 +424,25 @@ func (s *Server) handleRevert(w http.ResponseWriter, r *http.Request) {
 		s.fleetRevert(w, r, id, reason)
 		return
 	}
-	if err := s.checkSeen(r, id); err != nil {
+	seen, err := seenRevision(r)
+	if err == nil {
+		err = s.orch.CheckSeen(r.Context(), id, seen)
+	}
+	if err != nil {
 		s.failed(w, r, id, err)
 		return
 	}
 	s.startJob(w, r, id, "revert", func(ctx context.Context, j *Job, cfg config.Config) (string, error) {
+		// A done task is re-opened at revert first, as `orch revert`
+		// does from done (a redo logged with the reason), on the
+		// revision the page showed.
+		if v, err := s.orch.Status(id); err == nil && v.Phase == lifecycle.Done && v.Pending == nil {
+			res, err := s.orch.RedoSeen(ctx, id, lifecycle.Revert, "orch revert: "+reason, seen)
+			if err != nil {
+				return "", err
+			}
+			j.say(fmt.Sprintf("%s: %s → %s (redo, to revert the done task)", res.Task, res.From, res.To))
+		}
 		out, err := s.work(ctx, j, cfg, lifecycle.Revert, worker.Run{Task: id, Reason: reason})
 		if err != nil {
 			return "", err

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
@@ -353,5 +355,76 @@ func TestJobLines(t *testing.T) {
 	}
 	if st := j.State(4); st.From != 4 || strings.Join(st.Lines, "|") != "|fi" {
 		t.Errorf("State(4) = %d %q", st.From, st.Lines)
+	}
+}
+
+// Revert a done task from the board in one step, as `orch revert` does
+// from done: the accepted change is re-opened at revert (a redo logged
+// with the reason) and its commit undone; a form of an older page is
+// refused with nothing changed; a reverted task offers no revert again.
+func TestRevertDone(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("d", "revert when done")
+	f.ToAccept("d", "Greet then regret")
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	act(t, f, s, ts, "/task/d/accept", url.Values{"verdict": {"accepted"}, "reasons": {"looks right"}})
+	if st := waitJob(t, s, "d"); st.Error != "" || f.Phase("d") != lifecycle.Done {
+		t.Fatalf("accept: %q, phase %s", st.Error, f.Phase("d"))
+	}
+	accepted := gittest.Git(t, f.Root, "rev-parse", "HEAD")
+	_, page := get(t, s, srv, "/task/d")
+	form := between(page, `id="form-revert"`, "</form>")
+	if form == "" || !strings.Contains(form, "Re-open the done task at revert") || !strings.Contains(form, accepted[:12]) {
+		t.Fatalf("the done task offers no revert naming its commit: %s", between(page, `<section id="actions">`, `<section id="plan">`))
+	}
+	// A form from before the task changed: 409, nothing changed.
+	v, _ := s.orch.Status("d")
+	code, body, _ := post(t, s, srv, "/task/d/revert", url.Values{"reason": {"too late"}, "revision": {strconv.FormatInt(v.Revision-1, 10)}})
+	if code != http.StatusConflict || f.Phase("d") != lifecycle.Done || gittest.Git(t, f.Root, "rev-parse", "HEAD") != accepted {
+		t.Fatalf("a stale revert form: %d, phase %s: %s", code, f.Phase("d"), between(body, `id="flash"`, "</div>"))
+	}
+	act(t, f, s, ts, "/task/d/revert", url.Values{"reason": {"the greeting annoys people"}})
+	st := waitJob(t, s, "d")
+	if st.Error != "" || !strings.Contains(st.Result, "reverted "+accepted) {
+		t.Fatalf("revert of the done task: %q %q %v", st.Result, st.Error, st.Lines)
+	}
+	if !slices.Contains(st.Lines, "d: done → revert (redo, to revert the done task)") {
+		t.Errorf("the job does not say the task was re-opened: %v", st.Lines)
+	}
+	if f.Phase("d") != lifecycle.Done {
+		t.Errorf("phase %s after the revert", f.Phase("d"))
+	}
+	if _, err := os.Stat(filepath.Join(f.Root, "hello.txt")); !os.IsNotExist(err) {
+		t.Errorf("hello.txt still in the work tree after the revert: %v", err)
+	}
+	if msg := gittest.Git(t, f.Root, "log", "-1", "--format=%B"); !strings.Contains(msg, "Orch-Revert: "+accepted) {
+		t.Errorf("HEAD is not the revert commit: %q", msg)
+	}
+	tk, _ := f.P.Open("d")
+	evs, _ := tk.Transcript()
+	var redo bool
+	for _, e := range evs {
+		if p, err := e.Decode(); err == nil {
+			if d, ok := p.(event.Redo); ok && d.To == lifecycle.Revert && d.Reason == "orch revert: the greeting annoys people" {
+				redo = true
+			}
+		}
+	}
+	if !redo {
+		t.Error("no redo with the revert's reason in the transcript")
+	}
+	_, page = get(t, s, srv, "/task/d")
+	if strings.Contains(page, `id="form-revert"`) {
+		t.Error("a reverted task still offers a revert")
+	}
+	// Its head says it was reverted, and the command in what it waits for
+	// is code, not backticks.
+	head := between(page, `<div class="taskhead">`, "</div>")
+	if !strings.Contains(head, `<span class="bad" id="task-reverted">reverted</span>: <code>`+accepted[:12]+`</code>`) {
+		t.Errorf("the head does not say the change was reverted: %s", head)
+	}
+	if strings.Contains(head, "`") || !strings.Contains(head, "<code>orch redo PHASE</code>") {
+		t.Errorf("the head shows backticks instead of code: %s", head)
 	}
 }

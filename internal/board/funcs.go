@@ -32,10 +32,37 @@ var funcs = template.FuncMap{
 		}
 		return out
 	},
+	// codespans shows text that quotes commands between backticks (as
+	// orch's messages do for the terminal: "`orch redo PHASE` re-opens
+	// it") with each quoted part as code; everything is escaped.
+	"codespans": codeSpans,
 	"deref": func(s *string) string {
 		if s == nil {
 			return ""
 		}
 		return *s
 	},
+}
+
+// codeSpans escapes s and shows each part between a pair of backticks as
+// <code>; an unpaired backtick stays as it is.
+func codeSpans(s string) template.HTML {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		b.WriteString(template.HTMLEscapeString(s[:i]))
+		b.WriteString("<code>")
+		b.WriteString(template.HTMLEscapeString(s[i+1 : i+1+j]))
+		b.WriteString("</code>")
+		s = s[i+1+j+1:]
+	}
+	b.WriteString(template.HTMLEscapeString(s))
+	return template.HTML(b.String())
 }

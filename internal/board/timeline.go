@@ -115,13 +115,127 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(keep, " — ")
 }
 
-// summaryText renders a phase's summary as key=value pairs, sorted.
+// summaryText says a phase's summary in words, the fields a person reads
+// first (the counts, the verdict, the commit), in the phase's order; a
+// field it does not know is shown as name=value, so nothing is lost.
 func summaryText(s *event.PhaseSummary) string {
-	var parts []string
-	for _, f := range s.Fields() {
-		parts = append(parts, f.Name+"="+clip.Runes(f.Value, 80))
+	if s == nil {
+		return ""
 	}
-	return strings.Join(parts, " ")
+	var parts []string
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	known := map[string]bool{}
+	seen := func(names ...string) {
+		for _, n := range names {
+			known[n] = true
+		}
+	}
+	seen("status") // the event's text says it ("planning finished: clarifying")
+	if s.Round != nil {
+		add("round %d", *s.Round)
+	}
+	if len(s.OpenQuestions) > 0 {
+		add("open questions: %s", strings.Join(s.OpenQuestions, ", "))
+	}
+	if len(s.RestoredAnswers) > 0 {
+		add("answers kept: %s", strings.Join(s.RestoredAnswers, ", "))
+	}
+	seen("round", "open_questions", "restored_answers")
+	if s.Attempt != nil {
+		add("attempt %d", *s.Attempt)
+	}
+	if s.Files != nil {
+		add("%d file(s)", *s.Files)
+	}
+	if s.Deletes != nil && *s.Deletes > 0 {
+		add("%d deleted", *s.Deletes)
+	}
+	if len(s.Unplanned) > 0 {
+		add("not in the file plan: %s", strings.Join(s.Unplanned, ", "))
+	}
+	seen("attempt", "files", "deletes", "unplanned")
+	if s.OK != nil {
+		switch {
+		case s.Blocked != nil && *s.Blocked:
+			add("blocked")
+		case *s.OK:
+			add("ok")
+		default:
+			add("not ok")
+		}
+	} else if s.Blocked != nil && *s.Blocked {
+		add("blocked")
+	}
+	if s.Reviewers != nil {
+		add("%d reviewer(s)", *s.Reviewers)
+	}
+	if s.Issues != nil {
+		add("%d issue(s)", *s.Issues)
+	}
+	if s.Blocking != nil {
+		add("%d blocking", *s.Blocking)
+	}
+	if s.PlanSHA256 != "" {
+		add("plan %.12s", s.PlanSHA256)
+	}
+	seen("ok", "blocked", "reviewers", "issues", "blocking", "plan_sha256")
+	if s.Tests != nil {
+		t := *s.Tests
+		line := fmt.Sprintf("%d passed, %d failed, %d skipped", t.Passed, t.Failed, t.Skipped)
+		if t.Error > 0 {
+			line += fmt.Sprintf(", %d errors", t.Error)
+		}
+		parts = append(parts, line)
+	}
+	if s.OverallPass != nil && s.Tests == nil {
+		if *s.OverallPass {
+			add("passed")
+		} else {
+			add("not passed")
+		}
+	}
+	if s.Sandbox != "" {
+		add("sandbox %s", s.Sandbox)
+	}
+	seen("summary", "overall_pass", "sandbox")
+	if s.Verdict != "" {
+		v := "verdict " + s.Verdict
+		if s.Target != "" {
+			v += " (back to " + s.Target + ")"
+		}
+		if s.Decider != nil {
+			v += " by " + strings.TrimSpace(s.Decider.Kind+" "+s.Decider.Name)
+		}
+		parts = append(parts, v)
+	} else if s.Target != "" {
+		add("back to %s", s.Target)
+	}
+	if s.Regression != nil && *s.Regression {
+		add("regression")
+	}
+	if s.Commit != "" {
+		add("commit %.12s", s.Commit)
+	}
+	if s.Judged != nil {
+		add("judged revision %d", s.Judged.Revision)
+	}
+	seen("verdict", "target", "decider", "regression", "commit", "judged")
+	if s.RevertedCommit != "" {
+		add("reverted %.12s", s.RevertedCommit)
+	}
+	if s.RevertCommit != "" {
+		add("in %.12s", s.RevertCommit)
+	}
+	if s.Base != "" {
+		add("base %.12s", s.Base)
+	}
+	seen("reverted_commit", "revert_commit", "base")
+	for _, f := range s.Fields() {
+		if !known[f.Name] {
+			parts = append(parts, f.Name+"="+clip.Runes(f.Value, 80))
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 // Span is one stay of a task in a phase, from the transcript: entered by

@@ -276,6 +276,7 @@ type TaskPage struct {
 	CanNext    bool
 	CanAccept  bool
 	CanRevert  bool
+	RevertDone bool   // the revert form re-opens the done task first
 	Work       string // the phase worker's command ("" when none)
 	OverrideTo []lifecycle.Phase
 	RedoTo     []lifecycle.Phase
@@ -452,6 +453,14 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 	pg.CanNext = !phase.Terminal() && !running
 	pg.CanAccept = phase == lifecycle.Accept && !running
 	pg.CanRevert = phase == lifecycle.Revert && !running
+	// A done task whose change orch committed, and that no revert undid
+	// yet, can be reverted in one step, as `orch revert` does from done:
+	// re-opened at revert (a redo with the reason), then reverted.
+	if phase == lifecycle.Done && !running && v.Pending == nil && pg.Decision != nil &&
+		pg.Decision.Verdict == artifact.VerdictAccepted && pg.Decision.Commit != "" &&
+		(pg.Revert == nil || pg.Revert.Status != artifact.RevertReverted) {
+		pg.CanRevert, pg.RevertDone = true, true
+	}
 	if w, ok := s.workers().For(phase); ok && phase != lifecycle.Accept && phase != lifecycle.Revert && !running {
 		pg.Work = w.Command()
 	}
