@@ -60,7 +60,10 @@ type mountEntry struct {
 }
 
 // parseMountinfo parses /proc/<pid>/mountinfo (see proc(5)), skipping
-// malformed lines.
+// malformed lines. The kernel writes a mount's root and mount point as
+// absolute paths: a line with a relative one is malformed too (a mount
+// point "." would put orch's own cgroup, and the suites' made in it,
+// under the current directory).
 func parseMountinfo(data []byte) []mountEntry {
 	var out []mountEntry
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -71,9 +74,13 @@ func parseMountinfo(data []byte) []mountEntry {
 		if sep < 6 || len(fields) < sep+4 {
 			continue
 		}
+		root, point := unescapeMount(fields[3]), unescapeMount(fields[4])
+		if !filepath.IsAbs(root) || !filepath.IsAbs(point) {
+			continue
+		}
 		out = append(out, mountEntry{
-			root:      unescapeMount(fields[3]),
-			point:     unescapeMount(fields[4]),
+			root:      root,
+			point:     point,
 			fstype:    fields[sep+1],
 			superOpts: strings.Split(fields[sep+3], ","),
 		})

@@ -70,6 +70,13 @@ func TestCgroupHostFrom(t *testing.T) {
 			cgroup:    hybridCgroup,
 		},
 		{
+			// Found by FuzzParseMountinfo: the suites' cgroups would have
+			// been made under the current directory.
+			name:      "relative mount point",
+			mountinfo: "41 31 0:38 / . rw - cgroup2 cgroup2 rw\n42 31 0:36 / sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n",
+			cgroup:    "0::/a\n8:pids:/b\n",
+		},
+		{
 			name:      "escaped mount point",
 			mountinfo: `40 31 0:36 / /sys/fs/my\040cgroups rw - cgroup cgroup rw,pids` + "\n",
 			cgroup:    "8:pids:/x\n",
