@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/orchdev/orch/internal/lazyre"
 )
 
@@ -720,6 +722,8 @@ func (d *detector) declaredPython() (pythonRunner, error) {
 	}
 	sources := []source{
 		{"tox.ini [testenv] commands", func() ([]string, error) { return d.iniValue("tox.ini", "[testenv]", "commands") }},
+		{"tox.toml [env_run_base] commands", func() ([]string, error) { return d.toxTOML("tox.toml") }},
+		{"pyproject.toml [tool.tox] commands", func() ([]string, error) { return d.toxTOML("pyproject.toml") }},
 		{"noxfile.py", func() ([]string, error) { return d.lines("noxfile.py") }},
 		{"the Makefile's test target", func() ([]string, error) { return d.makeRecipe("test") }},
 		{"the justfile's test recipe", func() ([]string, error) { return d.justRecipe("test") }},
@@ -745,20 +749,48 @@ var (
 	// unittest", "coverage run -m unittest", nox's "-m", "unittest".
 	unittestCall = lazyre.New(`-m["', ]+unittest\b`)
 	pytestCall   = lazyre.New(`(?:^|[\s"'/(])(?:py\.test|pytest)\b`)
+	// workflowExpr is a GitHub workflow's expression, ${{ matrix.x }},
+	// one word whatever spaces it holds.
+	workflowExpr = lazyre.New(`\$\{\{.*?\}\}`)
 )
 
+// topFolder holds the substitutions that stand for the project's top
+// folder, where orch runs the suite: tox's {toxinidir} and {tox_root},
+// cibuildwheel's {project} and {package}, make's $(CURDIR).
+var topFolder = strings.NewReplacer("{toxinidir}", ".", "{tox_root}", ".", "{project}", ".", "{package}", ".", "$(CURDIR)", ".", "${CURDIR}", ".")
+
+// unittestValueOptions are python -m unittest's options that take a value.
+var unittestValueOptions = []string{"-s", "--start-directory", "-p", "--pattern", "-t", "--top-level-directory", "-k"}
+
 // classifyPython says which runner a command line runs, and unittest's
-// arguments: the words after "unittest" up to a shell operator, without
-// tox's and make's substitutions ({posargs}, ${tests}).
+// arguments: the words after "unittest" up to a shell operator, the
+// substitutions for the top folder made ({toxinidir}/tests is tests),
+// without the others ({posargs}, ${tests}) and without an option whose
+// value was one of those.
 func classifyPython(line string) pythonRunner {
 	if loc := unittestCall.FindStringIndex(line); loc != nil {
 		var args []string
-		for _, w := range strings.Fields(line[loc[1]:]) {
+		for _, w := range strings.Fields(workflowExpr.ReplaceAllString(line[loc[1]:], "$${{}}")) {
 			if strings.ContainsAny(w, "&;|>") || w == "#" {
 				break
 			}
+			quoted := strings.HasPrefix(w, `"`) || strings.HasPrefix(w, "'")
 			w = strings.Trim(w, `"',)`)
-			if w == "" || strings.ContainsAny(w, "{}$()`*") {
+			if t := topFolder.Replace(w); t != w {
+				w = t
+				if opt, value, ok := strings.Cut(w, "="); ok && strings.HasPrefix(opt, "-") {
+					w = opt + "=" + filepath.Clean(value)
+				} else {
+					w = filepath.Clean(w)
+				}
+			}
+			if w == "" {
+				continue
+			}
+			if strings.ContainsAny(w, "{}$()`") || !quoted && strings.Contains(w, "*") {
+				if n := len(args); n > 0 && slices.Contains(unittestValueOptions, args[n-1]) {
+					args = args[:n-1]
+				}
 				continue
 			}
 			args = append(args, w)
@@ -787,6 +819,12 @@ func (d *detector) iniValue(name, section, key string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return iniValueOf(lines, section, key), nil
+}
+
+// iniValueOf returns the lines of key's value in the section of an INI
+// file's lines.
+func iniValueOf(lines []string, section, key string) []string {
 	var out []string
 	in, inKey := false, false
 	for _, l := range lines {
@@ -809,6 +847,44 @@ func (d *detector) iniValue(name, section, key string) ([]string, error) {
 		if inKey && strings.TrimSpace(v) != "" {
 			out = append(out, strings.TrimSpace(v))
 		}
+	}
+	return out
+}
+
+// toxTOML returns tox 4's commands in a TOML file, one line per command:
+// env_run_base's in tox.toml, [tool.tox.env_run_base]'s in
+// pyproject.toml (or its legacy_tox_ini's [testenv] commands). A command
+// is an array of words; the tables among them ({replace = "posargs"}) are
+// substitutions and left out.
+func (d *detector) toxTOML(name string) ([]string, error) {
+	data, ok, err := d.read(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		d.note("%s is not valid TOML (%v): its tox configuration is not read", name, err)
+		return nil, nil
+	}
+	if name == "pyproject.toml" {
+		tool, _ := doc["tool"].(map[string]any)
+		doc, _ = tool["tox"].(map[string]any)
+		if legacy, ok := doc["legacy_tox_ini"].(string); ok {
+			return iniValueOf(strings.Split(legacy, "\n"), "[testenv]", "commands"), nil
+		}
+	}
+	base, _ := doc["env_run_base"].(map[string]any)
+	commands, _ := base["commands"].([]any)
+	var out []string
+	for _, c := range commands {
+		words, _ := c.([]any)
+		var line []string
+		for _, w := range words {
+			if s, ok := w.(string); ok {
+				line = append(line, s)
+			}
+		}
+		out = append(out, strings.Join(line, " "))
 	}
 	return out, nil
 }

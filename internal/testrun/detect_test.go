@@ -166,6 +166,42 @@ func TestDetect(t *testing.T) {
 			note:  "setup.cfg [tool:pytest] configures pytest, but a CI workflow (.github/workflows) runs python -m unittest",
 		},
 		{
+			// hukkin/tomli: tox 4's configuration in pyproject.toml runs
+			// unittest ({replace = "posargs"} is a table, left out); the CI
+			// workflow's cibuildwheel line was taken before, with
+			// --start-directory left without its value once {project}
+			// was dropped: unittest's usage error, no test run.
+			name: "pyproject.toml [tool.tox] declares unittest",
+			files: map[string]string{
+				"pyproject.toml":               "[project]\nname = \"tomli\"\n\n[tool.tox]\nenv_list = [\"3.11\"]\n\n[tool.tox.env_run_base]\ncommands = [\n    [\"python\", \"-m\", \"unittest\", { replace = \"posargs\", extend = true }],\n]\n",
+				".github/workflows/tests.yaml": "env:\n  CIBW_TEST_COMMAND: python -m unittest discover --start-directory {project}\njobs:\n  t:\n    steps:\n      - run: python -m unittest\n",
+				"src/tomli/__init__.py":        "",
+			},
+			want: []string{"unittest test unittest: python3 -m unittest"},
+			note: "pyproject.toml [tool.tox] commands runs python -m unittest",
+			env:  "PYTHONPATH=src",
+		},
+		{
+			name:  "tox.toml declares unittest with the top folder",
+			files: map[string]string{"setup.py": "", "tox.toml": "[env_run_base]\ncommands = [[\"coverage\", \"run\", \"-m\", \"unittest\", \"discover\", \"-s\", \"{tox_root}/tests\"]]\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest discover -s tests"},
+			note:  "tox.toml [env_run_base] commands runs python -m unittest",
+		},
+		{
+			name:  "pyproject.toml legacy_tox_ini declares unittest",
+			files: map[string]string{"pyproject.toml": "[tool.tox]\nlegacy_tox_ini = \"\"\"\n[testenv]\ncommands = python -m unittest discover -s {toxinidir}/tests -p '*_test.py' {posargs}\n\"\"\"\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest discover -s tests -p *_test.py"},
+			note:  "pyproject.toml [tool.tox] commands runs python -m unittest",
+		},
+		{
+			// cibuildwheel's {project} is the top folder; a value that
+			// cannot be made is dropped with its option.
+			name:  "CI workflow's unittest start folder is a substitution",
+			files: map[string]string{"setup.py": "", ".github/workflows/ci.yml": "env:\n  CIBW_TEST_COMMAND: python -m unittest discover --start-directory {project} -k ${{ matrix.k }} -v\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest discover --start-directory . -v"},
+			note:  "a CI workflow (.github/workflows) runs python -m unittest",
+		},
+		{
 			name:  "noxfile declares pytest",
 			files: map[string]string{"setup.py": "", "noxfile.py": "@nox.session\ndef tests(session):\n    session.install('.')\n    session.run('pytest', '-q')\n", "tests/test_a.py": "def load_tests(loader, tests, pattern):\n    return tests\n"},
 			want:  []string{"pytest test junit: " + pytestCmd},
