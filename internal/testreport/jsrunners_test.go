@@ -108,3 +108,54 @@ func TestParseTAPBesideOtherRunners(t *testing.T) {
 		t.Errorf("summary %+v cases %d, want node's 1+1 and Mocha's 3 passed, node's two cases", res.Summary(), len(res.Cases))
 	}
 }
+
+// Jest names its failures under the FAIL line of their file ("  ●
+// describe › test"); a file that does not load ("● Test suite failed to
+// run", a TypeScript error under ts-jest) is left out of its Tests:
+// count. Recorded on gvergnaud/ts-pattern (testdata/tap/README.md):
+// before, the failures were not named (an "[exit status]" case stood for
+// them) and the file that did not compile counted as nothing.
+func TestParseJestFailuresRecorded(t *testing.T) {
+	tests := []struct {
+		file string
+		sum  artifact.Summary
+		want []wantCase
+		note string
+	}{
+		{"jest30-tspattern-fail.txt", artifact.Summary{Passed: 16, Failed: 2}, []wantCase{
+			{"", "tests/otherwise.test.ts > otherwise › should pass matched value to otherwise", StatusFail, "expect(received).toBe(expected) // Object.is equality"},
+			{"", "tests/bigints.test.ts > Test suite failed to run", StatusFail, "tests/bigints.test.ts:10:17 - error TS2322: Type 'string' is not assignable to type 'number'."},
+		}, "Jest: 1 test file(s) failed to run"},
+		// npm test over all 48 files: the failure is printed again in
+		// "Summary of all failing tests", and counted once.
+		{"jest30-tspattern-npm.txt", artifact.Summary{Passed: 452, Failed: 1}, []wantCase{
+			{"", "tests/otherwise.test.ts > otherwise › should pass matched value to otherwise", StatusFail, "expect(received).toBe(expected) // Object.is equality"},
+		}, ""},
+		{"jest30-pnpm-fail.txt", artifact.Summary{Passed: 168, Failed: 1, Skipped: 2}, []wantCase{
+			{"", "src/sample.test.ts > sample › fails", StatusFail, "expect(received).toBe(expected) // Object.is equality"},
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := ParseTAP(recorded(t, "testdata/tap/"+tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := strings.Join(res.Notes, "; ")
+			if !res.Recognised || (tt.note == "") != (notes == "") || !strings.Contains(notes, tt.note) {
+				t.Errorf("recognised %v notes %q, want %q", res.Recognised, notes, tt.note)
+			}
+			checkWant(t, res, tt.sum, tt.want)
+		})
+	}
+	// Not Jest: FAIL and ● lines without its Tests: summary name nothing,
+	// and PASS ends a FAIL line's failures.
+	res, _ := ParseTAP(strings.NewReader("FAIL a.test.ts\n  ● x › y\n\n  3 passing (1ms)\n"))
+	if len(res.Cases) != 0 {
+		t.Errorf("cases %+v without Jest's summary", res.Cases)
+	}
+	res, _ = ParseTAP(strings.NewReader("FAIL a.test.ts\n  ● x › y\n\n    boom\nPASS b.test.ts\n  ● Console\n  ● not a failure\nTests:       1 failed, 1 passed, 2 total\n"))
+	if len(res.Cases) != 1 || res.Cases[0].Name != "a.test.ts > x › y" || res.Cases[0].Message != "boom" {
+		t.Errorf("cases %+v, want a.test.ts > x › y alone", res.Cases)
+	}
+}

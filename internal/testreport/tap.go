@@ -26,6 +26,13 @@ var (
 	// skipped, 94 passed, 97 total".
 	jestTotal = lazyre.New(`^Tests:\s+((?:\d+ (?:failed|skipped|todo|passed), )*)(\d+) total$`)
 	jestCount = lazyre.New(`(\d+) (failed|skipped|todo|passed)`)
+	// jestFile is Jest's line for a test file: "FAIL tests/x.test.ts
+	// (9.338 s)", "PASS tests/y.test.ts".
+	jestFile = lazyre.New(`^\s*(FAIL|PASS)\s+(\S+)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$`)
+	// jestFailure names a failure under a FAIL line: "  ● describe ›
+	// test", or "  ● Test suite failed to run" for a file that did not
+	// load (a TypeScript error under ts-jest, a missing module).
+	jestFailure = lazyre.New(`^  ● (.+)$`)
 	// mochaTotal is a line of Mocha's summary (spec, dot, list and most
 	// reporters): "  272 passing (3s)", "  4 pending", "  1 failing".
 	mochaTotal = lazyre.New(`^ {0,4}(\d+) (passing|pending|failing)(?: \(\d+(?:\.\d+)?(?:ms|s|m|h)\))?$`)
@@ -94,6 +101,13 @@ type TAPParser struct {
 	ava      []artifact.Case // AVA's test lines, counted once its summary is seen
 	avaTotal map[string]int
 	nAva     int
+	// Jest's failures, each once (its "Summary of all failing tests"
+	// repeats them), named "file > describe › test"
+	jestFailFile  string // the test file of the FAIL line being read
+	jestNamed     []artifact.Case
+	jestSeen      map[string]bool
+	jestMsg       *int // index in jestNamed of a failure awaiting its message
+	jestNotLoaded int  // "Test suite failed to run": not in Jest's count
 	// failures of Mocha's and Vitest's reports
 	named      []artifact.Case
 	mochaTitle *artifact.Case  // a Mocha failure whose title is being read
@@ -116,7 +130,7 @@ type tapPoint struct {
 // NewTAPParser returns a parser passing the text on to onOutput (may be
 // nil).
 func NewTAPParser(onOutput func(string)) *TAPParser {
-	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, mocha: map[string]int{}, vitest: map[string]int{}, avaTotal: map[string]int{}, parents: map[string]bool{}}
+	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, mocha: map[string]int{}, vitest: map[string]int{}, avaTotal: map[string]int{}, parents: map[string]bool{}, jestSeen: map[string]bool{}}
 }
 
 // ParseTAP reads a whole TAP (or node spec reporter) output.
@@ -291,7 +305,48 @@ func (p *TAPParser) otherReporter(raw string) bool {
 		p.addNamed(artifact.Case{Name: clip.Runes(m[1], 1000), Status: StatusFail, Message: "test failed"})
 		return true
 	}
+	if p.jestLine(line) {
+		return true
+	}
 	return p.avaLine(line)
+}
+
+// jestLine reads Jest's FAIL and PASS lines and the failures named under
+// a FAIL line, and the message of the failure before (its next line that
+// is not blank).
+func (p *TAPParser) jestLine(line string) bool {
+	if i := p.jestMsg; i != nil {
+		if msg := strings.TrimSpace(line); msg != "" {
+			p.jestNamed[*i].Message = clip.Runes(msg, MaxMessage)
+			p.jestMsg = nil
+		}
+	}
+	if m := jestFile.FindStringSubmatch(line); m != nil {
+		p.jestFailFile = ""
+		if m[1] == "FAIL" {
+			p.jestFailFile = m[2]
+		}
+		return true
+	}
+	if p.jestFailFile == "" {
+		return false
+	}
+	m := jestFailure.FindStringSubmatch(line)
+	if m == nil || m[1] == "Console" {
+		return false
+	}
+	name := clip.Runes(p.jestFailFile+" > "+strings.TrimSpace(m[1]), 1000)
+	if p.jestSeen[name] || len(p.jestNamed) >= maxCases {
+		return true
+	}
+	p.jestSeen[name] = true
+	if m[1] == "Test suite failed to run" {
+		p.jestNotLoaded++
+	}
+	p.jestNamed = append(p.jestNamed, artifact.Case{Name: name, Status: StatusFail, Message: "test failed"})
+	i := len(p.jestNamed) - 1
+	p.jestMsg = &i
+	return true
 }
 
 // avaLine reads AVA's test and summary lines.
@@ -444,6 +499,17 @@ func (p *TAPParser) Finish() Result {
 		Failed:  s["fail"] + s["cancelled"] + j["failed"] + m["failing"] + v["failed"],
 		Skipped: s["skipped"] + s["todo"] + j["skipped"] + j["todo"] + m["pending"] + v["skipped"] + v["todo"] + v["expected fail"],
 	}}
+	if p.nJest > 0 {
+		res.Cases = append(res.Cases, p.jestNamed...)
+		if n := p.jestNotLoaded; n > 0 {
+			// Jest leaves a test file that did not load out of its
+			// "Tests:" count (only "Test Suites: N failed" has it):
+			// each is a failure of its own here, or the counts would
+			// show none.
+			res.Totals.Failed += n
+			res.Notes = append(res.Notes, fmt.Sprintf("Jest: %d test file(s) failed to run (\"Test suite failed to run\"), left out of its Tests: count; each is counted as one failed test", n))
+		}
+	}
 	if p.nAva > 0 {
 		// AVA's summary leaves out what passed once something failed:
 		// its test lines are the counts, checked against the summary.

@@ -552,7 +552,7 @@ func (d *detector) pythonMembers() []string {
 		return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 	}
 	isProject := func(dir string) bool {
-		for _, f := range []string{"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini"} {
+		for _, f := range []string{"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "tox.toml", "pytest.ini"} {
 			if info, err := os.Lstat(filepath.Join(dir, f)); err == nil && info.Mode().IsRegular() {
 				return true
 			}
@@ -712,9 +712,10 @@ type pythonRunner struct {
 }
 
 // declaredPython finds the Python test runner the project declares, in
-// this order: tox.ini's [testenv] commands, noxfile.py, the Makefile's or
-// justfile's test target, the CI workflows (.github/workflows). The first
-// that runs python -m unittest or pytest decides.
+// this order: tox.ini's [testenv] commands, tox 4's TOML (tox.toml,
+// pyproject.toml [tool.tox]), noxfile.py, the Makefile's or justfile's
+// test target, the CI workflows (.github/workflows). The first that runs
+// python -m unittest or pytest decides.
 func (d *detector) declaredPython() (pythonRunner, error) {
 	type source struct {
 		name  string
