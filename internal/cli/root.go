@@ -120,6 +120,9 @@ func (env *Env) settleGit(p *task.Project) {
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "orch: warning: %s\n", termtext.Sanitize(err.Error()))
+		for _, h := range exit.Hints(err) {
+			fmt.Fprintln(env.Stderr, termtext.Sanitize(h))
+		}
 	}
 }
 

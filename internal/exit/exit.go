@@ -20,7 +20,7 @@ const (
 	Usage    Code = 2 // bad flag, bad id, unknown phase name, blank reason, no project
 	Refused  Code = 3 // transition refused: condition unmet, --from mismatch, terminal state, budget
 	Invalid  Code = 4 // invalid state or artifact
-	Busy     Code = 5 // task locked by another process beyond --wait
+	Busy     Code = 5 // task locked by another process beyond --wait, or a git lock file of the repository exists
 	Gate     Code = 6 // orch run stopped at a human gate: answer the questions or decide
 	Attempts Code = 7 // orch run's codegen loop ran out of attempts
 	Provider Code = 8 // the model provider failed: unreachable, an API error, no key, a command provider that failed or printed no valid answer

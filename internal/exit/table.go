@@ -16,7 +16,7 @@ var meanings = []struct {
 	{Usage, "usage error: bad flag, bad task id, unknown phase name, blank override reason, `orch accept` without `--verdict` and no terminal to ask in, not in a git repository / no `.orch/`"},
 	{Refused, "transition refused: no condition holds, `--from` mismatch, terminal state, a budget exhausted, a phase's command (`orch test`, `orch accept`, …) run in a phase it is not one step from (the message names the command `orch status` suggests) — nothing changed"},
 	{Invalid, "invalid state, artifact or configuration (the message names the file, the JSON path or key and what was expected) — nothing changed; for `orch test`: the runner itself failed or no test ran; a model answer that never became valid; for `orch show` and `orch diff`: the artifact does not exist yet"},
-	{Busy, "the task is busy: its lock was not acquired within `--wait` (default 10 s); the message names the holder's pid"},
+	{Busy, "the task is busy: its lock was not acquired within `--wait` (default 10 s); the message names the holder's pid. Or the repository is: a git lock file (`.git/index.lock`, a ref's `.lock`) exists, because another git process is running or a git that was killed or crashed left it; the message names the file — remove it if no git runs, and run the command again"},
 	{Gate, "`orch run` stopped at a human gate: answer the open questions or take the accept decision"},
 	{Attempts, "`orch run` ran out of codegen attempts (`--max-attempts`)"},
 	{Provider, "the model provider failed: no API key, unreachable, an API error or timeout, a `command` provider that failed or printed no valid answer, a `script` with no answer left — nothing was recorded as the phase's result"},

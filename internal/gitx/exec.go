@@ -134,7 +134,7 @@ func (r *Repo) runFull(ctx context.Context, c call) (stdout, stderr []byte, err 
 	if errors.As(err, &exitErr) && exitErr.Exited() {
 		gerr.ExitCode = exitErr.ExitCode()
 	}
-	return outBuf.Bytes(), errBuf.Bytes(), gerr
+	return outBuf.Bytes(), errBuf.Bytes(), lockFailure(gerr)
 }
 
 // exitCode returns the exit code of a *Error, or -1 for any other error.
