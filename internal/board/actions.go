@@ -35,8 +35,41 @@ type flash struct {
 	// Started marks the notice that a job started: the job's own box
 	// shows how it went, so the notice goes once the job has ended.
 	Started bool
-	at      time.Time
+	// Form names the action that was refused ("override", "accept", …:
+	// the last part of its URL) and Kept what was typed into it, so that
+	// the page says which form failed and gives the text back to fix.
+	Form string
+	Kept map[string]string
+	at   time.Time
 }
+
+// formActions names each form's action as the refusal says it.
+var formActions = map[string]string{
+	"answer": "Answer", "next": "Next", "override": "Override", "redo": "Redo",
+	"accept": "The accept decision", "revert": "Revert", "work": "The run", "cancel": "Cancel",
+}
+
+// keptFields are the fields of a refused form given back to the page
+// (never the CSRF token or the revision, which the new page sets).
+var keptFields = []string{"question", "answer", "to", "reason", "phase", "verdict", "target", "reasons", "allow_incomplete"}
+
+// refusedForm fills in which form of r was refused and what it held.
+func refusedForm(r *http.Request, f *flash) {
+	i := strings.LastIndexByte(r.URL.Path, '/')
+	if i < 0 || r.Method != http.MethodPost {
+		return
+	}
+	f.Form = r.URL.Path[i+1:]
+	f.Kept = map[string]string{}
+	for _, k := range keptFields {
+		if v := r.PostForm.Get(k); v != "" {
+			f.Kept[k] = v
+		}
+	}
+}
+
+// What names the refused form's action ("" when none is known).
+func (f *flash) What() string { return formActions[f.Form] }
 
 // exitWords names the exit codes of a refusal, as the CLI documents them.
 var exitWords = map[exit.Code]string{
@@ -92,7 +125,12 @@ func (s *Server) failed(w http.ResponseWriter, r *http.Request, id string, err e
 		return
 	}
 	code := exit.Of(err)
-	s.done(w, r, id, flash{Text: exit.Format(err), Code: int(code), Exit: exitWords[code]})
+	f := flash{Text: exit.Format(err), Code: int(code), Exit: exitWords[code]}
+	refusedForm(r, &f)
+	if s.fleetOwns(id) {
+		f.Kept = nil // a fleet task's page does not fill its forms in again
+	}
+	s.done(w, r, id, f)
 }
 
 // conflict answers an action taken on a page older than the task: 409,

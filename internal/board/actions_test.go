@@ -428,3 +428,54 @@ func TestRevertDone(t *testing.T) {
 		t.Errorf("the head shows backticks instead of code: %s", head)
 	}
 }
+
+// A refused form says which form it was and gives back what was typed
+// into it (the text, the choices), as an alert; nothing changed.
+func TestRefusedFormKeepsInput(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("k", "keep my words")
+	f.ToAccept("k", "Keep")
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	before, _ := s.orch.Status("k")
+
+	page := act(t, f, s, ts, "/task/k/accept", url.Values{"verdict": {"changes_requested"}, "target": {"deploy"}, "reasons": {"the <b>name</b> is wrong\nand the test"}})
+	flash := between(page, `<div id="flash"`, "</div>")
+	for _, want := range []string{`role="alert"`, `data-form="accept"`, "<strong>The accept decision</strong> was not carried out (what you typed is back in its form):", "needs --to codegen, review or planning", "exit 2"} {
+		if !strings.Contains(flash, want) {
+			t.Errorf("the refusal lacks %q: %s", want, flash)
+		}
+	}
+	form := between(page, `id="form-accept"`, "</form>")
+	for _, want := range []string{`id="accept-reasons" rows="3" required>the &lt;b&gt;name&lt;/b&gt; is wrong` + "\nand the test</textarea>",
+		`value="changes_requested" checked>`} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the accept form does not give back %q: %s", want, form)
+		}
+	}
+	if strings.Contains(form, `value="accepted" checked`) {
+		t.Error("the accept form checks accepted again instead of the verdict chosen")
+	}
+
+	page = act(t, f, s, ts, "/task/k/override", url.Values{"to": {"codegen"}, "reason": {" "}})
+	if !strings.Contains(page, "<strong>Override</strong> was not carried out") || !strings.Contains(page, `<option value="codegen" selected>`) {
+		t.Errorf("the override's refusal does not name it or keep its target: %s", between(page, `id="form-override"`, "</form>"))
+	}
+	// Another form's fields stay empty.
+	if strings.Contains(page, `id="accept-reasons" rows="3" required>the`) {
+		t.Error("the accept form kept the text of an earlier refusal")
+	}
+
+	page = act(t, f, s, ts, "/task/k/redo", url.Values{"phase": {"plannign"}, "reason": {"the plan missed a case"}})
+	if !strings.Contains(page, `did you mean &#34;planning&#34;?`) || !strings.Contains(page, `id="redo-reason" value="the plan missed a case"`) {
+		t.Errorf("the redo's refusal does not keep its reason: %s", between(page, `<section id="actions">`, `<div class="forms">`))
+	}
+
+	after, _ := s.orch.Status("k")
+	if after.Revision != before.Revision || after.Phase != lifecycle.Accept {
+		t.Errorf("a refused form changed the task: revision %d → %d, phase %s", before.Revision, after.Revision, after.Phase)
+	}
+	if _, err := os.Stat(filepath.Join(f.Dir("k"), "accept", "decision.json")); !os.IsNotExist(err) {
+		t.Errorf("a refused decision was written: %v", err)
+	}
+}

@@ -238,6 +238,23 @@ type page struct {
 	Stamp int64
 }
 
+// Kept is what was typed into field of form before the form was refused
+// (flash.Kept), to fill it in again; "" for any other form.
+func (p page) Kept(form, field string) string {
+	if p.Flash == nil || p.Flash.OK || p.Flash.Form != form {
+		return ""
+	}
+	return p.Flash.Kept[field]
+}
+
+// KeptAnswer is the refused answer to question q.
+func (p page) KeptAnswer(q string) string {
+	if p.Kept("answer", "question") != q {
+		return ""
+	}
+	return p.Kept("answer", "answer")
+}
+
 func (s *Server) render(w http.ResponseWriter, name string, p page) {
 	s.renderStatus(w, name, p, http.StatusOK)
 }
