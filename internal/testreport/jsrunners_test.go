@@ -134,6 +134,13 @@ func TestParseJestFailuresRecorded(t *testing.T) {
 		{"jest30-pnpm-fail.txt", artifact.Summary{Passed: 168, Failed: 1, Skipped: 2}, []wantCase{
 			{"", "src/sample.test.ts > sample › fails", StatusFail, "expect(received).toBe(expected) // Object.is equality"},
 		}, ""},
+		// Vitest 4.0 on unjs/ufo: a test file with a syntax error is in
+		// "Failed Suites", not in the Tests count (before: 17 passed, 1
+		// failed, the file unnamed).
+		{"vitest4-failed-suite.txt", artifact.Summary{Passed: 17, Failed: 2}, []wantCase{
+			{"", "test/is-same.test.ts", StatusFail, "Error: Transform failed with 1 error:"},
+			{"", "test/resolve.test.ts > resolveURL > invalid URL (null)", StatusFail, ""},
+		}, "Vitest: 1 test file(s) failed to load"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -47,6 +47,10 @@ var (
 	// vitestFail names a failed test in Vitest's "Failed Tests" section:
 	// " FAIL  test/math.test.js > math > fails".
 	vitestFail = lazyre.New(`^ FAIL  (\S.* > .+?)(?: \[[^\]]*\])?$`)
+	// vitestFileFail names a test file that did not load in Vitest's
+	// "Failed Suites" section: " FAIL  test/x.test.ts [ test/x.test.ts ]"
+	// (a syntax error, an import that fails); its tests are in no count.
+	vitestFileFail = lazyre.New(`^ FAIL  (\S+) \[ (\S+) \]$`)
 	// AVA's default reporter prints a line per test ("✔ file › test",
 	// "✔ test" with one test file,
 	// "✘ [fail]: file › test", "- [skip] …", "- [todo] …", "✔ [expected
@@ -98,9 +102,12 @@ type TAPParser struct {
 	nMocha   int
 	vitest   map[string]int // Vitest's "Tests" summaries, summed
 	nVitest  int
-	ava      []artifact.Case // AVA's test lines, counted once its summary is seen
-	avaTotal map[string]int
-	nAva     int
+	// vitestNotLoaded counts the test files of Vitest's "Failed Suites"
+	// (not in its Tests count)
+	vitestNotLoaded int
+	ava             []artifact.Case // AVA's test lines, counted once its summary is seen
+	avaTotal        map[string]int
+	nAva            int
 	// Jest's failures, each once (its "Summary of all failing tests"
 	// repeats them), named "file > describe › test"
 	jestFailFile  string // the test file of the FAIL line being read
@@ -305,6 +312,11 @@ func (p *TAPParser) otherReporter(raw string) bool {
 		p.addNamed(artifact.Case{Name: clip.Runes(m[1], 1000), Status: StatusFail, Message: "test failed"})
 		return true
 	}
+	if m := vitestFileFail.FindStringSubmatch(line); m != nil && m[1] == m[2] {
+		p.vitestNotLoaded++
+		p.addNamed(artifact.Case{Name: clip.Runes(m[1], 1000), Status: StatusFail, Message: "the test file failed to load"})
+		return true
+	}
 	if p.jestLine(line) {
 		return true
 	}
@@ -499,6 +511,11 @@ func (p *TAPParser) Finish() Result {
 		Failed:  s["fail"] + s["cancelled"] + j["failed"] + m["failing"] + v["failed"],
 		Skipped: s["skipped"] + s["todo"] + j["skipped"] + j["todo"] + m["pending"] + v["skipped"] + v["todo"] + v["expected fail"],
 	}}
+	if n := p.vitestNotLoaded; n > 0 && p.nVitest > 0 {
+		// Like Jest's, below.
+		res.Totals.Failed += n
+		res.Notes = append(res.Notes, fmt.Sprintf("Vitest: %d test file(s) failed to load (its \"Failed Suites\"), left out of its Tests count; each is counted as one failed test", n))
+	}
 	if p.nJest > 0 {
 		res.Cases = append(res.Cases, p.jestNamed...)
 		if n := p.jestNotLoaded; n > 0 {
