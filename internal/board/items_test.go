@@ -217,3 +217,26 @@ func TestAcceptVerdictsEndWhereTheyLead(t *testing.T) {
 		})
 	}
 }
+
+// The page of a task that is not there (a mistyped address, a removed
+// folder) is a page of the board: 404, the name escaped, the tasks there
+// are and the way back; a name that is no task id at all likewise.
+func TestMissingTaskPage(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("here", "a task that is there")
+	s, srv := f.Board(Options{})
+	for _, id := range []string{"gone", "%3Cb%3Ex"} {
+		code, page := get(t, s, srv, "/task/"+id)
+		if code != 404 {
+			t.Errorf("/task/%s: %d", id, code)
+		}
+		for _, want := range []string{`<a class="home" href="/">orch board</a>`, `<a href="/task/here">here`, `<a href="/">Back to the board</a>`, "it has no task of that name"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("/task/%s lacks %q: %s", id, want, page)
+			}
+		}
+		if strings.Contains(page, "<b>") {
+			t.Errorf("/task/%s: the name is not escaped", id)
+		}
+	}
+}

@@ -230,6 +230,8 @@ type page struct {
 	Board   []Column
 	T       *TaskPage
 	F       *FleetPage // a fleet task's page
+	Nav     []NavTask  // the tasks, on the page of a task that is not there
+	Missing string     // the task id asked for that is not there
 	// Notice is said above the board (the fleet did not answer).
 	Notice string
 	Watch  string
@@ -288,7 +290,7 @@ func (s *Server) handleBoard(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if task.ValidID(id) != nil {
-		refuse(w, http.StatusNotFound, "orch serve: no task "+fmt.Sprintf("%q", id))
+		s.missing(w, id)
 		return
 	}
 	if s.fleetOwns(id) {
@@ -296,7 +298,7 @@ func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := os.Stat(path.Join(s.opt.Project.TasksDir(), id)); err != nil {
-		refuse(w, http.StatusNotFound, "orch serve: no task "+fmt.Sprintf("%q", id))
+		s.missing(w, id)
 		return
 	}
 	stamp := s.watch.Gen()
@@ -310,6 +312,13 @@ func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {
 		p.Flash = &f
 	}
 	s.render(w, "task.tmpl", p)
+}
+
+// missing answers the page of a task that is not there (a mistyped
+// address, a removed folder): 404, with the board's header, the tasks
+// there are and the way back, instead of a line of plain text.
+func (s *Server) missing(w http.ResponseWriter, id string) {
+	s.renderStatus(w, "missing.tmpl", page{Title: "no task · orch", Missing: id, Nav: s.navTasks(), Stamp: s.watch.Gen()}, http.StatusNotFound)
 }
 
 // handleStatic serves the embedded script and style sheets.
