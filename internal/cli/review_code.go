@@ -69,11 +69,7 @@ stay invalid (no review is written).`,
 				}
 				fmt.Fprintf(out, "task %s: code review → %s\n", tid, verdict)
 				for _, v := range rec.Reviewers {
-					ok := "ok"
-					if !v.OK {
-						ok = "not ok"
-					}
-					fmt.Fprintf(out, "  %-16s %-6s %d issue(s)  %s\n", termtext.Line(v.ID), ok, v.Issues, termtext.Line(v.Summary))
+					fmt.Fprintf(out, "  %-16s %-6s %d issue(s)  %s\n", termtext.Line(v.ID), review.Verdict(v.OK), v.Issues, termtext.Line(v.Summary))
 				}
 				if len(rec.Issues) > 0 {
 					fmt.Fprintln(out, "issues:")

@@ -50,16 +50,19 @@ back to planning. Exit 0 whenever the review ran, whatever its verdict.`,
 				printEntered(out, entered)
 				fmt.Fprintf(out, "plan review of task %s (plan sha256 %.12s…):\n", tid, r.PlanSHA256)
 				for _, v := range r.Reviewers {
-					ok := "ok"
-					if !v.OK {
-						ok = "NOT OK"
-					}
-					fmt.Fprintf(out, "  %-16s %-6s %-8s %-7s %s\n", termtext.Line(v.ID), ok, termtext.Line(string(v.Severity)), termtext.Line(string(v.Decision)), termtext.Line(v.Summary))
+					fmt.Fprintf(out, "  %-16s %-6s %-8s %-7s %s\n", termtext.Line(v.ID), review.Verdict(v.OK), termtext.Line(string(v.Severity)), termtext.Line(string(v.Decision)), termtext.Line(v.Summary))
 					for _, is := range v.BlockingIssues {
 						fmt.Fprintf(out, "      must change: %s\n", termtext.Line(fmt.Sprint(is)))
 					}
 				}
-				fmt.Fprintf(out, "verdict: ok=%v blocked=%v\n", r.OK, r.Blocked)
+				verdict := review.Verdict(r.OK && !r.Blocked)
+				switch {
+				case r.Blocked:
+					verdict += " (blocked)"
+				case !r.OK:
+					verdict += " (changes requested)"
+				}
+				fmt.Fprintf(out, "verdict: %s\n", verdict)
 				fmt.Fprintf(out, "wrote %s, %s\n", artifact.PlanReviewFile, strings.TrimSuffix(artifact.PlanReviewFile, ".json")+".md")
 				env.showHint(out, "plan-review")
 				switch {

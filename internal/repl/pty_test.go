@@ -265,7 +265,7 @@ func TestTerminalPlanning(t *testing.T) {
 	tm.step("/plan"+enter, "review_ready", "── planning/plan.md ──", "reverse.go", "[planning]> ")
 
 	tm.step("/next"+enter, "planning → plan_review", "[plan_review]> ")
-	tm.step("/review plan"+enter, "verdict: ok=true blocked=false", "── review/plan-review.md ──", "small, clear plan", "[plan_review]> ")
+	tm.step("/review plan"+enter, "verdict: ok\n", "── review/plan-review.md ──", "small, clear plan", "[plan_review]> ")
 	tm.quit()
 	raw := tm.rawOutput()
 	if !strings.Contains(raw, "\x1b[1m") {

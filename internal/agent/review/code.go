@@ -355,9 +355,9 @@ func CodeMarkdown(rec CodeRecord) string {
 	} else {
 		b.WriteString("Verdict: **changes needed**.\n\n")
 	}
-	b.WriteString("| reviewer | ok | issues | blocking | summary |\n|---|---|---|---|---|\n")
+	b.WriteString("| reviewer | verdict | issues | blocking | summary |\n|---|---|---|---|---|\n")
 	for _, v := range rec.Reviewers {
-		fmt.Fprintf(&b, "| %s | %v | %d | %d | %s |\n", v.ID, v.OK, v.Issues, v.Blocking, reviewCell(v.Summary))
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s |\n", v.ID, Verdict(v.OK), v.Issues, v.Blocking, reviewCell(v.Summary))
 	}
 	if len(rec.Issues) == 0 {
 		b.WriteString("\nNo issues.\n")

@@ -25,13 +25,9 @@ func PlanMarkdown(id, title string, r PlanFile) string {
 		fmt.Fprintf(&b, " (planning round %d)", r.PlanningRound)
 	}
 	fmt.Fprintf(&b, ".\n\nVerdict: %s\n\n", verdict)
-	b.WriteString("| reviewer | ok | severity | decision | summary |\n|---|---|---|---|---|\n")
+	b.WriteString("| reviewer | verdict | severity | decision | summary |\n|---|---|---|---|---|\n")
 	for _, v := range r.Reviewers {
-		ok := "yes"
-		if !v.OK {
-			ok = "no"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", agent.MarkdownCell(v.ID), ok, v.Severity, v.Decision, agent.MarkdownCell(v.Summary))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", agent.MarkdownCell(v.ID), Verdict(v.OK), v.Severity, v.Decision, agent.MarkdownCell(v.Summary))
 	}
 	for _, v := range r.Reviewers {
 		if len(v.BlockingIssues) == 0 && len(v.Suggestions) == 0 {
@@ -52,4 +48,13 @@ func PlanMarkdown(id, title string, r PlanFile) string {
 		}
 	}
 	return b.String()
+}
+
+// Verdict spells a reviewer's verdict for people, the same everywhere
+// (the review Markdown files, the CLI, the board): "ok" or "not ok".
+func Verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "not ok"
 }
