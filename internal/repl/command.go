@@ -99,7 +99,7 @@ func parse(line string, c lineContext) action {
 		id, text := cutWord(rest)
 		text = freeText(text)
 		if id == "" || text == "" || text == "-" {
-			return hint("usage: /answer ID TEXT (the open questions are listed by /status and /plan)")
+			return hint("usage: " + answerUsage + " (the open questions are listed by /status and /plan)")
 		}
 		return action{kind: actRun, args: []string{"answer", "--", id, text}}
 	case "/task":
@@ -118,6 +118,12 @@ func parse(line string, c lineContext) action {
 }
 
 func hint(msg string) action { return action{kind: actHint, msg: msg} }
+
+// answerUsage is how /answer is written: the question's id, then the
+// answer, the rest of the line as it is (quotes around all of it are
+// dropped, and not needed). The plan's hint (`orch answer q1 TEXT`,
+// shown in the REPL as `/answer q1 TEXT`) says the same.
+const answerUsage = "/answer ID TEXT"
 
 // plainText is a line without a leading slash.
 func plainText(text string, c lineContext) action {

@@ -99,11 +99,11 @@ func TestPlainSessionShow(t *testing.T) {
 	}
 
 	id := "0001-add-retry-with-backoff"
-	p.write(".orch/tasks/"+id+"/planning/plan.md", "# Retry\n\n## Questions\n\n- **q1** (blocking): How many?\n  - **Open**: answer with `orch answer q1 \"…\"`\n")
+	p.write(".orch/tasks/"+id+"/planning/plan.md", "# Retry\n\n## Questions\n\n- **q1** (blocking): How many?\n  - **Open**: answer with `orch answer q1 TEXT`\n")
 	out.Reset()
 	errw.Reset()
 	cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader("/show plan\n"), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
-	if s := out.String(); !strings.Contains(s, "answer with `/answer q1 \"…\"`") || strings.Contains(s, "orch answer") {
+	if s := out.String(); !strings.Contains(s, "answer with `/answer q1 TEXT`") || strings.Contains(s, "orch answer") {
 		t.Errorf("the plan in the REPL:\n%s\n%s", s, errw.String())
 	}
 }

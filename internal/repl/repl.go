@@ -307,6 +307,11 @@ func (s *session) banner(v view) {
 	case v.task == "":
 		fmt.Fprintln(out, "no current task: type what the change should do to start one")
 	case len(v.open) > 0:
-		fmt.Fprintf(out, "task %s waits for your answer to %s: %s\n(type the answer; /answer ID TEXT answers another question)\n", termtext.Line(v.task), termtext.Line(v.open[0].ID), termtext.Sanitize(v.open[0].Text))
+		fmt.Fprint(out, waitingLine(v.task, v.open[0]))
 	}
+}
+
+// waitingLine greets a session whose task waits for the answer to q.
+func waitingLine(task string, q artifact.Question) string {
+	return fmt.Sprintf("task %s waits for your answer to %s: %s\n(type the answer; %s answers another question)\n", termtext.Line(task), termtext.Line(q.ID), termtext.Sanitize(q.Text), answerUsage)
 }

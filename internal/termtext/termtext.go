@@ -63,8 +63,8 @@ type Style struct {
 	Color    bool // ANSI colours allowed
 	Width    int  // columns; below 20 means 80
 	// Slash shows the orch commands an artifact names in inline code
-	// (`orch answer q1 "…"`) as the REPL's slash commands (`/answer q1
-	// "…"`): the syntax of where the text is read.
+	// (`orch answer q1 TEXT`) as the REPL's slash commands (`/answer q1
+	// TEXT`): the syntax of where the text is read.
 	Slash bool
 }
 

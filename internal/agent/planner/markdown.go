@@ -39,7 +39,7 @@ func RenderMarkdown(p artifact.Plan) string {
 			case q.Answer != nil && strings.TrimSpace(*q.Answer) != "":
 				fmt.Fprintf(&b, "  - Answer: %s\n", agent.MarkdownLine(*q.Answer))
 			case q.Blocking:
-				fmt.Fprintf(&b, "  - **Open**: answer with `orch answer %s \"…\"`\n", agent.MarkdownCode(q.ID))
+				fmt.Fprintf(&b, "  - **Open**: answer with `orch answer %s TEXT`\n", agent.MarkdownCode(q.ID))
 			default:
 				b.WriteString("  - Not answered (does not block the plan)\n")
 			}
