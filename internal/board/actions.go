@@ -20,6 +20,7 @@ import (
 	"github.com/orchdev/orch/internal/nextstep"
 	"github.com/orchdev/orch/internal/orchestrator"
 	"github.com/orchdev/orch/internal/task"
+	"github.com/orchdev/orch/internal/work"
 	"github.com/orchdev/orch/internal/worker"
 )
 
@@ -522,12 +523,38 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return "", err
 		}
-		msg := fmt.Sprintf("orch %s finished", wk.Command())
 		if out.Phase.Entered != nil {
 			j.say(fmt.Sprintf("%s → %s (%s)", out.Phase.Entered.From, out.Phase.Entered.To, out.Phase.Entered.Reason))
 		}
+		msg, passed := runOutcome(wk.Command(), out.Phase.Outcome)
+		if !passed {
+			j.notPassed()
+		}
 		return msg, nil
 	})
+}
+
+// runOutcome says how a phase's run ended, as its phase_finished event
+// records it: the status and the summary in words (the timeline's), and
+// whether it is a pass. A run that worked but found failing tests, a
+// review that is not ok or a blocked plan is not: the page must not show
+// "finished" in green above a red test report.
+func runOutcome(command string, out work.Output) (string, bool) {
+	status := out.Status
+	if status == "" {
+		status = lifecycle.StatusCompleted
+	}
+	msg := fmt.Sprintf("orch %s finished: %s", command, status)
+	if t := summaryText(out.Summary); t != "" {
+		msg += " · " + t
+	}
+	passed := status != lifecycle.RunFailed && status != lifecycle.RunCancelled
+	if s := out.Summary; s != nil {
+		if s.OverallPass != nil && !*s.OverallPass || s.OK != nil && !*s.OK || s.Blocked != nil && *s.Blocked {
+			passed = false
+		}
+	}
+	return msg, passed
 }
 
 // handleCancel cancels the task's running job (Ctrl-C in the CLI: the

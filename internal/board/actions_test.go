@@ -15,6 +15,7 @@ import (
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/gittest"
 	"github.com/orchdev/orch/internal/lifecycle"
+	"github.com/orchdev/orch/internal/work"
 )
 
 // act posts a form and returns the page it leads to.
@@ -477,5 +478,50 @@ func TestRefusedFormKeepsInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.Dir("k"), "accept", "decision.json")); !os.IsNotExist(err) {
 		t.Errorf("a refused decision was written: %v", err)
+	}
+}
+
+// A test run from the board whose suite fails: the job's result says the
+// run's status and counts, as its phase_finished event does, and is not
+// shown as a success (it was a green "orch test finished" above a red
+// report).
+func TestWorkTestFailing(t *testing.T) {
+	f := NewFixture(t)
+	gittest.Write(t, f.P.Dir, "config.toml", "[test]\nsandbox = \"none\"\n\n[[test.suites]]\nname = \"unit\"\nkind = \"test\"\ncommand = \"echo one test fails; exit 1\"\n")
+	f.Task("tf", "failing tests")
+	f.ToTest("tf", "Fail")
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	act(t, f, s, ts, "/task/tf/work", url.Values{"phase": {"test"}})
+	st := waitJob(t, s, "tf")
+	if st.Error != "" || !st.Warn || !strings.HasPrefix(st.Result, "orch test finished: failed · ") || !strings.Contains(st.Result, "failed") {
+		t.Fatalf("the failing run's result: %+v", st)
+	}
+	_, page := get(t, s, srv, "/task/tf")
+	if !strings.Contains(page, `<p id="job-result" class="bad">orch test finished: failed`) {
+		t.Errorf("the failing run is not shown as one: %s", between(page, `<div id="job"`, `<div class="forms">`))
+	}
+}
+
+// How a run ended, in words, and whether it is a pass.
+func TestRunOutcome(t *testing.T) {
+	yes, no, two := true, false, 2
+	for _, c := range []struct {
+		out    work.Output
+		msg    string
+		passed bool
+	}{
+		{work.Output{}, "orch x finished: completed", true},
+		{work.Output{Status: "failed", Summary: &event.PhaseSummary{OverallPass: &no, Tests: &artifact.Summary{Passed: 2, Failed: 1}}}, "orch x finished: failed · 2 passed, 1 failed, 0 skipped", false},
+		{work.Output{Status: "passed", Summary: &event.PhaseSummary{OverallPass: &yes, Tests: &artifact.Summary{Passed: 3}}}, "orch x finished: passed · 3 passed, 0 failed, 0 skipped", true},
+		{work.Output{Status: "completed", Summary: &event.PhaseSummary{OK: &no, Issues: &two, Blocking: &two}}, "orch x finished: completed · not ok · 2 issue(s) · 2 blocking", false},
+		{work.Output{Status: "rejected", Summary: &event.PhaseSummary{OK: &no, Blocked: &yes}}, "orch x finished: rejected · blocked", false},
+		{work.Output{Status: "clarifying", Summary: &event.PhaseSummary{Round: &two, OpenQuestions: []string{"q1"}}}, "orch x finished: clarifying · round 2 · open questions: q1", true},
+		{work.Output{Status: "cancelled"}, "orch x finished: cancelled", false},
+	} {
+		msg, passed := runOutcome("x", c.out)
+		if msg != c.msg || passed != c.passed {
+			t.Errorf("runOutcome(%+v) = %q, %v; want %q, %v", c.out, msg, passed, c.msg, c.passed)
+		}
 	}
 }

@@ -30,6 +30,7 @@ type Job struct {
 	errText  string
 	code     exit.Code
 	result   string
+	warn     bool // the run ended but its outcome is not a pass (runOutcome)
 	cancel   context.CancelFunc
 	registry *jobs
 }
@@ -49,6 +50,7 @@ type JobState struct {
 	Error   string   `json:"error,omitempty"`
 	Code    int      `json:"code,omitempty"`
 	Result  string   `json:"result,omitempty"`
+	Warn    bool     `json:"warn,omitempty"` // the result is not a pass: not shown in green
 	Elapsed string   `json:"elapsed"`
 }
 
@@ -56,7 +58,7 @@ type JobState struct {
 func (j *Job) State(from int) JobState {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	s := JobState{ID: j.ID, Task: j.Task, Action: j.Action, Done: j.done, Error: j.errText, Code: int(j.code), Result: j.result}
+	s := JobState{ID: j.ID, Task: j.Task, Action: j.Action, Done: j.done, Error: j.errText, Code: int(j.code), Result: j.result, Warn: j.warn}
 	for _, n := range j.tokens {
 		s.Tokens += n
 	}
@@ -73,6 +75,14 @@ func (j *Job) State(from int) JobState {
 		s.Lines = append([]string(nil), j.lines[i:]...)
 	}
 	return s
+}
+
+// notPassed marks the job's result as not a pass (failed tests, a review
+// that is not ok): the page does not show it as a success.
+func (j *Job) notPassed() {
+	j.mu.Lock()
+	j.warn = true
+	j.mu.Unlock()
 }
 
 // Running reports whether the job is still working.
