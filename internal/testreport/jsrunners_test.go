@@ -166,3 +166,47 @@ func TestParseJestFailuresRecorded(t *testing.T) {
 		t.Errorf("cases %+v, want a.test.ts > x › y alone", res.Cases)
 	}
 }
+
+// npm test --workspaces goes on after a member whose pretest build
+// failed: that member's tests never ran. Recorded by orch test on
+// eslint/rewrite at 80eb545 (testdata/tap/README.md): before, the two
+// members whose build failed (config-array, 170 tests by hand, and
+// plugin-kit, 40) were left out of the counts without a word.
+func TestParseNPMWorkspaceScriptFailedRecorded(t *testing.T) {
+	res, err := ParseTAP(recorded(t, "testdata/tap/npm11-workspaces-mocha.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (artifact.Summary{Passed: 109, Failed: 14}); res.Summary() != want {
+		t.Errorf("summary %+v, want %+v", res.Summary(), want)
+	}
+	var npm []string
+	for _, c := range res.Cases {
+		if strings.HasPrefix(c.Name, "[npm workspace ") {
+			npm = append(npm, c.Name+": "+c.Message)
+		}
+	}
+	want := []string{
+		"[npm workspace @eslint/config-array@0.18.0]: its script build failed (exit status 2) before its tests ran: sh -c rollup -c && npm run build:dedupe-types && tsc -p tsconfig.esm.json && npm run build:cts",
+		"[npm workspace @eslint/plugin-kit@0.2.1]: its script build failed (exit status 2) before its tests ran: sh -c rollup -c && npm run build:dedupe-types && tsc -p tsconfig.esm.json && npm run build:cts",
+	}
+	if strings.Join(npm, "\n") != strings.Join(want, "\n") || len(res.Cases) != 14 {
+		t.Errorf("%d cases; npm's:\n%s\nwant:\n%s", len(res.Cases), strings.Join(npm, "\n"), strings.Join(want, "\n"))
+	}
+	if notes := strings.Join(res.Notes, "; "); !strings.Contains(notes, "2 npm workspace member(s) stopped before their tests ran") {
+		t.Errorf("notes %q", notes)
+	}
+	// A member whose test script failed is counted by its runner alone;
+	// outside a workspace npm names none.
+	for _, out := range []string{
+		"  1 passing (1ms)\n  1 failing\n\n  1) a:\n     Error: x\n\nnpm error Lifecycle script `test` failed with error:\nnpm error code 1\nnpm error workspace w@1.0.0\n",
+		"  1 passing (1ms)\nnpm ERR! Lifecycle script `build` failed with error:\nnpm ERR! code 2\nnpm ERR! command sh -c tsc\n",
+	} {
+		res, _ := ParseTAP(strings.NewReader(out))
+		for _, c := range res.Cases {
+			if strings.HasPrefix(c.Name, "[npm") {
+				t.Errorf("case %+v from %q", c, out)
+			}
+		}
+	}
+}

@@ -26,6 +26,13 @@ var (
 	// skipped, 94 passed, 97 total".
 	jestTotal = lazyre.New(`^Tests:\s+((?:\d+ (?:failed|skipped|todo|passed), )*)(\d+) total$`)
 	jestCount = lazyre.New(`(\d+) (failed|skipped|todo|passed)`)
+	// npmLifecycle starts npm's report of a script that failed
+	// ("npm error Lifecycle script `build` failed with error:", npm 9 and
+	// earlier "npm ERR! …"); npmDetail is one of the lines after it
+	// ("npm error workspace @scope/pkg@1.0.0", "npm error code 2",
+	// "npm error command sh -c rollup -c").
+	npmLifecycle = lazyre.New("^npm (?:error|ERR!) Lifecycle script `([^`]+)` failed with error:$")
+	npmDetail    = lazyre.New(`^npm (?:error|ERR!) (code|workspace|command) (.+)$`)
 	// jestFile is Jest's line for a test file: "FAIL tests/x.test.ts
 	// (9.338 s)", "PASS tests/y.test.ts".
 	jestFile = lazyre.New(`^\s*(FAIL|PASS)\s+(\S+)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$`)
@@ -115,12 +122,22 @@ type TAPParser struct {
 	jestSeen      map[string]bool
 	jestMsg       *int // index in jestNamed of a failure awaiting its message
 	jestNotLoaded int  // "Test suite failed to run": not in Jest's count
+	// npm's failed scripts other than test (a pretest build of a
+	// workspace member): its tests never ran, and no runner counted them
+	npmScript *npmFailure
+	npmFailed []artifact.Case
+	npmSeen   map[string]bool
 	// failures of Mocha's and Vitest's reports
 	named      []artifact.Case
 	mochaTitle *artifact.Case  // a Mocha failure whose title is being read
 	wantMsg    *int            // index in named of a failure awaiting its message
 	inFailed   bool            // in the spec reporter's "failing tests:" recap
 	parents    map[string]bool // "▶" lines (suites, tests with subtests) by indent and name
+}
+
+// npmFailure is npm's report of a failed script being read.
+type npmFailure struct {
+	script, code, workspace, command string
 }
 
 type tapPoint struct {
@@ -137,7 +154,7 @@ type tapPoint struct {
 // NewTAPParser returns a parser passing the text on to onOutput (may be
 // nil).
 func NewTAPParser(onOutput func(string)) *TAPParser {
-	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, mocha: map[string]int{}, vitest: map[string]int{}, avaTotal: map[string]int{}, parents: map[string]bool{}, jestSeen: map[string]bool{}}
+	return &TAPParser{onOutput: onOutput, totals: map[string]int{}, spec: map[string]int{}, jest: map[string]int{}, mocha: map[string]int{}, vitest: map[string]int{}, avaTotal: map[string]int{}, parents: map[string]bool{}, jestSeen: map[string]bool{}, npmSeen: map[string]bool{}}
 }
 
 // ParseTAP reads a whole TAP (or node spec reporter) output.
@@ -227,6 +244,9 @@ func (p *TAPParser) line(line string) {
 		}
 		n, _ := strconv.Atoi(m[2])
 		p.jest["total"] += n
+		return
+	}
+	if p.npmLine(line) {
 		return
 	}
 	if p.otherReporter(line) {
@@ -321,6 +341,56 @@ func (p *TAPParser) otherReporter(raw string) bool {
 		return true
 	}
 	return p.avaLine(line)
+}
+
+// npmLine reads npm's report of a failed script. A script other than
+// test that failed in a workspace member (its pretest build: "npm test
+// --workspaces" goes on to the next member) means that member's tests
+// never ran: one failed case names it, or the counts would leave the
+// member out without a word.
+func (p *TAPParser) npmLine(line string) bool {
+	if m := npmLifecycle.FindStringSubmatch(line); m != nil {
+		p.endNPM()
+		p.npmScript = &npmFailure{script: m[1]}
+		return true
+	}
+	f := p.npmScript
+	if f == nil {
+		return false
+	}
+	if m := npmDetail.FindStringSubmatch(line); m != nil {
+		switch m[1] {
+		case "code":
+			f.code = m[2]
+		case "workspace":
+			f.workspace = m[2]
+		case "command":
+			if m[2] != "failed" {
+				f.command = m[2]
+			}
+		}
+		return true
+	}
+	if strings.HasPrefix(line, "npm error ") || strings.HasPrefix(line, "npm ERR! ") {
+		return true
+	}
+	p.endNPM()
+	return false
+}
+
+// endNPM ends the failed script being read.
+func (p *TAPParser) endNPM() {
+	f := p.npmScript
+	p.npmScript = nil
+	if f == nil || f.script == "test" || f.workspace == "" || p.npmSeen[f.workspace] || len(p.npmFailed) >= maxCases {
+		return
+	}
+	p.npmSeen[f.workspace] = true
+	msg := fmt.Sprintf("its script %s failed (exit status %s) before its tests ran", f.script, f.code)
+	if f.command != "" {
+		msg += ": " + f.command
+	}
+	p.npmFailed = append(p.npmFailed, artifact.Case{Name: clip.Runes("[npm workspace "+f.workspace+"]", 1000), Status: StatusFail, Message: clip.Runes(msg, MaxMessage)})
 }
 
 // jestLine reads Jest's FAIL and PASS lines and the failures named under
@@ -476,6 +546,19 @@ func (p *TAPParser) flush() {
 // Finish returns the cases read.
 func (p *TAPParser) Finish() Result {
 	p.flush()
+	p.endNPM()
+	res := p.finish()
+	if n := len(p.npmFailed); n > 0 && res.Recognised {
+		res.Cases = append(slices.Clip(res.Cases), p.npmFailed...)
+		if res.Totals != nil {
+			res.Totals.Failed += n
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("%d npm workspace member(s) stopped before their tests ran (a script before test failed; each is counted as one failed test): a build the tests need may belong in [test] setup", n))
+	}
+	return res
+}
+
+func (p *TAPParser) finish() Result {
 	others := p.nSpec+p.nJest+p.nMocha+p.nVitest+p.nAva > 0
 	var tap *Result
 	if p.tap {
