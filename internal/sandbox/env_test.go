@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -205,15 +206,4 @@ func FuzzHasURLCredentials(f *testing.F) {
 
 // looksLikePort reports whether password, after "host:", reads as a port
 // and a path: one or more digits, then '/', '?' or '#'.
-func looksLikePort(password string) bool {
-	i := strings.IndexAny(password, "/?#")
-	if i <= 0 {
-		return false
-	}
-	for _, r := range password[:i] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
+var looksLikePort = regexp.MustCompile(`^[0-9]+[/?#]`).MatchString
