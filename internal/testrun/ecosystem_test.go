@@ -556,6 +556,15 @@ func TestEcosystemUnittest(t *testing.T) {
 			t.Errorf("cases %+v, want the failing doctest mul with its report", c)
 		}
 	})
+	t.Run("a test that raises counts once", func(t *testing.T) {
+		// Python-Markdown without its package installed: unittest said
+		// errors=362 and orch counted 724, the summary's and the cases'.
+		t.Parallel()
+		report, info := run(t, map[string]string{"tests/test_boom.py": "import unittest\n\n\nclass B(unittest.TestCase):\n    def test_boom(self):\n        {}['k']\n"})
+		if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary != (artifact.Summary{Passed: 3, Skipped: 1, Error: 1}) {
+			t.Fatalf("report %s pass %v summary %+v (error %q), want 3 passed 1 skipped 1 error\n%s", report.Status, report.OverallPass, report.Summary, report.Error, logOf(t, report, info))
+		}
+	})
 	t.Run("a test module that does not import is a runner error", func(t *testing.T) {
 		t.Parallel()
 		report, info := run(t, map[string]string{"tests/test_more.py": "import missingpkg\n"})

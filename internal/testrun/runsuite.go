@@ -192,8 +192,11 @@ func (r *runner) runSuite(ctx context.Context, s Suite) suiteResult {
 	res.suite.Cases = cases
 	res.suite.Summary = testreport.Summarize(cases)
 	if run.totals != nil && endCase == nil {
+		// The totals count the runner's own errors (unittest's
+		// "errors=362", each also a case); a case orch added beyond
+		// them (a runner's error it read elsewhere) still counts.
 		res.suite.Summary = *run.totals
-		res.suite.Summary.Error += testreport.Summarize(cases).Error
+		res.suite.Summary.Error = max(res.suite.Summary.Error, testreport.Summarize(cases).Error)
 	}
 	res.suite.OverallPass = endCase == nil && (res.suite.ExitCode == 0 || noPackages) && !hasFailure(cases) && (run.totals == nil || run.totals.Failed == 0)
 	out.note("[orch: suite %s finished: exit status %d, %d passed, %d failed, %d skipped, %d errors]\n",
