@@ -545,7 +545,7 @@ func runOutcome(command string, out work.Output) (string, bool) {
 		status = lifecycle.StatusCompleted
 	}
 	msg := fmt.Sprintf("orch %s finished: %s", command, status)
-	if t := summaryText(out.Summary); t != "" {
+	if t := summaryAfter(string(status), out.Summary); t != "" {
 		msg += " · " + t
 	}
 	passed := status != lifecycle.RunFailed && status != lifecycle.RunCancelled

@@ -518,6 +518,7 @@ func TestRunOutcome(t *testing.T) {
 		{work.Output{Status: "rejected", Summary: &event.PhaseSummary{OK: &no, Blocked: &yes}}, "orch x finished: rejected · blocked", false},
 		{work.Output{Status: "clarifying", Summary: &event.PhaseSummary{Round: &two, OpenQuestions: []string{"q1"}}}, "orch x finished: clarifying · round 2 · open questions: q1", true},
 		{work.Output{Status: "cancelled"}, "orch x finished: cancelled", false},
+		{work.Output{Status: "ok", Summary: &event.PhaseSummary{OK: &yes, Reviewers: &two}}, "orch x finished: ok · 2 reviewer(s)", true},
 	} {
 		msg, passed := runOutcome("x", c.out)
 		if msg != c.msg || passed != c.passed {

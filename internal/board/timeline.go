@@ -52,7 +52,7 @@ func timeline(evs []task.Event) []Entry {
 			e.Detail = "run " + d.Run
 		case event.PhaseFinished:
 			e.Text = fmt.Sprintf("%s finished: %s", d.Phase, d.Status)
-			e.Detail = joinNonEmpty(d.Error, summaryText(d.Summary))
+			e.Detail = joinNonEmpty(d.Error, summaryAfter(string(d.Status), d.Summary))
 			if st := lifecycle.Status(d.Status); st == lifecycle.RunFailed || st == lifecycle.RunCancelled {
 				e.Class += " bad"
 			}
@@ -236,6 +236,19 @@ func summaryText(s *event.PhaseSummary) string {
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// summaryAfter is summaryText after the status word status, which it
+// does not repeat ("review finished: ok", not "ok · ok · 4 reviewer(s)").
+func summaryAfter(status string, s *event.PhaseSummary) string {
+	t := summaryText(s)
+	if rest, ok := strings.CutPrefix(t, status+" · "); ok {
+		return rest
+	}
+	if t == status {
+		return ""
+	}
+	return t
 }
 
 // Span is one stay of a task in a phase, from the transcript: entered by

@@ -34,8 +34,8 @@ func TestTimeline(t *testing.T) {
 			"planning finished: clarifying", []string{"round 1 · open questions: q1 · 0 file(s)"}, "phase_finished"},
 		{"phase_finished", map[string]any{"phase": "plan_review", "status": "approved", "summary": map[string]any{"ok": true, "blocked": false, "reviewers": num("5"), "plan_sha256": "ba58c5dd8f2fed84ad91e3"}},
 			"plan_review finished: approved", []string{"ok · 5 reviewer(s) · plan ba58c5dd8f2f"}, "phase_finished"},
-		{"phase_finished", map[string]any{"phase": "review", "status": "ok", "summary": map[string]any{"ok": false, "issues": num("4"), "blocking": num("1"), "reviewers": num("4")}},
-			"review finished: ok", []string{"not ok · 4 reviewer(s) · 4 issue(s) · 1 blocking"}, "phase_finished"},
+		{"phase_finished", map[string]any{"phase": "review", "status": "changes_requested", "summary": map[string]any{"ok": false, "issues": num("4"), "blocking": num("1"), "reviewers": num("4")}},
+			"review finished: changes_requested", []string{"not ok · 4 reviewer(s) · 4 issue(s) · 1 blocking"}, "phase_finished"},
 		{"phase_finished", map[string]any{"phase": "codegen", "status": "completed", "summary": map[string]any{"attempt": num("2"), "files": num("2"), "deletes": num("0"), "base": "03a4df625fe0b82b6872"}},
 			"codegen finished: completed", []string{"attempt 2 · 2 file(s) · base 03a4df625fe0"}, "phase_finished"},
 		{"phase_finished", map[string]any{"phase": "accept", "status": "decided", "summary": map[string]any{"verdict": "accepted", "commit": "dbc5b321117bec018e29", "decider": map[string]any{"kind": "human", "name": "demo"},
@@ -45,6 +45,9 @@ func TestTimeline(t *testing.T) {
 			"revert finished: reverted", []string{"reverted 6054bd02e584 · in 6e28eb260bfa"}, "phase_finished"},
 		{"user_input", map[string]any{"question": "q1", "answer": "runes"}, "answered q1", []string{"runes"}, "user_input"},
 		{"git_done", map[string]any{"op": "accept", "outcome": "committed", "commit": "abc123"}, "git accept: committed", []string{"abc123"}, "git_done"},
+		// The status word is not said twice.
+		{"phase_finished", map[string]any{"phase": "review", "status": "ok", "summary": map[string]any{"ok": true, "issues": num("0"), "reviewers": num("4")}},
+			"review finished: ok", []string{"4 reviewer(s) · 0 issue(s)"}, "phase_finished"},
 	} {
 		t.Run(tc.kind+" "+tc.text, func(t *testing.T) {
 			e := timeline([]task.Event{{Seq: 4, Kind: eventKind(tc.kind), Data: tc.data}})[0]
