@@ -498,7 +498,7 @@ func TestWorkTestFailing(t *testing.T) {
 		t.Fatalf("the failing run's result: %+v", st)
 	}
 	_, page := get(t, s, srv, "/task/tf")
-	if !strings.Contains(page, `<p id="job-result" class="bad">orch test finished: failed`) {
+	if !strings.Contains(page, `<p id="job-result" class="bad">orch test finished: failed`) || !strings.Contains(page, `class="job finished failed"`) {
 		t.Errorf("the failing run is not shown as one: %s", between(page, `<div id="job"`, `<div class="forms">`))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"html/template"
 	"strings"
 	"time"
+
+	"github.com/orchdev/orch/internal/exit"
 )
 
 // funcs are the templates' helpers.
@@ -36,6 +38,9 @@ var funcs = template.FuncMap{
 	// orch's messages do for the terminal: "`orch redo PHASE` re-opens
 	// it") with each quoted part as code; everything is escaped.
 	"codespans": codeSpans,
+	// exitword names an exit code as the CLI documents it ("" for one
+	// without words).
+	"exitword": func(code int) string { return exitWords[exit.Code(code)] },
 	"deref": func(s *string) string {
 		if s == nil {
 			return ""

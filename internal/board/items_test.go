@@ -91,7 +91,8 @@ func TestFailedRunShowsErrorsAsList(t *testing.T) {
 	if strings.Contains(page, "started orch plan") || strings.Contains(page, `class="flash ok"`) {
 		t.Errorf("a failed run shows the green started notice: %s", between(page, `<section id="actions">`, `<div class="forms">`))
 	}
-	if !strings.Contains(page, `<ul id="job-result" class="errors">`) || !strings.Contains(page, "exit 8") {
+	if !strings.Contains(page, `<ul id="job-result" class="errors">`) || !strings.Contains(page, "exit 8: the model provider failed (what the CLI would exit with)") ||
+		!strings.Contains(page, `class="job finished failed"`) {
 		t.Errorf("the failed run's errors are not shown as a list: %s", between(page, `<div id="job"`, `<div class="forms">`))
 	}
 	for _, l := range strings.Split(st.Error, "\n") { // st.Error is exit.Format's text
