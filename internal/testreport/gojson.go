@@ -289,7 +289,7 @@ func stripHashLines(s string) string {
 	return b.String()
 }
 
-// finish turns the collected events into cases.
+// Finish turns the collected events into cases.
 func (p *GoParser) Finish() []artifact.Case {
 	cases := make([]artifact.Case, 0, len(p.order)+len(p.extra))
 	for _, gc := range p.order {
