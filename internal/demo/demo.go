@@ -115,7 +115,11 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			if se := (*sandbox.Error)(nil); errors.As(err, &se) {
 				reason = se.Reason
 			}
-			say("note: bubblewrap does not work here (%s), so the demo runs its tests WITHOUT a sandbox (sandbox \"none\", recorded in the test report); install bubblewrap (apt-get install bubblewrap) to see them sandboxed\n", reason)
+			hint := "install bubblewrap (apt-get install bubblewrap) to see them sandboxed"
+			if !sandbox.Supported {
+				hint = "bubblewrap runs on Linux only"
+			}
+			say("note: bubblewrap does not work here (%s), so the demo runs its tests WITHOUT a sandbox (sandbox \"none\", recorded in the test report); %s\n", reason, hint)
 		}
 	}
 	o := orchestrator.New(p)

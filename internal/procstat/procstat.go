@@ -1,25 +1,24 @@
-// Package procstat reads what Linux's /proc/<pid>/stat says about a
-// process, and answers the question every part of orch that records or
-// stops processes asks: is this pid still a live process? A zombie — a
-// process that has exited but was not yet reaped by its parent, as happens
-// for a moment after `kill -9`, or for good under a container init that
-// does not reap — is not live.
+// Package procstat reads what Linux's /proc/<pid>/stat (macOS: the
+// kern.proc.pid sysctl) says about a process, and answers the question
+// every part of orch that records or stops processes asks: is this pid
+// still a live process? A zombie — a process that has exited but was not
+// yet reaped by its parent, as happens for a moment after `kill -9`, or
+// for good under a container init that does not reap — is not live.
 package procstat
 
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"strconv"
 	"syscall"
 )
 
-// Info is what /proc/<pid>/stat says about a process.
+// Info is what /proc/<pid>/stat says about a process (on macOS, what
+// read_darwin.go makes of the kernel's answer in the same terms).
 type Info struct {
 	State byte   // R, S, D, Z, X, …
 	Pgrp  int    // process group
-	Sid   int    // session
+	Sid   int    // session (-1: not known, a zombie's on macOS)
 	Flags uint64 // the kernel's PF_* flags of the process, 0 when not shown
 }
 
@@ -32,16 +31,6 @@ const pfExiting = 0x4
 // on its way out (a SIGKILLed process leaves its cgroup and frees its
 // memory before it becomes a zombie).
 func (i Info) Live() bool { return i.State != 'Z' && i.State != 'X' && i.Flags&pfExiting == 0 }
-
-// Read reads /proc/<pid>/stat; ok is false when it cannot be read or
-// parsed (the process is gone, or there is no /proc).
-func Read(pid int) (info Info, ok bool) {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return Info{}, false
-	}
-	return Parse(data)
-}
 
 // Parse parses "pid (comm) state ppid pgrp session tty_nr tpgid flags
 // ...": comm may hold

@@ -50,3 +50,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestFromKinfo: macOS's process states and P_WEXIT in the terms of
+// /proc/<pid>/stat, and what is not live there.
+func TestFromKinfo(t *testing.T) {
+	tests := []struct {
+		name      string
+		stat      int8
+		flag      int32
+		pgid      int32
+		sid       int
+		sidOK, ok bool
+		want      Info
+		live      bool
+	}{
+		{"running", darwinSRUN, 0x4004, 120, 110, true, true, Info{State: 'R', Pgrp: 120, Sid: 110}, true},
+		{"being forked", darwinSIDL, 0, 7, 7, true, true, Info{State: 'R', Pgrp: 7, Sid: 7}, true},
+		{"sleeping", darwinSSLEEP, 0, 9, 8, true, true, Info{State: 'S', Pgrp: 9, Sid: 8}, true},
+		{"stopped", darwinSSTOP, 0, 9, 8, true, true, Info{State: 'T', Pgrp: 9, Sid: 8}, true},
+		{"zombie", darwinSZOMB, 0, 9, 8, true, true, Info{State: 'Z', Pgrp: 9, Sid: 8}, false},
+		{"exiting", darwinSRUN, darwinPWEXIT | 0x4, 9, 8, true, true, Info{State: 'R', Pgrp: 9, Sid: 8, Flags: pfExiting}, false},
+		{"zombie without session", darwinSZOMB, 0, 9, 0, false, true, Info{State: 'Z', Pgrp: 9, Sid: -1}, false},
+		{"live without session", darwinSSLEEP, 0, 9, 0, false, false, Info{}, false},
+		{"unknown state", 6, 0, 9, 8, true, false, Info{}, false},
+		{"no state", 0, 0, 9, 8, true, false, Info{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := fromKinfo(tt.stat, tt.flag, tt.pgid, tt.sid, tt.sidOK)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s: fromKinfo = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+		if ok && got.Live() != tt.live {
+			t.Errorf("%s: Live() = %v, want %v", tt.name, got.Live(), tt.live)
+		}
+	}
+}

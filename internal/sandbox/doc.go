@@ -101,4 +101,9 @@
 //     hold a remote URL with credentials) are readable;
 //   - without the sandbox, a suite runs as the user — as root, with every
 //     capability.
+//
+// All of the above is Linux (the *_linux.go files). On macOS the sandbox
+// is unavailable as on Linux without bwrap, and a suite run without it is
+// found and stopped with sysctl and kqueue, unbounded (proc_darwin.go);
+// elsewhere Start refuses (proc_other.go). docs/sandbox.md, "Platforms".
 package sandbox

@@ -51,6 +51,9 @@ type host struct {
 // (keyed by its path: a PATH without bwrap, as in a test of the refusal,
 // is looked up again next time rather than remembered).
 func probeBwrap() (host, error) {
+	if err := bwrapPlatform(); err != nil {
+		return host{}, err
+	}
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
 		return host{}, &Error{Reason: fmt.Sprintf("bwrap is not installed (%v)", err)}

@@ -217,7 +217,7 @@ func (hd *holder) usage() (used, limit int64, err error) {
 	if err := syscall.Statfs(hd.view(hd.scratch), &st); err != nil {
 		return 0, hd.limit, err
 	}
-	return int64(st.Blocks-st.Bfree) * st.Bsize, hd.limit, nil
+	return int64(st.Blocks-st.Bfree) * int64(st.Bsize), hd.limit, nil
 }
 
 // runFolderPrefixes are the temporary folders a run makes (its tmpfs's

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/procstat"
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -79,6 +78,9 @@ type Process struct {
 	// release is the write end of the pipe the suite is held on; kept open
 	// until the end to tell whether the byte that released it was read.
 	release *os.File
+	// readEnd is orch's copy of the pipe's read end, kept where the
+	// unread byte is told from that end (macOS); nil on Linux.
+	readEnd *os.File
 	// releaseFailed is set when the held process was gone before orch
 	// could release it.
 	releaseFailed bool
@@ -96,6 +98,9 @@ type Process struct {
 // run's report. The caller waits for Exited (or stops the suite) and then
 // calls Finish.
 func Start(l Launch) (*Process, []string, error) {
+	if err := startsSuites(); err != nil {
+		return nil, nil, err
+	}
 	var notes []string
 	token, err := randomHex(8)
 	if err != nil {
@@ -173,28 +178,39 @@ func start(l Launch, marker string, cg *suiteCgroup) (*Process, []string, error)
 	// ReapStale still finds it. Otherwise a bwrap whose parent died
 	// before bwrap set its parent-death signal ran on, in no cgroup of
 	// the suite, found by nothing (seen by the kill test of orch test).
+	intoCgroup := false
 	if cg != nil && cg.v2 != "" {
 		if d, err := os.Open(cg.v2); err == nil {
 			defer d.Close()
-			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(d.Fd())
+			intoCgroup = startInCgroup(cmd.SysProcAttr, int(d.Fd()))
 		}
 	}
 	err = cmd.Start()
-	if err != nil && cmd.SysProcAttr.UseCgroupFD {
+	if err != nil && intoCgroup {
 		// A kernel without CLONE_INTO_CGROUP (before 5.7): moved after
 		// the start, as on v1.
 		cmd = newCmd()
 		err = cmd.Start()
 	}
-	blockR.Close()
+	// Where unread needs the read end of the release pipe (macOS), orch
+	// keeps a copy of it until reap.
+	var readEnd *os.File
+	if keepReadEnd {
+		readEnd = blockR
+	} else {
+		blockR.Close()
+	}
 	if infoW != nil {
 		infoW.Close()
 	}
 	if err != nil {
 		blockW.Close()
+		if readEnd != nil {
+			readEnd.Close()
+		}
 		return nil, nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	g := &Process{cmd: cmd, leader: cmd.Process.Pid, marker: marker, cg: cg, exited: make(chan struct{}), release: blockW,
+	g := &Process{cmd: cmd, leader: cmd.Process.Pid, marker: marker, cg: cg, exited: make(chan struct{}), release: blockW, readEnd: readEnd,
 		limits: Limits{MaxProcesses: l.MaxProcesses, MaxMemory: l.MaxMemory}}
 	go g.watch()
 	// end kills whatever started; the release pipe is closed unwritten.
@@ -293,13 +309,7 @@ func ownUserNS(pid int) bool {
 // while orch still looks for the suite's processes.
 func (g *Process) watch() {
 	defer close(g.exited)
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, g.leader, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, syscall.EINTR) {
-			return
-		}
-	}
+	waitExited(g.leader)
 }
 
 // reap collects the leader's exit status, once it exited, and finds out
@@ -312,21 +322,11 @@ func (g *Process) reap() {
 	_ = g.cmd.Wait()
 	g.state = g.cmd.ProcessState
 	g.reaped = true
-	g.neverStarted = g.releaseFailed || unread(g.release) > 0
+	g.neverStarted = g.releaseFailed || g.unread() > 0
 	g.release.Close()
-}
-
-// unread returns how many bytes wait in the pipe whose end f is.
-func unread(f *os.File) int {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0
+	if g.readEnd != nil {
+		g.readEnd.Close()
 	}
-	n := 0
-	_ = rc.Control(func(fd uintptr) {
-		n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) // FIONREAD
-	})
-	return n
 }
 
 func (g *Process) leaderExited() bool {

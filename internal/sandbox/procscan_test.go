@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"slices"
@@ -85,6 +87,60 @@ func FuzzEnvBlockHas(f *testing.F) {
 		}
 		if want := slices.Contains(entries, kv); got != want {
 			t.Fatalf("envBlockHas(%q, %q) = %v, the entries %q say %v", block, kv, got, entries, want)
+		}
+	})
+}
+
+// procArgs builds a KERN_PROCARGS2 answer.
+func procArgs(argc int32, exe string, pad int, strs ...string) []byte {
+	b := binary.NativeEndian.AppendUint32(nil, uint32(argc))
+	b = append(b, exe...)
+	b = append(b, make([]byte, 1+pad)...)
+	for _, s := range strs {
+		b = append(append(b, s...), 0)
+	}
+	return b
+}
+
+// TestProcArgsEnvHas: the marker is found in the environment of macOS's
+// kern.procargs2 answer, never in the executable's path or the
+// arguments, and a cut answer finds nothing.
+func TestProcArgsEnvHas(t *testing.T) {
+	const kv = "ORCH_SUITE_ab=go"
+	tests := []struct {
+		name string
+		data []byte
+		want bool
+	}{
+		{"in the environment", procArgs(2, "/bin/sh", 3, "sh", "-c", "PATH=/bin", kv, "executable_path=/bin/sh"), true},
+		{"last entry unterminated", append(procArgs(1, "/bin/sh", 0, "sh", "A=1"), kv...), true},
+		{"as an argument only", procArgs(2, "/bin/sh", 3, "sh", kv, "PATH=/bin"), false},
+		{"as the executable", procArgs(0, kv, 1, "PATH=/bin"), false},
+		{"a longer entry", procArgs(1, "/bin/sh", 1, "sh", kv+"x", "x"+kv), false},
+		{"no arguments", procArgs(0, "/bin/sh", 2, kv), true},
+		{"arguments cut", procArgs(5, "/bin/sh", 0, "sh", "-c"), false},
+		{"path cut", binary.NativeEndian.AppendUint32(nil, 1), false},
+		{"too short", []byte{1, 0}, false},
+		{"negative argc", procArgs(-1, "/bin/sh", 0, kv), true},
+	}
+	for _, tt := range tests {
+		if got := procArgsEnvHas(tt.data, kv); got != tt.want {
+			t.Errorf("%s: procArgsEnvHas = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// FuzzProcArgsEnvHas: whatever a process's kern.procargs2 holds, a marker
+// is found only as a whole NUL-separated entry after the count.
+func FuzzProcArgsEnvHas(f *testing.F) {
+	f.Add(procArgs(1, "/bin/sh", 2, "sh", "A=1", "ORCH_SUITE_ab=go"), "ORCH_SUITE_ab=go")
+	f.Add(procArgs(3, "x", 0, "a"), "a")
+	f.Fuzz(func(t *testing.T, data []byte, kv string) {
+		if !procArgsEnvHas(data, kv) {
+			return
+		}
+		if len(data) < 4 || !bytes.Contains(append(append([]byte{0}, data[4:]...), 0), append(append([]byte{0}, kv...), 0)) {
+			t.Fatalf("procArgsEnvHas(%q, %q) found an entry that is not there", data, kv)
 		}
 	})
 }

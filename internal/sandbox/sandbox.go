@@ -22,9 +22,6 @@ import (
 // /tmp.
 const xdgCache = "/tmp/.cache"
 
-// installHint says what to do when the sandbox is unavailable.
-const installHint = `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) or opt out of the sandbox with sandbox = "none" under [test] in .orch/config.toml (or --sandbox none); an opt-out is recorded in the report as sandbox "none"`
-
 // isolationArgs are the bwrap options that isolate a suite, without the
 // binds of its directory, caches and home. Available probes exactly
 // these.
