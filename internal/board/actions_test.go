@@ -462,6 +462,10 @@ func TestRefusedFormKeepsInput(t *testing.T) {
 	if !strings.Contains(page, "<strong>Override</strong> was not carried out") || !strings.Contains(page, `<option value="codegen" selected>`) {
 		t.Errorf("the override's refusal does not name it or keep its target: %s", between(page, `id="form-override"`, "</form>"))
 	}
+	// The default target says where the forward edge goes.
+	if !strings.Contains(page, `<option value="">the forward edge (→ done)</option>`) {
+		t.Errorf("the override's default target does not name the phase: %s", between(page, `id="override-to"`, "</select>"))
+	}
 	// Another form's fields stay empty.
 	if strings.Contains(page, `id="accept-reasons" rows="3" required>the`) {
 		t.Error("the accept form kept the text of an earlier refusal")

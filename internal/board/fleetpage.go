@@ -53,6 +53,7 @@ type FleetPage struct {
 	CanRevert  bool
 	CanAct     bool
 	OverrideTo []lifecycle.Phase
+	Forward    lifecycle.Phase // where an override without --to goes ("" none)
 	RedoTo     []lifecycle.Phase
 	Targets    []string
 	Job        *Job
@@ -145,6 +146,9 @@ func (s *Server) fleetPage(ctx context.Context, id string) *FleetPage {
 	pg.CanAccept = v.Phase == lifecycle.Accept && !running
 	pg.CanRevert = v.Phase == lifecycle.Revert && !running
 	pg.OverrideTo, pg.RedoTo = gateTargets(s.orch.Table, v.Phase)
+	if e, ok := s.orch.Table.Forward(v.Phase); ok {
+		pg.Forward = e.To
+	}
 	return pg
 }
 

@@ -279,6 +279,7 @@ type TaskPage struct {
 	RevertDone bool   // the revert form re-opens the done task first
 	Work       string // the phase worker's command ("" when none)
 	OverrideTo []lifecycle.Phase
+	Forward    lifecycle.Phase // where an override without --to goes ("" none)
 	RedoTo     []lifecycle.Phase
 	Targets    []string // changes_requested targets
 	Job        *Job     // the task's last job started from this board
@@ -465,6 +466,9 @@ func (s *Server) taskPage(ctx context.Context, id string) (*TaskPage, error) {
 		pg.Work = w.Command()
 	}
 	pg.OverrideTo, pg.RedoTo = gateTargets(s.orch.Table, phase)
+	if e, ok := s.orch.Table.Forward(phase); ok {
+		pg.Forward = e.To
+	}
 	pg.Targets = []string{"codegen", "review", "planning"}
 	return pg, nil
 }
