@@ -419,6 +419,11 @@ func TestRevertDone(t *testing.T) {
 	if strings.Contains(page, `id="form-revert"`) {
 		t.Error("a reverted task still offers a revert")
 	}
+	// Its card on the board says reverted, not done alone.
+	_, board := get(t, s, srv, "/")
+	if c := between(board, `data-task="d"`, "</a>"); !strings.Contains(c, "done: reverted") {
+		t.Errorf("the reverted task's card: %s", c)
+	}
 	// Its head says it was reverted, and the command in what it waits for
 	// is code, not backticks.
 	head := between(page, `<div class="taskhead">`, "</div>")

@@ -49,6 +49,9 @@ type Card struct {
 	Human   bool   // the next step is a person's (an answer, a decision)
 	Err     string // the task could not be read
 	Fleet   bool   // the fleet's task (docs/board.md, "The board and the fleet")
+	// Reverted marks a done task whose change a revert undid: done
+	// alone read the same as an accepted one.
+	Reverted bool
 }
 
 // boardColumns reads every task into the phase columns, in lifecycle
@@ -180,6 +183,12 @@ func (s *Server) cardAt(sum task.Summary, since int64, stamped bool) Card {
 	step := nextstep.For(v, nextstep.OpenQuestionOf(plan, v.Phase))
 	c.Waits, c.Human = nextstep.Waits(step, v) // the words orch list uses
 	c.Why = step.Why
+	if v.Phase == lifecycle.Done {
+		// One small file, only for done tasks (revert/record.json).
+		if r := artifact.LoadRevertRecord(t.Dir); r.OK() && r.Value.Status == artifact.RevertReverted {
+			c.Reverted, c.Waits = true, "done: reverted"
+		}
+	}
 	if a, ok := v.Actors[v.Phase]; ok && a.Status == lifecycle.StatusRunning {
 		_, c.Running = a.LivePID()
 	}
