@@ -194,6 +194,14 @@ func TestDetect(t *testing.T) {
 			note:  "pyproject.toml [tool.tox] commands runs python -m unittest",
 		},
 		{
+			// A pyproject.toml that is not TOML: its tox part is not
+			// read, the note says why, and the next source decides.
+			name:  "pyproject.toml that is not TOML",
+			files: map[string]string{"pyproject.toml": "[tool.tox\n", "Makefile": "test:\n\tpython -m unittest\n"},
+			want:  []string{"unittest test unittest: python3 -m unittest"},
+			note:  "pyproject.toml is not valid TOML",
+		},
+		{
 			// cibuildwheel's {project} is the top folder; a value that
 			// cannot be made is dropped with its option.
 			name:  "CI workflow's unittest start folder is a substitution",
