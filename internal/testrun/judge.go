@@ -171,7 +171,9 @@ var ansiEscape = lazyre.New(`\x1b\[[0-9;?]*[A-Za-z]`)
 // keyLine picks the line of a tool's output that says why it stopped: the
 // first that reports an error with some text (Maven's "[ERROR] Could not
 // ...", cargo's "error: failed to ..."), else the last line; colour codes
-// removed, orch's own lines skipped.
+// removed, orch's own lines skipped, and so are warnings that mention an
+// error (cargo's "warning: spurious network error (3 tries remaining)"
+// before its "error: failed to get `x` as a dependency").
 func keyLine(tail string) string {
 	var last string
 	for _, l := range strings.Split(ansiEscape.ReplaceAllString(tail, ""), "\n") {
@@ -185,6 +187,9 @@ func keyLine(tail string) string {
 			text = strings.TrimSpace(strings.TrimPrefix(text, p))
 		}
 		lower := strings.ToLower(l)
+		if strings.HasPrefix(lower, "warning") || strings.HasPrefix(lower, "npm warn") || strings.HasPrefix(lower, "[warning]") {
+			continue
+		}
 		if (strings.Contains(lower, "error") || strings.Contains(lower, "fatal")) && len(text) > 12 &&
 			!strings.HasSuffix(text, ":") && !strings.HasPrefix(text, "To see the full stack trace") {
 			return text

@@ -109,6 +109,18 @@ func TestRunRunnerErrorsAreNotTestFailures(t *testing.T) {
 			msg:    "cargo exited with status 101 before building or running any test (error: failed to get `serde` as a dependency of package `x`)",
 		},
 		{
+			// rust-lang/rustc-demangle: its optional dependency cannot be
+			// resolved offline; cargo warns of a "spurious network
+			// error" three times first, and that warning was quoted.
+			name: "cargo's network warnings before its error",
+			suite: Suite{Name: "cargo", Kind: KindTest, Format: FormatLibtest, Command: []string{"sh", "-c", "printf '%s\\n' " +
+				"'    Updating crates.io index' " +
+				"'warning: spurious network error (3 tries remaining): [6] Could not resolve hostname (Could not resolve host: index.crates.io)' " +
+				"'error: failed to get `rustc-std-workspace-core` as a dependency of package `rustc-demangle v0.1.27 (/w)`' '' 'Caused by:' '  download of config.json failed' >&2; exit 101"}},
+			status: artifact.TestError,
+			msg:    "cargo exited with status 101 before building or running any test (error: failed to get `rustc-std-workspace-core` as a dependency of package `rustc-demangle v0.1.27 (/w)`)",
+		},
+		{
 			name:   "go test without a module",
 			suite:  Suite{Name: "go", Kind: KindTest, Format: FormatGoJSON, Command: []string{"sh", "-c", "echo 'go: cannot find main module' >&2; exit 1"}},
 			status: artifact.TestError,
