@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -412,6 +413,14 @@ func (s *Server) handleAccept(w http.ResponseWriter, r *http.Request) {
 	if err := landing.CheckExpected(s.orch, id, opt.Expect); err != nil {
 		s.failed(w, r, id, err)
 		return
+	}
+	// Tests that failed need the confirmation: refused here, the form
+	// given back, rather than by the job after the page was left.
+	if opt.Verdict == artifact.VerdictAccepted {
+		if err := landing.CheckComplete(filepath.Join(s.orch.Project.TasksDir(), id), opt.AllowIncomplete); err != nil {
+			s.failed(w, r, id, err)
+			return
+		}
 	}
 	s.startJob(w, r, id, "accept", func(ctx context.Context, j *Job, cfg config.Config) (string, error) {
 		opt.Test = s.testOptions(j)

@@ -535,3 +535,35 @@ func TestRunOutcome(t *testing.T) {
 		}
 	}
 }
+
+// Accepting a change whose tests failed without the confirmation is
+// refused before a job starts: the refusal names the form and gives the
+// reasons back (it came from the job, after the form was gone); with the
+// confirmation the change is accepted.
+func TestAcceptIncompleteRefusedOnTheForm(t *testing.T) {
+	f := NewFixture(t)
+	f.Task("i", "accept despite a failure")
+	f.ToTest("i", "Incomplete")
+	f.Write("i", "test/report.json", `{"status": "completed", "overall_pass": false, "summary": {"passed": 1, "failed": 1, "skipped": 0, "error": 0}, "suites": [{"id": "go", "kind": "test", "command": "go test ./...", "exit_code": 1, "overall_pass": false, "summary": {"passed": 1, "failed": 1, "skipped": 0, "error": 0}, "cases": [{"name": "TestHello", "status": "pass"}, {"name": "TestFlaky", "status": "fail", "message": "timing"}]}]}`)
+	f.Move("i", lifecycle.Accept)
+	s, srv := f.Board(Options{})
+	ts := &httptestServer{srv}
+	page := act(t, f, s, ts, "/task/i/accept", url.Values{"verdict": {"accepted"}, "reasons": {"TestFlaky is known to be flaky"}})
+	if s.jobs.last("i") != nil {
+		t.Fatal("a job started for a refused accept")
+	}
+	flash := between(page, `<div id="flash"`, "</div>")
+	if !strings.Contains(flash, "<strong>The accept decision</strong> was not carried out") || !strings.Contains(flash, "accepting anyway needs an explicit confirmation (--allow-incomplete)") || !strings.Contains(flash, "exit 3") {
+		t.Errorf("the refusal: %s", flash)
+	}
+	if !strings.Contains(page, `required>TestFlaky is known to be flaky</textarea>`) {
+		t.Errorf("the reasons are not given back: %s", between(page, `id="form-accept"`, "</form>"))
+	}
+	if _, err := os.Stat(filepath.Join(f.Dir("i"), "accept", "decision.json")); !os.IsNotExist(err) {
+		t.Errorf("a decision was written: %v", err)
+	}
+	act(t, f, s, ts, "/task/i/accept", url.Values{"verdict": {"accepted"}, "reasons": {"TestFlaky is known to be flaky"}, "allow_incomplete": {"yes"}})
+	if st := waitJob(t, s, "i"); st.Error != "" || f.Phase("i") != lifecycle.Done {
+		t.Fatalf("accept with the confirmation: %q %q, phase %s", st.Result, st.Error, f.Phase("i"))
+	}
+}

@@ -120,6 +120,18 @@ func refuseEscapedRun(taskDir string) error {
 	return nil
 }
 
+// CheckComplete refuses to accept the change of the task in dir when its
+// tests did not complete and pass, unless allowIncomplete confirms it
+// (--allow-incomplete). The accept worker checks it before anything
+// changes; the board checks it before it starts the worker, so that the
+// refusal comes back to the form.
+func CheckComplete(dir string, allowIncomplete bool) error {
+	if ev := GatherEvidence(dir); !ev.Complete && !allowIncomplete {
+		return exit.New(exit.ErrRefused, "the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)
+	}
+	return nil
+}
+
 // Acceptor is the accept phase's worker: it records the decision; on
 // accepted it commits exactly the change (built in a temporary index, the
 // branch moved by compare-and-swap, then only the touched paths of the
@@ -175,9 +187,8 @@ func (a *Acceptor) Check(ctx context.Context, in work.Input) error {
 	if err := refuseEscapedRun(in.Dir); err != nil {
 		return err
 	}
-	ev := GatherEvidence(in.Dir)
-	if !ev.Complete && !opt.AllowIncomplete {
-		return exit.New(exit.ErrRefused, "the tests %s: accepting anyway needs an explicit confirmation (--allow-incomplete), which the decision records", ev.Tests)
+	if err := CheckComplete(in.Dir, opt.AllowIncomplete); err != nil {
+		return err
 	}
 	repo, err := openRepo(ctx, in.Root)
 	if err != nil {
