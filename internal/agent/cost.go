@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/orchdev/orch/internal/event"
@@ -57,46 +56,74 @@ type CostSummary struct {
 // SumCosts sums model calls (task.ModelCalls reads them from a
 // transcript), per phase; a call with no phase counts as "unknown".
 func SumCosts(calls []event.ModelCall) CostSummary {
-	by := map[string]*CostLine{}
+	var s CostSum
 	for _, c := range calls {
-		phase := string(c.Phase)
-		if phase == "" {
-			phase = "unknown"
-		}
-		var l CostLine
-		l.Calls = 1
-		switch {
-		case c.Cached:
-			l.CachedCalls = 1
-		default:
-			l.TokensIn = max(c.TokensIn, 0)
-			l.TokensOut = max(c.TokensOut, 0)
-			l.CachedTokensIn = max(c.CachedTokensIn, 0)
-			l.CacheWriteTokens = max(c.CacheWriteTokens, 0)
-			l.LatencyMS = max(c.LatencyMS, 0)
-			if c.CostUSD != nil && *c.CostUSD >= 0 {
-				l.CostUSD = *c.CostUSD
-			} else if c.Error == "" {
-				l.UnpricedCalls = 1
-			}
-		}
-		if c.Error != "" {
-			l.FailedCalls = 1
-		}
-		if by[phase] == nil {
-			by[phase] = &CostLine{}
-		}
-		by[phase].Add(l)
+		s.Add(c)
 	}
+	return s.Summary()
+}
+
+// CostSum sums model calls one at a time, in the order SumCosts sums
+// them, so that a reader of a growing transcript adds only the calls
+// appended and gets the same summary (the board's cards). Its zero value
+// sums none; a copy shares the sums of the original.
+type CostSum struct {
+	by map[string]*CostLine
+}
+
+// Add sums call c.
+func (s *CostSum) Add(c event.ModelCall) {
+	phase := string(c.Phase)
+	if phase == "" {
+		phase = "unknown"
+	}
+	var l CostLine
+	l.Calls = 1
+	switch {
+	case c.Cached:
+		l.CachedCalls = 1
+	default:
+		l.TokensIn = max(c.TokensIn, 0)
+		l.TokensOut = max(c.TokensOut, 0)
+		l.CachedTokensIn = max(c.CachedTokensIn, 0)
+		l.CacheWriteTokens = max(c.CacheWriteTokens, 0)
+		l.LatencyMS = max(c.LatencyMS, 0)
+		if c.CostUSD != nil && *c.CostUSD >= 0 {
+			l.CostUSD = *c.CostUSD
+		} else if c.Error == "" {
+			l.UnpricedCalls = 1
+		}
+	}
+	if c.Error != "" {
+		l.FailedCalls = 1
+	}
+	if s.by == nil {
+		s.by = map[string]*CostLine{}
+	}
+	if s.by[phase] == nil {
+		s.by[phase] = &CostLine{}
+	}
+	s.by[phase].Add(l)
+}
+
+// Summary is the sum of the calls added: per phase in lifecycle order,
+// then unknown phases by name, and in total.
+func (s CostSum) Summary() CostSummary {
 	sum := CostSummary{Phases: []PhaseCost{}}
 	for _, p := range lifecycle.Phases() {
-		if l := by[string(p)]; l != nil {
+		if l := s.by[string(p)]; l != nil {
 			sum.Phases = append(sum.Phases, PhaseCost{Phase: string(p), CostLine: *l})
-			delete(by, string(p))
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(by)) {
-		sum.Phases = append(sum.Phases, PhaseCost{Phase: p, CostLine: *by[p]})
+	var other []string
+	for p := range s.by {
+		if !lifecycle.Phase(p).Valid() {
+			other = append(other, p)
+		}
+	}
+	slices.Sort(other)
+	for _, p := range other {
+		sum.Phases = append(sum.Phases, PhaseCost{Phase: p, CostLine: *s.by[p]})
 	}
 	for _, p := range sum.Phases {
 		sum.Total.Add(p.CostLine)

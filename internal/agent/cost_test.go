@@ -73,6 +73,16 @@ func TestSumCosts(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := SumCosts(task.ModelCalls(tc.events))
+			// Summed one call at a time, with a summary taken between
+			// them (the board's cards): the same, to the last bit.
+			var one CostSum
+			for _, c := range task.ModelCalls(tc.events) {
+				one.Summary()
+				one.Add(c)
+			}
+			if sum := one.Summary(); !reflect.DeepEqual(sum, got) {
+				t.Errorf("summed one at a time\n got %+v\nwant %+v", sum, got)
+			}
 			// The engine's sum of the spend (work.SpentBy, which budgets
 			// start from) agrees with the cost summary.
 			spent := work.SpentBy(task.ModelCalls(tc.events))

@@ -182,10 +182,8 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		case "moves":
 			err = json.Unmarshal(raw, &ev.Moves)
 		default:
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.UseNumber()
 			var v any
-			if err = dec.Decode(&v); err == nil {
+			if v, err = decodeValue(raw); err == nil {
 				if ev.Data == nil {
 					ev.Data = make(map[string]any)
 				}
@@ -198,4 +196,35 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	}
 	*e = ev
 	return nil
+}
+
+// decodeValue decodes one JSON value of an event's kind-specific fields
+// as a decoder with UseNumber does: numbers as json.Number. raw is a
+// value a decoding of the line already checked; scalars, the fields of
+// most events, are converted without a decoder of their own.
+func decodeValue(raw json.RawMessage) (any, error) {
+	switch kind := jsonKind(raw); {
+	case len(raw) == 0 || len(bytes.TrimSpace(raw)) != len(raw):
+	case kind == "number":
+		if !json.Valid(raw) {
+			break
+		}
+		return json.Number(raw), nil
+	case kind == "string":
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s, nil
+		}
+	case string(raw) == "true":
+		return true, nil
+	case string(raw) == "false":
+		return false, nil
+	case string(raw) == "null":
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
 }

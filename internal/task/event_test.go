@@ -1,6 +1,7 @@
 package task
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -98,6 +99,24 @@ func FuzzEvent(f *testing.F) {
 		}
 		if strings.Contains(string(line), "\n") {
 			t.Fatalf("line contains a newline: %q", line)
+		}
+	})
+}
+
+// FuzzDecodeValue: an event's field decodes to what a decoder with
+// UseNumber gives, whatever the bytes.
+func FuzzDecodeValue(f *testing.F) {
+	for _, s := range []string{`12`, `-0.5e3`, `"a\u00e9\n"`, `true`, `false`, `null`, `{"a":[1,"b"]}`, `[]`, ` 1`, `1 2`, `"a" "b"`, `"\ud800"`, "\"\xff\"", `-`, `01`, ``, `tru`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, gerr := decodeValue(raw)
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var want any
+		werr := dec.Decode(&want)
+		if (gerr == nil) != (werr == nil) || gerr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeValue(%q) = %#v, %v; a decoder gives %#v, %v", raw, got, gerr, want, werr)
 		}
 	})
 }

@@ -45,6 +45,14 @@ func (t *Task) openLog() (file, error) {
 	return f, nil
 }
 
+// OpenTranscript opens the task's transcript read only, as its readers
+// do: only a regular file (a symbolic link only when it stays inside the
+// task folder), never waiting on a named pipe put there. A missing one's
+// error is fs.ErrNotExist.
+func (t *Task) OpenTranscript() (*os.File, error) {
+	return openRegular(filepath.Join(t.Dir, TranscriptFile))
+}
+
 // readTail reads the transcript from its end until it has found want
 // state-carrying events (or reached the start).
 func (t *Task) readTail(f file, want int) (logTail, error) {
