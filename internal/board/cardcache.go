@@ -35,13 +35,16 @@ func holds(was, now fileid.ID, since int64) bool {
 
 // lstatID is the identity of path as an lstat gives it; a file that does
 // not exist has the zero identity. ok is false when it cannot be had (and
-// always off Linux): then nothing is taken from the cards' cache.
+// always off Linux), and for a file that is not a regular one (a
+// symbolic link): then nothing is taken from the cards' cache.
 func lstatID(path string) (id fileid.ID, ok bool) {
 	id, err := fileid.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileid.ID{}, true
 	}
-	return id, err == nil
+	// A symbolic link's identity does not change with what it points
+	// to: nothing read through one is kept.
+	return id, err == nil && id.IsRegular()
 }
 
 // fsClock reads the file system's clock: the mtime the file system gives
@@ -100,10 +103,16 @@ type cardStates struct {
 	// lstat is lstatID (tests give the identity a coarse file system
 	// would).
 	lstat func(path string) (fileid.ID, bool)
+	// parsed is state.json as ReadState read it, by task id, with its
+	// identity and the file system's time at which the reading began: a
+	// change of the transcript alone does not read state.json again.
+	parsed map[string]*parsedState
 	// Hits and misses count the states taken from the cache and read
 	// again (for tests and benchmarks); diskHits, those of the hits taken
-	// from the cards' cache file.
-	hits, misses, diskHits int
+	// from the cards' cache file; folds, those of the misses decided from
+	// the transcript's lines as the card read them (task.StateFold)
+	// instead of CommittedState; stateReads, the readings of state.json.
+	hits, misses, diskHits, folds, stateReads int
 
 	// path is the cards' cache file (cardfile.go; "" keeps none). disk
 	// holds its entries, loaded with the first card read; remember
@@ -171,7 +180,8 @@ func (cs *cardStates) save() {
 
 // cardState is a committed state as CommittedState returned it, with the
 // identities of state.json and the transcript taken before reading them
-// and the file system's time at which the reading began.
+// and the file system's time at which the reading began. st is shared
+// (with the cards' cache file's entries): not to be changed.
 type cardState struct {
 	state, log fileid.ID
 	since      int64
@@ -186,10 +196,23 @@ func (e *cardState) trusted(state, log fileid.ID) bool {
 	return holds(e.state, state, e.since) && holds(e.log, log, e.since)
 }
 
+// parsedState is state.json as ReadState read it (st, or err), with its
+// identity before it was read and the file system's time then. st is
+// shared: not to be changed.
+type parsedState struct {
+	id    fileid.ID
+	since int64
+	st    task.State
+	err   error
+}
+
 // committed is a task's committed state as the card reads it, and the
 // transcript's identity before it was read.
 type committed struct {
-	st      task.State
+	st task.State
+	// shared is st as the cards' cache keeps it (st is a copy): not to
+	// be changed.
+	shared  task.State
 	pending *task.Pending
 	err     error
 	// state is state.json's identity and read the file system's time at
@@ -203,13 +226,19 @@ type committed struct {
 	log   fileid.ID
 	since int64
 	logOK bool
+	// tail is the transcript's reading the state was decided from, when
+	// it was read for it (tailErr: the reading failed).
+	tail    *tailRead
+	tailErr error
 }
 
 // committed is t.CommittedState(), taken from the cache when state.json
 // and the transcript did not change since it was read; since is the file
 // system's time now (stamped false: none could be had, nothing is
-// cached).
-func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committed {
+// cached). Otherwise the transcript's tail is read through costs and the
+// state decided from its lines (task.StateFold) and state.json, itself
+// taken from the cache while it did not change.
+func (cs *cardStates) committed(t *task.Task, since int64, stamped bool, costs *costTails) committed {
 	lstat := cs.lstat
 	if lstat == nil {
 		lstat = lstatID
@@ -229,7 +258,7 @@ func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committ
 				if cs.m == nil {
 					cs.m = map[string]*cardState{}
 				}
-				e = &cardState{state: d.State, log: d.Log, since: d.Since, st: d.St.Clone(), pending: d.Pending}
+				e = &cardState{state: d.State, log: d.Log, since: d.Since, st: d.St, pending: d.Pending}
 				cs.m[t.ID], hit = e, true
 				cs.diskHits++
 			} else {
@@ -241,10 +270,10 @@ func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committ
 		}
 		cs.mu.Unlock()
 		if hit {
-			return committed{st: e.st.Clone(), pending: e.pending, err: e.err, log: logID, since: since, logOK: true, state: stateID, read: e.since, disk: d}
+			return committed{st: e.st.Clone(), shared: e.st, pending: e.pending, err: e.err, log: logID, since: since, logOK: true, state: stateID, read: e.since, disk: d}
 		}
 	}
-	st, pending, err := t.CommittedState()
+	cm := cs.decide(t, committed{log: logID, since: since, logOK: ok, state: stateID, read: since}, stamped && okS, costs)
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if cs.m == nil {
@@ -252,9 +281,61 @@ func (cs *cardStates) committed(t *task.Task, since int64, stamped bool) committ
 	}
 	cs.misses++
 	if ok {
-		cs.m[t.ID] = &cardState{state: stateID, log: logID, since: since, st: st.Clone(), pending: pending, err: err}
+		cs.m[t.ID] = &cardState{state: stateID, log: logID, since: since, st: cm.st, pending: cm.pending, err: cm.err}
 	} else {
 		delete(cs.m, t.ID)
 	}
-	return committed{st: st, pending: pending, err: err, log: logID, since: since, logOK: ok, state: stateID, read: since}
+	cm.shared, cm.st = cm.st, cm.st.Clone()
+	return cm
+}
+
+// decide is CommittedState from the transcript's lines as costs read
+// them and state.json, read again only when its identity (cm.state;
+// keep: it can be kept) changed. When the lines read are not all folded
+// (an entry taken from the cards' cache file, or one whose bytes were
+// too many to check), it is CommittedState itself. The state may be the
+// cache's: not to be changed.
+func (cs *cardStates) decide(t *task.Task, cm committed, keep bool, costs *costTails) committed {
+	tr, terr := costs.read(t, cm, true)
+	cm.tail, cm.tailErr = &tr, terr
+	if terr != nil || !tr.folded {
+		cm.st, cm.pending, cm.err = t.CommittedState()
+		return cm
+	}
+	cur, err := cs.stateJSON(t, cm.state, cm.since, keep)
+	if err != nil {
+		cm.err = err
+		return cm
+	}
+	cm.st, cm.pending, cm.err = tr.fold.Committed(t.ID, cur)
+	cs.mu.Lock()
+	cs.folds++
+	cs.mu.Unlock()
+	return cm
+}
+
+// stateJSON is t.ReadState(), taken from the cache when state.json's
+// identity is id, the one it was read with, and it was older than the
+// reading; since is the file system's time before id was taken (keep
+// false: nothing is kept). The state is the cache's: not to be changed.
+func (cs *cardStates) stateJSON(t *task.Task, id fileid.ID, since int64, keep bool) (task.State, error) {
+	cs.mu.Lock()
+	if p := cs.parsed[t.ID]; keep && p != nil && holds(p.id, id, p.since) {
+		cs.mu.Unlock()
+		return p.st, p.err
+	}
+	cs.stateReads++
+	cs.mu.Unlock()
+	st, err := t.ReadState()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.parsed == nil {
+		cs.parsed = map[string]*parsedState{}
+	}
+	if keep {
+		cs.parsed[t.ID] = &parsedState{id: id, since: since, st: st, err: err}
+	} else {
+		delete(cs.parsed, t.ID)
+	}
+	return st, err
 }

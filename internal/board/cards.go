@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/orchdev/orch/internal/agent"
@@ -19,15 +18,24 @@ import (
 	"github.com/orchdev/orch/internal/task"
 )
 
-// costTails keeps, per task, the model calls read from its transcript so
+// costTails keeps, per task, what the card read of its transcript so
 // far and where that reading stopped: the transcript is append-only, so a
 // refresh of the board reads only its tail (docs/board.md, "Cards"). A
 // transcript that is not the one read before (another file, shorter, or
-// whose last line read is not where it was) is read again whole.
+// whose bytes the reading depends on are not the ones it read) is read
+// again whole.
 type costTails struct {
 	mu sync.Mutex
 	m  map[string]*costTail
+	// buf is where the bytes a reading depends on are read back to be
+	// compared (costTail.continues).
+	buf []byte
 }
+
+// maxRegion bounds the bytes of a transcript a tail entry keeps to check
+// them: the lines its committed state depends on (task.StateFold's
+// Start) to the end of the last one read.
+const maxRegion = 256 << 10
 
 type costTail struct {
 	// id is the transcript's identity before it was read and since the
@@ -42,7 +50,8 @@ type costTail struct {
 	file   os.FileInfo
 	offset int64  // bytes read, up to the end of the last complete line
 	last   []byte // that line, with its '\n'
-	calls  []event.ModelCall
+	// costs sums the model calls read (agent.SumCosts, one at a time).
+	costs agent.CostSum
 	// entered is the last event that entered a phase (creation,
 	// transition, override, redo): the phase and since when.
 	entered Span
@@ -53,53 +62,66 @@ type costTail struct {
 	lines   int
 	gates   []lifecycle.GateEvent
 	gateErr error
+	// fold is what the committed state is decided from (folded false:
+	// the entry was not read from the file's start, as one taken from
+	// the cards' cache file). region holds the transcript's bytes from
+	// regionAt (the '\n' before the fold's Start) to offset, the bytes
+	// the fold depends on; regionOK is false when there were more than
+	// maxRegion of them: then only the last line is checked before
+	// reading on, and the committed state is read again
+	// (task.Task.CommittedState).
+	fold     task.StateFold
+	folded   bool
+	region   []byte
+	regionAt int64
+	regionOK bool
 }
 
 // tailRead is what a card takes of its transcript: the model calls' sum,
 // the phase entered last, the gate events, and the file system's time at
-// which the reading of them began (0 when it cannot be kept).
+// which the reading of them began (0 when it cannot be kept); folded
+// says whether fold, a copy of the entry's, holds every line read.
 type tailRead struct {
 	sum     agent.CostSummary
 	entered Span
 	gates   []lifecycle.GateEvent
 	gateErr error
 	since   int64
+	fold    task.StateFold
+	folded  bool
 }
 
 // of returns the cost summary of task t's model calls and the phase it
 // last entered, with when (phaseSpans' last span).
 func (ct *costTails) of(t *task.Task) (agent.CostSummary, Span, error) {
-	return ct.ofCached(t, committed{})
-}
-
-// ofCached is of, answered without reading the transcript when its
-// identity (cm.log, taken before cm.since) is the one read last time and
-// the transcript is older than that reading.
-func (ct *costTails) ofCached(t *task.Task, cm committed) (agent.CostSummary, Span, error) {
-	r, err := ct.read(t, cm)
+	r, err := ct.read(t, committed{}, false)
 	return r.sum, r.entered, err
 }
 
-// read is ofCached with the gate events and the time the reading began.
-// What the cards' cache file gave the committed state with (cm.disk) is
-// taken as well.
-func (ct *costTails) read(t *task.Task, cm committed) (tailRead, error) {
+// read reads task t's transcript's tail, or takes it from the entry kept
+// when its identity (cm.log, taken before cm.since) is the one read last
+// time and the transcript is older than that reading. What the cards'
+// cache file gave the committed state with (cm.disk) is taken as well,
+// unless fold is set: then the lines are read, so that the committed
+// state can be decided from them (tailRead.folded, unless the bytes it
+// depends on were too many to keep).
+func (ct *costTails) read(t *task.Task, cm committed, fold bool) (tailRead, error) {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	if ct.m == nil {
 		ct.m = map[string]*costTail{}
 	}
-	if prev := ct.m[t.ID]; prev != nil && prev.idOK && cm.logOK && holds(prev.id, cm.log, prev.since) {
+	prev := ct.m[t.ID]
+	if prev != nil && prev.idOK && cm.logOK && holds(prev.id, cm.log, prev.since) && (prev.folded || !fold) {
 		return prev.result(prev.since), nil
 	}
-	if d := cm.disk; d != nil && cm.logOK && holds(d.Log, cm.log, d.Since) {
+	if d := cm.disk; d != nil && !fold && cm.logOK && holds(d.Log, cm.log, d.Since) {
 		// Kept without the file's place: a change reads it whole again.
 		c := &costTail{id: d.Log, since: d.Since, idOK: true, sum: d.Cost, entered: d.Entered, gates: d.Gates}
 		ct.m[t.ID] = c
 		return c.result(d.Since), nil
 	}
-	p := filepath.Join(t.Dir, task.TranscriptFile)
-	f, err := os.Open(p)
+	f, err := t.OpenTranscript()
 	if err != nil {
 		delete(ct.m, t.ID)
 		return tailRead{}, err
@@ -110,9 +132,8 @@ func (ct *costTails) read(t *task.Task, cm committed) (tailRead, error) {
 		delete(ct.m, t.ID)
 		return tailRead{}, errors.Join(err, exit.New(exit.ErrInvalid, "%s is not a regular file", task.TranscriptFile))
 	}
-	prev := ct.m[t.ID]
-	if prev == nil || !prev.continues(f, fi) {
-		prev = &costTail{}
+	if prev == nil || !prev.continues(f, fi, &ct.buf) {
+		prev = &costTail{regionOK: true, folded: true}
 	}
 	next, err := prev.read(f, fi.Size())
 	if err != nil {
@@ -121,7 +142,7 @@ func (ct *costTails) read(t *task.Task, cm committed) (tailRead, error) {
 	}
 	next.file = fi
 	next.id, next.since, next.idOK = cm.log, cm.since, cm.logOK
-	next.sum = agent.SumCosts(next.calls)
+	next.sum = next.costs.Summary()
 	ct.m[t.ID] = next
 	if !cm.logOK {
 		return next.result(0), nil
@@ -130,28 +151,41 @@ func (ct *costTails) read(t *task.Task, cm committed) (tailRead, error) {
 }
 
 func (c *costTail) result(since int64) tailRead {
-	return tailRead{sum: c.sum, entered: c.entered, gates: c.gates, gateErr: c.gateErr, since: since}
+	r := tailRead{sum: c.sum, entered: c.entered, gates: c.gates, gateErr: c.gateErr, since: since}
+	if c.folded && c.regionOK {
+		r.fold, r.folded = c.fold, true
+	}
+	return r
 }
 
-// continues reports whether f is the file read before, grown or not, with
-// the last line read still where it was.
-func (c *costTail) continues(f *os.File, fi os.FileInfo) bool {
+// continues reports whether f is the file read before, grown or not,
+// with the bytes the reading depends on unchanged: the region the
+// committed state was decided from when it was kept, else the last line
+// read.
+func (c *costTail) continues(f *os.File, fi os.FileInfo, buf *[]byte) bool {
 	if c.file == nil || !os.SameFile(c.file, fi) || fi.Size() < c.offset {
 		return false
 	}
-	if len(c.last) == 0 {
+	want, at := c.last, c.offset-int64(len(c.last))
+	if c.folded && c.regionOK {
+		want, at = c.region, c.regionAt
+	}
+	if len(want) == 0 {
 		return c.offset == 0
 	}
-	b := make([]byte, len(c.last))
-	_, err := f.ReadAt(b, c.offset-int64(len(c.last)))
-	return err == nil && bytes.Equal(b, c.last)
+	if cap(*buf) < len(want) {
+		*buf = make([]byte, len(want))
+	}
+	b := (*buf)[:len(want)]
+	_, err := f.ReadAt(b, at)
+	return err == nil && bytes.Equal(b, want)
 }
 
 // read reads the complete lines after c's offset of f (size bytes long
-// when it was opened) and returns c with them added.
+// when it was opened) and returns c with them added. c is not to be used
+// after: the two share their sums and the arrays they append to.
 func (c *costTail) read(f *os.File, size int64) (*costTail, error) {
-	out := &costTail{offset: c.offset, last: c.last, calls: c.calls[:len(c.calls):len(c.calls)], entered: c.entered,
-		lines: c.lines, gates: c.gates[:len(c.gates):len(c.gates)], gateErr: c.gateErr}
+	out := *c
 	if _, err := f.Seek(c.offset, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -161,38 +195,72 @@ func (c *costTail) read(f *os.File, size int64) (*costTail, error) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
-			out.offset += int64(len(line))
-			out.last = line
-			out.lines++
-			if out.gateErr == nil {
-				if e, ok, gerr := evidence.GateEventOf(line, out.lines); gerr != nil {
-					out.gateErr = gerr
-				} else if ok {
-					out.gates = append(out.gates, e)
-				}
-			}
-			switch {
-			case bytes.Contains(line, []byte(`"kind":"model_call"`)):
-				var ev task.Event
-				if err := json.Unmarshal(line, &ev); err == nil && ev.Kind == event.KindModelCall {
-					out.calls = append(out.calls, task.ModelCalls([]task.Event{ev})...)
-				}
-			case entersPhase(line):
-				var ev task.Event
-				if err := json.Unmarshal(line, &ev); err == nil {
-					if sp := phaseSpans([]task.Event{ev}); len(sp) == 1 {
-						out.entered = sp[0]
-					}
-				}
-			}
+			out.add(line)
 		}
 		if err == io.EOF {
-			return out, nil
+			return &out, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
+}
+
+// add folds one complete line (with its '\n') into c.
+func (c *costTail) add(line []byte) {
+	at := c.offset
+	c.offset += int64(len(line))
+	c.last = line
+	c.lines++
+	if c.gateErr == nil {
+		if e, ok, gerr := evidence.GateEventOf(line, c.lines); gerr != nil {
+			c.gateErr = gerr
+		} else if ok {
+			c.gates = append(c.gates, e)
+		}
+	}
+	text := line[:len(line)-1]
+	var ev task.Event
+	var err error
+	decoded := false
+	switch {
+	case bytes.Contains(line, []byte(`"kind":"model_call"`)):
+		err, decoded = json.Unmarshal(line, &ev), true
+		if err == nil && ev.Kind == event.KindModelCall {
+			for _, call := range task.ModelCalls([]task.Event{ev}) {
+				c.costs.Add(call)
+			}
+		}
+	case entersPhase(line):
+		err, decoded = json.Unmarshal(line, &ev), true
+		if err == nil {
+			if sp := phaseSpans([]task.Event{ev}); len(sp) == 1 {
+				c.entered = sp[0]
+			}
+		}
+	}
+	if !c.folded {
+		return
+	}
+	if decoded {
+		c.fold.AddDecoded(text, at, ev, err)
+	} else {
+		c.fold.Add(text, at)
+	}
+	if !c.regionOK {
+		return
+	}
+	// The bytes from the fold's Start (and the '\n' before it) on.
+	from := max(c.fold.Start()-1, 0)
+	if cut := from - c.regionAt; cut > 0 {
+		c.region = c.region[cut:]
+		c.regionAt = from
+	}
+	if int64(len(c.region))+int64(len(line)) > maxRegion {
+		c.region, c.regionOK = nil, false
+		return
+	}
+	c.region = append(c.region, line...)
 }
 
 // entersPhase reports whether a (compact JSON) transcript line may be an

@@ -116,7 +116,7 @@ func (s *Server) cardAt(sum task.Summary, since int64, stamped bool) Card {
 		c.Err = err.Error()
 		return c
 	}
-	cm := s.states.committed(t, since, stamped)
+	cm := s.states.committed(t, since, stamped, &s.costs)
 	st, pending, stErr := cm.st, cm.pending, cm.err
 	if sum.Phase == "" {
 		var disagree *task.DisagreeError
@@ -140,7 +140,13 @@ func (s *Server) cardAt(sum task.Summary, since int64, stamped bool) Card {
 		c.InPhase = ago(now.Sub(st.UpdatedAt))
 	}
 	// The transcript's tail: what was appended since the last refresh.
-	if tr, err := s.costs.read(t, cm); err == nil {
+	tr, err := cm.tail, cm.tailErr
+	if tr == nil {
+		var r tailRead
+		r, err = s.costs.read(t, cm, false)
+		tr = &r
+	}
+	if err == nil {
 		costs, entered := tr.sum, tr.entered
 		// The gates' records the decision folds: from the same reading.
 		obs.UseRecords(tr.gates, tr.gateErr)
@@ -148,7 +154,7 @@ func (s *Server) cardAt(sum task.Summary, since int64, stamped bool) Card {
 			// Both readings began by then: the entry is trusted only
 			// for files changed before the earlier one.
 			s.states.remember(t.ID, &diskCard{State: cm.state, Log: cm.log, Since: min(cm.read, tr.since),
-				St: st.Clone(), Pending: pending, Cost: costs, Entered: entered, Gates: tr.gates})
+				St: cm.shared, Pending: pending, Cost: costs, Entered: entered, Gates: tr.gates})
 		}
 		// In phase since it was entered, not since the last change.
 		if entered.Phase == c.Phase && !entered.Start.IsZero() {
