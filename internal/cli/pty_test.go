@@ -166,6 +166,27 @@ func TestPagerShowColours(t *testing.T) {
 			}
 		}
 	}
+	// The test report: laid out and coloured through the pager, the
+	// failing test by name with its output.
+	writeFile(t, filepath.Join(taskDir, "test", "report.json"), failedReport)
+	if screen, code := inPTY(t, dir, env, "show", "test"); code != 0 || !strings.Contains(screen, "fake pager showed") {
+		t.Fatalf("orch show test: exit %d\n%s", code, screen)
+	}
+	if in := readRec(t, rec, "in"); !strings.Contains(in, "\x1b[31mtests failed\x1b[0m") || !strings.Contains(in, "example.com/calc TestAdd") || !strings.Contains(in, "calc_test.go:6: Add(1, 2) = -1, want 3") {
+		t.Errorf("the test report is not laid out and coloured: %q", in)
+	}
+	if code, out := runOrch(t, dir, env, "show", "test"); code != 0 || out != failedReport {
+		t.Errorf("piped orch show test is not the file as written: %d %q", code, out)
+	}
+	// An invalid report: exit 4 naming the file and field, no pager.
+	writeFile(t, filepath.Join(taskDir, "test", "report.json"), `{"status":"done"}`)
+	os.Remove(filepath.Join(rec, "in"))
+	if screen, code := inPTY(t, dir, env, "show", "test"); code != 4 || !strings.Contains(screen, "test/report.json") || !strings.Contains(screen, "status") || !strings.Contains(screen, "the file as written: .orch/tasks/t1/test/report.json") {
+		t.Errorf("invalid test report: exit %d\n%s", code, screen)
+	}
+	if _, err := os.Stat(filepath.Join(rec, "in")); err == nil {
+		t.Errorf("the pager ran for an invalid test report")
+	}
 	// Piped: the file as written, no pager, no colour.
 	code, out := runOrch(t, dir, env, "show", "plan-review")
 	if code != 0 || !strings.Contains(out, "|---|---|") || strings.Contains(out, "\x1b") {

@@ -17,15 +17,19 @@ import (
 )
 
 // shown are the artifacts `orch show` prints, by name, in the order of the
-// lifecycle; diff is printed as a diff, the others as Markdown.
-var shown = []struct{ name, path, writer string }{
-	{"brief", artifact.BriefFile, "orch new"},
-	{"plan", artifact.PlanMarkdownFile, "orch plan"},
-	{"plan-review", artifact.PlanReviewMarkdownFile, "orch review plan"},
-	{"diff", artifact.DiffFile, "orch codegen"},
-	{"code-review", artifact.CodeReviewMarkdownFile, "orch review code"},
-	{"advice", artifact.AdviceMarkdownFile, "orch advise"},
-	{"summary", artifact.AcceptSummaryFile, "orch accept"},
+// lifecycle; diff is printed as a diff, the test reports laid out from
+// their JSON, the others as Markdown. when says when the writer writes it,
+// if not every time.
+var shown = []struct{ name, path, writer, when string }{
+	{"brief", artifact.BriefFile, "orch new", ""},
+	{"plan", artifact.PlanMarkdownFile, "orch plan", ""},
+	{"plan-review", artifact.PlanReviewMarkdownFile, "orch review plan", ""},
+	{"diff", artifact.DiffFile, "orch codegen", ""},
+	{"code-review", artifact.CodeReviewMarkdownFile, "orch review code", ""},
+	{"test", artifact.TestReportFile, "orch test", ""},
+	{"advice", artifact.AdviceMarkdownFile, "orch advise", ""},
+	{"summary", artifact.AcceptSummaryFile, "orch accept", ""},
+	{"regression", artifact.RegressionReportFile, "orch accept", " when HEAD had moved since the base (its regression check)"},
 }
 
 func shownNames() []string {
@@ -40,15 +44,20 @@ func newShowCmd(env *Env) *cobra.Command {
 	var id string
 	cmd := &cobra.Command{
 		Use:   "show " + strings.Join(shownNames(), "|"),
-		Short: "print a task's plan, reviews, diff, advice or accept summary, rendered for the terminal",
+		Short: "print a task's plan, reviews, diff, test report, advice or accept summary, rendered for the terminal",
 		Long: `Print one of the task's readable artifacts: Markdown (the plan, the reviews,
 the advice, the accept summary) laid out for the terminal — headings, lists,
-tables — and the diff coloured. In a terminal the output goes through the
+tables — the diff coloured, and the test report (test/report.json; with
+regression, accept's re-run after HEAD had moved) as what ran: the sandbox,
+each suite's command, exit status and counts, and each failing test by name
+with the end of its output. In a terminal the output goes through the
 pager (ORCH_PAGER, else PAGER, else less -FRX; --no-pager turns it off);
 piped, it is the file as written. Colours follow NO_COLOR and TERM=dumb.`,
 		Example: `  orch show plan
   orch show code-review --task 0007-add-retry
-  orch show plan | grep -i retry`,
+  orch show test
+  orch show plan | grep -i retry
+  orch show test | jq .summary`,
 		// Without an argument (or with a wrong one) the choices are the
 		// answer, in the syntax at hand (orch show plan, /show plan).
 		Args: func(_ *cobra.Command, args []string) error {
@@ -65,7 +74,7 @@ piped, it is the file as written. Colours follow NO_COLOR and TERM=dumb.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range shown {
 				if s.name == args[0] {
-					return env.showArtifact(cmd, id, s.path, s.writer)
+					return env.showArtifact(cmd, id, s.path, s.writer, s.when)
 				}
 			}
 			if near := clip.Nearest(args[0], shownNames()); near != "" {
@@ -90,7 +99,7 @@ base commit. In a terminal it is coloured and goes through the pager
   orch diff --no-pager | git apply --stat`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return env.showArtifact(cmd, id, artifact.DiffFile, "orch codegen")
+			return env.showArtifact(cmd, id, artifact.DiffFile, "orch codegen", "")
 		},
 	}
 	taskFlag(cmd, &id)
@@ -104,9 +113,10 @@ func (env *Env) style(out io.Writer) termtext.Style {
 	return termtext.Style{Terminal: term, Color: term && termtext.ColorAllowed(env.Getenv), Width: termWidth(out)}
 }
 
-// showArtifact prints the task's artifact at rel (a diff or Markdown),
-// through the pager in a terminal.
-func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer string) error {
+// showArtifact prints the task's artifact at rel (a diff, a test report or
+// Markdown), through the pager in a terminal. writer is the command that
+// writes it, and when says when it does if not every time.
+func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer, when string) error {
 	t, err := env.openTask(id)
 	if err != nil {
 		return err
@@ -120,11 +130,15 @@ func (env *Env) showArtifact(cmd *cobra.Command, id, rel, writer string) error {
 	// a named pipe or a device, and without blocking on one.
 	f, _, err := artifact.OpenRegular(t.Dir, rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("task %s has no %s yet: `%s` writes it", t.ID, rel, env.command(strings.TrimPrefix(writer, "orch "))), Err: err}
+		return &exit.Error{Kind: exit.ErrInvalid, Msg: fmt.Sprintf("task %s has no %s yet: `%s` writes it%s", t.ID, rel, env.command(strings.TrimPrefix(writer, "orch ")), when), Err: err}
 	} else if err != nil {
 		return exit.New(exit.ErrInvalid, "task %s: %w", t.ID, err)
 	}
 	f.Close()
+	switch rel {
+	case artifact.TestReportFile, artifact.RegressionReportFile:
+		return env.showTestReport(cmd, t.ID, path, rel, st)
+	}
 	out := env.paged(cmd)
 	if rel == artifact.DiffFile {
 		return termtext.ShowDiff(out, path, st)
@@ -138,4 +152,29 @@ func (env *Env) showHint(out io.Writer, name string) {
 	if !env.REPL {
 		fmt.Fprintf(out, "read it: orch show %s\n", name)
 	}
+}
+
+// showTestReport prints a test report: laid out in a terminal, the file as
+// written (sanitized, like every output) when piped. A report that is not
+// valid is an error in a terminal, before the pager starts; piped, it is
+// printed as it is, for a look at what is wrong.
+func (env *Env) showTestReport(cmd *cobra.Command, id, path, rel string, st termtext.Style) error {
+	data, truncated, err := termtext.ReadCapped(path, artifact.MaxJSONBytes)
+	if err != nil {
+		return exit.New(exit.ErrInvalid, "task %s: %w", id, err)
+	}
+	if !st.Terminal {
+		_, err := io.WriteString(env.paged(cmd), termtext.Sanitize(string(data)))
+		return err
+	}
+	if truncated {
+		return exit.New(exit.ErrInvalid, "task %s: %s is larger than %d bytes", id, rel, artifact.MaxJSONBytes)
+	}
+	file := ".orch/tasks/" + id + "/" + rel
+	var b strings.Builder
+	if err := renderTestReport(&b, rel, data, st, file); err != nil {
+		return exit.New(exit.ErrInvalid, "task %s: %w", id, err).WithHint("the file as written: %s", file)
+	}
+	_, err = io.WriteString(env.paged(cmd), b.String())
+	return err
 }

@@ -108,7 +108,7 @@ not apply, a command is missing) or no test ran. With --exit-code, like
 				if rep.OverallPass {
 					fmt.Fprintf(out, "tests passed: `%s` moves to accept\n", env.command("next"))
 				} else {
-					fmt.Fprintf(out, "tests failed: `%s` goes back to codegen\n", env.command("next"))
+					fmt.Fprintf(out, "tests failed: `%s` goes back to codegen; the failing tests and their output: `%s`\n", env.command("next"), env.command("show test"))
 				}
 			}
 			if exitCode && !rep.OverallPass {

@@ -62,6 +62,8 @@ func complete(head string, src sources) (word string, cands []string) {
 		pool = []string{"plan", "code"}
 	case prior[0] == "/redo" && len(prior) == 1 && !strings.HasPrefix(word, "-"):
 		pool = phaseNames()[:len(phaseNames())-1]
+	case prior[0] == "/show" && len(prior) == 1 && !strings.HasPrefix(word, "-"):
+		pool = ShowArtifacts
 	case prior[0] == "/task" && len(prior) == 1:
 		pool = []string{"new", "switch", "list"}
 	case prior[0] == "/task" && len(prior) == 2 && prior[1] == "switch":

@@ -1,5 +1,11 @@
 package repl
 
+import "strings"
+
+// ShowArtifacts are the names /show takes, as `orch show` lists them (a
+// test in internal/cli keeps the two equal).
+var ShowArtifacts = []string{"brief", "plan", "plan-review", "diff", "code-review", "test", "advice", "summary", "regression"}
+
 // helpText lists the commands.
 func helpText() string {
 	return `Commands act on the current task, like the orch commands of the same name;
@@ -17,7 +23,7 @@ their flags may follow (quote arguments like a shell):
   /redo [PHASE]               archive PHASE's artifacts and re-run it
   /status                     the phase, each transition and why it holds or not
   /diff                       show code/diff.patch (paged when long)
-  /show plan|plan-review|code-review|advice|summary|brief|diff
+  /show ` + strings.Join(ShowArtifacts, "|") + `
                               show an artifact, rendered (paged when long)
   /log [-v]                   the transcript (paged when long)
   /cost                       model calls and their cost

@@ -87,7 +87,7 @@ func TestPlainSessionShow(t *testing.T) {
 	input := strings.Join([]string{"add retry with backoff", "/show", "/show paln"}, "\n")
 	cli.RunREPL(context.Background(), cli.Env{Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errw, Dir: p.dir, Getenv: func(string) string { return "" }, Now: time.Now})
 	for _, want := range []string{
-		"orch: show: which artifact? one of brief, plan, plan-review, diff, code-review, advice, summary\nfor example `/show plan`\n",
+		"orch: show: which artifact? one of brief, plan, plan-review, diff, code-review, test, advice, summary, regression\nfor example `/show plan`\n",
 		"orch: show: unknown artifact \"paln\" (did you mean \"plan\"?): one of brief, plan,",
 	} {
 		if !strings.Contains(errw.String(), want) {
