@@ -326,6 +326,10 @@ func TestFleetBoardUnreachable(t *testing.T) {
 	if code != 200 || !strings.Contains(page, `id="fleet-error"`) || strings.Contains(page, `id="form-redo"`) {
 		t.Errorf("the fleet task's page without the fleet: %d", code)
 	}
+	// Its Actions say why there is none, rather than stand empty.
+	if !strings.Contains(between(page, `<section id="actions">`, "</section>"), `id="no-action"`) {
+		t.Errorf("the empty actions of a fleet task without the fleet say nothing: %s", between(page, `<section id="actions">`, "</section>"))
+	}
 	_, page = fleetPost(t, s, ts, "/task/f-sub/redo", 1, url.Values{"reason": {"x"}})
 	if !strings.Contains(page, "cannot reach the fleet&#39;s Temporal service") || !strings.Contains(page, "exit 1") {
 		t.Error("an action without the fleet is not refused with the link's message and exit code")
