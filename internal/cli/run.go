@@ -82,7 +82,7 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 					_ = enc.Encode(e)
 					return
 				}
-				printRunEvent(out, e)
+				printRunEvent(out, e, env.words)
 			}
 			stream := errw
 			test := testphase.Options{Sandbox: sandbox, Stream: stream, Env: env.environ()}
@@ -122,8 +122,9 @@ on, 4 invalid artifact or configuration, 5 busy, 6 stopped at a human gate,
 }
 
 // printRunEvent narrates one event; what a model or a file said is
-// sanitized (docs/terminal.md).
-func printRunEvent(w io.Writer, e autopilot.Event) {
+// sanitized (docs/terminal.md). words puts the commands a stop's message
+// names in the syntax at hand (`/answer ID TEXT` in the REPL).
+func printRunEvent(w io.Writer, e autopilot.Event, words func(string) string) {
 	switch e.Event {
 	case "work":
 		if e.Attempt > 0 {
@@ -134,6 +135,6 @@ func printRunEvent(w io.Writer, e autopilot.Event) {
 	case "next":
 		fmt.Fprintf(w, "→ %s → %s (%s)\n", e.From, e.To, termtext.Line(e.Reason))
 	case "stop":
-		fmt.Fprintf(w, "■ stopped in %s: %s\n", e.Phase, termtext.Sanitize(e.Message))
+		fmt.Fprintf(w, "■ stopped in %s: %s\n", e.Phase, termtext.Sanitize(words(e.Message)))
 	}
 }
