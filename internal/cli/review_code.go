@@ -65,7 +65,7 @@ stay invalid (no review is written).`,
 				}
 				verdict := "ok"
 				if !rec.OK {
-					verdict = fmt.Sprintf("changes needed (%d blocking issue(s))", blocking)
+					verdict = fmt.Sprintf("changes requested (%d blocking issue(s))", blocking)
 				}
 				fmt.Fprintf(out, "task %s: code review → %s\n", tid, verdict)
 				for _, v := range rec.Reviewers {

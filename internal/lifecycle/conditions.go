@@ -219,7 +219,7 @@ func planReviewBlocked(s Snapshot) Verdict {
 
 func planReviewNeedsChanges(s Snapshot) Verdict {
 	if s.PlanReview.OK() && !s.PlanReview.Value.OK {
-		return holds("plan review says ok: false (changes needed)")
+		return holds("plan review says ok: false (changes requested)")
 	}
 	// A plan that changed, broke or reopened a question since the review
 	// goes back to planning, whatever the review says.

@@ -52,9 +52,10 @@ const (
 	PlanApproved         Status = "approved"
 	PlanBlocked          Status = "blocked"
 	PlanChangesRequested Status = "changes_requested"
-	// ReviewOK, ReviewChangesNeeded: the code review's verdict.
-	ReviewOK            Status = "ok"
-	ReviewChangesNeeded Status = "changes_needed"
+	// ReviewOK, ReviewChangesRequested: the code review's verdict (in
+	// the plan review's words: changes requested).
+	ReviewOK               Status = "ok"
+	ReviewChangesRequested Status = "changes_requested"
 	// TestPassed, TestFailed: the suites ran (test/report.json completed);
 	// a run that could not start reports the report's own status (error).
 	TestPassed Status = "passed"

@@ -207,7 +207,7 @@ func (w CodeWorker) Work(ctx context.Context, in work.Input) (work.Result[CodeRe
 	if err != nil {
 		return res, err
 	}
-	status := lifecycle.ReviewChangesNeeded
+	status := lifecycle.ReviewChangesRequested
 	if rec.OK {
 		status = lifecycle.ReviewOK
 	}
@@ -353,7 +353,7 @@ func CodeMarkdown(rec CodeRecord) string {
 	if rec.OK {
 		b.WriteString("Verdict: **ok** — every reviewer accepts the change and no issue blocks it.\n\n")
 	} else {
-		b.WriteString("Verdict: **changes needed**.\n\n")
+		b.WriteString("Verdict: **changes requested**.\n\n")
 	}
 	b.WriteString("| reviewer | verdict | issues | blocking | summary |\n|---|---|---|---|---|\n")
 	for _, v := range rec.Reviewers {

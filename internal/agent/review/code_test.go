@@ -201,7 +201,7 @@ func TestReviewCodeConcurrentPersonas(t *testing.T) {
 		t.Fatalf("code-review.json %+v", cr)
 	}
 	md := f.Read("review/code-review.md")
-	if !strings.Contains(md, "changes needed") || !strings.Contains(md, "validate the input") || !strings.Contains(md, "`calc.go:4`") {
+	if !strings.Contains(md, "changes requested") || !strings.Contains(md, "validate the input") || !strings.Contains(md, "`calc.go:4`") {
 		t.Errorf("code-review.md:\n%s", md)
 	}
 	roles := map[string]bool{}
