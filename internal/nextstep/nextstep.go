@@ -137,7 +137,8 @@ func or(a, b string) string {
 
 // Waits says in a few words what a task whose status is v and step s
 // waits for — "waits for your answer to q1", "waits for your accept
-// decision", "running codegen (pid 42)", "ready to move to review" —
+// decision", "running codegen (pid 42)", "ready to move to review",
+// "test failures: back to codegen" —
 // and whether that is a person. The words name no command, so they read
 // the same in a shell, the REPL and on the board.
 func Waits(s Step, v orchestrator.StatusView) (words string, human bool) {
@@ -163,12 +164,35 @@ func Waits(s Step, v orchestrator.StatusView) (words string, human bool) {
 	case strings.HasPrefix(args, "next --from"):
 		return "an interrupted commit waits to be rolled forward", false
 	case args == "next" && v.Suggested != nil:
+		if back, ok := regression(v); ok {
+			return back, false
+		}
 		return "ready to move to " + string(*v.Suggested), false
 	}
 	if w, ok := workerWords[args]; ok {
 		return "waits for " + w, false
 	}
 	return s.Why, false
+}
+
+// regression says why a task leaves the forward path when the edge that
+// holds towards the suggested phase is not the forward one — "test
+// failures: back to codegen", "revert requested: on to revert" — so a
+// failed gate never reads like progress.
+func regression(v orchestrator.StatusView) (string, bool) {
+	for _, e := range v.Edges {
+		if e.Holds && e.To == *v.Suggested && !e.Forward && e.To != v.Phase {
+			way := "back to "
+			if e.To.Index() > v.Phase.Index() {
+				way = "on to " // accept's revert
+			}
+			if e.Label == "" {
+				return way + string(e.To), true
+			}
+			return e.Label + ": " + way + string(e.To), true
+		}
+	}
+	return "", false
 }
 
 // workerWords names the work a phase's command does.

@@ -60,3 +60,40 @@ func deadPID(t *testing.T) int {
 	}
 	return cmd.Process.Pid
 }
+
+// TestWaits: the words a card and orch list show; an edge back to an
+// earlier phase says why, never "ready to move".
+func TestWaits(t *testing.T) {
+	ph := func(p lifecycle.Phase) *lifecycle.Phase { return &p }
+	for _, tc := range []struct {
+		name  string
+		v     orchestrator.StatusView
+		open  string
+		want  string
+		human bool
+	}{
+		{"forward edge holds", orchestrator.StatusView{Phase: lifecycle.Review, Suggested: ph(lifecycle.Test), Edges: []orchestrator.EdgeView{
+			{To: lifecycle.Codegen, Label: "needs code changes"},
+			{To: lifecycle.Test, Label: "review passes", Holds: true, Forward: true}}}, "", "ready to move to test", false},
+		{"tests failed", orchestrator.StatusView{Phase: lifecycle.Test, Suggested: ph(lifecycle.Codegen), Edges: []orchestrator.EdgeView{
+			{To: lifecycle.Codegen, Label: "test failures", Holds: true},
+			{To: lifecycle.Accept, Label: "tests complete", Forward: true}}}, "", "test failures: back to codegen", false},
+		{"plan review asks for changes", orchestrator.StatusView{Phase: lifecycle.PlanReview, Suggested: ph(lifecycle.Planning), Edges: []orchestrator.EdgeView{
+			{To: lifecycle.Planning, Label: "review blocked"},
+			{To: lifecycle.Planning, Label: "review needs changes", Holds: true},
+			{To: lifecycle.Codegen, Label: "review ok", Forward: true}}}, "", "review needs changes: back to planning", false},
+		{"revert requested at the gate", orchestrator.StatusView{Phase: lifecycle.Accept, Suggested: ph(lifecycle.Revert), Edges: []orchestrator.EdgeView{
+			{To: lifecycle.Revert, Label: "revert requested", Holds: true},
+			{To: lifecycle.Done, Label: "accepted", Forward: true}}}, "", "revert requested: on to revert", false},
+		{"open question", orchestrator.StatusView{Phase: lifecycle.Planning}, "q1", "waits for your answer to q1", true},
+		{"accept gate", orchestrator.StatusView{Phase: lifecycle.Accept}, "", "waits for your accept decision", true},
+		{"done", orchestrator.StatusView{Phase: lifecycle.Done}, "", "done", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			words, human := Waits(For(tc.v, tc.open), tc.v)
+			if words != tc.want || human != tc.human {
+				t.Errorf("Waits = %q, %v; want %q, %v", words, human, tc.want, tc.human)
+			}
+		})
+	}
+}
