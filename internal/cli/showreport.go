@@ -133,7 +133,7 @@ func writeSuite(b *strings.Builder, s artifact.Suite, st termtext.Style, asWritt
 	fmt.Fprintf(b, "  command: %s\n", st.Paint(termtext.Line(s.Command), termtext.Cyan))
 	status := fmt.Sprintf("  exit %d · %s", s.ExitCode, s.Summary)
 	if s.JudgedBy == artifact.JudgedByExitCode {
-		status += " · judged by its exit code (the runner's counts could not be read)"
+		status += " · judged by its exit code"
 	}
 	b.WriteString(termtext.Line(status) + "\n")
 	if s.Log != "" {

@@ -58,7 +58,7 @@ FAIL suite go-test (test)
 
 PASS suite vet (lint)
   command: go vet ./...
-  exit 0 · 1 passed, 0 failed, 0 skipped · judged by its exit code (the runner's counts could not be read)
+  exit 0 · 1 passed, 0 failed, 0 skipped · judged by its exit code
 `
 	if got := b.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
