@@ -1,6 +1,9 @@
 package testreport
 
 import (
+	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +211,53 @@ func TestParseNPMWorkspaceScriptFailedRecorded(t *testing.T) {
 				t.Errorf("case %+v from %q", c, out)
 			}
 		}
+	}
+}
+
+// pnpm -r test stops at its first failing member (bail, its default):
+// members it never started, or stopped before they finished, are in no
+// count, and the note says which. Recorded with pnpm 10.21 on a
+// workspace of node --test members (testdata/tap/README.md).
+func TestParsePnpmRecursiveBail(t *testing.T) {
+	const tail = "the tests of members that did not run or finish are in no count: pnpm -r --no-bail test (--no-bail in the project's test script) runs every member and reports every failure"
+	const head = "pnpm's recursive run stopped at its first failing member (@ws/beta@1.0.0, script test), as it does unless told --no-bail: "
+	many := "Scope: 30 of 31 workspace projects\n"
+	for i := range 25 {
+		many += fmt.Sprintf("packages/m%02d test$ node --test\n", i)
+	}
+	many += " ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @ws/beta@1.0.0 test: `node --test`\n"
+	tests := []struct {
+		name, file, out string
+		notes           []string
+	}{
+		// The prefixed reporter (two members at a time on 2 cores):
+		// alpha and delta were stopped, three never started.
+		{"prefixed", "pnpm10-recursive-bail.txt", "", []string{head + "of the 6 workspace projects in its scope, 3 never started (started: packages/alpha, packages/beta, packages/delta); 2 stopped before they finished (packages/alpha, packages/delta); " + tail}},
+		// --workspace-concurrency=1 streams each member's output: the
+		// root's own "> root@ test" line before Scope is not a member.
+		{"streamed", "pnpm10-recursive-bail-serial.txt", "", []string{head + "all 3 workspace projects in its scope started (started: @ws/alpha@1.0.0, @ws/beta@1.0.0, @ws/gamma@1.0.0); pnpm's output does not say which of them finished; " + tail}},
+		{"no scope line", "", "packages/beta test$ x\n ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @ws/beta@1.0.0 test: `x`\n", []string{head + "members after it may not have run; " + tail}},
+		{"many members", "", many, []string{head + "of the 30 workspace projects in its scope, 5 never started (started: packages/m00, packages/m01, packages/m02, packages/m03, packages/m04, packages/m05, packages/m06, packages/m07, packages/m08, packages/m09, packages/m10, packages/m11, packages/m12, packages/m13, packages/m14, packages/m15, packages/m16, packages/m17, packages/m18, packages/m19 and 5 more); 25 stopped before they finished (packages/m00, packages/m01, packages/m02, packages/m03, packages/m04, packages/m05, packages/m06, packages/m07, packages/m08, packages/m09, packages/m10, packages/m11, packages/m12, packages/m13, packages/m14, packages/m15, packages/m16, packages/m17, packages/m18, packages/m19 and 5 more); " + tail}},
+		// Two recursive runs in one script, the first stopped early.
+		{"two runs", "", "Scope: 2 of 3 workspace projects\npackages/a lint$ eslint\npackages/a lint: Failed\n ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  a@1.0.0 lint: `eslint`\nScope: all 2 workspace projects\npackages/a test$ x\npackages/a test: Done\n", []string{"pnpm's recursive run stopped at its first failing member (a@1.0.0, script lint), as it does unless told --no-bail: of the 2 workspace projects in its scope, 1 never started (started: packages/a); the tests of members that did not run or finish are in no count: pnpm -r --no-bail lint (--no-bail in the project's test script) runs every member and reports every failure"}},
+		// --no-bail runs every member: pnpm's ERR_PNPM_RECURSIVE_FAIL
+		// and its summary, no note.
+		{"no-bail", "", "Scope: 3 of 4 workspace projects\npackages/a test$ x\npackages/a test: Failed\npackages/b test$ x\npackages/b test: Done\n ERR_PNPM_RECURSIVE_FAIL  \n\nSummary: 1 fails, 2 passes\n", nil},
+		{"a passing run", "", "Scope: 2 of 3 workspace projects\npackages/a test$ x\npackages/a test: Done\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(tt.out)
+			if tt.file != "" {
+				r = recorded(t, "testdata/tap/"+tt.file)
+			}
+			res, err := ParseTAP(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Notes, tt.notes) {
+				t.Errorf("notes\n%q\nwant\n%q", res.Notes, tt.notes)
+			}
+		})
 	}
 }

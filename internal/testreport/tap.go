@@ -33,6 +33,20 @@ var (
 	// "npm error command sh -c rollup -c").
 	npmLifecycle = lazyre.New("^npm (?:error|ERR!) Lifecycle script `([^`]+)` failed with error:$")
 	npmDetail    = lazyre.New(`^npm (?:error|ERR!) (code|workspace|command) (.+)$`)
+	// pnpmScope opens a recursive run's output ("Scope: 3 of 4 workspace
+	// projects", "Scope: all 4 workspace projects"); pnpmStart is a
+	// member starting under the prefixed reporter ("packages/a test$
+	// node --test") and pnpmEnd its end ("packages/a test: Done");
+	// pnpmStream is a member starting under the streamed one (one member
+	// at a time: "> @ws/a@1.0.0 test /home/u/ws/packages/a").
+	pnpmScope  = lazyre.New(`^Scope: (?:all )?(\d+)(?: of \d+)? workspace projects?$`)
+	pnpmStart  = lazyre.New(`^(\S+) ([^\s:$]+)\$ `)
+	pnpmEnd    = lazyre.New(`^(\S+) ([^\s:$]+): (Done|Failed)$`)
+	pnpmStream = lazyre.New(`^> (\S+) ([^\s:$]+) /`)
+	// pnpmFirstFail is pnpm's error when a recursive run stops at its
+	// first failing member (its default, bail): " ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL
+	//  @ws/b@1.0.0 test: `node --test`" (spaced with U+2009).
+	pnpmFirstFail = lazyre.New(`^[\s\x{2009}]*ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL[\s\x{2009}]+(\S+) ([^\s:]+):`)
 	// jestFile is Jest's line for a test file: "FAIL tests/x.test.ts
 	// (9.338 s)", "PASS tests/y.test.ts".
 	jestFile = lazyre.New(`^\s*(FAIL|PASS)\s+(\S+)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$`)
@@ -127,6 +141,10 @@ type TAPParser struct {
 	npmScript *npmFailure
 	npmFailed []artifact.Case
 	npmSeen   map[string]bool
+	// a pnpm recursive run: the members in its scope, those started
+	// and those that ended (by folder or name@version), in order
+	pnpm      *pnpmRun
+	pnpmNotes []string // of the script's earlier recursive runs that stopped early
 	// failures of Mocha's and Vitest's reports
 	named      []artifact.Case
 	mochaTitle *artifact.Case  // a Mocha failure whose title is being read
@@ -134,6 +152,20 @@ type TAPParser struct {
 	inFailed   bool            // in the spec reporter's "failing tests:" recap
 	parents    map[string]bool // "▶" lines (suites, tests with subtests) by indent and name
 }
+
+// pnpmRun is what the output says of a pnpm recursive run.
+type pnpmRun struct {
+	scope     int
+	started   []string
+	seen      map[string]bool // started, as a set
+	ended     map[string]bool
+	prefixed  bool   // the prefixed reporter (several members at once)
+	firstFail string // the member it stopped at, "" while it has not
+	script    string
+}
+
+// maxPnpmMembers bounds the members remembered of a recursive run.
+const maxPnpmMembers = 10000
 
 // npmFailure is npm's report of a failed script being read.
 type npmFailure struct {
@@ -246,7 +278,7 @@ func (p *TAPParser) line(line string) {
 		p.jest["total"] += n
 		return
 	}
-	if p.npmLine(line) {
+	if p.npmLine(line) || p.pnpmLine(line) {
 		return
 	}
 	if p.otherReporter(line) {
@@ -391,6 +423,95 @@ func (p *TAPParser) endNPM() {
 		msg += ": " + f.command
 	}
 	p.npmFailed = append(p.npmFailed, artifact.Case{Name: clip.Runes("[npm workspace "+f.workspace+"]", 1000), Status: StatusFail, Message: clip.Runes(msg, MaxMessage)})
+}
+
+// pnpmLine follows a pnpm recursive run (pnpm -r test): which members
+// started and ended, and the error of one that stops at its first
+// failing member. It reports whether the line was pnpm's alone.
+func (p *TAPParser) pnpmLine(line string) bool {
+	if m := pnpmScope.FindStringSubmatch(line); m != nil {
+		if note := p.pnpmNote(); note != "" && len(p.pnpmNotes) < 10 {
+			p.pnpmNotes = append(p.pnpmNotes, note) // an earlier run of the script
+		}
+		n, _ := strconv.Atoi(m[1])
+		p.pnpm = &pnpmRun{scope: n, seen: map[string]bool{}, ended: map[string]bool{}}
+		return true
+	}
+	r := p.pnpm
+	if m := pnpmFirstFail.FindStringSubmatch(line); m != nil {
+		if r == nil {
+			r = &pnpmRun{seen: map[string]bool{}, ended: map[string]bool{}}
+			p.pnpm = r
+		}
+		if r.firstFail == "" {
+			r.firstFail, r.script = clip.Runes(m[1], 200), clip.Runes(m[2], 200)
+		}
+		return true
+	}
+	if r == nil {
+		return false
+	}
+	if m := pnpmEnd.FindStringSubmatch(line); m != nil && r.seen[clip.Runes(m[1], 100)] {
+		r.ended[clip.Runes(m[1], 100)] = true
+		return true
+	}
+	m := pnpmStart.FindStringSubmatch(line)
+	if m != nil {
+		r.prefixed = true
+	} else if m = pnpmStream.FindStringSubmatch(line); m == nil {
+		return false
+	}
+	if name := clip.Runes(m[1], 100); len(r.started) < maxPnpmMembers && !r.seen[name] {
+		r.seen[name] = true
+		r.started = append(r.started, name)
+	}
+	return false
+}
+
+// pnpmNote says which members a pnpm recursive run that stopped at its
+// first failing member did not run or did not let finish: their tests
+// are in no count. "" when the run did not stop early.
+func (p *TAPParser) pnpmNote() string {
+	r := p.pnpm
+	if r == nil || r.firstFail == "" {
+		return ""
+	}
+	var unfinished []string
+	if r.prefixed {
+		for _, m := range r.started {
+			if !r.ended[m] {
+				unfinished = append(unfinished, m)
+			}
+		}
+	}
+	msg := fmt.Sprintf("pnpm's recursive run stopped at its first failing member (%s, script %s), as it does unless told --no-bail", r.firstFail, r.script)
+	switch notRun := r.scope - len(r.started); {
+	case r.scope > 0 && notRun > 0:
+		msg += fmt.Sprintf(": of the %d workspace projects in its scope, %d never started", r.scope, notRun)
+	case r.scope > 0:
+		msg += fmt.Sprintf(": all %d workspace projects in its scope started", r.scope)
+	default:
+		msg += ": members after it may not have run"
+	}
+	if len(r.started) > 0 {
+		msg += " (started: " + listSome(r.started) + ")"
+	}
+	switch {
+	case len(unfinished) > 0:
+		msg += fmt.Sprintf("; %d stopped before they finished (%s)", len(unfinished), listSome(unfinished))
+	case !r.prefixed && len(r.started) > 0:
+		msg += "; pnpm's output does not say which of them finished"
+	}
+	return msg + "; the tests of members that did not run or finish are in no count: pnpm -r --no-bail " + r.script + " (--no-bail in the project's test script) runs every member and reports every failure"
+}
+
+// listSome joins the first names of a list, saying how many more.
+func listSome(names []string) string {
+	const most = 20
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
 
 // jestLine reads Jest's FAIL and PASS lines and the failures named under
@@ -554,6 +675,10 @@ func (p *TAPParser) Finish() Result {
 			res.Totals.Failed += n
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("%d npm workspace member(s) stopped before their tests ran (a script before test failed; each is counted as one failed test): a build the tests need may belong in [test] setup", n))
+	}
+	res.Notes = append(slices.Clip(res.Notes), p.pnpmNotes...)
+	if note := p.pnpmNote(); note != "" {
+		res.Notes = append(res.Notes, note)
 	}
 	return res
 }

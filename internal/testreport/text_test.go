@@ -313,6 +313,11 @@ func fuzzText(f *testing.F, dir string, parse func(string) (Result, error)) {
 		if s := res.Summary(); s.Passed < 0 || s.Failed < 0 || s.Skipped < 0 {
 			t.Fatalf("negative summary %+v", s)
 		}
+		for _, n := range res.Notes {
+			if len(n) > 64000 {
+				t.Fatalf("note of %d bytes: %.200q", len(n), n)
+			}
+		}
 	})
 }
 

@@ -480,6 +480,39 @@ func TestEcosystemNodeManagers(t *testing.T) {
 	}
 }
 
+// pnpm -r test stops at its first failing member: the real pnpm, in the
+// sandbox, on a workspace whose first member fails; the report's notes
+// say the run stopped there and how to run every member (which of the
+// others started depends on pnpm's timing, so the test asks for the
+// note, not for their names).
+func TestEcosystemPnpmRecursiveBail(t *testing.T) {
+	requireBwrap(t)
+	requireTool(t, "node", "Node's test runner")
+	requireTool(t, "pnpm", "pnpm from the npm registry")
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"package.json":        `{"name":"root","private":true,"scripts":{"test":"pnpm -r --workspace-concurrency=1 test"}}`,
+		"pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n",
+		"pnpm-lock.yaml":      "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\nimporters:\n\n  .: {}\n\n  packages/a: {}\n\n  packages/b: {}\n\n  packages/c: {}\n",
+	}
+	for _, m := range []string{"a", "b", "c"} {
+		want := "1"
+		if m == "a" {
+			want = "2"
+		}
+		files["packages/"+m+"/package.json"] = `{"name":"@w/` + m + `","version":"1.0.0","scripts":{"test":"node --test"}}`
+		files["packages/"+m+"/test/x.test.mjs"] = "import test from 'node:test';\nimport assert from 'node:assert';\ntest('" + m + "', () => assert.strictEqual(1, " + want + "));\n"
+	}
+	gittest.WriteFiles(t, dir, files)
+	report, info := runDetected(t, dir, "", nil)
+	notes := strings.Join(info.Notes, "\n")
+	if report.Status != artifact.TestCompleted || report.OverallPass || report.Summary.Failed == 0 ||
+		!strings.Contains(notes, "pnpm's recursive run stopped at its first failing member (@w/a@1.0.0, script test)") || !strings.Contains(notes, "pnpm -r --no-bail test") {
+		t.Fatalf("report %s summary %+v (error %q), want a failure and the note of pnpm's stop at @w/a\n%s", report.Status, report.Summary, report.Error, logOf(t, report, info))
+	}
+}
+
 // A justfile's test recipe, when nothing else runs the tests: just test
 // (the real just, from the npm registry's rust-just), judged by its exit
 // code; a recipe whose tool is missing is a runner error.
