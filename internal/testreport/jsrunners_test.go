@@ -261,3 +261,33 @@ func TestParsePnpmRecursiveBail(t *testing.T) {
 		})
 	}
 }
+
+// yarn workspaces foreach (yarn 2 and later) stops at a failing
+// workspace and has no option to go on: a note says the workspaces after
+// it did not run. Recorded with yarn 4.18 (testdata/tap/README.md).
+func TestParseYarnForeachBail(t *testing.T) {
+	const note = "yarn workspaces foreach stopped at a failing workspace (@ws/beta@workspace:packages/beta, exit code 1), as it always does: workspaces it had not run by then did not run, and their tests are in no count; yarn has no option to go on, so yarn workspaces foreach -A --exclude NAME run test runs the rest"
+	for _, tt := range []struct {
+		name, file, out string
+		notes           []string
+	}{
+		{"recorded", "yarn4-foreach-bail.txt", "", []string{note}},
+		// -p: two fail at once; the first named.
+		{"parallel", "", "[@ws/alpha]: ok\nThe command failed in workspace @ws/beta@workspace:packages/beta with exit code 1\nThe command failed in workspace @ws/gamma@workspace:packages/gamma with exit code 2\nFailed with errors in 0s 449ms\n", []string{note}},
+		{"a test printing it indented", "", "  The command failed in workspace x with exit code 1\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(tt.out)
+			if tt.file != "" {
+				r = recorded(t, "testdata/tap/"+tt.file)
+			}
+			res, err := ParseTAP(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Notes, tt.notes) {
+				t.Errorf("notes\n%q\nwant\n%q", res.Notes, tt.notes)
+			}
+		})
+	}
+}

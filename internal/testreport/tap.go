@@ -47,6 +47,11 @@ var (
 	// first failing member (its default, bail): " ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL
 	//  @ws/b@1.0.0 test: `node --test`" (spaced with U+2009).
 	pnpmFirstFail = lazyre.New(`^[\s\x{2009}]*ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL[\s\x{2009}]+(\S+) ([^\s:]+):`)
+	// yarnForeachFail is yarn's (2 and later) error when a workspace's
+	// script fails under yarn workspaces foreach, which then starts no
+	// other: "The command failed in workspace @ws/b@workspace:packages/b
+	// with exit code 1".
+	yarnForeachFail = lazyre.New(`^The command failed in workspace (\S+) with exit code (\d+)$`)
 	// jestFile is Jest's line for a test file: "FAIL tests/x.test.ts
 	// (9.338 s)", "PASS tests/y.test.ts".
 	jestFile = lazyre.New(`^\s*(FAIL|PASS)\s+(\S+)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$`)
@@ -145,6 +150,8 @@ type TAPParser struct {
 	// and those that ended (by folder or name@version), in order
 	pnpm      *pnpmRun
 	pnpmNotes []string // of the script's earlier recursive runs that stopped early
+	// yarn workspaces foreach's first failing workspace and exit code
+	yarnFailed, yarnCode string
 	// failures of Mocha's and Vitest's reports
 	named      []artifact.Case
 	mochaTitle *artifact.Case  // a Mocha failure whose title is being read
@@ -427,7 +434,9 @@ func (p *TAPParser) endNPM() {
 
 // pnpmLine follows a pnpm recursive run (pnpm -r test): which members
 // started and ended, and the error of one that stops at its first
-// failing member. It reports whether the line was pnpm's alone.
+// failing member; and yarn workspaces foreach's error for a failing
+// workspace. It reports whether the line was the package manager's
+// alone.
 func (p *TAPParser) pnpmLine(line string) bool {
 	if m := pnpmScope.FindStringSubmatch(line); m != nil {
 		if note := p.pnpmNote(); note != "" && len(p.pnpmNotes) < 10 {
@@ -445,6 +454,12 @@ func (p *TAPParser) pnpmLine(line string) bool {
 		}
 		if r.firstFail == "" {
 			r.firstFail, r.script = clip.Runes(m[1], 200), clip.Runes(m[2], 200)
+		}
+		return true
+	}
+	if m := yarnForeachFail.FindStringSubmatch(line); m != nil {
+		if p.yarnFailed == "" {
+			p.yarnFailed, p.yarnCode = clip.Runes(m[1], 200), m[2]
 		}
 		return true
 	}
@@ -679,6 +694,9 @@ func (p *TAPParser) Finish() Result {
 	res.Notes = append(slices.Clip(res.Notes), p.pnpmNotes...)
 	if note := p.pnpmNote(); note != "" {
 		res.Notes = append(res.Notes, note)
+	}
+	if p.yarnFailed != "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("yarn workspaces foreach stopped at a failing workspace (%s, exit code %s), as it always does: workspaces it had not run by then did not run, and their tests are in no count; yarn has no option to go on, so yarn workspaces foreach -A --exclude NAME run test runs the rest", p.yarnFailed, p.yarnCode))
 	}
 	return res
 }
