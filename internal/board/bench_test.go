@@ -82,7 +82,8 @@ func BenchmarkBoardPage(b *testing.B) {
 	b.Run("warm", func(b *testing.B) { benchPage(b, s, "/", nil) })
 	b.Run("cold", func(b *testing.B) {
 		benchPage(b, s, "/", func() {
-			s.states = cardStates{path: s.states.path}
+			s.states.flush()
+			s.states = cardStates{path: s.states.path, saveEvery: s.states.saveEvery}
 			s.costs = costTails{}
 		})
 	})

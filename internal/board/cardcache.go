@@ -122,6 +122,12 @@ type cardStates struct {
 	disk   map[string]*diskCard
 	seen   map[string]bool
 	dirty  bool
+	// saveEvery spaces the writes of the file (0: at the end of every
+	// page that changed an entry): after a write, the next waits on
+	// timer. saved is when the last one was made.
+	saveEvery time.Duration
+	saved     time.Time
+	timer     *time.Timer
 }
 
 // load reads the cards' cache file once (cs.mu held).
@@ -157,8 +163,9 @@ func (cs *cardStates) remember(id string, d *diskCard) {
 	cs.disk[id], cs.dirty = d, true
 }
 
-// save writes the cards' cache file with the entries remembered since the
-// last save, when they are not the ones it holds.
+// save ends a page: the entries of tasks the page did not read are
+// dropped, and the cards' cache file is written when its entries changed
+// — at once, or when saveEvery has passed since the last write.
 func (cs *cardStates) save() {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -172,10 +179,37 @@ func (cs *cardStates) save() {
 		}
 	}
 	cs.seen = nil
-	if cs.dirty {
-		writeCards(cs.path, cs.disk)
-		cs.dirty = false
+	if !cs.dirty {
+		return
 	}
+	if wait := cs.saveEvery - time.Since(cs.saved); wait > 0 {
+		if cs.timer == nil {
+			cs.timer = time.AfterFunc(wait, cs.flush)
+		}
+		return
+	}
+	cs.write()
+}
+
+// flush writes the cards' cache file now if a write is waiting (when the
+// board stops).
+func (cs *cardStates) flush() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.timer != nil {
+		cs.timer.Stop()
+		cs.timer = nil
+	}
+	if cs.path != "" && cs.dirty {
+		cs.write()
+	}
+}
+
+// write writes the cards' cache file (cs.mu held).
+func (cs *cardStates) write() {
+	writeCards(cs.path, cs.disk)
+	cs.dirty = false
+	cs.saved = time.Now()
 }
 
 // cardState is a committed state as CommittedState returned it, with the

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
+	"time"
 
 	"github.com/orchdev/orch/internal/agent"
 	"github.com/orchdev/orch/internal/durable"
@@ -24,11 +25,18 @@ import (
 // `orch serve` takes it from there for every task whose files did not
 // change, by the same rule as the cards' cache in memory (cardcache.go).
 // The file is written whole to a temporary file and renamed over the old
-// one, not synced: one torn or damaged (a wrong sum, another version, a
-// value that does not decode) is ignored and rewritten by the next page.
+// one, not synced, at most every cardsSaveEvery: one torn or damaged (a
+// wrong sum, another version, a value that does not decode) is ignored
+// and rewritten.
 
 // cardsFile is the file below .orch.
 const cardsFile = "cache/board.cards"
+
+// cardsSaveEvery spaces the writes of the file: a board refreshed on every
+// change of a busy project writes it at most this often (and when it
+// stops); a file a little behind only costs the next start the reading of
+// the tasks changed since.
+const cardsSaveEvery = 2 * time.Second
 
 // cardsHeader starts the file, followed by the hex sha256 of the rest and
 // a newline, then the entries (encoding/gob, a map from task id to

@@ -20,9 +20,11 @@ import (
 )
 
 // restart empties the cards' caches in memory, as a new `orch serve`
-// starts: only the cards' cache file is left.
+// starts after the last one stopped (writing the cards' cache file when a
+// write was waiting): only the cards' cache file is left.
 func restart(s *Server) {
-	s.states = cardStates{path: s.states.path}
+	s.states.flush()
+	s.states = cardStates{path: s.states.path, saveEvery: s.states.saveEvery}
 	s.costs = costTails{}
 }
 
@@ -335,4 +337,51 @@ func TestCardDecisionFromTail(t *testing.T) {
 	f.Next("r")
 	check("a regression", false)
 	check("a regression, restarted", true)
+}
+
+// TestCardFileSpaced: a board refreshed often writes the cards' cache
+// file at most every saveEvery; a write that waits is made when the
+// board stops (Close), so that the next start finds every card read.
+func TestCardFileSpaced(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the cards' cache keys by Linux file identities")
+	}
+	f := NewFixture(t)
+	f.Task("s1", "spaced")
+	s, _ := f.Board(Options{})
+	s.states.saveEvery = time.Hour
+	read := func() map[string]*diskCard {
+		t.Helper()
+		b, err := os.ReadFile(s.states.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, ok := parseCards(b)
+		if !ok {
+			t.Fatal("the cards' cache file does not parse")
+		}
+		return m
+	}
+	if _, err := s.boardColumns(); err != nil {
+		t.Fatal(err)
+	}
+	first := read()["s1"]
+	if first == nil {
+		t.Fatal("the first page wrote no entry")
+	}
+	f.Move("s1", lifecycle.PlanReview)
+	tickPast(t, s, filepath.Join(f.Dir("s1"), task.StateFile), filepath.Join(f.Dir("s1"), task.TranscriptFile))
+	if _, err := s.boardColumns(); err != nil {
+		t.Fatal(err)
+	}
+	if d := read()["s1"]; d == nil || d.St.Phase != lifecycle.Planning {
+		t.Fatalf("written again within saveEvery: %+v", d)
+	}
+	if s.states.timer == nil {
+		t.Fatal("no write waits")
+	}
+	s.Close()
+	if d := read()["s1"]; d == nil || d.St.Phase != lifecycle.PlanReview {
+		t.Fatalf("the waiting write was not made when the board stopped: %+v", d)
+	}
 }

@@ -35,7 +35,7 @@ type costTails struct {
 // maxRegion bounds the bytes of a transcript a tail entry keeps to check
 // them: the lines its committed state depends on (task.StateFold's
 // Start) to the end of the last one read.
-const maxRegion = 256 << 10
+var maxRegion int64 = 256 << 10 // a variable for tests
 
 type costTail struct {
 	// id is the transcript's identity before it was read and since the
@@ -132,10 +132,7 @@ func (ct *costTails) read(t *task.Task, cm committed, fold bool) (tailRead, erro
 		delete(ct.m, t.ID)
 		return tailRead{}, errors.Join(err, exit.New(exit.ErrInvalid, "%s is not a regular file", task.TranscriptFile))
 	}
-	if prev == nil || !prev.continues(f, fi, &ct.buf) {
-		prev = &costTail{regionOK: true, folded: true}
-	}
-	next, err := prev.read(f, fi.Size())
+	next, err := prev.next(f, fi, &ct.buf)
 	if err != nil {
 		delete(ct.m, t.ID)
 		return tailRead{}, err
@@ -158,34 +155,70 @@ func (c *costTail) result(since int64) tailRead {
 	return r
 }
 
-// continues reports whether f is the file read before, grown or not,
-// with the bytes the reading depends on unchanged: the region the
-// committed state was decided from when it was kept, else the last line
-// read.
-func (c *costTail) continues(f *os.File, fi os.FileInfo, buf *[]byte) bool {
-	if c.file == nil || !os.SameFile(c.file, fi) || fi.Size() < c.offset {
-		return false
+// maxPread bounds what a reading takes in one read: the bytes it checks
+// and those appended since. A larger tail is read as a stream.
+var maxPread int64 = 1 << 20 // a variable for tests
+
+// next is c with the complete lines of f appended since it was read, or
+// f read whole when f is not the file c read, grown or not, with the
+// bytes c depends on unchanged (c nil: read whole). Those bytes are the
+// region the committed state was decided from when it was kept, else the
+// last line read. buf is scratch space for the reading. c is not to be
+// used after: the two share their sums and the arrays they append to.
+func (c *costTail) next(f *os.File, fi os.FileInfo, buf *[]byte) (*costTail, error) {
+	size := fi.Size()
+	if c == nil || c.file == nil || !os.SameFile(c.file, fi) || size < c.offset || c.offset == 0 {
+		return (&costTail{regionOK: true, folded: true}).append(f, 0, size, nil, buf)
 	}
 	want, at := c.last, c.offset-int64(len(c.last))
 	if c.folded && c.regionOK {
 		want, at = c.region, c.regionAt
 	}
-	if len(want) == 0 {
-		return c.offset == 0
-	}
-	if cap(*buf) < len(want) {
-		*buf = make([]byte, len(want))
-	}
-	b := (*buf)[:len(want)]
-	_, err := f.ReadAt(b, at)
-	return err == nil && bytes.Equal(b, want)
+	return c.append(f, at, size, want, buf)
 }
 
-// read reads the complete lines after c's offset of f (size bytes long
-// when it was opened) and returns c with them added. c is not to be used
-// after: the two share their sums and the arrays they append to.
-func (c *costTail) read(f *os.File, size int64) (*costTail, error) {
+// append reads f from byte at (c's offset less len(want)) to size, checks
+// that it starts with want, and returns c with the complete lines after
+// want added; when it does not start with want, f is read whole.
+func (c *costTail) append(f *os.File, at, size int64, want []byte, buf *[]byte) (*costTail, error) {
 	out := *c
+	if size-at > maxPread {
+		if len(want) > 0 {
+			b := make([]byte, len(want))
+			if _, err := f.ReadAt(b, at); err != nil || !bytes.Equal(b, want) {
+				return (&costTail{regionOK: true, folded: true}).append(f, 0, size, nil, buf)
+			}
+		}
+		return out.stream(f, size)
+	}
+	if int64(cap(*buf)) < size-at {
+		*buf = make([]byte, size-at)
+	}
+	b := (*buf)[:size-at]
+	n, err := f.ReadAt(b, at)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	b = b[:n]
+	if len(b) < len(want) || !bytes.Equal(b[:len(want)], want) {
+		return (&costTail{regionOK: true, folded: true}).append(f, 0, size, nil, buf)
+	}
+	for rest := b[len(want):]; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		out.add(rest[:i+1])
+		rest = rest[i+1:]
+	}
+	// The last line is kept, not the buffer it was read into.
+	out.last = bytes.Clone(out.last)
+	return &out, nil
+}
+
+// stream reads the complete lines after c's offset of f (size bytes long
+// when it was opened) and returns c with them added.
+func (c costTail) stream(f *os.File, size int64) (*costTail, error) {
 	if _, err := f.Seek(c.offset, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -195,10 +228,10 @@ func (c *costTail) read(f *os.File, size int64) (*costTail, error) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
-			out.add(line)
+			c.add(line)
 		}
 		if err == io.EOF {
-			return &out, nil
+			return &c, nil
 		}
 		if err != nil {
 			return nil, err

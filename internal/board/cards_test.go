@@ -108,11 +108,34 @@ func TestCostTails(t *testing.T) {
 // identity kept, as on a coarse clock, in the tick of the reading), the
 // transcript cut back in place, a last line torn by a crash and then
 // completed, or cut off and followed by another event, and the
-// transcript replaced by another file or rewritten in place.
+// transcript replaced by another file or rewritten in place. The same
+// holds when the tail is read as a stream (more than maxPread bytes),
+// and when the bytes to check are too many to keep (more than
+// maxRegion: the state is then read by CommittedState).
 func TestCardTailExact(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the cards' cache keys by Linux file identities")
 	}
+	defer func(p, r int64) { maxPread, maxRegion = p, r }(maxPread, maxRegion)
+	for _, tc := range []struct {
+		name   string
+		pread  int64
+		region int64
+	}{
+		{"one read", maxPread, maxRegion},
+		{"streamed", 64, maxRegion},
+		{"too many bytes to keep", maxPread, 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			maxPread, maxRegion = tc.pread, tc.region
+			testCardTailExact(t, tc.region >= 64<<10)
+		})
+	}
+}
+
+// testCardTailExact is TestCardTailExact; region says whether the bytes
+// to check are kept (then the state is decided from the lines read).
+func testCardTailExact(t *testing.T, region bool) {
 	f := NewFixture(t)
 	f.Task("c1", "exact")
 	f.Plan("c1", "Exact", "", nil)
@@ -149,6 +172,7 @@ func TestCardTailExact(t *testing.T) {
 		if got, want := render(cm.st, cm.pending, cm.err), render(tk.CommittedState()); got != want {
 			t.Fatalf("%s: the card's state\n%s\nCommittedState\n%s", what, got, want)
 		}
+		fold, stateRead = fold && region, stateRead && region
 		if got := s.states.folds - folds; got != map[bool]int{true: 1}[fold] {
 			t.Fatalf("%s: %d states decided from the lines read, want fold %v", what, got, fold)
 		}

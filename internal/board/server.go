@@ -140,6 +140,7 @@ func New(opt Options) (*Server, error) {
 	}
 	s.clock.path = filepath.Join(opt.Project.Dir, "cache", "board.clock")
 	s.states.path = filepath.Join(opt.Project.Dir, filepath.FromSlash(cardsFile))
+	s.states.saveEvery = cardsSaveEvery
 	s.watch.forcePoll = opt.Poll
 	err = fs.WalkDir(assets, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -178,6 +179,7 @@ func (s *Server) Close() {
 	s.cancel()
 	s.wg.Wait()
 	s.clock.close()
+	s.states.flush()
 }
 
 // Token is the secret of the board's URL.
