@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/orchdev/orch/internal/artifact"
+	"github.com/orchdev/orch/internal/hostile"
 	"github.com/orchdev/orch/internal/repl"
 	"github.com/orchdev/orch/internal/termtext"
 )
@@ -168,5 +169,25 @@ func TestRenderTestReportInvalid(t *testing.T) {
 func TestREPLShowArtifacts(t *testing.T) {
 	if got, want := strings.Join(repl.ShowArtifacts, " "), strings.Join(shownNames(), " "); got != want {
 		t.Errorf("repl.ShowArtifacts = %s, orch show takes %s", got, want)
+	}
+}
+
+// A report's text cannot drive the terminal: escape sequences, C1
+// controls, bidirectional overrides and carriage returns in any field are
+// shown as text, with colours or without.
+func TestRenderTestReportHostile(t *testing.T) {
+	report := `{"status":"error","overall_pass":false,"summary":{"passed":0,"failed":0,"skipped":0,"error":1},"suites":[{"id":"n\u001b[2J","kind":"test","command":"npm\u009b test","exit_code":127,"overall_pass":false,"summary":{"passed":0,"failed":0,"skipped":0,"error":1},"log":"l\u001b]0;x\u0007","cases":[{"name":"x\u202e","package":"p\r","status":"error","message":"a\rb","output":"\u001b]0;t\u0007\n\u001b[31mred"}]}],"error":"e\u001b[H","sandbox":"\u001b[1m","notes":["\u001b[31m"],"base":"\u009b","repo_changed":["\u001b[K"],"worktree":"\u001b[K"}`
+	for _, color := range []bool{false, true} {
+		var b strings.Builder
+		if err := renderTestReport(&b, artifact.TestReportFile, []byte(report), termtext.Style{Terminal: true, Color: color}, "F"); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		if bad := hostile.TerminalViolation(got); bad != "" {
+			t.Errorf("colour %v: %s: %q", color, bad, got)
+		}
+		if !color && strings.Contains(got, "\x1b") {
+			t.Errorf("an escape sequence without colours: %q", got)
+		}
 	}
 }
