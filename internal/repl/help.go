@@ -15,7 +15,7 @@ their flags may follow (quote arguments like a shell):
   /review plan                review the plan, then show review/plan-review.md
   /codegen                    generate the change
   /review code                review the change, then show review/code-review.md
-  /test                       run the test suites on the change
+  /test                       run the test suites on the change (/show test: the failures)
   /accept                     record the decision (asks when --verdict is not given)
   /revert                     undo the accepted commit
   /next [--to PHASE] [--override "REASON"]
