@@ -291,3 +291,56 @@ func TestParseYarnForeachBail(t *testing.T) {
 		})
 	}
 }
+
+// TestParsePnpmMembers: under pnpm's prefixed reporter each member's
+// interleaved lines are read apart, without the prefix, and counted
+// (testdata/tap/README.md; before, a passing `pnpm -r test` counted no
+// test at all).
+func TestParsePnpmMembers(t *testing.T) {
+	tests := []struct {
+		file   string
+		sum    artifact.Summary
+		failed []string
+	}{
+		{"pnpm10-recursive-pass.txt", artifact.Summary{Passed: 6, Skipped: 3}, nil},
+		{"pnpm10-recursive-nobail.txt", artifact.Summary{Passed: 5, Failed: 1, Skipped: 3}, []string{"packages/gamma > gamma second"}},
+		// Stopped at beta: alpha's and delta's lines before the stop are
+		// read too, their tests that never ran are in no count.
+		{"pnpm10-recursive-bail.txt", artifact.Summary{Passed: 1, Failed: 1}, []string{"packages/beta > beta second"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := ParseTAP(recorded(t, "testdata/tap/"+tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Recognised || res.Summary() != tt.sum {
+				t.Fatalf("recognised %v, summary %+v; want %+v", res.Recognised, res.Summary(), tt.sum)
+			}
+			var failed []string
+			for _, c := range res.Cases {
+				if !strings.HasPrefix(c.Name, "packages/") {
+					t.Errorf("case %q is not named by its member's folder", c.Name)
+				}
+				if c.Status == StatusFail {
+					failed = append(failed, c.Name)
+					if !strings.Contains(c.Message, "strictly equal") {
+						t.Errorf("failure %q has message %q, want the assertion's", c.Name, c.Message)
+					}
+				}
+			}
+			if !slices.Equal(failed, tt.failed) {
+				t.Errorf("failed %q, want %q", failed, tt.failed)
+			}
+		})
+	}
+	// A line that only looks like a member's (a folder pnpm never
+	// started) is the script's own, not a member's.
+	res, err := ParseTAP(strings.NewReader("Scope: all 1 workspace projects\npackages/a test$ x\npackages/b test: ok 1 - fake\npackages/a test: TAP version 13\npackages/a test: not ok 1 - real\npackages/a test: 1..1\npackages/a test: Failed\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summary(); s != (artifact.Summary{Failed: 1}) || len(res.Cases) != 1 || res.Cases[0].Name != "packages/a > real" {
+		t.Fatalf("summary %+v, cases %+v; want one failure, packages/a > real", s, res.Cases)
+	}
+}

@@ -150,6 +150,11 @@ type TAPParser struct {
 	// and those that ended (by folder or name@version), in order
 	pnpm      *pnpmRun
 	pnpmNotes []string // of the script's earlier recursive runs that stopped early
+	// the members' own output in a prefixed pnpm run ("packages/a test:
+	// ok 1 - adds"), each read by a parser of its own: their lines
+	// interleave, and no runner's format starts with pnpm's prefix
+	members     map[string]*TAPParser
+	memberOrder []string
 	// yarn workspaces foreach's first failing workspace and exit code
 	yarnFailed, yarnCode string
 	// failures of Mocha's and Vitest's reports
@@ -169,6 +174,9 @@ type pnpmRun struct {
 	prefixed  bool   // the prefixed reporter (several members at once)
 	firstFail string // the member it stopped at, "" while it has not
 	script    string
+	// startScript is the script each started member runs, by folder
+	// (the prefix of its lines is "folder script: ")
+	startScript map[string]string
 }
 
 // maxPnpmMembers bounds the members remembered of a recursive run.
@@ -209,6 +217,9 @@ func (p *TAPParser) Consume(r io.Reader) error {
 }
 
 func (p *TAPParser) line(line string) {
+	if p.memberLine(line) {
+		return
+	}
 	if pt := p.pending; pt != nil && pt.yaml {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "..." {
@@ -479,8 +490,89 @@ func (p *TAPParser) pnpmLine(line string) bool {
 	if name := clip.Runes(m[1], 100); len(r.started) < maxPnpmMembers && !r.seen[name] {
 		r.seen[name] = true
 		r.started = append(r.started, name)
+		if r.prefixed && name == m[1] {
+			if r.startScript == nil {
+				r.startScript = map[string]string{}
+			}
+			r.startScript[name] = m[2]
+		}
 	}
 	return false
+}
+
+// maxPnpmParsers bounds the members whose output is read apart; the lines
+// of any further member are read as the script's own.
+const maxPnpmParsers = 1000
+
+// memberLine hands a line of a prefixed pnpm recursive run that a started
+// member printed ("packages/a test: ok 1 - adds") to that member's own
+// parser, without pnpm's prefix. It reports whether it did.
+func (p *TAPParser) memberLine(line string) bool {
+	r := p.pnpm
+	if r == nil || !r.prefixed || pnpmEnd.MatchString(line) {
+		return false
+	}
+	dir, rest, ok := strings.Cut(line, " ")
+	if !ok || !r.seen[dir] {
+		return false
+	}
+	rest, ok = strings.CutPrefix(rest, r.startScript[dir]+": ")
+	if !ok {
+		return false
+	}
+	sub := p.members[dir]
+	if sub == nil {
+		if len(p.members) >= maxPnpmParsers {
+			return false
+		}
+		if p.members == nil {
+			p.members = map[string]*TAPParser{}
+		}
+		sub = NewTAPParser(nil)
+		p.members[dir] = sub
+		p.memberOrder = append(p.memberOrder, dir)
+	}
+	sub.line(rest)
+	return true
+}
+
+// withMembers adds what each member of a prefixed pnpm run reported to
+// res: its cases named "folder > test", its counts to the totals.
+func (p *TAPParser) withMembers(res Result) Result {
+	var parts []Result
+	for _, dir := range p.memberOrder {
+		m := p.members[dir].Finish()
+		if !m.Recognised {
+			continue
+		}
+		for i := range m.Cases {
+			m.Cases[i].Name = clip.Runes(dir+" > "+m.Cases[i].Name, 1000)
+		}
+		for i, n := range m.Notes {
+			m.Notes[i] = dir + ": " + n
+		}
+		parts = append(parts, m)
+	}
+	if len(parts) == 0 {
+		return res
+	}
+	sum := res.Summary()
+	withTotals := res.Totals != nil
+	for _, m := range parts {
+		s := m.Summary()
+		sum.Passed += s.Passed
+		sum.Failed += s.Failed
+		sum.Skipped += s.Skipped
+		sum.Error += s.Error
+		withTotals = withTotals || m.Totals != nil
+		res.Cases = append(slices.Clip(res.Cases), m.Cases...)
+		res.Notes = append(slices.Clip(res.Notes), m.Notes...)
+	}
+	res.Recognised = true
+	if withTotals {
+		res.Totals = &sum
+	}
+	return res
 }
 
 // pnpmNote says which members a pnpm recursive run that stopped at its
@@ -683,7 +775,7 @@ func (p *TAPParser) flush() {
 func (p *TAPParser) Finish() Result {
 	p.flush()
 	p.endNPM()
-	res := p.finish()
+	res := p.withMembers(p.finish())
 	if n := len(p.npmFailed); n > 0 && res.Recognised {
 		res.Cases = append(slices.Clip(res.Cases), p.npmFailed...)
 		if res.Totals != nil {
