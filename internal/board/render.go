@@ -277,15 +277,13 @@ func highlight(f *DiffFile) {
 			j++
 		}
 		if src.Len() <= maxHighlightBytes {
-			if lines, ok := tokenLines(lexer, src.String()); ok {
+			if lines, texts, ok := tokenLines(lexer, src.String()); ok && sameRows(f.Rows[i:j], texts) {
 				k := 0
 				for r := i; r < j; r++ {
 					if f.Rows[r].Kind == "note" {
 						continue
 					}
-					if k < len(lines) {
-						f.Rows[r].HTML = lines[k]
-					}
+					f.Rows[r].HTML = lines[k]
 					k++
 				}
 			}
@@ -294,30 +292,51 @@ func highlight(f *DiffFile) {
 	}
 }
 
+// sameRows reports whether the lexer's lines (texts) are the rows' texts,
+// notes left out. A lexer may change the text: chroma turns a carriage
+// return into a line feed, so "\r0" became two lines and every row after
+// it showed the line before it (FuzzSplitDiff found "\r0" shown as "").
+// Such a hunk is shown without colours.
+func sameRows(rows []DiffRow, texts []string) bool {
+	k := 0
+	for _, r := range rows {
+		if r.Kind == "note" {
+			continue
+		}
+		if k >= len(texts) || texts[k] != r.Text {
+			return false
+		}
+		k++
+	}
+	return true
+}
+
 // tokenLines tokenizes src and renders each line's tokens as spans with
-// chroma's classes; every token's text is escaped.
-func tokenLines(lexer chroma.Lexer, src string) ([]template.HTML, bool) {
+// chroma's classes; every token's text is escaped. texts are the lines'
+// texts as the lexer read them.
+func tokenLines(lexer chroma.Lexer, src string) (lines []template.HTML, texts []string, ok bool) {
 	it, err := lexer.Tokenise(nil, src)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
-	var out []template.HTML
 	for _, line := range chroma.SplitTokensIntoLines(it.Tokens()) {
-		var b strings.Builder
+		var b, plain strings.Builder
 		for _, tok := range line {
 			text := strings.TrimRight(tok.Value, "\n")
 			if text == "" {
 				continue
 			}
+			plain.WriteString(text)
 			if cls := tokenClass(tok.Type); cls != "" {
 				b.WriteString(`<span class="` + cls + `">` + esc(text) + `</span>`)
 			} else {
 				b.WriteString(esc(text))
 			}
 		}
-		out = append(out, template.HTML(b.String())) // #nosec: every token escaped
+		lines = append(lines, template.HTML(b.String())) // #nosec: every token escaped
+		texts = append(texts, plain.String())
 	}
-	return out, true
+	return lines, texts, true
 }
 
 // tokenClass is chroma's CSS class of a token type (its own, else its

@@ -67,6 +67,26 @@ func TestHighlight(t *testing.T) {
 	}
 }
 
+// A line the lexer reads differently (chroma turns "\r" into a line feed)
+// leaves its hunk uncoloured, each row showing its own text: the rows after
+// it showed the line before them.
+func TestHighlightCarriageReturn(t *testing.T) {
+	files := splitDiff("--- a/m.go\n+++ b/m.go\n@@ -1,3 +1,3 @@\n a := 1\n-b\r0\n+c := 2\n@@ -9 +9 @@\n+func F() {}\n")
+	f := &files[0]
+	highlight(f)
+	for _, r := range f.Rows {
+		if r.Kind == "hunk" {
+			continue
+		}
+		if shown := html.UnescapeString(spanTag.ReplaceAllString(string(r.HTML), "")); shown != r.Text {
+			t.Errorf("row %q shown as %q", r.Text, shown)
+		}
+	}
+	if got := string(f.Rows[5].HTML); !strings.Contains(got, "<span") {
+		t.Errorf("the next hunk is not highlighted: %s", got)
+	}
+}
+
 // The diagram has every phase and every edge of the table, the current
 // phase and the suggested edge marked.
 func TestDiagram(t *testing.T) {
