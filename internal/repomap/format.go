@@ -176,9 +176,10 @@ func newSegment(f *os.File) (*segment, error) {
 	if size < headerBytes+trailerBytes || size > 1<<40 {
 		return nil, damagedf("%d bytes", size)
 	}
-	// The checksum, through a buffer.
+	// The checksum, through a buffer no larger than the file (1 MiB at
+	// most): a small index needs no 1 MiB to be zeroed.
 	h := crc32.New(crcTable())
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, size-16), make([]byte, 1<<20)); err != nil {
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, size-16), make([]byte, min(size-16, 1<<20))); err != nil {
 		return nil, err
 	}
 	var tail [16]byte

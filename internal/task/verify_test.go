@@ -162,11 +162,17 @@ func FuzzVerify(f *testing.F) {
 	f.Add([]byte(""))
 	// A verified log with a torn last line (found by the fuzzer in CI).
 	f.Add([]byte(`{"seq":1,"ts":"2026-11-25T10:00:00Z","kind":"created","state":{"phase":"planning","actors":{},"revision":1,"task":"0001-a"},"prev":""}` + "\n{"))
+	// One task folder for all the inputs of a process (a fuzz worker runs
+	// them one after another), reset to exactly the two files before each:
+	// a t.TempDir per input, made and removed again, took longer than
+	// Verify and Recover together.
+	dir := f.TempDir()
+	tk := &Task{ID: "0001-a", Dir: dir}
 	f.Fuzz(func(t *testing.T, log []byte) {
-		dir := t.TempDir()
-		tk := &Task{ID: "0001-a", Dir: dir}
-		writeFile(t, filepath.Join(dir, TranscriptFile), string(log))
-		writeFile(t, filepath.Join(dir, StateFile), `{"phase":"planning","actors":{},"revision":1,"task":"0001-a"}`)
+		resetDir(t, dir, map[string]string{
+			TranscriptFile: string(log),
+			StateFile:      `{"phase":"planning","actors":{},"revision":1,"task":"0001-a"}`,
+		})
 		rep, err := tk.Verify()
 		if err != nil {
 			t.Fatal(err)
