@@ -3,13 +3,13 @@ package evidence
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/orchdev/orch/internal/fileid"
+	"github.com/orchdev/orch/internal/fuzztest"
 	"github.com/orchdev/orch/internal/lifecycle"
 	"github.com/orchdev/orch/internal/patch"
 )
@@ -22,14 +22,12 @@ func FuzzReadGates(f *testing.F) {
 	f.Add([]byte(`{"seq":4,"kind":"redo","from":"test","to":"review"}` + "\n" + `{"seq":5,"kind":"override","from":"codegen","to":"accept","evidence":{"diff_sha256":"x"}}`))
 	f.Add([]byte(`{"kind":"transition","evidence":[1,2]}` + "\n"))
 	f.Add([]byte("\"kind\":\"redo\"\n{\n"))
-	// One folder for all the inputs of a process (a fuzz worker runs them
-	// one after another; ReadGates only reads): a t.TempDir per input,
-	// made and removed again, took longer than ReadGates.
+	// One folder for all the inputs of a worker, the transcript rewritten
+	// in place (fuzztest; ReadGates only reads): a t.TempDir per input took
+	// longer than ReadGates.
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(filepath.Join(dir, transcriptFile), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fuzztest.Write(t, filepath.Join(dir, transcriptFile), data)
 		g, err := ReadGates(dir)
 		if err != nil {
 			return

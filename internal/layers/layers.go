@@ -112,6 +112,7 @@ var Packages = map[string]Layer{
 	"internal/proctest":                TestSupport,
 	"internal/ptytest":                 TestSupport,
 	"internal/syncbuf":                 TestSupport,
+	"internal/fuzztest":                TestSupport,
 	"internal/fleetlink/fleetlinktest": TestSupport,
 	"bench/ecobench":                   TestSupport,
 	"bench/orchbench":                  TestSupport,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/orchdev/orch/internal/fuzztest"
 	"github.com/orchdev/orch/internal/hostile"
 )
 
@@ -237,9 +238,7 @@ func FuzzScriptState(f *testing.F) {
 	p := &scriptProvider{name: "s", file: "script.json", entries: []scriptEntry{{Role: "planner", Text: "a"}, {Role: "codegen", Text: "b"}}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(dir, "state.json")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fuzztest.Write(t, path, data) // in place: os.WriteFile's flush on close cost most of the time
 		st, err := readScriptState(path)
 		if err != nil {
 			if !strings.Contains(err.Error(), path) {

@@ -83,28 +83,6 @@ func writeFile(t testing.TB, path, body string) {
 	}
 }
 
-// resetDir makes dir hold exactly files (name to content) and nothing
-// else: what a fuzz target's earlier input left there is removed.
-func resetDir(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if _, ok := files[e.Name()]; !ok || !e.Type().IsRegular() {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // logLines returns the transcript's lines without their '\n'.
 func logLines(t testing.TB, tk *Task) []string {
 	t.Helper()

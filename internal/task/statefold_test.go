@@ -3,11 +3,11 @@ package task
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/orchdev/orch/internal/fuzztest"
 	"github.com/orchdev/orch/internal/gittest"
 )
 
@@ -82,12 +82,10 @@ func newFoldTask(t testing.TB) *foldTask {
 // transcript log.
 func (ft *foldTask) write(t testing.TB, pick int, log []byte) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(ft.tk.Dir, StateFile), []byte(ft.states[pick%len(ft.states)]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ft.tk.Dir, TranscriptFile), log, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// In place (fuzztest.Write): os.WriteFile's flush on close was most
+	// of FuzzStateFold's time.
+	fuzztest.Write(t, filepath.Join(ft.tk.Dir, StateFile), []byte(ft.states[pick%len(ft.states)]))
+	fuzztest.Write(t, filepath.Join(ft.tk.Dir, TranscriptFile), log)
 }
 
 // check compares the fold of log's lines with CommittedState on the

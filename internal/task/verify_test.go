@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orchdev/orch/internal/fuzztest"
 	"github.com/orchdev/orch/internal/lifecycle"
 )
 
@@ -162,16 +163,15 @@ func FuzzVerify(f *testing.F) {
 	f.Add([]byte(""))
 	// A verified log with a torn last line (found by the fuzzer in CI).
 	f.Add([]byte(`{"seq":1,"ts":"2026-11-25T10:00:00Z","kind":"created","state":{"phase":"planning","actors":{},"revision":1,"task":"0001-a"},"prev":""}` + "\n{"))
-	// One task folder for all the inputs of a process (a fuzz worker runs
-	// them one after another), reset to exactly the two files before each:
-	// a t.TempDir per input, made and removed again, took longer than
-	// Verify and Recover together.
+	// One task folder for all the inputs of a worker, holding exactly the
+	// two files before each (fuzztest: a t.TempDir per input took longer
+	// than Verify and Recover together).
 	dir := f.TempDir()
 	tk := &Task{ID: "0001-a", Dir: dir}
 	f.Fuzz(func(t *testing.T, log []byte) {
-		resetDir(t, dir, map[string]string{
-			TranscriptFile: string(log),
-			StateFile:      `{"phase":"planning","actors":{},"revision":1,"task":"0001-a"}`,
+		fuzztest.Reset(t, dir, map[string][]byte{
+			TranscriptFile: log,
+			StateFile:      []byte(`{"phase":"planning","actors":{},"revision":1,"task":"0001-a"}`),
 		})
 		rep, err := tk.Verify()
 		if err != nil {
