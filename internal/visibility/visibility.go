@@ -108,6 +108,13 @@ func CheckAllowPattern(p string) error {
 			return fmt.Errorf("expected no control characters, got %q", p)
 		}
 	}
+	if slashInClass(p) {
+		// path.Match reads "[^/]" as a class and splits elements only at
+		// the other slashes: splitting here at every "/" would check
+		// elements other than the ones it matches ("*[^/]**/c*****"
+		// matches .git/config; found by FuzzAllowPattern).
+		return fmt.Errorf("%q: expected '/' only between elements, not inside a [...] class", p)
+	}
 	elems := strings.Split(p, "/")
 	for _, e := range elems {
 		if e == "" || e == "." || e == ".." {
@@ -131,6 +138,24 @@ func CheckAllowPattern(p string) error {
 		}
 	}
 	return nil
+}
+
+// slashInClass reports whether a '/' stands inside a bracket expression
+// of the pattern ("[^/]", "[a/b]"); an unclosed "[" is left to path.Match
+// to refuse.
+func slashInClass(p string) bool {
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case !inClass && c == '[':
+			inClass = true
+		case inClass && c == ']':
+			inClass = false
+		case inClass && c == '/':
+			return true
+		}
+	}
+	return false
 }
 
 // matchFold reports whether the pattern element matches name in any

@@ -112,6 +112,10 @@ func TestCheckAllowPattern(t *testing.T) {
 		{".[^a-z]it/config", false},       // matches only a mixed-case .Git
 		{".[^a-z]rch/config.toml", false}, // matches only a mixed-case .Orch
 		{"[^a-z]git/config", false},
+		{"*[^/]**/c*****", false}, // "[^/]" keeps ".git" one element for path.Match (found by FuzzAllowPattern)
+		{"[^/]git/config", false},
+		{"conf[/]x.pem", false},
+		{"conf/[^/]x.pem", false},
 		{"*/fixtures.pem", false},
 		{"ab*/config.pem", true},
 		{"a[.pem", false},
