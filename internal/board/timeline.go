@@ -180,12 +180,7 @@ func summaryText(s *event.PhaseSummary) string {
 	}
 	seen("ok", "blocked", "reviewers", "issues", "blocking", "plan_sha256")
 	if s.Tests != nil {
-		t := *s.Tests
-		line := fmt.Sprintf("%d passed, %d failed, %d skipped", t.Passed, t.Failed, t.Skipped)
-		if t.Error > 0 {
-			line += fmt.Sprintf(", %d errors", t.Error)
-		}
-		parts = append(parts, line)
+		parts = append(parts, s.Tests.String())
 	}
 	if s.OverallPass != nil && s.Tests == nil {
 		if *s.OverallPass {

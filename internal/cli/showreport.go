@@ -58,7 +58,7 @@ func renderTestReport(w io.Writer, rel string, data []byte, st termtext.Style, a
 	}
 	line := "status " + rep.Status + " · " + rep.Summary.String()
 	if extra.Base != "" && rel != artifact.RegressionReportFile {
-		line += " · base " + short(extra.Base)
+		line += " · base " + shortSHA(extra.Base)
 	}
 	b.WriteString(termtext.Line(line) + "\n")
 	if rep.Error != "" {
@@ -112,14 +112,7 @@ func onCommit(sha string) string {
 	if sha == "" {
 		return ""
 	}
-	return " " + short(sha)
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
+	return " " + shortSHA(sha)
 }
 
 // writeSuite writes one suite: its command, exit status and counts, then
