@@ -239,40 +239,24 @@ func parseObservations(data []byte) (observations, error) {
 			}
 			o.Dirs[f[1]] = s
 		case "file":
-			if len(f) != 10 || !localPath(f[1]) || !isSHA256(f[9]) {
-				return o, bad("malformed file line")
-			}
-			s, err := parseStamp(f[2:9])
-			if err != nil {
-				return o, bad(err.Error())
-			}
 			if o.Files == nil {
 				o.Files = make(map[string]fileObs, strings.Count(text, "\nfile "))
 			}
-			if _, dup := o.Files[f[1]]; dup {
-				return o, bad("duplicate file")
+			if msg := addFileObs(o.Files, "file", f); msg != "" {
+				return o, bad(msg)
 			}
-			o.Files[f[1]] = fileObs{stamp: s, SHA256: f[9]}
 		case "agreed":
 			if len(f) != 4 || !isSHA256(f[1]) || !isSHA256(f[2]) || !cacheable(f[3]) {
 				return o, bad("malformed agreed line")
 			}
 			o.Agreed = append(o.Agreed, agreeKey{Diff: f[1], Files: f[2], Base: f[3]})
 		case "hash":
-			if len(f) != 10 || !localPath(f[1]) || !isSHA256(f[9]) {
-				return o, bad("malformed hash line")
-			}
-			s, err := parseStamp(f[2:9])
-			if err != nil {
-				return o, bad(err.Error())
-			}
 			if o.Hashes == nil {
 				o.Hashes = map[string]fileObs{}
 			}
-			if _, dup := o.Hashes[f[1]]; dup {
-				return o, bad("duplicate hash")
+			if msg := addFileObs(o.Hashes, "hash", f); msg != "" {
+				return o, bad(msg)
 			}
-			o.Hashes[f[1]] = fileObs{stamp: s, SHA256: f[9]}
 		case "log":
 			if o.Log != nil || len(f) != 9 {
 				return o, bad("a second or malformed log line")
@@ -414,6 +398,24 @@ var (
 )
 
 // parseStamp reads SINCE SIZE MTIME CTIME INODE DEVICE MODE.
+// addFileObs adds to m the observation of a "file" or "hash" line (kind):
+// a path, its stamp and its sha256. It returns why the line is refused,
+// or "".
+func addFileObs(m map[string]fileObs, kind string, f []string) string {
+	if len(f) != 10 || !localPath(f[1]) || !isSHA256(f[9]) {
+		return "malformed " + kind + " line"
+	}
+	s, err := parseStamp(f[2:9])
+	if err != nil {
+		return err.Error()
+	}
+	if _, dup := m[f[1]]; dup {
+		return "duplicate " + kind
+	}
+	m[f[1]] = fileObs{stamp: s, SHA256: f[9]}
+	return ""
+}
+
 func parseStamp(f []string) (stamp, error) {
 	bad := errIdentity
 	if len(f) != 7 {
