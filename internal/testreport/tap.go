@@ -346,12 +346,7 @@ func (p *TAPParser) otherReporter(raw string) bool {
 		}
 		return true
 	}
-	if i := p.wantMsg; i != nil {
-		if msg := strings.TrimSpace(line); msg != "" {
-			p.named[*i].Message = clip.Runes(msg, MaxMessage)
-			p.wantMsg = nil
-		}
-	}
+	fillMessage(p.named, &p.wantMsg, line)
 	if m := mochaTotal.FindStringSubmatch(line); m != nil {
 		if m[2] == "passing" {
 			p.nMocha++
@@ -625,12 +620,7 @@ func listSome(names []string) string {
 // a FAIL line, and the message of the failure before (its next line that
 // is not blank).
 func (p *TAPParser) jestLine(line string) bool {
-	if i := p.jestMsg; i != nil {
-		if msg := strings.TrimSpace(line); msg != "" {
-			p.jestNamed[*i].Message = clip.Runes(msg, MaxMessage)
-			p.jestMsg = nil
-		}
-	}
+	fillMessage(p.jestNamed, &p.jestMsg, line)
 	if m := jestFile.FindStringSubmatch(line); m != nil {
 		p.jestFailFile = ""
 		if m[1] == "FAIL" {
@@ -689,6 +679,18 @@ func (p *TAPParser) avaLine(line string) bool {
 		return true
 	}
 	return false
+}
+
+// fillMessage gives the failure cases[*want], which awaits its message,
+// the line when it is not blank; want is then nil.
+func fillMessage(cases []artifact.Case, want **int, line string) {
+	if *want == nil {
+		return
+	}
+	if msg := strings.TrimSpace(line); msg != "" {
+		cases[**want].Message = clip.Runes(msg, MaxMessage)
+		*want = nil
+	}
 }
 
 // addNamed records a failure named by Mocha's or Vitest's report; its
