@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orchdev/orch/internal/agent"
+	"github.com/orchdev/orch/internal/agent/review"
 	"github.com/orchdev/orch/internal/clip"
 	"github.com/orchdev/orch/internal/event"
 	"github.com/orchdev/orch/internal/lifecycle"
@@ -154,17 +155,11 @@ func summaryText(s *event.PhaseSummary) string {
 		add("not in the file plan: %s", strings.Join(s.Unplanned, ", "))
 	}
 	seen("attempt", "files", "deletes", "unplanned")
-	if s.OK != nil {
-		switch {
-		case s.Blocked != nil && *s.Blocked:
-			add("blocked")
-		case *s.OK:
-			add("ok")
-		default:
-			add("not ok")
-		}
-	} else if s.Blocked != nil && *s.Blocked {
+	switch {
+	case s.Blocked != nil && *s.Blocked:
 		add("blocked")
+	case s.OK != nil:
+		parts = append(parts, review.Verdict(*s.OK))
 	}
 	if s.Reviewers != nil {
 		add("%d reviewer(s)", *s.Reviewers)
