@@ -78,7 +78,7 @@ type Server struct {
 	life atomic.Pointer[context.Context]
 
 	// acted, when set (tests), hears every tool that acted on a task,
-	// after its mcp_call event is logged.
+	// once its mcp_call event is logged and its result or refusal made.
 	acted func(tool, id string, err error)
 }
 

@@ -179,13 +179,23 @@ func act[Out any](s *Server, ctx context.Context, req *mcp.CallToolRequest, tool
 	err = fn(id)
 	s.logCall(ctx, req, tool, id, args, err)
 	s.watch.scan(ctx)
+	// acted hears the call once all of it is done: the refusal and the
+	// next step read the task (and write its observation cache) too.
+	if err != nil {
+		refusal := s.refuse(id, err)
+		s.heard(tool, id, err)
+		return nil, zero, refusal
+	}
+	result := out(id, s.nextFor(id))
+	s.heard(tool, id, nil)
+	return nil, result, nil
+}
+
+// heard tells acted (tests) that tool acted on task id.
+func (s *Server) heard(tool, id string, err error) {
 	if s.acted != nil {
 		s.acted(tool, id, err)
 	}
-	if err != nil {
-		return nil, zero, s.refuse(id, err)
-	}
-	return nil, out(id, s.nextFor(id)), nil
 }
 
 // --- read-only tools
